@@ -1,0 +1,152 @@
+// Package audit knows td's append-only logs: the per-issue ledger of
+// significant events and (later) the hash-chained security events. It
+// encodes, decodes and verifies; the repo package does the file I/O.
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Ledger actions.
+const (
+	ActionCreated   = "created"
+	ActionEdited    = "edited"
+	ActionCommented = "commented"
+)
+
+// TypeSecurity marks a ledger entry that records a policy exception.
+const TypeSecurity = "security"
+
+// Entry is one line of an issue ledger: who did what, when. Details are
+// flattened into the JSON object between action and reason.
+type Entry struct {
+	TS      time.Time
+	Session string
+	Action  string
+	Details map[string]any
+	Reason  string
+	Type    string
+}
+
+var reservedKeys = map[string]bool{"ts": true, "session": true, "action": true, "reason": true, "type": true}
+
+// MarshalJSON writes ts, session, action, the details in key order, then
+// reason and type when set: a stable shape that diffs well.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	field := func(k string, v any) error {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", k, err)
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+		return nil
+	}
+	if err := field("ts", e.TS.UTC().Format(time.RFC3339)); err != nil {
+		return nil, err
+	}
+	field("session", e.Session)
+	field("action", e.Action)
+	keys := make([]string, 0, len(e.Details))
+	for k := range e.Details {
+		if !reservedKeys[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := field(k, e.Details[k]); err != nil {
+			return nil, err
+		}
+	}
+	if e.Reason != "" {
+		field("reason", e.Reason)
+	}
+	if e.Type != "" {
+		field("type", e.Type)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads an entry written by MarshalJSON or by hand.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return err
+	}
+	str := func(k string) string {
+		s, _ := m[k].(string)
+		delete(m, k)
+		return s
+	}
+	ts := str("ts")
+	t, err := time.Parse(time.RFC3339, ts)
+	if err != nil {
+		return fmt.Errorf("ts %q is not an RFC 3339 time", ts)
+	}
+	*e = Entry{TS: t.UTC(), Session: str("session"), Action: str("action"), Reason: str("reason"), Type: str("type")}
+	if e.Action == "" {
+		return fmt.Errorf("entry has no action")
+	}
+	if len(m) > 0 {
+		e.Details = m
+	}
+	return nil
+}
+
+// Line encodes e as one ledger line, newline included.
+func (e Entry) Line() ([]byte, error) {
+	b, err := e.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// LineError is a ledger line that could not be read.
+type LineError struct {
+	Line int
+	Msg  string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// ParseLedger decodes a ledger file. Blank lines are skipped; a bad line is
+// reported with its number and the rest are still returned.
+func ParseLedger(data []byte) ([]Entry, []*LineError) {
+	var out []Entry
+	var errs []*LineError
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			errs = append(errs, &LineError{Line: n, Msg: err.Error()})
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, errs
+}

@@ -1,0 +1,213 @@
+// Package command is td's command line: it parses flags, calls one function
+// of the repo package, and prints. All output decisions live in streams.
+package command
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/repo"
+	"github.com/urfave/cli/v2"
+)
+
+// Version is td's version, printed by td --version.
+const Version = "0.1.0"
+
+// Main runs td as a process would: it reads os.Args, the real standard
+// streams and the environment, and returns the exit status.
+func Main() int {
+	return Run(os.Args, os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+}
+
+// Run executes one td command line against the given streams and
+// environment and returns the exit status: 0 success, 1 refused or failed,
+// 2 usage.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) == 2 && (args[1] == "--version" || args[1] == "-v" || args[1] == "version") {
+		fmt.Fprintf(stdout, "td %s\n", Version)
+		return 0
+	}
+	st := &streams{in: stdin, out: stdout, errOut: stderr}
+	st.color = isTerminal(stdout) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" {
+			st.json = true
+		}
+	}
+	r := &runner{st: st, getenv: getenv}
+	app := r.app()
+	var failure error
+	app.ExitErrHandler = func(*cli.Context, error) {}
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err.Error()} }
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		failure = usagef("unknown command %q; td help lists the commands", name)
+	}
+	for _, c := range app.Commands {
+		setUsageHandlers(c)
+	}
+	err := app.Run(reorderArgs(app, args))
+	if err == nil {
+		err = failure
+	}
+	if r.store != nil {
+		for _, w := range r.store.Warnings() {
+			st.warnf("%s", w)
+		}
+	}
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "flag provided but not defined") || strings.HasPrefix(err.Error(), "invalid value") {
+			err = &usageError{err.Error()}
+		}
+		st.reportError(err)
+		return exitCode(err)
+	}
+	return 0
+}
+
+func setUsageHandlers(c *cli.Command) {
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return &usageError{fmt.Sprintf("%v; td %s --help shows the usage", err, c.FullName())}
+	}
+	for _, sc := range c.Subcommands {
+		setUsageHandlers(sc)
+	}
+}
+
+// runner carries what one invocation shares between commands.
+type runner struct {
+	st     *streams
+	getenv func(string) string
+	store  *repo.Store
+}
+
+var globalFlags = []cli.Flag{
+	&cli.BoolFlag{Name: "json", Usage: "print JSON (stable field names; errors as {\"error\":{\"code\",\"message\"}})"},
+	&cli.StringFlag{Name: "session", Usage: "act as this session (default: $TD_SESSION, then the checkout's current session)"},
+	&cli.StringFlag{Name: "dir", Aliases: []string{"C"}, Usage: "run as if td was started in `DIR`"},
+}
+
+func (r *runner) app() *cli.App {
+	return &cli.App{
+		Name:            "td",
+		Usage:           "git-native issues and todos for people and coding agents",
+		HideVersion:     true,
+		Flags:           globalFlags,
+		Writer:          r.st.out,
+		ErrWriter:       r.st.errOut,
+		Reader:          r.st.in,
+		Suggest:         true,
+		HideHelpCommand: false,
+		Description: `td keeps issues as markdown files with YAML frontmatter under .todos/,
+committed with your code and reviewed in pull requests. Flags may come before
+or after arguments; every command takes --json.
+
+Start with:
+   td init                      set up .todos/ in this git repository
+   td create "Fix the login"    file an issue
+   td list                      the open issues
+   td demo                      watch the whole story in a temporary repository`,
+		Commands: []*cli.Command{
+			r.initCommand(),
+			r.createCommand(),
+			r.listCommand(),
+			r.showCommand(),
+			r.editCommand(),
+			r.commentCommand(),
+			r.sessionCommand(),
+			r.whoamiCommand(),
+			r.demoCommand(),
+			{Name: "version", Usage: "print td's version", Action: func(*cli.Context) error {
+				r.st.printf("td %s\n", Version)
+				return nil
+			}},
+		},
+	}
+}
+
+// now is td's clock. TD_NOW (RFC 3339) pins it, so scenarios can fix time.
+func (r *runner) now() (func() time.Time, error) {
+	v := r.getenv("TD_NOW")
+	if v == "" {
+		return time.Now, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, fmt.Errorf("TD_NOW=%q is not an RFC 3339 time such as 2026-11-21T10:04:11Z", v)
+	}
+	return func() time.Time { return t }, nil
+}
+
+func (r *runner) options() (repo.Options, error) {
+	now, err := r.now()
+	if err != nil {
+		return repo.Options{}, err
+	}
+	return repo.Options{Now: now, Env: r.getenv}, nil
+}
+
+func (r *runner) workDir(c *cli.Context) string {
+	if d := c.String("dir"); d != "" {
+		return d
+	}
+	return "."
+}
+
+// open finds the store for this invocation.
+func (r *runner) open(c *cli.Context) (*repo.Store, error) {
+	if r.store != nil {
+		return r.store, nil
+	}
+	opts, err := r.options()
+	if err != nil {
+		return nil, err
+	}
+	s, err := repo.Open(r.workDir(c), opts)
+	if err != nil {
+		return nil, err
+	}
+	r.store = s
+	return s, nil
+}
+
+// actor resolves the acting session, creating the operator's default
+// session on first use.
+func (r *runner) actor(c *cli.Context, s *repo.Store) (*repo.Session, error) {
+	se, _, err := s.CurrentSession(c.String("session"), true)
+	return se, err
+}
+
+// args checks the number of positional arguments.
+func args(c *cli.Context, min, max int, usage string) ([]string, error) {
+	a := c.Args().Slice()
+	if len(a) < min || (max >= 0 && len(a) > max) {
+		return nil, usagef("usage: td %s %s", c.Command.FullName(), usage)
+	}
+	return a, nil
+}
+
+// readText returns text from a flag value, or the file it names ("-" is
+// standard input).
+func (r *runner) readFileArg(name string) (string, error) {
+	if name == "-" {
+		b, err := io.ReadAll(io.LimitReader(r.st.in, repo.MaxIssueFileSize+1))
+		if err != nil {
+			return "", fmt.Errorf("read standard input: %w", err)
+		}
+		if len(b) > repo.MaxIssueFileSize {
+			return "", errors.New("standard input is over the 1 MiB limit")
+		}
+		return string(b), nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", name, err)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,190 @@
+package command
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/tdproject/td/repo/gitrepo"
+	"github.com/urfave/cli/v2"
+)
+
+func (r *runner) demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "run td's main story in a temporary git repository and print it",
+		Description: `Creates a temporary git repository, runs a scripted story through td's real
+commands (in this process, never through a shell) and prints each command with
+its output. The repository is removed afterwards unless --keep is given.
+
+Examples:
+   td demo
+   td demo --keep`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "keep", Usage: "keep the temporary repository and print its path"},
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := args(c, 0, 0, "[--keep]"); err != nil {
+				return err
+			}
+			dir, err := os.MkdirTemp("", "td-demo-")
+			if err != nil {
+				return fmt.Errorf("create a temporary directory: %w", err)
+			}
+			if !c.Bool("keep") {
+				defer os.RemoveAll(dir)
+			}
+			d := &demo{r: r, dir: dir, env: map[string]string{}}
+			if err := d.run(); err != nil {
+				return err
+			}
+			if c.Bool("keep") {
+				r.st.printf("\nThe demo repository is kept at %s\n", dir)
+			}
+			return nil
+		},
+	}
+}
+
+// demo runs td commands in-process against a temporary repository.
+type demo struct {
+	r   *runner
+	dir string
+	env map[string]string
+	out bytes.Buffer // output of the last step
+}
+
+func (d *demo) getenv(k string) string {
+	if v, ok := d.env[k]; ok {
+		return v
+	}
+	if k == "TD_SESSION" || k == "TD_NOW" || k == "TD_RAND_SEED" {
+		return "" // the demo's sessions are its own
+	}
+	return d.r.getenv(k)
+}
+
+func (d *demo) say(format string, args ...any) {
+	d.r.st.printf("\n%s\n", d.r.st.paint(ansiCyan, "# "+fmt.Sprintf(format, args...)))
+}
+
+// td runs one command, prints it and its output, and fails the demo when
+// the exit status is not the one expected.
+func (d *demo) td(wantExit int, args ...string) error {
+	prefix := ""
+	if s := d.env["TD_SESSION"]; s != "" {
+		prefix = "TD_SESSION=" + s + " "
+	}
+	d.r.st.printf("%s %std %s\n", d.r.st.paint(ansiBold, "$"), prefix, quoteArgs(args))
+	d.out.Reset()
+	full := append([]string{"td", "-C", d.dir}, args...)
+	code := Run(full, strings.NewReader(""), &d.out, &d.out, d.getenv)
+	d.r.st.printf("%s", d.out.String())
+	if code != wantExit {
+		return fmt.Errorf("demo step `td %s` exited %d, expected %d", quoteArgs(args), code, wantExit)
+	}
+	return nil
+}
+
+var idRE = regexp.MustCompile(`\b[a-z][a-z0-9]*-[0-9a-z]{6}\b`)
+var sessionRE = regexp.MustCompile(`\bses_[0-9a-z]{8}\b`)
+
+func (d *demo) lastID() string     { return idRE.FindString(d.out.String()) }
+func (d *demo) lastSession() string { return sessionRE.FindString(d.out.String()) }
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'$`\\|&;<>()*?#") {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		} else {
+			q[i] = a
+		}
+	}
+	return strings.Join(q, " ")
+}
+
+func (d *demo) run() error {
+	g, err := gitrepo.Init(d.dir)
+	if err != nil {
+		return fmt.Errorf("create the demo repository: %w", err)
+	}
+	if err := g.SetConfigValue("user", "", "name", "Demo Lead"); err != nil {
+		return err
+	}
+	if err := g.SetConfigValue("user", "", "email", "lead@demo.invalid"); err != nil {
+		return err
+	}
+	readme := filepath.Join(d.dir, "README.md")
+	if err := os.WriteFile(readme, []byte("# shop\n"), 0o644); err != nil {
+		return err
+	}
+	st := d.r.st
+	st.printf("td demo: a lead and a coding agent share one repository (%s).\n", d.dir)
+	steps := []func() error{
+		func() error {
+			d.say("The lead sets up td. Issues will live in .todos/, committed with the code.")
+			return d.td(0, "init")
+		},
+		func() error {
+			d.say("The lead files work. Each issue is a markdown file with YAML frontmatter.")
+			if err := d.td(0, "create", "Sign in with GitHub", "--type", "feature", "-p", "P1", "-l", "auth",
+				"--description", "Users sign in with their GitHub account instead of a password."); err != nil {
+				return err
+			}
+			d.env["ISSUE"] = d.lastID()
+			if err := d.td(0, "create", "Fix typo on the pricing page", "--type", "bug", "--minor", "-p", "P3"); err != nil {
+				return err
+			}
+			return d.td(0, "create", "Rate-limit the login endpoint", "--type", "task", "-l", "auth,security")
+		},
+		func() error {
+			d.say("Most urgent and oldest first; closed issues are hidden unless --all.")
+			return d.td(0, "list")
+		},
+		func() error {
+			d.say("An agent session starts. It prints the export line its harness will use.")
+			if err := d.td(0, "session", "start", "--agent", "primary", "--name", "login agent"); err != nil {
+				return err
+			}
+			d.env["TD_SESSION"] = d.lastSession()
+			return d.td(0, "whoami")
+		},
+		func() error {
+			d.say("The agent reads the issue, refines it and leaves a note. Flags may follow the arguments.")
+			id := d.env["ISSUE"]
+			if err := d.td(0, "show", id[:len(id)-2]); err != nil {
+				return err
+			}
+			if err := d.td(0, "edit", id, "--append", "The callback must verify the OAuth state parameter.", "--add-label", "backend"); err != nil {
+				return err
+			}
+			return d.td(0, "comment", id, "Callback route sketched; token exchange next.")
+		},
+		func() error {
+			d.say("Everything td wrote is staged for the next commit; the ledger records who did what.")
+			id := d.env["ISSUE"]
+			if err := d.td(0, "show", id); err != nil {
+				return err
+			}
+			return d.td(0, "list", "--label", "auth", "--json")
+		},
+		func() error {
+			d.say("Bad input is refused with one line and exit status 1; nothing is touched.")
+			if err := d.td(1, "show", "../../etc/passwd"); err != nil {
+				return err
+			}
+			return d.td(1, "show", "td-zzzzzz")
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	st.printf("\nThe story so far ran without a shell, a database or a daemon: just files in git.\n")
+	return nil
+}

@@ -1,0 +1,69 @@
+package command
+
+import (
+	"github.com/tdproject/td/repo"
+	"github.com/urfave/cli/v2"
+)
+
+func (r *runner) initCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "init",
+		Usage: "set up .todos/ at the root of this git repository",
+		Description: `Creates .todos/ (config.yaml, issues/, history/, sessions/, a .gitignore for
+local/), adds the union and td merge drivers to .gitattributes, registers the
+td merge driver in this clone's git config, and lists your git identity as an
+operator. Running it again only adds what is missing.
+
+Examples:
+   td init
+   td init --prefix web        # issue IDs like web-k3x9qa
+   td init --no-git            # a plain directory: td only writes files`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "prefix", Value: "td", Usage: "issue ID prefix"},
+			&cli.BoolFlag{Name: "no-git", Usage: "allow a directory that is not in a git work tree"},
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := args(c, 0, 0, "[--prefix P] [--no-git]"); err != nil {
+				return err
+			}
+			opts, err := r.options()
+			if err != nil {
+				return err
+			}
+			res, err := repo.Init(r.workDir(c), repo.InitOptions{Prefix: c.String("prefix"), NoGit: c.Bool("no-git"), Options: opts})
+			if err != nil {
+				return err
+			}
+			if r.st.json {
+				created := res.Created
+				if created == nil {
+					created = []string{}
+				}
+				return r.st.emitJSON(map[string]any{"root": res.Root, "operator": res.Operator, "created": created, "already_initialized": res.Existing, "git": res.Git})
+			}
+			switch {
+			case res.Existing && len(res.Created) == 0:
+				r.st.printf("td is already initialised here; nothing to do.\n")
+				return nil
+			case res.Existing:
+				r.st.printf("td was already initialised; added what was missing:\n")
+			default:
+				r.st.printf("Initialised td in %s\n", res.Root)
+			}
+			for _, p := range res.Created {
+				r.st.printf("  %s\n", p)
+			}
+			if !res.Existing {
+				if res.Operator != "" {
+					r.st.printf("Operator: %s\n", res.Operator)
+				} else {
+					r.st.printf("No git identity found: add yourself to operators in .todos/config.yaml.\n")
+				}
+				if !res.Git {
+					r.st.printf("Not a git work tree: git mode is off, td only writes files.\n")
+				}
+			}
+			return nil
+		},
+	}
+}

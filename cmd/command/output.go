@@ -1,0 +1,120 @@
+package command
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tdproject/td/repo"
+)
+
+// streams is the one place that decides where output goes, whether it is
+// JSON, and whether it is coloured.
+type streams struct {
+	in     io.Reader
+	out    io.Writer
+	errOut io.Writer
+	json   bool
+	color  bool
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (s *streams) printf(format string, args ...any) { fmt.Fprintf(s.out, format, args...) }
+
+func (s *streams) warnf(format string, args ...any) {
+	fmt.Fprintf(s.errOut, "warning: "+format+"\n", args...)
+}
+
+// emitJSON writes v as indented JSON on stdout.
+func (s *streams) emitJSON(v any) error {
+	enc := json.NewEncoder(s.out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+// paint wraps text in an ANSI style when colour is on.
+func (s *streams) paint(style, text string) string {
+	if !s.color || style == "" {
+		return text
+	}
+	return style + text + ansiReset
+}
+
+func (s *streams) statusColor(status string) string {
+	switch status {
+	case repo.StatusInProgress:
+		return s.paint(ansiYellow, status)
+	case repo.StatusBlocked:
+		return s.paint(ansiRed, status)
+	case repo.StatusInReview:
+		return s.paint(ansiCyan, status)
+	case repo.StatusClosed:
+		return s.paint(ansiGreen, status)
+	}
+	return status
+}
+
+// usageError is a mistake in how a command was called: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// exitCode maps an error to td's exit status: 2 for usage, 1 otherwise.
+func exitCode(err error) int {
+	var u *usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// reportError prints err the way the caller asked: one line on stderr, or a
+// JSON object on stdout with --json.
+func (s *streams) reportError(err error) {
+	code := string(repo.CodeOf(err))
+	var u *usageError
+	if errors.As(err, &u) {
+		code = "usage"
+	}
+	msg := err.Error()
+	if s.json {
+		s.emitJSON(map[string]any{"error": map[string]any{"code": code, "message": msg}})
+		return
+	}
+	fmt.Fprintf(s.errOut, "%s %s\n", s.paint(ansiRed, "error:"), firstLine(msg))
+	if rest := strings.SplitN(msg, "\n", 2); len(rest) == 2 {
+		fmt.Fprintln(s.errOut, rest[1])
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,227 @@
+package command
+
+import (
+	"github.com/tdproject/td/repo"
+	"github.com/urfave/cli/v2"
+)
+
+type sessionJSON struct {
+	*repo.Session
+	EffectiveRole string `json:"effective_role"`
+	Current       bool   `json:"current"`
+}
+
+func (r *runner) sessionJSON(s *repo.Store, se *repo.Session, current string) sessionJSON {
+	return sessionJSON{Session: se, EffectiveRole: s.EffectiveRole(se), Current: se.ID == current}
+}
+
+func (r *runner) sessionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "session",
+		Usage: "start, list and inspect sessions (one agent conversation or one person at a terminal)",
+		Description: `A session is who acts. td finds the current one from --session, then
+$TD_SESSION, then this checkout's current session (td session use), then your
+default operator session for this checkout, made on first use.`,
+		Subcommands: []*cli.Command{
+			{
+				Name:  "start",
+				Usage: "start a session and print its id and an export line",
+				Description: `Without --agent the session is an operator session (it counts as an operator
+only while your git identity is listed in config operators). Starting a
+session does not change who later commands in this checkout act as, unless
+--use is given: hand the printed export line to the shell or harness that
+will act as the session.
+
+Examples:
+   td session start --agent primary --name "login work"
+   eval "$(td session start --agent primary)"
+   td session start --agent primary --category meta --use`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "a name to recognise the session by"},
+					&cli.StringFlag{Name: "agent", Usage: "agent tree path (primary, primary.subagents.ui): an agent session"},
+					&cli.StringFlag{Name: "category", Value: repo.CategoryProject, Usage: "project (user code) or meta (td's governance files)"},
+					&cli.BoolFlag{Name: "use", Usage: "also make it this checkout's current session"},
+				},
+				Action: func(c *cli.Context) error {
+					if _, err := args(c, 0, 0, "[--name N] [--agent PATH] [--category project|meta] [--use]"); err != nil {
+						return err
+					}
+					s, err := r.open(c)
+					if err != nil {
+						return err
+					}
+					se, err := s.StartSession(repo.StartOptions{Name: c.String("name"), Agent: c.String("agent"), Category: c.String("category"), Use: c.Bool("use")})
+					if err != nil {
+						return err
+					}
+					if r.st.json {
+						return r.st.emitJSON(r.sessionJSON(s, se, s.CurrentID()))
+					}
+					r.st.printf("Started %s (%s", se.ID, s.EffectiveRole(se))
+					if se.Agent != "" {
+						r.st.printf(" %s", se.Agent)
+					}
+					r.st.printf(", %s)\n", se.Category)
+					r.st.printf("export TD_SESSION=%s\n", se.ID)
+					return nil
+				},
+			},
+			{
+				Name:      "use",
+				Usage:     "make a session this checkout's current session",
+				ArgsUsage: "ID",
+				Action: func(c *cli.Context) error {
+					a, err := args(c, 1, 1, "ID")
+					if err != nil {
+						return err
+					}
+					s, err := r.open(c)
+					if err != nil {
+						return err
+					}
+					se, err := s.UseSession(a[0])
+					if err != nil {
+						return err
+					}
+					if r.st.json {
+						return r.st.emitJSON(r.sessionJSON(s, se, se.ID))
+					}
+					r.st.printf("This checkout now acts as %s (%s).\n", se.ID, se.Name)
+					return nil
+				},
+			},
+			{
+				Name:  "list",
+				Usage: "list the sessions, oldest first",
+				Action: func(c *cli.Context) error {
+					if _, err := args(c, 0, 0, ""); err != nil {
+						return err
+					}
+					s, err := r.open(c)
+					if err != nil {
+						return err
+					}
+					list, errs := s.Sessions()
+					for _, e := range errs {
+						r.st.warnf("%v", e)
+					}
+					cur, _, err := s.CurrentSession(c.String("session"), false)
+					if err != nil {
+						return err
+					}
+					curID := ""
+					if cur != nil {
+						curID = cur.ID
+					}
+					if r.st.json {
+						out := make([]sessionJSON, len(list))
+						for i, se := range list {
+							out[i] = r.sessionJSON(s, se, curID)
+						}
+						return r.st.emitJSON(out)
+					}
+					if len(list) == 0 {
+						r.st.printf("No sessions.\n")
+						return nil
+					}
+					for _, se := range list {
+						mark := " "
+						if se.ID == curID {
+							mark = "*"
+						}
+						agent := se.Agent
+						if agent == "" {
+							agent = "-"
+						}
+						r.st.printf("%s %s  %-8s  %-7s  %-20s  %s  %s\n", mark, se.ID, s.EffectiveRole(se), se.Category, agent, jsonTime(se.CreatedAt), se.Name)
+					}
+					return nil
+				},
+			},
+			{
+				Name:      "show",
+				Usage:     "show a session (the current one by default)",
+				ArgsUsage: "[ID]",
+				Action: func(c *cli.Context) error {
+					a, err := args(c, 0, 1, "[ID]")
+					if err != nil {
+						return err
+					}
+					s, err := r.open(c)
+					if err != nil {
+						return err
+					}
+					var se *repo.Session
+					if len(a) == 1 {
+						se, err = s.Session(a[0])
+					} else {
+						se, _, err = s.CurrentSession(c.String("session"), false)
+						if err == nil && se == nil {
+							return &repo.Error{Code: repo.CodeNotFound, Msg: "no current session yet; td session start makes one"}
+						}
+					}
+					if err != nil {
+						return err
+					}
+					cur, _, _ := s.CurrentSession(c.String("session"), false)
+					curID := ""
+					if cur != nil {
+						curID = cur.ID
+					}
+					if r.st.json {
+						return r.st.emitJSON(r.sessionJSON(s, se, curID))
+					}
+					r.printSession(s, se)
+					return nil
+				},
+			},
+		},
+	}
+}
+
+func (r *runner) printSession(s *repo.Store, se *repo.Session) {
+	r.st.printf("session:  %s\n", se.ID)
+	r.st.printf("name:     %s\n", se.Name)
+	r.st.printf("role:     %s", s.EffectiveRole(se))
+	if se.Role == repo.RoleOperator && s.EffectiveRole(se) != repo.RoleOperator {
+		r.st.printf(" (started as operator, but %s is not listed in operators)", se.Author)
+	}
+	r.st.printf("\n")
+	if se.Agent != "" {
+		r.st.printf("agent:    %s\n", se.Agent)
+	}
+	r.st.printf("category: %s\n", se.Category)
+	r.st.printf("author:   %s\n", se.Author)
+	r.st.printf("created:  %s\n", jsonTime(se.CreatedAt))
+	if se.Previous != "" {
+		r.st.printf("previous: %s\n", se.Previous)
+	}
+}
+
+func (r *runner) whoamiCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "whoami",
+		Usage: "show the session td acts as here, and how it was found",
+		Description: `Resolution order: --session, $TD_SESSION, the checkout's current session,
+your default operator session (made on first use).`,
+		Action: func(c *cli.Context) error {
+			if _, err := args(c, 0, 0, ""); err != nil {
+				return err
+			}
+			s, err := r.open(c)
+			if err != nil {
+				return err
+			}
+			se, src, err := s.CurrentSession(c.String("session"), true)
+			if err != nil {
+				return err
+			}
+			if r.st.json {
+				return r.st.emitJSON(map[string]any{"session": r.sessionJSON(s, se, se.ID), "source": src})
+			}
+			r.printSession(s, se)
+			r.st.printf("found by: %s\n", src)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,140 @@
+package repo
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Git modes (config git.mode).
+const (
+	GitModeStage = "stage" // td stages the files it writes (default)
+	GitModeAuto  = "auto"  // td commits its own paths
+	GitModeOff   = "off"   // td only writes files
+)
+
+// Config is .todos/config.yaml.
+type Config struct {
+	IDPrefix  string                 `yaml:"id_prefix"`
+	Operators []string               `yaml:"operators"`
+	Features  map[string]bool        `yaml:"features"`
+	Git       GitConfig              `yaml:"git"`
+	Language  string                 `yaml:"language"`
+	Agents    map[string]AgentConfig `yaml:"agents"`
+	MetaPaths []string               `yaml:"meta_paths"`
+}
+
+// GitConfig is the git section of the config.
+type GitConfig struct {
+	Mode string `yaml:"mode"`
+}
+
+// AgentConfig holds per-agent settings keyed by agent path.
+type AgentConfig struct {
+	TodoReview string `yaml:"todo_review"`
+}
+
+// DefaultMetaPaths are the governance paths only meta sessions (and operators)
+// may change directly.
+var DefaultMetaPaths = []string{
+	".todos/config.yaml",
+	".todos/history/",
+	".todos/sessions/",
+	".todos/security_events.jsonl",
+	".todos/anchors.md",
+	".todos/.gitignore",
+	".gitattributes",
+}
+
+func parseConfig(path string, data []byte) (*Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && err.Error() != "EOF" {
+		return nil, &ParseError{Path: path, Line: yamlErrorLine(err), Msg: yamlErrorMsg(err)}
+	}
+	if c.IDPrefix == "" {
+		c.IDPrefix = "td"
+	}
+	if !ValidPrefix(c.IDPrefix) {
+		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("id_prefix %q must be a lowercase letter followed by up to 15 letters or digits", c.IDPrefix)}
+	}
+	switch c.Git.Mode {
+	case "":
+		c.Git.Mode = GitModeStage
+	case GitModeStage, GitModeAuto, GitModeOff:
+	default:
+		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("git.mode %q must be stage, auto or off", c.Git.Mode)}
+	}
+	if c.MetaPaths == nil {
+		c.MetaPaths = DefaultMetaPaths
+	}
+	return &c, nil
+}
+
+// IsOperator reports whether the git identity "Name <email>" (or a bare
+// email or name) is listed in operators. Emails compare case-insensitively;
+// an entry without an email matches by name.
+func (c *Config) IsOperator(name, email string) bool {
+	for _, op := range c.Operators {
+		n, e := splitIdentity(op)
+		if e != "" && email != "" && strings.EqualFold(e, email) {
+			return true
+		}
+		if e == "" && n != "" && n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func splitIdentity(s string) (name, email string) {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, "<"); i >= 0 && strings.HasSuffix(s, ">") {
+		return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1 : len(s)-1])
+	}
+	if strings.Contains(s, "@") {
+		return "", s
+	}
+	return s, ""
+}
+
+func renderInitialConfig(prefix, operator, mode string) []byte {
+	var b strings.Builder
+	b.WriteString("# td configuration. Committed: every clone shares it.\n")
+	b.WriteString("# Issue IDs are <id_prefix>-<6 base36>.\n")
+	fmt.Fprintf(&b, "id_prefix: %s\n", prefix)
+	b.WriteString("# Git identities (\"Name <email>\") allowed to act as operators.\n")
+	if operator == "" {
+		b.WriteString("operators: []\n")
+	} else {
+		b.WriteString("operators:\n")
+		fmt.Fprintf(&b, "  - %s\n", yamlScalar(operator))
+	}
+	b.WriteString("# Feature flags; td feature list shows every flag and its source.\n")
+	b.WriteString("features: {}\n")
+	b.WriteString("git:\n")
+	b.WriteString("  # stage: td stages what it writes; auto: td commits its own paths; off: files only.\n")
+	fmt.Fprintf(&b, "  mode: %s\n", mode)
+	b.WriteString("# Language every agent context block asks for (empty: no preference).\n")
+	b.WriteString("language: \"\"\n")
+	b.WriteString("# Per-agent settings keyed by agent path, e.g. primary.subagents.ui: {todo_review: auto}\n")
+	b.WriteString("agents: {}\n")
+	b.WriteString("# Governance paths: only meta sessions and operators change them directly.\n")
+	b.WriteString("meta_paths:\n")
+	for _, p := range DefaultMetaPaths {
+		fmt.Fprintf(&b, "  - %s\n", p)
+	}
+	return []byte(b.String())
+}
+
+// yamlScalar renders s as a one-line YAML scalar, quoting when needed.
+func yamlScalar(s string) string {
+	out, err := yaml.Marshal(s)
+	if err != nil {
+		return fmt.Sprintf("%q", s)
+	}
+	return strings.TrimSuffix(string(out), "\n")
+}

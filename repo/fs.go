@@ -1,0 +1,164 @@
+package repo
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// MaxIssueFileSize is the largest issue file td reads. A bigger file is
+// reported, not parsed: nobody writes a megabyte of todos by hand.
+const MaxIssueFileSize = 1 << 20
+
+// maxLedgerSize bounds how much of a ledger file td reads at once.
+const maxLedgerSize = 64 << 20
+
+// writeFileAtomic replaces path with data so that readers see either the old
+// or the new content, never a torn file: write a temporary file in the same
+// directory, fsync it, rename it over path, fsync the directory.
+func writeFileAtomic(path string, data []byte) error {
+	if err := refuseSymlink(path); err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	cleanup := func() { f.Close(); os.Remove(tmp) }
+	if _, err := f.Write(data); err != nil {
+		cleanup()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		cleanup()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// appendLine appends one line to an append-only log and fsyncs it. The caller
+// holds the store lock.
+func appendLine(path string, line []byte) error {
+	if err := refuseSymlink(path); err != nil {
+		return err
+	}
+	_, statErr := os.Lstat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	if len(line) == 0 || line[len(line)-1] != '\n' {
+		line = append(line, '\n')
+	}
+	if _, err := f.Write(line); err != nil {
+		f.Close()
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		syncDir(filepath.Dir(path))
+	}
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // best effort: not every platform can sync a directory
+		d.Close()
+	}
+}
+
+// errSymlink is wrapped by refusals to follow a symlink under .todos.
+var errSymlink = errors.New("symlink")
+
+// refuseSymlink fails when path exists and is a symlink. td never follows a
+// symlink under .todos: a link could point a write anywhere on disk.
+func refuseSymlink(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return &Error{Code: CodeRefused, Msg: fmt.Sprintf("%s is a symlink; td does not follow symlinks under .todos", path), Err: errSymlink}
+	}
+	return nil
+}
+
+// readRegular reads a regular file of at most limit bytes, refusing symlinks
+// and oversized files.
+func readRegular(path string, limit int64) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &Error{Code: CodeRefused, Msg: "is a symlink; td does not follow symlinks under .todos", Err: errSymlink}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &Error{Code: CodeRefused, Msg: "is not a regular file"}
+	}
+	if fi.Size() > limit {
+		return nil, &Error{Code: CodeRefused, Msg: fmt.Sprintf("is %d bytes, over the %d byte limit", fi.Size(), limit)}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlErrorLine extracts the 1-based line from a yaml.v3 error, or 0.
+func yamlErrorLine(err error) int {
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	return 0
+}
+
+// yamlErrorMsg strips yaml.v3's "yaml: line N:" prefix.
+func yamlErrorMsg(err error) string {
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		return m[2]
+	}
+	s := err.Error()
+	if len(s) > 6 && s[:6] == "yaml: " {
+		return s[6:]
+	}
+	return s
+}
+
+// lockTimeout bounds how long a td process waits for another to finish.
+const lockTimeout = 30 * time.Second

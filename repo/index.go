@@ -1,0 +1,397 @@
+package repo
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The index cache under .todos/local keeps every issue's decoded
+// frontmatter, keyed by file name and validated by size and mtime. It is
+// never a source of truth: a missing, stale or corrupt cache is rebuilt from
+// the issue files without a word.
+
+const (
+	indexFile    = "index.bin"
+	indexMagic   = "TDIX"
+	indexVersion = 1
+	// racyWindow: a file modified this close to the cache write could change
+	// again within the same mtime tick, so its entry is not trusted later.
+	racyWindow = 2 * time.Second
+)
+
+type indexEntry struct {
+	name  string
+	size  int64
+	mtime int64 // ns; -1 forces a re-read
+	issue *Issue
+	err   *ParseError
+}
+
+type fileStat struct {
+	name  string
+	size  int64
+	mtime int64
+	err   error
+}
+
+// statIssues lists issues/*.md and stats each file, in parallel: at 10,000
+// files the stat calls dominate the cost of checking the cache.
+func (s *Store) statIssues() ([]fileStat, error) {
+	dir := s.path(IssuesDir)
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.fileError(dir, err)
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, s.fileError(dir, err)
+	}
+	out := make([]fileStat, 0, len(names))
+	for _, n := range names {
+		if strings.HasSuffix(n, ".md") && !strings.HasPrefix(n, ".") {
+			out = append(out, fileStat{name: n})
+		}
+	}
+	workers := runtime.GOMAXPROCS(0) * 2
+	if len(out) < 256 {
+		workers = 1
+	}
+	var wg sync.WaitGroup
+	chunk := (len(out) + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(out))
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func(part []fileStat) {
+			defer wg.Done()
+			for i := range part {
+				fi, err := os.Lstat(dir + string(os.PathSeparator) + part[i].name)
+				switch {
+				case err != nil:
+					part[i].err = err
+				case fi.Mode()&fs.ModeSymlink != 0:
+					part[i].err = &Error{Code: CodeRefused, Msg: "is a symlink; td does not follow symlinks under .todos", Err: errSymlink}
+				case !fi.Mode().IsRegular():
+					part[i].err = &Error{Code: CodeRefused, Msg: "is not a regular file"}
+				default:
+					part[i].size, part[i].mtime = fi.Size(), fi.ModTime().UnixNano()
+				}
+			}
+		}(out[lo:hi])
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// loadAll returns every issue, from the cache where it is fresh and from
+// the files where not, plus the parse errors of unreadable files. It
+// rewrites the cache when anything changed.
+func (s *Store) loadAll() ([]*Issue, []error, error) {
+	stats, err := s.statIssues()
+	if err != nil {
+		return nil, nil, err
+	}
+	cache := s.readIndex()
+	entries := make([]indexEntry, len(stats))
+	var stale []int
+	for i, st := range stats {
+		if st.err != nil {
+			entries[i] = indexEntry{name: st.name, mtime: -1, err: s.statError(st)}
+			continue
+		}
+		if c, ok := cache[st.name]; ok && c.size == st.size && c.mtime == st.mtime && c.mtime != -1 {
+			entries[i] = c
+			continue
+		}
+		entries[i] = indexEntry{name: st.name, size: st.size, mtime: st.mtime}
+		stale = append(stale, i)
+	}
+	s.parseEntries(entries, stale)
+	dirty := len(stale) > 0 || len(cache) != len(stats)
+	var issues []*Issue
+	var perrs []error
+	for _, e := range entries {
+		if e.err != nil {
+			perrs = append(perrs, e.err)
+			continue
+		}
+		issues = append(issues, e.issue)
+	}
+	if dirty {
+		s.writeIndex(entries)
+	}
+	return issues, perrs, nil
+}
+
+func (s *Store) statError(st fileStat) *ParseError {
+	msg := st.err.Error()
+	var e *Error
+	if errors.As(st.err, &e) {
+		msg = e.Msg
+	}
+	return &ParseError{Path: TodosDir + "/" + IssuesDir + "/" + st.name, Msg: msg}
+}
+
+// parseEntries reads and parses the listed entries in parallel.
+func (s *Store) parseEntries(entries []indexEntry, idx []int) {
+	workers := runtime.GOMAXPROCS(0)
+	if len(idx) < 64 {
+		workers = 1
+	}
+	var wg sync.WaitGroup
+	ch := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ch {
+				e := &entries[i]
+				is, err := s.readIssueFile(strings.TrimSuffix(e.name, ".md"))
+				if err != nil {
+					var pe *ParseError
+					if !errors.As(err, &pe) {
+						pe = &ParseError{Path: TodosDir + "/" + IssuesDir + "/" + e.name, Msg: err.Error()}
+					}
+					e.err = pe
+					continue
+				}
+				is.Doc = nil // the cache keeps frontmatter only
+				e.issue = is
+			}
+		}()
+	}
+	for _, i := range idx {
+		ch <- i
+	}
+	close(ch)
+	wg.Wait()
+}
+
+func (s *Store) readIndex() map[string]indexEntry {
+	data, err := os.ReadFile(s.path(LocalDir, indexFile))
+	if err != nil {
+		return nil
+	}
+	m, err := decodeIndex(data)
+	if err != nil {
+		return nil // corrupt: rebuilt silently
+	}
+	return m
+}
+
+func (s *Store) writeIndex(entries []indexEntry) {
+	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
+		return
+	}
+	data := encodeIndex(entries, time.Now().Add(-racyWindow).UnixNano())
+	// A failed cache write only costs speed next time.
+	_ = writeFileAtomic(s.path(LocalDir, indexFile), data)
+}
+
+type indexWriter struct{ b bytes.Buffer }
+
+func (w *indexWriter) uint(v uint64) {
+	var tmp [binary.MaxVarintLen64]byte
+	w.b.Write(tmp[:binary.PutUvarint(tmp[:], v)])
+}
+func (w *indexWriter) int(v int64) {
+	var tmp [binary.MaxVarintLen64]byte
+	w.b.Write(tmp[:binary.PutVarint(tmp[:], v)])
+}
+func (w *indexWriter) str(s string) { w.uint(uint64(len(s))); w.b.WriteString(s) }
+func (w *indexWriter) strs(ss []string) {
+	w.uint(uint64(len(ss)))
+	for _, s := range ss {
+		w.str(s)
+	}
+}
+func (w *indexWriter) time(t time.Time) {
+	if t.IsZero() {
+		w.int(0)
+		return
+	}
+	w.int(t.Unix())
+}
+
+// encodeIndex writes the cache. Entries modified after racyBefore are stored
+// as untrusted so they are re-read next time.
+func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
+	var w indexWriter
+	w.b.WriteString(indexMagic)
+	w.b.WriteByte(indexVersion)
+	w.uint(uint64(len(entries)))
+	for _, e := range entries {
+		mtime := e.mtime
+		if mtime >= racyBefore {
+			mtime = -1
+		}
+		w.str(e.name)
+		w.int(e.size)
+		w.int(mtime)
+		if e.err != nil {
+			w.b.WriteByte(0)
+			w.str(e.err.Path)
+			w.uint(uint64(e.err.Line))
+			w.str(e.err.Msg)
+			continue
+		}
+		is := e.issue
+		w.b.WriteByte(1)
+		for _, s := range []string{is.ID, is.Title, is.Status, is.Type, is.Priority, is.CreatedBy, is.Implementer, is.Assignee, is.Resolution, is.Path} {
+			w.str(s)
+		}
+		if is.Minor {
+			w.b.WriteByte(1)
+		} else {
+			w.b.WriteByte(0)
+		}
+		w.strs(is.Labels)
+		w.uint(uint64(len(is.Links)))
+		for _, l := range is.Links {
+			w.str(l.Kind)
+			w.str(l.To)
+		}
+		w.time(is.CreatedAt)
+		w.time(is.UpdatedAt)
+	}
+	sum := crc32.ChecksumIEEE(w.b.Bytes())
+	var tail [4]byte
+	binary.BigEndian.PutUint32(tail[:], sum)
+	w.b.Write(tail[:])
+	return w.b.Bytes()
+}
+
+var errBadIndex = errors.New("bad index")
+
+type indexReader struct {
+	r   *bufio.Reader
+	buf []byte
+	err error
+}
+
+func (r *indexReader) uint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, err := binary.ReadUvarint(r.r)
+	if err != nil {
+		r.err = errBadIndex
+	}
+	return v
+}
+func (r *indexReader) int() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, err := binary.ReadVarint(r.r)
+	if err != nil {
+		r.err = errBadIndex
+	}
+	return v
+}
+func (r *indexReader) byte() byte {
+	if r.err != nil {
+		return 0
+	}
+	b, err := r.r.ReadByte()
+	if err != nil {
+		r.err = errBadIndex
+	}
+	return b
+}
+func (r *indexReader) str() string {
+	n := r.uint()
+	if r.err != nil || n > 1<<20 {
+		r.err = errBadIndex
+		return ""
+	}
+	if cap(r.buf) < int(n) {
+		r.buf = make([]byte, n)
+	}
+	b := r.buf[:n]
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		r.err = errBadIndex
+		return ""
+	}
+	return string(b)
+}
+func (r *indexReader) strs() []string {
+	n := r.uint()
+	if r.err != nil || n > 1<<16 {
+		r.err = errBadIndex
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = r.str()
+	}
+	return out
+}
+func (r *indexReader) time() time.Time {
+	v := r.int()
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.Unix(v, 0).UTC()
+}
+
+func decodeIndex(data []byte) (map[string]indexEntry, error) {
+	if len(data) < len(indexMagic)+1+4 || string(data[:4]) != indexMagic || data[4] != indexVersion {
+		return nil, errBadIndex
+	}
+	body, tail := data[:len(data)-4], data[len(data)-4:]
+	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(tail) {
+		return nil, errBadIndex
+	}
+	r := &indexReader{r: bufio.NewReaderSize(bytes.NewReader(body[5:]), 64<<10)}
+	n := r.uint()
+	if n > 10_000_000 {
+		return nil, errBadIndex
+	}
+	m := make(map[string]indexEntry, n)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		e := indexEntry{name: r.str(), size: r.int(), mtime: r.int()}
+		if r.byte() == 0 {
+			e.err = &ParseError{Path: r.str(), Line: int(r.uint()), Msg: r.str()}
+		} else {
+			is := &Issue{}
+			for _, p := range []*string{&is.ID, &is.Title, &is.Status, &is.Type, &is.Priority, &is.CreatedBy, &is.Implementer, &is.Assignee, &is.Resolution, &is.Path} {
+				*p = r.str()
+			}
+			is.Minor = r.byte() == 1
+			is.Labels = r.strs()
+			nl := r.uint()
+			if nl > 1<<16 {
+				return nil, errBadIndex
+			}
+			for j := uint64(0); j < nl; j++ {
+				is.Links = append(is.Links, Link{Kind: r.str(), To: r.str()})
+			}
+			is.CreatedAt = r.time()
+			is.UpdatedAt = r.time()
+			e.issue = is
+		}
+		m[e.name] = e
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return m, nil
+}
+

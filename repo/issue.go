@@ -1,0 +1,269 @@
+package repo
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/markdown"
+)
+
+// Issue statuses.
+const (
+	StatusOpen       = "open"
+	StatusInProgress = "in_progress"
+	StatusBlocked    = "blocked"
+	StatusInReview   = "in_review"
+	StatusClosed     = "closed"
+)
+
+// Statuses lists every status in workflow order.
+var Statuses = []string{StatusOpen, StatusInProgress, StatusBlocked, StatusInReview, StatusClosed}
+
+// Types lists the issue types.
+var Types = []string{"bug", "feature", "task", "chore", "epic"}
+
+// Priorities lists the priorities, most urgent first.
+var Priorities = []string{"P0", "P1", "P2", "P3", "P4"}
+
+// Resolutions lists the values of resolution for a closed issue.
+var Resolutions = []string{"done", "duplicate", "wontfix"}
+
+// LinkKinds lists the stored link kinds.
+var LinkKinds = []string{"child_of", "duplicate_of", "blocked_by", "relates_to"}
+
+// Link is a typed link stored in the frontmatter of its source issue.
+type Link struct {
+	Kind string `yaml:"kind" json:"kind"`
+	To   string `yaml:"to" json:"to"`
+}
+
+// Issue is the frontmatter of one issue file, decoded and validated. The
+// file's bytes stay in the Doc so that an edit changes only what it must.
+type Issue struct {
+	ID          string
+	Title       string
+	Status      string
+	Type        string
+	Priority    string
+	Minor       bool
+	Labels      []string
+	CreatedBy   string
+	Implementer string
+	Assignee    string
+	Resolution  string
+	Links       []Link
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+
+	// Path is the file's path relative to the work tree, slash-separated.
+	Path string
+	// Doc is the parsed file; nil for issues read from the index cache.
+	Doc *markdown.File
+}
+
+// frontFields mirrors the frontmatter keys td knows. Unknown keys stay in
+// the file untouched.
+type frontFields struct {
+	ID          string   `yaml:"id"`
+	Title       string   `yaml:"title"`
+	Status      string   `yaml:"status"`
+	Type        string   `yaml:"type"`
+	Priority    string   `yaml:"priority"`
+	Minor       bool     `yaml:"minor"`
+	Labels      []string `yaml:"labels"`
+	CreatedBy   string   `yaml:"created_by"`
+	Implementer string   `yaml:"implementer"`
+	Assignee    string   `yaml:"assignee"`
+	Resolution  string   `yaml:"resolution"`
+	Links       []Link   `yaml:"links"`
+	CreatedAt   string   `yaml:"created_at"`
+	UpdatedAt   string   `yaml:"updated_at"`
+}
+
+// parseIssue reads an issue file's bytes. wantID is the ID its file name
+// promises. Every problem is a *ParseError naming path and line.
+func parseIssue(path, wantID string, data []byte) (*Issue, error) {
+	doc, err := markdown.Parse(data)
+	if err != nil {
+		return nil, toParseError(path, err)
+	}
+	var f frontFields
+	if err := doc.Front.Decode(&f); err != nil {
+		return nil, toParseError(path, err)
+	}
+	fm := doc.Front
+	bad := func(key, format string, args ...any) error {
+		return &ParseError{Path: path, Line: fm.Line(key), Msg: fmt.Sprintf(format, args...)}
+	}
+	is := &Issue{
+		ID: f.ID, Title: f.Title, Minor: f.Minor, Labels: f.Labels,
+		CreatedBy: f.CreatedBy, Implementer: f.Implementer, Assignee: f.Assignee,
+		Resolution: f.Resolution, Links: f.Links, Path: path, Doc: doc,
+	}
+	switch {
+	case f.ID == "":
+		return nil, &ParseError{Path: path, Line: 1, Msg: "frontmatter has no id"}
+	case f.ID != wantID:
+		return nil, bad("id", "id %q does not match the file name %s.md", f.ID, wantID)
+	case strings.TrimSpace(f.Title) == "":
+		if fm.Has("title") {
+			return nil, bad("title", "title is empty")
+		}
+		return nil, &ParseError{Path: path, Line: 1, Msg: "frontmatter has no title"}
+	}
+	if is.Status, err = oneOf(f.Status, StatusOpen, Statuses, false); err != nil {
+		return nil, bad("status", "status %s", err)
+	}
+	if is.Type, err = oneOf(f.Type, "task", Types, false); err != nil {
+		return nil, bad("type", "type %s", err)
+	}
+	if is.Priority, err = oneOf(f.Priority, "P2", Priorities, true); err != nil {
+		return nil, bad("priority", "priority %s", err)
+	}
+	if f.Resolution != "" {
+		if is.Resolution, err = oneOf(f.Resolution, "", Resolutions, false); err != nil {
+			return nil, bad("resolution", "resolution %s", err)
+		}
+	}
+	for _, l := range f.Links {
+		if _, err := oneOf(l.Kind, "", LinkKinds, false); err != nil || l.Kind == "" {
+			return nil, bad("links", "link kind %q must be one of %s", l.Kind, strings.Join(LinkKinds, ", "))
+		}
+		if !ValidIssueID(l.To) {
+			return nil, bad("links", "link target %q is not an issue ID", l.To)
+		}
+	}
+	if is.CreatedAt, err = parseTime(f.CreatedAt); err != nil {
+		return nil, bad("created_at", "created_at %s", err)
+	}
+	if is.UpdatedAt, err = parseTime(f.UpdatedAt); err != nil {
+		return nil, bad("updated_at", "updated_at %s", err)
+	}
+	return is, nil
+}
+
+// oneOf checks v against allowed values; empty means def. With fold, case is
+// ignored and the canonical spelling returned.
+func oneOf(v, def string, allowed []string, fold bool) (string, error) {
+	if v == "" {
+		return def, nil
+	}
+	for _, a := range allowed {
+		if v == a || (fold && strings.EqualFold(v, a)) {
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("%q must be one of %s", v, strings.Join(allowed, ", "))
+}
+
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time such as 2026-11-21T10:04:11Z", s)
+	}
+	return t.UTC(), nil
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func toParseError(path string, err error) error {
+	if me, ok := err.(*markdown.Error); ok {
+		return &ParseError{Path: path, Line: me.Line, Msg: me.Msg}
+	}
+	return &ParseError{Path: path, Msg: err.Error()}
+}
+
+// Description returns the free description: the body up to the first
+// td-managed section, without surrounding blank lines.
+func (is *Issue) Description() string {
+	if is.Doc == nil {
+		return ""
+	}
+	body := is.Doc.Body
+	d := body[:markdown.DescriptionEnd(body)]
+	return strings.TrimSpace(string(bytes.ReplaceAll(d, []byte("\r\n"), []byte("\n"))))
+}
+
+// Body returns the markdown body as written in the file.
+func (is *Issue) Body() string {
+	if is.Doc == nil {
+		return ""
+	}
+	return string(is.Doc.Body)
+}
+
+// HasLabel reports whether the issue carries label l.
+func (is *Issue) HasLabel(l string) bool {
+	for _, x := range is.Labels {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+// setField rewrites one frontmatter field in the document, leaving every
+// other byte of the file as it was.
+func (is *Issue) setField(key string, v any) error {
+	var err error
+	switch x := v.(type) {
+	case string:
+		err = is.Doc.Front.Set(key, markdown.Str(x))
+	case bool:
+		err = is.Doc.Front.Set(key, markdown.Bool(x))
+	case []string:
+		err = is.Doc.Front.Set(key, markdown.FlowStrings(x))
+	case []Link:
+		ms := make([][][2]string, len(x))
+		for i, l := range x {
+			ms[i] = [][2]string{{"kind", l.Kind}, {"to", l.To}}
+		}
+		err = is.Doc.Front.Set(key, markdown.FlowMaps(ms))
+	case time.Time:
+		err = is.Doc.Front.Set(key, markdown.Str(formatTime(x)))
+	default:
+		return fmt.Errorf("set %s: unsupported value %T", key, v)
+	}
+	if err != nil {
+		return fmt.Errorf("set %s in %s: %w", key, is.Path, err)
+	}
+	return nil
+}
+
+// newIssueDoc renders a new issue file in canonical form.
+func newIssueDoc(is *Issue, description string) (*markdown.File, error) {
+	fm := markdown.NewFrontmatter()
+	var body []byte
+	if d := strings.TrimSpace(description); d != "" {
+		body = []byte("\n" + d + "\n")
+	}
+	doc := markdown.NewFile(fm, body)
+	is.Doc = doc
+	for _, kv := range []struct {
+		k string
+		v any
+	}{
+		{"id", is.ID}, {"title", is.Title}, {"status", is.Status}, {"type", is.Type},
+		{"priority", is.Priority}, {"minor", is.Minor}, {"labels", nonNil(is.Labels)},
+		{"created_by", is.CreatedBy}, {"implementer", is.Implementer}, {"assignee", is.Assignee},
+		{"resolution", is.Resolution}, {"links", is.Links}, {"created_at", is.CreatedAt},
+		{"updated_at", is.UpdatedAt},
+	} {
+		if err := is.setField(kv.k, kv.v); err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,304 @@
+package repo
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Session roles and categories.
+const (
+	RoleOperator    = "operator"
+	RoleAgent       = "agent"
+	CategoryProject = "project"
+	CategoryMeta    = "meta"
+)
+
+// Session is one agent conversation or one person at a terminal. Its
+// identity file under .todos/sessions is written once.
+type Session struct {
+	ID        string    `yaml:"id" json:"id"`
+	Name      string    `yaml:"name" json:"name"`
+	Role      string    `yaml:"role" json:"role"`
+	Agent     string    `yaml:"agent,omitempty" json:"agent,omitempty"`
+	Category  string    `yaml:"category" json:"category"`
+	Author    string    `yaml:"author" json:"author"`
+	CreatedAt time.Time `yaml:"created_at" json:"created_at"`
+	Previous  string    `yaml:"previous,omitempty" json:"previous,omitempty"`
+}
+
+// IsAgent reports whether the session was started as an agent.
+func (se *Session) IsAgent() bool { return se.Agent != "" || se.Role == RoleAgent }
+
+// IsSubagent reports whether the agent path is deeper than a root agent.
+func (se *Session) IsSubagent() bool { return strings.Contains(se.Agent, ".") }
+
+// EffectiveRole is the role rules use: an operator session counts as an
+// operator only while its git author is listed in config operators.
+func (s *Store) EffectiveRole(se *Session) string {
+	if se.IsAgent() {
+		return RoleAgent
+	}
+	name, email := splitIdentity(se.Author)
+	if s.Config.IsOperator(name, email) {
+		return RoleOperator
+	}
+	return RoleAgent
+}
+
+// How the current session was found.
+const (
+	SourceFlag     = "--session"
+	SourceEnv      = "TD_SESSION"
+	SourceCheckout = "checkout"
+	SourceDefault  = "default"
+)
+
+// StartOptions configures StartSession.
+type StartOptions struct {
+	Name     string
+	Agent    string // agent path; empty for an operator session
+	Category string // project (default) or meta
+	Use      bool   // make it this checkout's current session
+	Previous string
+}
+
+// StartSession creates a session and writes its identity file.
+func (s *Store) StartSession(o StartOptions) (*Session, error) {
+	if o.Agent != "" && !ValidAgentPath(o.Agent) {
+		return nil, errorf(CodeInvalid, "agent path %q must be dot-separated lowercase names such as primary or primary.subagents.ui", o.Agent)
+	}
+	switch o.Category {
+	case "":
+		o.Category = CategoryProject
+	case CategoryProject, CategoryMeta:
+	default:
+		return nil, errorf(CodeInvalid, "category %q must be project or meta", o.Category)
+	}
+	author, err := s.author()
+	if err != nil {
+		return nil, err
+	}
+	var se *Session
+	err = s.Update(func(tx *Tx) error {
+		id, err := s.newSessionID()
+		if err != nil {
+			return err
+		}
+		role := RoleOperator
+		if o.Agent != "" {
+			role = RoleAgent
+		}
+		name := o.Name
+		if name == "" {
+			name = o.Agent
+		}
+		if name == "" {
+			name, _ = splitIdentity(author)
+		}
+		se = &Session{ID: id, Name: name, Role: role, Agent: o.Agent, Category: o.Category,
+			Author: author, CreatedAt: s.Now(), Previous: o.Previous}
+		if err := s.writeSession(tx, se); err != nil {
+			return err
+		}
+		if o.Use {
+			return s.writeLocal("current", id)
+		}
+		return nil
+	})
+	return se, err
+}
+
+func (s *Store) writeSession(tx *Tx, se *Session) error {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(se); err != nil {
+		return fmt.Errorf("encode session: %w", err)
+	}
+	return tx.WriteFile(b.Bytes(), SessionsDir, se.ID+".yaml")
+}
+
+func (s *Store) newSessionID() (string, error) {
+	src := s.ids()
+	for i := 0; i < 100; i++ {
+		suf, err := src.suffix(sessionSuffixLen)
+		if err != nil {
+			return "", err
+		}
+		id := "ses_" + suf
+		if _, err := os.Lstat(s.path(SessionsDir, id+".yaml")); errors.Is(err, fs.ErrNotExist) {
+			return id, nil
+		}
+	}
+	return "", errorf(CodeInternal, "could not find a free session ID")
+}
+
+// author is the git identity of whoever runs td, "Name <email>".
+func (s *Store) author() (string, error) {
+	if n, e := s.Env("GIT_AUTHOR_NAME"), s.Env("GIT_AUTHOR_EMAIL"); n != "" && e != "" {
+		return n + " <" + e + ">", nil
+	}
+	g, err := s.repo()
+	if err != nil {
+		return "", err
+	}
+	if g == nil {
+		if u := s.Env("USER"); u != "" {
+			return u, nil
+		}
+		return "unknown", nil
+	}
+	id, err := g.Author()
+	if err != nil {
+		return "", errorf(CodeRefused, "no git identity: set one with git config user.name and user.email (%v)", err)
+	}
+	return id.String(), nil
+}
+
+// Session loads a session identity file.
+func (s *Store) Session(id string) (*Session, error) {
+	if !ValidSessionID(id) {
+		return nil, errorf(CodeInvalid, "%q is not a session ID: session IDs look like ses_7hq2m4p1", id)
+	}
+	p := s.path(SessionsDir, id+".yaml")
+	data, err := readRegular(p, 1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errorf(CodeNotFound, "no session %s; td session list shows the sessions", id)
+	}
+	if err != nil {
+		return nil, s.fileError(p, err)
+	}
+	var se Session
+	if err := yaml.Unmarshal(data, &se); err != nil {
+		return nil, &ParseError{Path: s.rel(p), Line: yamlErrorLine(err), Msg: yamlErrorMsg(err)}
+	}
+	if se.ID != id {
+		return nil, &ParseError{Path: s.rel(p), Line: 1, Msg: fmt.Sprintf("id %q does not match the file name", se.ID)}
+	}
+	return &se, nil
+}
+
+// Sessions lists every session, oldest first. Unreadable files are
+// returned as errors beside the rest.
+func (s *Store) Sessions() ([]*Session, []error) {
+	ents, err := os.ReadDir(s.path(SessionsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, []error{s.fileError(s.path(SessionsDir), err)}
+	}
+	var out []*Session
+	var errs []error
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".yaml")
+		if !ok || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		se, err := s.Session(id)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, se)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, errs
+}
+
+// UseSession makes id this checkout's current session.
+func (s *Store) UseSession(id string) (*Session, error) {
+	se, err := s.Session(id)
+	if err != nil {
+		return nil, err
+	}
+	return se, s.writeLocal("current", id)
+}
+
+// CurrentSession resolves who is acting: flag, then TD_SESSION, then the
+// checkout's current session, then the operator's default session for this
+// checkout. With create, a missing default session is made; without it,
+// (nil, "", nil) means nobody is acting yet.
+func (s *Store) CurrentSession(flag string, create bool) (*Session, string, error) {
+	if flag != "" {
+		se, err := s.Session(flag)
+		return se, SourceFlag, err
+	}
+	if env := s.Env("TD_SESSION"); env != "" {
+		se, err := s.Session(env)
+		if err != nil {
+			return nil, "", fmt.Errorf("TD_SESSION: %w", err)
+		}
+		return se, SourceEnv, nil
+	}
+	cur, err := s.readLocal("current")
+	if err != nil {
+		return nil, "", err
+	}
+	if cur != "" {
+		se, err := s.Session(cur)
+		if err == nil {
+			return se, SourceCheckout, nil
+		}
+		if CodeOf(err) != CodeNotFound {
+			return nil, "", err
+		}
+		s.warnf("the checkout's current session %s no longer exists; using the default session", cur)
+	}
+	author, err := s.author()
+	if err != nil {
+		return nil, "", err
+	}
+	defaults, err := s.readDefaults()
+	if err != nil {
+		return nil, "", err
+	}
+	if id := defaults[author]; id != "" {
+		if se, err := s.Session(id); err == nil {
+			return se, SourceDefault, nil
+		}
+	}
+	if !create {
+		return nil, "", nil
+	}
+	se, err := s.StartSession(StartOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	defaults[author] = se.ID
+	b, _ := json.MarshalIndent(defaults, "", "  ")
+	if err := s.writeLocal("default-sessions.json", string(b)+"\n"); err != nil {
+		return nil, "", err
+	}
+	return se, SourceDefault, nil
+}
+
+func (s *Store) readDefaults() (map[string]string, error) {
+	m := map[string]string{}
+	data, err := s.readLocal("default-sessions.json")
+	if err != nil || data == "" {
+		return m, err
+	}
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		s.warnf("ignoring unreadable .todos/local/default-sessions.json: %v", err)
+		return map[string]string{}, nil
+	}
+	return m, nil
+}
+
+// CurrentID returns the checkout's current session pointer, "" if unset.
+func (s *Store) CurrentID() string {
+	id, _ := s.readLocal("current")
+	return id
+}

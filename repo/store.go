@@ -1,0 +1,282 @@
+// Package repo knows the .todos tree and git: it finds, loads, indexes,
+// locks, writes and stages td's files. It is the only package that does I/O
+// on .todos.
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/repo/gitrepo"
+)
+
+// Names of the files and directories under .todos.
+const (
+	TodosDir       = ".todos"
+	ConfigFile     = "config.yaml"
+	IssuesDir      = "issues"
+	HistoryDir     = "history"
+	SessionsDir    = "sessions"
+	LocalDir       = "local"
+	SecurityEvents = "security_events.jsonl"
+	AnchorsFile    = "anchors.md"
+)
+
+// Options configures a Store. The zero value uses the real clock and the
+// process environment.
+type Options struct {
+	Now func() time.Time        // defaults to time.Now
+	Env func(key string) string // defaults to os.Getenv
+}
+
+func (o Options) withDefaults() Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Env == nil {
+		o.Env = os.Getenv
+	}
+	return o
+}
+
+// Store is an initialised .todos tree in a work tree.
+type Store struct {
+	Root   string // the work tree root (directory holding .todos)
+	Dir    string // Root/.todos
+	Config *Config
+
+	opts     Options
+	git      *gitrepo.Repo
+	gitErr   error
+	gitOpen  bool
+	warnings []string
+}
+
+// ErrNotInitialized is wrapped by Open when no .todos directory is found.
+var ErrNotInitialized = errors.New("td is not initialised")
+
+// Open finds the .todos directory in dir or the nearest parent and loads
+// its config.
+func Open(dir string, opts Options) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	for d := abs; ; {
+		todos := filepath.Join(d, TodosDir)
+		if fi, err := os.Lstat(todos); err == nil {
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return nil, &Error{Code: CodeRefused, Msg: fmt.Sprintf("%s is a symlink; td does not follow symlinks under .todos", todos), Err: errSymlink}
+			}
+			if fi.IsDir() {
+				if _, err := os.Lstat(filepath.Join(todos, ConfigFile)); err == nil {
+					return openAt(d, opts)
+				}
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return nil, &Error{Code: CodeNotInitialized, Msg: "no .todos directory here or in any parent; run td init at the root of your repository", Err: ErrNotInitialized}
+}
+
+func openAt(root string, opts Options) (*Store, error) {
+	s := &Store{Root: root, Dir: filepath.Join(root, TodosDir), opts: opts.withDefaults()}
+	data, err := readRegular(s.path(ConfigFile), 1<<20)
+	if err != nil {
+		return nil, s.fileError(s.path(ConfigFile), err)
+	}
+	cfg, err := parseConfig(s.rel(s.path(ConfigFile)), data)
+	if err != nil {
+		return nil, err
+	}
+	s.Config = cfg
+	for _, d := range []string{IssuesDir, HistoryDir, SessionsDir, LocalDir} {
+		if err := refuseSymlink(s.path(d)); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Now returns the store's clock reading.
+func (s *Store) Now() time.Time { return s.opts.Now().UTC().Truncate(time.Second) }
+
+// Env reads an environment variable through the store's options.
+func (s *Store) Env(key string) string { return s.opts.Env(key) }
+
+// Warnings returns problems that did not stop the operation (a failed
+// stage, for example), for the caller to show on stderr.
+func (s *Store) Warnings() []string { return s.warnings }
+
+func (s *Store) warnf(format string, args ...any) {
+	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
+}
+
+// path joins elements under .todos.
+func (s *Store) path(elem ...string) string {
+	return filepath.Join(append([]string{s.Dir}, elem...)...)
+}
+
+// rel returns p relative to the work tree root, slash-separated, for messages.
+func (s *Store) rel(p string) string {
+	if r, err := filepath.Rel(s.Root, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+// fileError turns an I/O error on a file into one sentence naming the file.
+func (s *Store) fileError(path string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		if strings.HasPrefix(e.Msg, "is ") {
+			return &Error{Code: e.Code, Msg: s.rel(path) + " " + e.Msg, Err: e.Err}
+		}
+		return err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Error{Code: CodeNotFound, Msg: s.rel(path) + " does not exist", Err: err}
+	}
+	return fmt.Errorf("%s: %w", s.rel(path), err)
+}
+
+// repo opens the git repository lazily; nil when the tree is not in git.
+func (s *Store) repo() (*gitrepo.Repo, error) {
+	if !s.gitOpen {
+		s.gitOpen = true
+		s.git, s.gitErr = gitrepo.Open(s.Root)
+		if errors.Is(s.gitErr, gitrepo.ErrNotRepository) {
+			s.git, s.gitErr = nil, nil
+		}
+	}
+	return s.git, s.gitErr
+}
+
+// Tx is a read-modify-write under the store lock. Files written through it
+// are staged when it ends, as the git mode says.
+type Tx struct {
+	s       *Store
+	written []string
+}
+
+// Update runs fn holding the cross-process lock on .todos, then stages what
+// fn wrote. A failed stage is a warning: the files are written and safe.
+func (s *Store) Update(fn func(tx *Tx) error) error {
+	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", s.rel(s.path(LocalDir)), err)
+	}
+	unlock, err := lockFile(s.path(LocalDir, "lock"))
+	if err != nil {
+		return err
+	}
+	tx := &Tx{s: s}
+	ferr := fn(tx)
+	if len(tx.written) > 0 {
+		s.stage(tx.written)
+	}
+	unlock()
+	return ferr
+}
+
+// WriteFile atomically replaces a file under .todos (path elements relative
+// to .todos) and records it for staging.
+func (tx *Tx) WriteFile(data []byte, elem ...string) error {
+	p := tx.s.path(elem...)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", tx.s.rel(filepath.Dir(p)), err)
+	}
+	if err := writeFileAtomic(p, data); err != nil {
+		return err
+	}
+	tx.written = append(tx.written, p)
+	return nil
+}
+
+// AppendLine appends one line to an append-only log under .todos.
+func (tx *Tx) AppendLine(line []byte, elem ...string) error {
+	p := tx.s.path(elem...)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", tx.s.rel(filepath.Dir(p)), err)
+	}
+	if err := appendLine(p, line); err != nil {
+		return err
+	}
+	tx.written = append(tx.written, p)
+	return nil
+}
+
+// stage stages the given absolute paths when git.mode is stage (auto mode
+// stages too until commits land). Failures become warnings.
+func (s *Store) stage(paths []string) {
+	if s.Config.Git.Mode == GitModeOff {
+		return
+	}
+	g, err := s.repo()
+	if err != nil {
+		s.warnf("not staged: %v", err)
+		return
+	}
+	if g == nil {
+		return
+	}
+	seen := map[string]bool{}
+	var rels []string
+	for _, p := range paths {
+		r, err := filepath.Rel(g.Root(), p)
+		if err != nil || strings.HasPrefix(r, "..") || seen[r] {
+			continue
+		}
+		seen[r] = true
+		rels = append(rels, filepath.ToSlash(r))
+	}
+	if err := g.Stage(rels...); err != nil {
+		s.warnf("written but not staged: %v", err)
+	}
+}
+
+// readLocal reads a small file under .todos/local, "" when absent.
+func (s *Store) readLocal(name string) (string, error) {
+	data, err := readRegular(s.path(LocalDir, name), 1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", s.fileError(s.path(LocalDir, name), err)
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
+// writeLocal writes a file under .todos/local (never staged).
+func (s *Store) writeLocal(name, content string) error {
+	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
+		return err
+	}
+	return writeFileAtomic(s.path(LocalDir, name), []byte(content))
+}
+
+// ids returns the ID source: crypto/rand, or the seeded test sequence when
+// TD_RAND_SEED is set. The caller holds the lock in seeded mode.
+func (s *Store) ids() idSource {
+	seed := s.Env("TD_RAND_SEED")
+	if seed == "" {
+		return idSource{}
+	}
+	return idSource{seed: seed, next: func() (uint64, error) {
+		cur, err := s.readLocal("rand-seq")
+		if err != nil {
+			return 0, err
+		}
+		n, _ := strconv.ParseUint(cur, 10, 64)
+		return n, s.writeLocal("rand-seq", strconv.FormatUint(n+1, 10))
+	}}
+}
