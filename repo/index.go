@@ -394,4 +394,3 @@ func decodeIndex(data []byte) (map[string]indexEntry, error) {
 	}
 	return m, nil
 }
-

@@ -92,7 +92,7 @@ func (d *demo) td(wantExit int, args ...string) error {
 var idRE = regexp.MustCompile(`\b[a-z][a-z0-9]*-[0-9a-z]{6}\b`)
 var sessionRE = regexp.MustCompile(`\bses_[0-9a-z]{8}\b`)
 
-func (d *demo) lastID() string     { return idRE.FindString(d.out.String()) }
+func (d *demo) lastID() string      { return idRE.FindString(d.out.String()) }
 func (d *demo) lastSession() string { return sessionRE.FindString(d.out.String()) }
 
 func quoteArgs(args []string) string {

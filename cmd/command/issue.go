@@ -368,8 +368,8 @@ Examples:
 				}
 				o.Description = &d
 			}
-			if (o.Title == nil && o.Type == nil && o.Priority == nil && o.Minor == nil && o.Labels == nil &&
-				len(o.AddLabels) == 0 && len(o.RemoveLabels) == 0 && o.Assignee == nil && o.Description == nil && o.Append == "") {
+			if o.Title == nil && o.Type == nil && o.Priority == nil && o.Minor == nil && o.Labels == nil &&
+				len(o.AddLabels) == 0 && len(o.RemoveLabels) == 0 && o.Assignee == nil && o.Description == nil && o.Append == "" {
 				return usagef("nothing to change: give at least one of --title, --type, --priority, --minor, --label, --add-label, --remove-label, --assignee, --description, --description-file, --append")
 			}
 			s, err := r.open(c)
