@@ -533,6 +533,14 @@ func (fm *Frontmatter) yamlError(err error) *Error {
 			}
 		}
 	}
+	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
+		// yaml.v3 gives no line for an alias to a missing anchor.
+		name = strings.TrimSuffix(name, "' referenced")
+		if i := bytes.Index(fm.raw, []byte("*"+name)); i >= 0 {
+			return &Error{Line: fm.firstLine + bytes.Count(fm.raw[:i], []byte("\n")), Msg: "YAML anchors and aliases are not allowed"}
+		}
+		return &Error{Line: fm.fileLine(line), Msg: "YAML anchors and aliases are not allowed"}
+	}
 	return &Error{Line: fm.fileLine(line), Msg: "invalid YAML: " + msg}
 }
 
