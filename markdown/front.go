@@ -122,8 +122,9 @@ func (fm *Frontmatter) Set(key string, value *yaml.Node) error {
 		return fmt.Errorf("cannot set key %q: %w", key, err)
 	}
 	i := fm.find(key)
-	start, end := len(fm.raw), len(fm.raw)
-	line := fm.firstLine + bytes.Count(fm.raw, []byte("\n"))
+	start := fm.appendAt()
+	end := start
+	line := fm.firstLine + bytes.Count(fm.raw[:start], []byte("\n"))
 	if i >= 0 {
 		e := fm.entries[i]
 		start, end = e.start, e.end
@@ -143,6 +144,9 @@ func (fm *Frontmatter) Set(key string, value *yaml.Node) error {
 	raw = append(raw, text.String()...)
 	raw = append(raw, fm.raw[end:]...)
 
+	if msg := delimitable(raw); msg != "" {
+		return &Error{Line: line, Msg: fmt.Sprintf("setting key %q %s", key, msg)}
+	}
 	next, err := parseFront(raw, fm.eol, fm.firstLine)
 	if err != nil {
 		return &Error{Line: line, Msg: fmt.Sprintf("setting key %q would break the frontmatter (%s)", key, errMsg(err))}
@@ -184,6 +188,9 @@ func (fm *Frontmatter) Remove(key string) error {
 	raw := make([]byte, 0, len(fm.raw))
 	raw = append(raw, fm.raw[:e.start]...)
 	raw = append(raw, fm.raw[e.end:]...)
+	if msg := delimitable(raw); msg != "" {
+		return &Error{Line: line, Msg: fmt.Sprintf("removing key %q %s", key, msg)}
+	}
 	next, err := parseFront(raw, fm.eol, fm.firstLine)
 	if err != nil {
 		return &Error{Line: line, Msg: fmt.Sprintf("removing key %q would break the frontmatter (%s)", key, errMsg(err))}
@@ -195,6 +202,34 @@ func (fm *Frontmatter) Remove(key string) error {
 	}
 	*fm = *next
 	return nil
+}
+
+// appendAt returns where a new key goes: at the end of the text, or before
+// an explicit "..." document end marker.
+func (fm *Frontmatter) appendAt() int {
+	for li := range fm.starts {
+		line := fm.raw[fm.starts[li]:fm.lineEnd(li)]
+		if isDocEnd(line) {
+			return fm.starts[li]
+		}
+	}
+	return len(fm.raw)
+}
+
+// delimitable checks that raw can sit between the frontmatter delimiters:
+// it ends with a line feed and has no line of its own that reads as one.
+func delimitable(raw []byte) string {
+	if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		return "would leave the frontmatter without a final line feed"
+	}
+	for rest := raw; len(rest) > 0; {
+		var line []byte
+		line, rest = cutLine(rest)
+		if isDelimiter(line) {
+			return "would put a '---' line inside the frontmatter"
+		}
+	}
+	return ""
 }
 
 // verify checks that next has exactly the keys want, in order, and that
@@ -469,14 +504,19 @@ func (fm *Frontmatter) computeSpans() {
 	}
 }
 
-// isBlankOrComment reports whether the YAML line with index li is blank or
-// a comment starting in column 0.
+// isBlankOrComment reports whether the YAML line with index li is blank, a
+// comment starting in column 0 or a "..." document end marker.
 func (fm *Frontmatter) isBlankOrComment(li int) bool {
 	line := fm.raw[fm.starts[li]:fm.lineEnd(li)]
-	if len(line) > 0 && line[0] == '#' {
+	if len(line) > 0 && line[0] == '#' || isDocEnd(line) {
 		return true
 	}
 	return len(bytes.Trim(line, " \t\r\n")) == 0
+}
+
+// isDocEnd reports whether line is a "..." document end marker.
+func isDocEnd(line []byte) bool {
+	return bytes.HasPrefix(line, []byte("...")) && (len(line) == 3 || strings.IndexByte(" \t\r\n", line[3]) >= 0)
 }
 
 // firstNonYAMLChar returns the offset of the first character the YAML

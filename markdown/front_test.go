@@ -12,7 +12,8 @@ import (
 // the line range of key (or by an addition at the end, for a new key).
 func assertOnlyKeyChanged(t *testing.T, before *Frontmatter, key string, after []byte) {
 	t.Helper()
-	start, end := len(before.raw), len(before.raw)
+	start := before.appendAt()
+	end := start
 	if i := before.find(key); i >= 0 {
 		start, end = before.entries[i].start, before.entries[i].end
 	}
@@ -131,6 +132,7 @@ func TestSetCRLFAndIndent(t *testing.T) {
 			"---\nid: a\nnotes: |\n  l1\n  l2\n---\n"},
 		{"block mapping falls back to the encoder", "---\nid: a\n---\n", "extra", &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{Str("k"), FlowStrings([]string{"v"})}},
 			"---\nid: a\nextra:\n  k: [v]\n---\n"},
+		{"append before document end", "---\nid: a\n...\n# c\n---\n", "title", Str("t"), "---\nid: a\ntitle: t\n...\n# c\n---\n"},
 		{"bool and int", "---\nminor: no\n---\n", "minor", Bool(true), "---\nminor: true\n---\n"},
 	}
 	for _, tc := range tests {
