@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -66,6 +67,7 @@ func (s *Store) statIssues() ([]fileStat, error) {
 			out = append(out, fileStat{name: n})
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	workers := runtime.GOMAXPROCS(0) * 2
 	if len(out) < 256 {
 		workers = 1

@@ -94,7 +94,9 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 		if g == nil {
 			mode = GitModeOff
 		}
-		if g != nil {
+		if n, e := o.Env("GIT_AUTHOR_NAME"), o.Env("GIT_AUTHOR_EMAIL"); n != "" && e != "" {
+			res.Operator = n + " <" + e + ">"
+		} else if g != nil {
 			if id, err := g.Author(); err == nil {
 				res.Operator = id.String()
 			}

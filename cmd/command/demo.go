@@ -61,7 +61,7 @@ func (d *demo) getenv(k string) string {
 	if v, ok := d.env[k]; ok {
 		return v
 	}
-	if k == "TD_SESSION" || k == "TD_NOW" || k == "TD_RAND_SEED" {
+	if k == "TD_SESSION" {
 		return "" // the demo's sessions are its own
 	}
 	return d.r.getenv(k)
@@ -82,7 +82,7 @@ func (d *demo) td(wantExit int, args ...string) error {
 	d.out.Reset()
 	full := append([]string{"td", "-C", d.dir}, args...)
 	code := Run(full, strings.NewReader(""), &d.out, &d.out, d.getenv)
-	d.r.st.printf("%s", d.out.String())
+	d.r.st.printf("%s", strings.ReplaceAll(d.out.String(), d.dir, "$DEMO"))
 	if code != wantExit {
 		return fmt.Errorf("demo step `td %s` exited %d, expected %d", quoteArgs(args), code, wantExit)
 	}
@@ -123,7 +123,7 @@ func (d *demo) run() error {
 		return err
 	}
 	st := d.r.st
-	st.printf("td demo: a lead and a coding agent share one repository (%s).\n", d.dir)
+	st.printf("td demo: a lead and a coding agent share one temporary git repository.\n")
 	steps := []func() error{
 		func() error {
 			d.say("The lead sets up td. Issues will live in .todos/, committed with the code.")

@@ -1,0 +1,132 @@
+// Package testscripts runs td's CLI scenarios: every testscripts/*.txtar is
+// a story told with td's real commands and the exact output they print.
+package testscripts
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tdproject/td/cmd/command"
+	"github.com/tdproject/td/repo/gitrepo"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"td": func() { os.Exit(command.Main()) },
+	})
+}
+
+// TestScripts runs every scenario. Set TD_UPDATE_SCRIPTS=1 to rewrite the
+// golden files of failing cmp commands (then read the diff before committing).
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 ".",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("TD_UPDATE_SCRIPTS") != "",
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			for k, v := range map[string]string{
+				"HOME":                home,
+				"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+				"GIT_CONFIG_NOSYSTEM": "1",
+				"GIT_AUTHOR_NAME":     "Lead Operator",
+				"GIT_AUTHOR_EMAIL":    "lead@example.com",
+				"GIT_COMMITTER_NAME":  "Lead Operator",
+				"GIT_COMMITTER_EMAIL": "lead@example.com",
+				"TD_NOW":              "2026-11-21T10:00:00Z",
+				"TD_RAND_SEED":        "testscript",
+				"NO_COLOR":            "1",
+			} {
+				env.Setenv(k, v)
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"gitinit":  cmdGitInit,
+			"jsonlen":  cmdJSONLen,
+			"countdir": cmdCountDir,
+		},
+	})
+}
+
+// gitinit [DIR] creates a git repository through go-git, so scenarios that
+// are not about git need no git program.
+func cmdGitInit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! gitinit")
+	}
+	dir := "."
+	if len(args) > 0 {
+		dir = args[0]
+	}
+	dir = ts.MkAbs(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if _, err := gitrepo.Init(dir); err != nil {
+		ts.Fatalf("git init: %v", err)
+	}
+}
+
+// jsonlen N [KEY...] checks that the JSON on stdout (or the value reached
+// through the keys) is an array or object of N elements.
+func cmdJSONLen(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: jsonlen N [KEY...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("jsonlen: %v", err)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &v); err != nil {
+		ts.Fatalf("jsonlen: stdout is not JSON: %v", err)
+	}
+	for _, k := range args[1:] {
+		m, ok := v.(map[string]any)
+		if !ok {
+			ts.Fatalf("jsonlen: no key %q", k)
+		}
+		v = m[k]
+	}
+	got := -1
+	switch x := v.(type) {
+	case []any:
+		got = len(x)
+	case map[string]any:
+		got = len(x)
+	}
+	if (got == want) == neg {
+		ts.Fatalf("jsonlen: got %d elements, want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// countdir DIR SUFFIX N checks that DIR holds N files ending in SUFFIX.
+func cmdCountDir(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: countdir DIR SUFFIX N")
+	}
+	ents, err := os.ReadDir(ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("countdir: %v", err)
+	}
+	n := 0
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), args[1]) && !strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	if (fmt.Sprint(n) == args[2]) == neg {
+		ts.Fatalf("countdir: %s holds %d %s files, want %s", args[0], n, args[1], args[2])
+	}
+}
