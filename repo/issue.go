@@ -178,14 +178,27 @@ func toParseError(path string, err error) error {
 	return &ParseError{Path: path, Msg: err.Error()}
 }
 
+// descriptionEnd is where the free description ends: at the first level-1 or
+// level-2 heading (goldmark's reading, so headings inside code blocks do not
+// count). Sections after it, td's and the user's, are never touched by a
+// description edit.
+func descriptionEnd(body []byte) int {
+	for _, h := range markdown.Headings(body) {
+		if h.Level <= 2 {
+			return h.Start
+		}
+	}
+	return len(body)
+}
+
 // Description returns the free description: the body up to the first
-// td-managed section, without surrounding blank lines.
+// section heading, without surrounding blank lines.
 func (is *Issue) Description() string {
 	if is.Doc == nil {
 		return ""
 	}
 	body := is.Doc.Body
-	d := body[:markdown.DescriptionEnd(body)]
+	d := body[:descriptionEnd(body)]
 	return strings.TrimSpace(string(bytes.ReplaceAll(d, []byte("\r\n"), []byte("\n"))))
 }
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
-	"github.com/tdproject/td/markdown"
 )
 
 // issuePath returns the absolute path of an issue file. id must be valid.
@@ -443,7 +442,7 @@ func applyEdit(is *Issue, o EditOptions) ([]Change, error) {
 	}
 	if o.Description != nil || o.Append != "" {
 		body := is.Doc.Body
-		end := markdown.DescriptionEnd(body)
+		end := descriptionEnd(body)
 		eol := is.Doc.EOL()
 		old := strings.TrimSpace(string(body[:end]))
 		desc := old
