@@ -293,6 +293,10 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
 		for _, cm := range comments {
 			st.printf("\n%s %s\n", st.paint(ansiDim, cm.At), st.paint(ansiDim, cm.Session))
 			for _, line := range strings.Split(cm.Text, "\n") {
+				if line == "" {
+					st.printf("\n")
+					continue
+				}
 				st.printf("  %s\n", line)
 			}
 		}
