@@ -44,7 +44,7 @@ type Repo struct {
 	repo      *git.Repository
 	storage   *filesystem.Storage
 
-	stageMu sync.Mutex
+	stageMu sync.Mutex // serialises Stage, and with it the use of storage
 
 	fileModeOnce sync.Once
 	fileMode     bool

@@ -1,0 +1,95 @@
+package gitrepo
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+)
+
+// repoWithIndex builds a repository of n issue files and an index holding
+// all of them, encoded in one go with go-git's encoder rather than through n
+// Worktree.Add calls. The index is given the files' real stat data.
+func repoWithIndex(b *testing.B, n int) *Repo {
+	b.Helper()
+	r := newRepo(b)
+	dir := filepath.Join(r.Root(), ".todos", "issues")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		b.Fatal(err)
+	}
+	body := strings.Repeat("- [ ] a todo item with some words in it\n", 20)
+	idx := &index.Index{Version: 2}
+	for i := range n {
+		rel := fmt.Sprintf(".todos/issues/td-%06d.md", i)
+		content := fmt.Sprintf("---\nid: td-%06d\ntitle: Issue %d\n---\n%s", i, i, body)
+		full := filepath.Join(r.Root(), filepath.FromSlash(rel))
+		if err := os.WriteFile(full, []byte(content), 0o666); err != nil {
+			b.Fatal(err)
+		}
+		fi, err := os.Stat(full)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sd := statFromFileInfo(fi)
+		idx.Entries = append(idx.Entries, &index.Entry{
+			Hash:       plumbing.ComputeHash(plumbing.BlobObject, []byte(content)),
+			Name:       rel,
+			CreatedAt:  unixTime(sd.ctimeSec, sd.ctimeNsec),
+			ModifiedAt: unixTime(sd.mtimeSec, sd.mtimeNsec),
+			Dev:        sd.dev,
+			Inode:      sd.ino,
+			Mode:       filemode.Regular,
+			UID:        sd.uid,
+			GID:        sd.gid,
+			Size:       sd.size,
+		})
+	}
+	var buf bytes.Buffer
+	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(r.GitDir(), "index")
+	if err := os.WriteFile(path, buf.Bytes(), 0o666); err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+func benchmarkStageOneFile(b *testing.B, patch indexPatcher) {
+	r := repoWithIndex(b, 10_000)
+	const rel = ".todos/issues/td-004321.md"
+	full := filepath.Join(r.Root(), rel)
+	orig, err := os.ReadFile(full)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		if err := os.WriteFile(full, fmt.Appendf(append([]byte{}, orig...), "edit %d\n", i), 0o666); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := r.stage([]string{rel}, patch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if got := len(decodeIndex(b, r).Entries); got != 10_000 {
+		b.Fatalf("index holds %d entries, want 10000", got)
+	}
+}
+
+// BenchmarkStageOneFile10k stages one changed file into a 10,000-entry index
+// through the byte-level patcher.
+func BenchmarkStageOneFile10k(b *testing.B) { benchmarkStageOneFile(b, patchIndex) }
+
+// BenchmarkStageOneFile10kCodec does the same through go-git's index decoder
+// and encoder, for comparison.
+func BenchmarkStageOneFile10kCodec(b *testing.B) { benchmarkStageOneFile(b, codecIndex) }
