@@ -5,7 +5,9 @@ package testscripts
 import (
 	"encoding/json"
 	"fmt"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -55,6 +57,8 @@ func TestScripts(t *testing.T) {
 			"gitinit":  cmdGitInit,
 			"jsonlen":  cmdJSONLen,
 			"countdir": cmdCountDir,
+			"exits":    cmdExits,
+			"replace":  cmdReplace,
 		},
 	})
 }
@@ -128,5 +132,47 @@ func cmdCountDir(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if (fmt.Sprint(n) == args[2]) == neg {
 		ts.Fatalf("countdir: %s holds %d %s files, want %s", args[0], n, args[1], args[2])
+	}
+}
+
+// exits N CMD [ARGS...] runs a program like exec and checks its exit status
+// is exactly N, so scenarios can tell usage errors (2) from refusals (1).
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N CMD [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: %v", err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// replace OLD NEW FILE replaces every OLD in FILE with NEW, as a person
+// editing the file by hand would.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace OLD NEW FILE")
+	}
+	p := ts.MkAbs(args[2])
+	data, err := os.ReadFile(p)
+	if err != nil {
+		ts.Fatalf("replace: %v", err)
+	}
+	if !strings.Contains(string(data), args[0]) {
+		ts.Fatalf("replace: %s does not contain %q", args[2], args[0])
+	}
+	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(data), args[0], args[1])), 0o644); err != nil {
+		ts.Fatalf("replace: %v", err)
 	}
 }

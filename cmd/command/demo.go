@@ -37,7 +37,9 @@ Examples:
 			if !c.Bool("keep") {
 				defer os.RemoveAll(dir)
 			}
-			d := &demo{r: r, dir: dir, env: map[string]string{}}
+			d := &demo{r: r, dir: dir, env: map[string]string{
+				"GIT_AUTHOR_NAME": "Demo Lead", "GIT_AUTHOR_EMAIL": "lead@demo.invalid",
+			}}
 			if err := d.run(); err != nil {
 				return err
 			}
@@ -86,6 +88,17 @@ func (d *demo) td(wantExit int, args ...string) error {
 	if code != wantExit {
 		return fmt.Errorf("demo step `td %s` exited %d, expected %d", quoteArgs(args), code, wantExit)
 	}
+	return nil
+}
+
+// cat prints a file of the demo repository, as a person would look at it.
+func (d *demo) cat(rel string) error {
+	d.r.st.printf("%s cat %s\n", d.r.st.paint(ansiBold, "$"), rel)
+	data, err := os.ReadFile(filepath.Join(d.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	d.r.st.printf("%s", data)
 	return nil
 }
 
@@ -140,6 +153,10 @@ func (d *demo) run() error {
 				return err
 			}
 			return d.td(0, "create", "Rate-limit the login endpoint", "--type", "task", "-l", "auth,security")
+		},
+		func() error {
+			d.say("The file is plain text: frontmatter for fields, markdown for everything else.")
+			return d.cat(".todos/issues/" + d.env["ISSUE"] + ".md")
 		},
 		func() error {
 			d.say("Most urgent and oldest first; closed issues are hidden unless --all.")
