@@ -1,0 +1,304 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// newTestStore initialises a store without git in a temp directory.
+func newTestStore(t testing.TB) *Store {
+	t.Helper()
+	dir := t.TempDir()
+	env := map[string]string{"GIT_AUTHOR_NAME": "Op", "GIT_AUTHOR_EMAIL": "op@example.com"}
+	opts := Options{
+		Now: func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) },
+		Env: func(k string) string { return env[k] },
+	}
+	if _, err := Init(dir, InitOptions{NoGit: true, Options: opts}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func actor(t testing.TB, s *Store) *Session {
+	t.Helper()
+	se, _, err := s.CurrentSession("", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return se
+}
+
+func writeIssueFile(t testing.TB, s *Store, id, content string) {
+	t.Helper()
+	if err := os.WriteFile(s.issuePath(id), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResolveID(t *testing.T) {
+	s := newTestStore(t)
+	for _, id := range []string{"td-abc123", "td-abd456", "td-x00000"} {
+		writeIssueFile(t, s, id, "---\nid: "+id+"\ntitle: t\n---\n")
+	}
+	tests := []struct {
+		ref  string
+		want string
+		code Code
+	}{
+		{"td-abc123", "td-abc123", ""},
+		{"TD-ABC123", "td-abc123", ""},
+		{"td-abc", "td-abc123", ""},
+		{"abc", "td-abc123", ""},
+		{"x", "td-x00000", ""},
+		{"td-ab", "", CodeAmbiguous},
+		{"ab", "", CodeAmbiguous},
+		{"td-zzz", "", CodeNotFound},
+		{"../td-abc123", "", CodeInvalid},
+	}
+	for _, tt := range tests {
+		got, err := s.ResolveID(tt.ref)
+		if tt.code != "" {
+			if CodeOf(err) != tt.code {
+				t.Errorf("ResolveID(%q) = %q, %v; want code %s", tt.ref, got, err, tt.code)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ResolveID(%q) = %q, %v; want %q", tt.ref, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseIssueRefusals(t *testing.T) {
+	tests := []struct {
+		name, content string
+		line          int
+		msg           string
+	}{
+		{"no frontmatter", "# just markdown\n", 1, ""},
+		{"wrong id", "---\nid: td-other1\ntitle: x\n---\n", 2, "does not match the file name"},
+		{"no id", "---\ntitle: x\n---\n", 1, "has no id"},
+		{"empty title", "---\nid: td-abc123\ntitle: \"\"\n---\n", 3, "title is empty"},
+		{"bad status", "---\nid: td-abc123\ntitle: x\nstatus: done\n---\n", 4, `status "done"`},
+		{"bad type", "---\nid: td-abc123\ntitle: x\ntype: story\n---\n", 4, `type "story"`},
+		{"bad priority", "---\nid: td-abc123\ntitle: x\npriority: high\n---\n", 4, `priority "high"`},
+		{"bad time", "---\nid: td-abc123\ntitle: x\ncreated_at: yesterday\n---\n", 4, "RFC 3339"},
+		{"bad link kind", "---\nid: td-abc123\ntitle: x\nlinks:\n  - {kind: parent, to: td-abc124}\n---\n", 4, "link kind"},
+		{"bad link target", "---\nid: td-abc123\ntitle: x\nlinks: [{kind: child_of, to: ../x}]\n---\n", 4, "link target"},
+		{"alias", "---\nid: td-abc123\ntitle: &a x\nlabels: [*a]\n---\n", 3, "anchors and aliases"},
+		{"invalid utf-8", "---\nid: td-abc123\ntitle: x\n---\nok\n\xff\xfe\n", 6, ""},
+		{"wrong type of value", "---\nid: td-abc123\ntitle: x\nlabels: {a: b}\n---\n", 4, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseIssue("p.md", "td-abc123", []byte(tt.content))
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v, want a ParseError", err)
+			}
+			if pe.Line != tt.line || !strings.Contains(pe.Msg, tt.msg) || pe.Path != "p.md" {
+				t.Fatalf("got %q (line %d), want line %d containing %q", pe.Error(), pe.Line, tt.line, tt.msg)
+			}
+		})
+	}
+}
+
+func TestParseIssueLenientDefaults(t *testing.T) {
+	is, err := parseIssue("p.md", "td-abc123", []byte("---\nid: td-abc123\ntitle: Hand written\npriority: p1\n---\nbody\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if is.Status != StatusOpen || is.Type != "task" || is.Priority != "P1" {
+		t.Fatalf("defaults: status %q type %q priority %q", is.Status, is.Type, is.Priority)
+	}
+}
+
+func TestFilterMatch(t *testing.T) {
+	open := &Issue{Status: "open", Type: "bug", Priority: "P1", Labels: []string{"a", "b"}, Assignee: "session:ses_12345678"}
+	closed := &Issue{Status: "closed", Type: "task", Priority: "P2"}
+	tests := []struct {
+		name string
+		f    Filter
+		is   *Issue
+		want bool
+	}{
+		{"default hides closed", Filter{}, closed, false},
+		{"all shows closed", Filter{All: true}, closed, true},
+		{"status closed shows closed", Filter{Statuses: []string{"closed"}}, closed, true},
+		{"default shows open", Filter{}, open, true},
+		{"type alternatives", Filter{Types: []string{"feature", "bug"}}, open, true},
+		{"type mismatch", Filter{Types: []string{"feature"}}, open, false},
+		{"priority case-insensitive", Filter{Priorities: []string{"p1"}}, open, true},
+		{"every label needed", Filter{Labels: []string{"a", "c"}}, open, false},
+		{"labels present", Filter{Labels: []string{"b", "a"}}, open, true},
+		{"assignee by session id", Filter{Assignee: "ses_12345678"}, open, true},
+		{"assignee full", Filter{Assignee: "session:ses_12345678"}, open, true},
+		{"assignee mismatch", Filter{Assignee: "ses_x"}, open, false},
+	}
+	for _, tt := range tests {
+		if got := tt.f.match(tt.is); got != tt.want {
+			t.Errorf("%s: match = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestIndexCacheRoundTripAndCorruption(t *testing.T) {
+	entries := []indexEntry{
+		{name: "td-abc123.md", size: 10, mtime: 5, issue: &Issue{ID: "td-abc123", Title: "T", Status: "open", Type: "bug", Priority: "P1",
+			Minor: true, Labels: []string{"x", "y"}, Links: []Link{{"child_of", "td-abc124"}}, CreatedAt: time.Unix(100, 0).UTC(), Path: "p"}},
+		{name: "td-bad000.md", size: 3, mtime: 7, err: &ParseError{Path: "q", Line: 2, Msg: "bad"}},
+		{name: "td-new000.md", size: 3, mtime: 1000, issue: &Issue{ID: "td-new000"}},
+	}
+	data := encodeIndex(entries, 999)
+	m, err := decodeIndex(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m["td-abc123.md"]
+	if got.issue.Title != "T" || !got.issue.Minor || got.issue.Labels[1] != "y" || got.issue.Links[0].To != "td-abc124" || got.issue.CreatedAt.Unix() != 100 || got.mtime != 5 {
+		t.Fatalf("round trip lost data: %+v %+v", got, got.issue)
+	}
+	if m["td-bad000.md"].err.Msg != "bad" || m["td-bad000.md"].err.Line != 2 {
+		t.Fatalf("parse error lost: %+v", m["td-bad000.md"])
+	}
+	if m["td-new000.md"].mtime != -1 {
+		t.Fatalf("a racily new entry must not be trusted, mtime = %d", m["td-new000.md"].mtime)
+	}
+	for i := 0; i < len(data); i += 7 {
+		bad := append([]byte{}, data...)
+		bad[i] ^= 0x40
+		if _, err := decodeIndex(bad); err == nil {
+			t.Fatalf("flipping byte %d went unnoticed", i)
+		}
+	}
+	if _, err := decodeIndex(data[:len(data)/2]); err == nil {
+		t.Fatal("a truncated cache went unnoticed")
+	}
+}
+
+func TestListSeesHandEditsAndSurvivesACorruptCache(t *testing.T) {
+	s := newTestStore(t)
+	se := actor(t, s)
+	is, err := s.CreateIssue(se, CreateOptions{Title: "First"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := s.List(Filter{})
+	if err != nil || len(list) != 1 || list[0].Title != "First" {
+		t.Fatalf("list = %v, %v", list, err)
+	}
+	// A hand edit of the same size right after the cache was written.
+	p := s.issuePath(is.ID)
+	data, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), "title: First", "title: Fir5t", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, _, _ = s.List(Filter{})
+	if list[0].Title != "Fir5t" {
+		t.Fatalf("a same-size hand edit was missed: %q", list[0].Title)
+	}
+	// Garbage in the cache is rebuilt silently.
+	if err := os.WriteFile(s.path(LocalDir, indexFile), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, perrs, err := s.List(Filter{})
+	if err != nil || len(perrs) != 0 || len(list) != 1 {
+		t.Fatalf("after corruption: %v %v %v", list, perrs, err)
+	}
+	// A deleted file disappears from the list.
+	os.Remove(p)
+	list, _, _ = s.List(Filter{})
+	if len(list) != 0 {
+		t.Fatalf("a deleted issue is still listed: %v", list)
+	}
+}
+
+func TestReadRefusesOversizedFiles(t *testing.T) {
+	s := newTestStore(t)
+	big := "---\nid: td-big000\ntitle: big\n---\n" + strings.Repeat("x", MaxIssueFileSize)
+	writeIssueFile(t, s, "td-big000", big)
+	_, err := s.Issue("td-big000")
+	var pe *ParseError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "over the") {
+		t.Fatalf("got %v, want a size refusal", err)
+	}
+}
+
+func TestConcurrentEditsLoseNothing(t *testing.T) {
+	s := newTestStore(t)
+	se := actor(t, s)
+	is, err := s.CreateIssue(se, CreateOptions{Title: "Shared"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers, each = 8, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			// Each worker opens its own store, as a separate process would.
+			st, err := Open(s.Root, s.opts)
+			if err != nil {
+				errs <- err
+				return
+			}
+			for i := 0; i < each; i++ {
+				if _, _, err := st.EditIssue(se, is.ID, EditOptions{AddLabels: []string{fmt.Sprintf("w%d-%d", w, i)}}); err != nil {
+					errs <- err
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	got, err := s.Issue(is.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Labels) != workers*each {
+		t.Fatalf("%d labels, want %d: concurrent edits were lost", len(got.Labels), workers*each)
+	}
+	ledger, lerrs, _ := s.Ledger(is.ID)
+	if len(lerrs) != 0 || len(ledger) != 1+workers*each {
+		t.Fatalf("ledger has %d entries (%v), want %d", len(ledger), lerrs, 1+workers*each)
+	}
+	left, _ := filepath.Glob(filepath.Join(s.path(IssuesDir), ".*tmp*"))
+	if len(left) != 0 {
+		t.Fatalf("temporary files left behind: %v", left)
+	}
+}
+
+func TestEffectiveRole(t *testing.T) {
+	s := newTestStore(t)
+	s.Config.Operators = []string{"Op <OP@example.com>", "Named Only"}
+	tests := []struct {
+		se   Session
+		want string
+	}{
+		{Session{Role: RoleOperator, Author: "Op <op@example.com>"}, RoleOperator},
+		{Session{Role: RoleOperator, Author: "Named Only <x@y>"}, RoleOperator},
+		{Session{Role: RoleOperator, Author: "Other <other@example.com>"}, RoleAgent},
+		{Session{Role: RoleAgent, Agent: "primary", Author: "Op <op@example.com>"}, RoleAgent},
+	}
+	for _, tt := range tests {
+		if got := s.EffectiveRole(&tt.se); got != tt.want {
+			t.Errorf("EffectiveRole(%+v) = %s, want %s", tt.se, got, tt.want)
+		}
+	}
+}
