@@ -93,3 +93,28 @@ func BenchmarkStageOneFile10k(b *testing.B) { benchmarkStageOneFile(b, patchInde
 // BenchmarkStageOneFile10kCodec does the same through go-git's index decoder
 // and encoder, for comparison.
 func BenchmarkStageOneFile10kCodec(b *testing.B) { benchmarkStageOneFile(b, codecIndex) }
+
+// BenchmarkOpenAndAuthor is what every writing td command pays before it
+// writes anything.
+func BenchmarkOpenAndAuthor(b *testing.B) {
+	r := repoWithIndex(b, 1000)
+	b.Setenv("GIT_AUTHOR_NAME", "")
+	b.Setenv("GIT_AUTHOR_EMAIL", "")
+	if err := r.SetConfigValue("user", "", "name", "Ada Lovelace"); err != nil {
+		b.Fatal(err)
+	}
+	if err := r.SetConfigValue("user", "", "email", "ada@example.com"); err != nil {
+		b.Fatal(err)
+	}
+	sub := filepath.Join(r.Root(), ".todos", "issues")
+	b.ReportAllocs()
+	for b.Loop() {
+		repo, err := Open(sub)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := repo.Author(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

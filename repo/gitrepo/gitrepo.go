@@ -28,8 +28,8 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
-// ErrNotRepository is returned by Open when no git work tree contains the
-// directory.
+// ErrNotRepository is wrapped by the error Open returns when no git work tree
+// contains the directory.
 var ErrNotRepository = errors.New("not inside a git work tree")
 
 // Repo is a git repository with a work tree, opened through go-git.

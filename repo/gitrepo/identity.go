@@ -15,8 +15,8 @@ var ErrNoIdentity = errors.New("no git identity is configured")
 
 // Identity is a git author: a name and an email address.
 type Identity struct {
-	Name  string
-	Email string
+	Name  string // as in user.name
+	Email string // as in user.email, without angle brackets
 }
 
 // String formats the identity as git does: "Name <email>".

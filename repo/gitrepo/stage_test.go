@@ -652,3 +652,35 @@ func TestStageConcurrently(t *testing.T) {
 		t.Error("index.lock left behind")
 	}
 }
+
+// TestStageKeepsLongPaths covers index entries whose name of 4095 bytes or
+// more no longer fits the entry flags and ends at a NUL instead. Such paths
+// exceed PATH_MAX once joined to the work tree, so the entry is made with
+// go-git's encoder and only patched around.
+func TestStageKeepsLongPaths(t *testing.T) {
+	r := newRepo(t)
+	writeFile(t, r, "a", "a\n")
+	if err := r.Stage("a"); err != nil {
+		t.Fatal(err)
+	}
+	idx := decodeIndex(t, r)
+	long := strings.Repeat("d/", 2100) + "file.md"
+	h := plumbing.ComputeHash(plumbing.BlobObject, []byte("long\n"))
+	idx.Entries = append(idx.Entries, &index.Entry{Name: long, Hash: h, Mode: filemode.Regular, Size: 5})
+	writeGoGitIndex(t, r, idx)
+
+	for _, p := range []string{"b", "e"} {
+		writeFile(t, r, p, p+"\n")
+		if err := r.Stage(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx = decodeIndex(t, r)
+	var names []string
+	for _, e := range idx.Entries {
+		names = append(names, e.Name)
+	}
+	if strings.Join(names, ",") != "a,b,"+long+",e" {
+		t.Errorf("entries %q", names)
+	}
+}
