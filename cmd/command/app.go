@@ -124,6 +124,9 @@ Start with:
 			r.whoamiCommand(),
 			r.demoCommand(),
 			{Name: "version", Usage: "print td's version", Action: func(*cli.Context) error {
+				if r.st.json {
+					return r.st.emitJSON(map[string]string{"version": Version})
+				}
 				r.st.printf("td %s\n", Version)
 				return nil
 			}},

@@ -40,10 +40,13 @@ Examples:
 			d := &demo{r: r, dir: dir, env: map[string]string{
 				"GIT_AUTHOR_NAME": "Demo Lead", "GIT_AUTHOR_EMAIL": "lead@demo.invalid",
 			}}
+			if c.Bool("keep") {
+				d.kept = dir
+			}
 			if err := d.run(); err != nil {
 				return err
 			}
-			if c.Bool("keep") {
+			if c.Bool("keep") && !r.st.json {
 				r.st.printf("\nThe demo repository is kept at %s\n", dir)
 			}
 			return nil
@@ -53,10 +56,22 @@ Examples:
 
 // demo runs td commands in-process against a temporary repository.
 type demo struct {
-	r   *runner
-	dir string
-	env map[string]string
-	out bytes.Buffer // output of the last step
+	r     *runner
+	dir   string
+	env   map[string]string
+	out   bytes.Buffer // output of the last step
+	steps []demoStep   // what ran, for --json
+	topic string       // the current narration
+	kept  string       // the repository's path when --keep
+}
+
+// demoStep is one command of the demo as --json reports it.
+type demoStep struct {
+	Topic   string   `json:"topic"`
+	Command []string `json:"command"`
+	Env     []string `json:"env,omitempty"`
+	Exit    int      `json:"exit"`
+	Output  string   `json:"output"`
 }
 
 func (d *demo) getenv(k string) string {
@@ -70,6 +85,10 @@ func (d *demo) getenv(k string) string {
 }
 
 func (d *demo) say(format string, args ...any) {
+	d.topic = fmt.Sprintf(format, args...)
+	if d.r.st.json {
+		return
+	}
 	d.r.st.printf("\n%s\n", d.r.st.paint(ansiCyan, "# "+fmt.Sprintf(format, args...)))
 }
 
@@ -77,14 +96,21 @@ func (d *demo) say(format string, args ...any) {
 // the exit status is not the one expected.
 func (d *demo) td(wantExit int, args ...string) error {
 	prefix := ""
+	var env []string
 	if s := d.env["TD_SESSION"]; s != "" {
 		prefix = "TD_SESSION=" + s + " "
+		env = []string{"TD_SESSION=" + s}
 	}
-	d.r.st.printf("%s %std %s\n", d.r.st.paint(ansiBold, "$"), prefix, quoteArgs(args))
 	d.out.Reset()
 	full := append([]string{"td", "-C", d.dir}, args...)
 	code := Run(full, strings.NewReader(""), &d.out, &d.out, d.getenv)
-	d.r.st.printf("%s", strings.ReplaceAll(d.out.String(), d.dir, "$DEMO"))
+	out := strings.ReplaceAll(d.out.String(), d.dir, "$DEMO")
+	if d.r.st.json {
+		d.steps = append(d.steps, demoStep{Topic: d.topic, Command: append([]string{"td"}, args...), Env: env, Exit: code, Output: out})
+	} else {
+		d.r.st.printf("%s %std %s\n", d.r.st.paint(ansiBold, "$"), prefix, quoteArgs(args))
+		d.r.st.printf("%s", out)
+	}
 	if code != wantExit {
 		return fmt.Errorf("demo step `td %s` exited %d, expected %d", quoteArgs(args), code, wantExit)
 	}
@@ -93,11 +119,15 @@ func (d *demo) td(wantExit int, args ...string) error {
 
 // cat prints a file of the demo repository, as a person would look at it.
 func (d *demo) cat(rel string) error {
-	d.r.st.printf("%s cat %s\n", d.r.st.paint(ansiBold, "$"), rel)
 	data, err := os.ReadFile(filepath.Join(d.dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	if d.r.st.json {
+		d.steps = append(d.steps, demoStep{Topic: d.topic, Command: []string{"cat", rel}, Output: string(data)})
+		return nil
+	}
+	d.r.st.printf("%s cat %s\n", d.r.st.paint(ansiBold, "$"), rel)
 	d.r.st.printf("%s", data)
 	return nil
 }
@@ -136,7 +166,9 @@ func (d *demo) run() error {
 		return err
 	}
 	st := d.r.st
-	st.printf("td demo: a lead and a coding agent share one temporary git repository.\n")
+	if !st.json {
+		st.printf("td demo: a lead and a coding agent share one temporary git repository.\n")
+	}
 	steps := []func() error{
 		func() error {
 			d.say("The lead sets up td. Issues will live in .todos/, committed with the code.")
@@ -201,6 +233,13 @@ func (d *demo) run() error {
 		if err := step(); err != nil {
 			return err
 		}
+	}
+	if st.json {
+		out := map[string]any{"steps": d.steps}
+		if d.kept != "" {
+			out["repository"] = d.kept
+		}
+		return st.emitJSON(out)
 	}
 	st.printf("\nThe story so far ran without a shell, a database or a daemon: just files in git.\n")
 	return nil
