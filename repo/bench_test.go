@@ -1,0 +1,205 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tdproject/td/repo/gen"
+)
+
+// The benchmarks below measure what one td process does at the scale of
+// SPEC section 11: 10,000 issues with twenty todos each, in a git
+// repository whose index holds every issue file and ledger. Each iteration
+// opens a fresh Store, as a process would. The repository is generated once
+// per test binary, and only when a benchmark runs: plain go test never pays
+// for it.
+
+const benchIssues = 10_000
+
+// benchDir is where this test binary generates the shared repository: one
+// directory per process, found again from the process ID, so that neither a
+// package variable nor a second generation is needed. TestMain removes it.
+func benchDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("td-bench-%d", os.Getpid()))
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	os.RemoveAll(benchDir())
+	os.Exit(code)
+}
+
+func benchEnv(key string) string {
+	switch key {
+	case "GIT_AUTHOR_NAME":
+		return gen.AuthorName
+	case "GIT_AUTHOR_EMAIL":
+		return gen.AuthorEmail
+	case "TD_SESSION":
+		return gen.Session
+	}
+	return ""
+}
+
+// benchRoot returns the work tree of the shared generated repository,
+// generating it on first use. Benchmarks run one at a time, so the marker
+// file written after a complete generation is all the coordination needed.
+func benchRoot(b *testing.B) string {
+	b.Helper()
+	dir := benchDir()
+	root := filepath.Join(dir, "repo")
+	done := filepath.Join(dir, "generated")
+	if _, err := os.Stat(done); err == nil {
+		return root
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		b.Fatal(err)
+	}
+	if err := gen.Generate(root, benchIssues); err != nil {
+		b.Fatalf("generate the benchmark repository: %v", err)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return root
+}
+
+// benchOpen opens the shared store as a td process would.
+func benchOpen(b *testing.B, root string) *Store {
+	b.Helper()
+	s, err := Open(root, Options{Env: benchEnv})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// benchWarm brings the index cache up to date.
+func benchWarm(b *testing.B, root string) {
+	b.Helper()
+	if _, perrs, err := benchOpen(b, root).List(Filter{}); err != nil || len(perrs) > 0 {
+		b.Fatalf("list: %v %v", err, perrs)
+	}
+}
+
+// BenchmarkList10k lists every open issue with a warm index cache. Target
+// (td list): 40 ms.
+func BenchmarkList10k(b *testing.B) {
+	root := benchRoot(b)
+	benchWarm(b, root)
+	b.ReportAllocs()
+	for b.Loop() {
+		list, _, err := benchOpen(b, root).List(Filter{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(list) < benchIssues/2 {
+			b.Fatalf("listed %d issues", len(list))
+		}
+	}
+}
+
+// BenchmarkListColdCache10k lists every open issue after deleting the index
+// cache, so that all 10,000 files are read and parsed and the cache written.
+func BenchmarkListColdCache10k(b *testing.B) {
+	root := benchRoot(b)
+	cache := filepath.Join(root, TodosDir, LocalDir, indexFile)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		if err := os.Remove(cache); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, _, err := benchOpen(b, root).List(Filter{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchShow is what td show does below the command line: resolve the
+// reference, read and parse the file, read the ledger.
+func benchShow(b *testing.B, root, ref, want string) {
+	b.ReportAllocs()
+	for b.Loop() {
+		s := benchOpen(b, root)
+		is, err := s.Issue(ref)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if is.ID != want {
+			b.Fatalf("%s resolved to %s, want %s", ref, is.ID, want)
+		}
+		if _, _, err := s.Ledger(is.ID); err != nil {
+			b.Fatal(err)
+		}
+		_ = is.Description()
+	}
+}
+
+// BenchmarkShow10k shows one issue by its full ID. Target (td show): 10 ms.
+func BenchmarkShow10k(b *testing.B) {
+	root := benchRoot(b)
+	id := gen.ID(benchIssues / 3)
+	benchShow(b, root, id, id)
+}
+
+// BenchmarkShowPrefix10k shows one issue by a unique 4-character prefix of
+// the part after "td-", which has to list the issues directory.
+func BenchmarkShowPrefix10k(b *testing.B) {
+	root := benchRoot(b)
+	id, prefix, ok := gen.UniquePrefix(gen.IDs(benchIssues), 4)
+	if !ok {
+		b.Fatal("no unique 4-character prefix")
+	}
+	benchShow(b, root, prefix, id)
+}
+
+// BenchmarkEdit10k changes one issue's priority back and forth: resolve,
+// lock, read, rewrite one frontmatter line, append to the ledger, and stage
+// both files into the 20,000-entry git index. Target (a mutation): 25 ms.
+func BenchmarkEdit10k(b *testing.B) {
+	root := benchRoot(b)
+	id := gen.ID(benchIssues / 2)
+	prios := []string{"P1", "P2"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		s := benchOpen(b, root)
+		se, _, err := s.CurrentSession("", false)
+		if err != nil || se == nil {
+			b.Fatalf("session: %v", err)
+		}
+		p := prios[i%2]
+		if _, _, err := s.EditIssue(se, id, EditOptions{Priority: &p}); err != nil {
+			b.Fatal(err)
+		}
+		if w := s.Warnings(); len(w) > 0 {
+			b.Fatalf("warnings: %v", w)
+		}
+	}
+}
+
+// BenchmarkCreate10k files new issues in the 10,000-issue repository:
+// mint an ID, write the file and its ledger, stage both. Target: 20 ms.
+// Each iteration leaves one more issue behind.
+func BenchmarkCreate10k(b *testing.B) {
+	root := benchRoot(b)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		s := benchOpen(b, root)
+		se, _, err := s.CurrentSession("", false)
+		if err != nil || se == nil {
+			b.Fatalf("session: %v", err)
+		}
+		if _, err := s.CreateIssue(se, CreateOptions{Title: fmt.Sprintf("bench issue %d", i)}); err != nil {
+			b.Fatal(err)
+		}
+		if w := s.Warnings(); len(w) > 0 {
+			b.Fatalf("warnings: %v", w)
+		}
+	}
+}
