@@ -121,10 +121,7 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 			note(attrPath)
 		}
 		if g.ConfigValue("merge", "td", "driver") != MergeDriverCommand {
-			if err := g.SetConfigValue("merge", "td", "name", "td issue file merge"); err != nil {
-				return nil, fmt.Errorf("register the td merge driver: %w", err)
-			}
-			if err := g.SetConfigValue("merge", "td", "driver", MergeDriverCommand); err != nil {
+			if err := g.SetConfigValues("merge", "td", [][2]string{{"name", "td issue file merge"}, {"driver", MergeDriverCommand}}); err != nil {
 				return nil, fmt.Errorf("register the td merge driver: %w", err)
 			}
 			res.Created = append(res.Created, ".git/config [merge \"td\"]")

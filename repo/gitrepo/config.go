@@ -36,13 +36,31 @@ func (r *Repo) SetConfigValue(section, subsection, key, value string) error {
 	if strings.ContainsAny(subsection, "\n\x00") {
 		return fmt.Errorf("set git config %s: the subsection contains a newline or NUL", configKeyName(section, subsection, key))
 	}
-	if err := r.setConfigValue(section, subsection, key, value); err != nil {
+	if err := r.setConfigValues(section, subsection, [][2]string{{key, value}}); err != nil {
 		return fmt.Errorf("set git config %s: %w", configKeyName(section, subsection, key), err)
 	}
 	return nil
 }
 
-func (r *Repo) setConfigValue(section, subsection, key, value string) error {
+// SetConfigValues sets several keys of one section in a single write. When
+// the section is new it is appended as text, leaving the rest of the file,
+// comments included, byte for byte.
+func (r *Repo) SetConfigValues(section, subsection string, kvs [][2]string) error {
+	for _, kv := range kvs {
+		if err := validConfigName(section, kv[0]); err != nil {
+			return fmt.Errorf("set git config %s: %w", configKeyName(section, subsection, kv[0]), err)
+		}
+	}
+	if strings.ContainsAny(subsection, "\n\x00") {
+		return fmt.Errorf("set git config section %s: the subsection contains a newline or NUL", section)
+	}
+	if err := r.setConfigValues(section, subsection, kvs); err != nil {
+		return fmt.Errorf("set git config section %s.%s: %w", section, subsection, err)
+	}
+	return nil
+}
+
+func (r *Repo) setConfigValues(section, subsection string, kvs [][2]string) error {
 	path := r.configPath()
 	lock, err := acquireLock(path)
 	if err != nil {
@@ -53,13 +71,36 @@ func (r *Repo) setConfigValue(section, subsection, key, value string) error {
 	if err != nil {
 		return err
 	}
-	if cfg == nil {
-		cfg = format.New()
-	}
-	cfg.SetOption(section, subsection, key, value)
 	var buf bytes.Buffer
-	if err := format.NewEncoder(&buf).Encode(cfg); err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
+	if cfg != nil && !hasSection(cfg, section, subsection) {
+		// A new section is appended as text, so the user's config (comments
+		// and layout included) stays byte for byte; go-git's encoder would
+		// drop its comments.
+		old, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("read git config: %w", err)
+		}
+		add := format.New()
+		for _, kv := range kvs {
+			add.SetOption(section, subsection, kv[0], kv[1])
+		}
+		buf.Write(old)
+		if len(old) > 0 && old[len(old)-1] != '\n' {
+			buf.WriteByte('\n')
+		}
+		if err := format.NewEncoder(&buf).Encode(add); err != nil {
+			return fmt.Errorf("encode %s: %w", path, err)
+		}
+	} else {
+		if cfg == nil {
+			cfg = format.New()
+		}
+		for _, kv := range kvs {
+			cfg.SetOption(section, subsection, kv[0], kv[1])
+		}
+		if err := format.NewEncoder(&buf).Encode(cfg); err != nil {
+			return fmt.Errorf("encode %s: %w", path, err)
+		}
 	}
 	mode := fs.FileMode(0o666)
 	if fi, err := os.Stat(path); err == nil {
@@ -69,6 +110,18 @@ func (r *Repo) setConfigValue(section, subsection, key, value string) error {
 		return fmt.Errorf("write %s: %w", lock.path, err)
 	}
 	return lock.commit(buf.Bytes())
+}
+
+// hasSection reports whether cfg already has the section (or, with a
+// subsection name, that subsection).
+func hasSection(cfg *format.Config, section, subsection string) bool {
+	if !cfg.HasSection(section) {
+		return false
+	}
+	if subsection == "" {
+		return true
+	}
+	return cfg.Section(section).HasSubsection(subsection)
 }
 
 // configPath returns the repository's shared config file (the main clone's for
