@@ -1,0 +1,224 @@
+// Command tdbench times a td binary against a generated repository of
+// realistic size (by default the 10,000 issues of SPEC section 11) and
+// reports, for each command, the minimum, median and maximum wall time of
+// its runs and whether the median meets the spec's target.
+//
+// Usage:
+//
+//	go build -o /tmp/td ./cmd/td
+//	go run ./cmd/tdbench -td /tmp/td [-n 10000] [-runs 20] [-dir DIR] [-keep]
+//
+// The repository is generated into a temporary directory and removed
+// afterwards unless -keep is given; with -dir it is generated there, or
+// reused when DIR already holds one, and never removed.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tdproject/td/repo/gen"
+)
+
+// warmups is the number of untimed runs before the timed ones.
+const warmups = 2
+
+// benchCommand is one td command line to time and its target.
+type benchCommand struct {
+	name   string
+	target time.Duration
+	args   func(run int) []string // arguments after "td" for the run-th run
+}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "tdbench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(argv []string, out io.Writer) error {
+	fl := flag.NewFlagSet("tdbench", flag.ContinueOnError)
+	td := fl.String("td", "", "the td binary to time (required)")
+	n := fl.Int("n", 10_000, "number of issues to generate")
+	runs := fl.Int("runs", 20, "timed runs per command, after 2 warm-up runs")
+	dir := fl.String("dir", "", "generate the repository in `DIR`, or reuse the one already there; never removed")
+	keep := fl.Bool("keep", false, "keep the generated temporary repository and print its path")
+	if err := fl.Parse(argv); err != nil {
+		return err
+	}
+	if *td == "" || fl.NArg() > 0 || *runs < 1 || *n < 10 {
+		fl.Usage()
+		return errors.New("usage: tdbench -td PATH [-n N] [-runs N] [-dir DIR] [-keep]")
+	}
+	bin, err := filepath.Abs(*td)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("td binary: %w", err)
+	}
+
+	root := *dir
+	if root == "" {
+		tmp, err := os.MkdirTemp("", "tdbench-")
+		if err != nil {
+			return err
+		}
+		if *keep {
+			defer fmt.Fprintf(out, "kept the repository in %s\n", tmp)
+		} else {
+			defer os.RemoveAll(tmp)
+		}
+		root = filepath.Join(tmp, "repo")
+	}
+	if _, err := os.Stat(filepath.Join(root, ".todos", "config.yaml")); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(out, "generating %d issues in %s\n", *n, root)
+		start := time.Now()
+		if err := gen.Generate(root, *n); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "generated in %.1f s\n", time.Since(start).Seconds())
+	} else if err != nil {
+		return err
+	} else {
+		fmt.Fprintf(out, "reusing %s\n", root)
+	}
+	issues, err := countIssues(root)
+	if err != nil {
+		return err
+	}
+
+	_, prefix, ok := gen.UniquePrefix(gen.IDs(min(*n, issues)), 4)
+	if !ok {
+		return errors.New("no generated issue has a unique 4-character prefix")
+	}
+	editID := gen.ID(min(*n, issues) / 2)
+	showID := gen.ID(min(*n, issues) / 3)
+	cmds := []benchCommand{
+		{"td --version", 3 * time.Millisecond, fixed("--version")},
+		{"td list", 40 * time.Millisecond, fixed("list")},
+		{"td list --json", 40 * time.Millisecond, fixed("list", "--json")},
+		{"td show ID", 10 * time.Millisecond, fixed("show", showID)},
+		{"td show PREFIX (4 chars)", 10 * time.Millisecond, fixed("show", prefix)},
+		{"td edit ID -p P1/P2", 25 * time.Millisecond, func(r int) []string {
+			return []string{"edit", editID, "-p", []string{"P1", "P2"}[r%2]}
+		}},
+		{"td create", 20 * time.Millisecond, fixed("create", "bench issue")},
+	}
+
+	env := benchEnv()
+	fmt.Fprintf(out, "%d issues, %d CPUs, %d warm-up + %d timed runs per command\n\n", issues, runtime.NumCPU(), warmups, *runs)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "command\tmedian ms\tmin ms\tmax ms\ttarget ms\t")
+	missed := 0
+	for _, c := range cmds {
+		times, err := timeCommand(bin, root, env, c, *runs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		slices.Sort(times)
+		med := median(times)
+		verdict := "met"
+		if med > c.target {
+			verdict = "MISSED"
+			missed++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.name, ms(med), ms(times[0]), ms(times[len(times)-1]), ms(c.target), verdict)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n%d of %d targets met (by median)\n", len(cmds)-missed, len(cmds))
+	return nil
+}
+
+func fixed(args ...string) func(int) []string { return func(int) []string { return args } }
+
+// benchEnv is the process environment with the generated repository's
+// operator as git author, and without variables that would change which
+// session or clock td uses.
+func benchEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "TD_SESSION", "TD_NOW", "TD_RAND_SEED":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_AUTHOR_NAME="+gen.AuthorName, "GIT_AUTHOR_EMAIL="+gen.AuthorEmail)
+}
+
+// timeCommand runs c warm-up times untimed, then runs times, and returns
+// the wall time of each timed run: from process start to exit. Standard
+// output goes to the null device; standard error is kept to explain a
+// failure.
+func timeCommand(bin, dir string, env []string, c benchCommand, runs int) ([]time.Duration, error) {
+	stderr, err := os.CreateTemp("", "tdbench-stderr-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(stderr.Name())
+	defer stderr.Close()
+	var times []time.Duration
+	for r := 0; r < warmups+runs; r++ {
+		if err := stderr.Truncate(0); err != nil {
+			return nil, err
+		}
+		if _, err := stderr.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		args := c.args(r)
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, nil, stderr
+		start := time.Now()
+		err := cmd.Run()
+		elapsed := time.Since(start)
+		if err != nil {
+			msg, _ := os.ReadFile(stderr.Name())
+			return nil, fmt.Errorf("td %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(msg)))
+		}
+		if r >= warmups {
+			times = append(times, elapsed)
+		}
+	}
+	return times, nil
+}
+
+func median(sorted []time.Duration) time.Duration {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+
+// countIssues counts the issue files of the repository at root.
+func countIssues(root string) (int, error) {
+	entries, err := os.ReadDir(filepath.Join(root, ".todos", "issues"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".md") {
+			n++
+		}
+	}
+	return n, nil
+}
