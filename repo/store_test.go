@@ -302,3 +302,49 @@ func TestEffectiveRole(t *testing.T) {
 		}
 	}
 }
+
+func TestAtomicWriteLeavesNothingBehindOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	// The rename fails when the target is a non-empty directory: the write
+	// must fail cleanly, leaving the target as it was and no temporary file.
+	target := filepath.Join(dir, "f.md")
+	if err := os.MkdirAll(filepath.Join(target, "keep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileAtomic(target, []byte("new")); err == nil {
+		t.Fatal("replacing a non-empty directory succeeded")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != "f.md" || !ents[0].IsDir() {
+		t.Fatalf("directory now holds %v, want only the untouched target", ents)
+	}
+	// And a successful write replaces the content whole.
+	p := filepath.Join(dir, "g.md")
+	for _, content := range []string{"old", "new content"} {
+		if err := writeFileAtomic(p, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != content {
+			t.Fatalf("read %q, want %q", b, content)
+		}
+	}
+}
+
+func TestAtomicWriteRefusesSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	os.WriteFile(target, []byte("keep"), 0o644)
+	link := filepath.Join(dir, "link.md")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symlinks here")
+	}
+	if err := writeFileAtomic(link, []byte("x")); err == nil {
+		t.Fatal("wrote through a symlink")
+	}
+	if err := appendLine(link, []byte("x")); err == nil {
+		t.Fatal("appended through a symlink")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Fatalf("symlink target changed: %q", b)
+	}
+}

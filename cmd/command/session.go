@@ -70,6 +70,11 @@ Examples:
 				Name:      "use",
 				Usage:     "make a session this checkout's current session",
 				ArgsUsage: "ID",
+				Description: `Later td commands in this checkout act as ID, unless --session or
+$TD_SESSION says otherwise. The pointer lives in .todos/local/ (not committed).
+
+Examples:
+   td session use ses_7hq2m4p1`,
 				Action: func(c *cli.Context) error {
 					a, err := args(c, 1, 1, "ID")
 					if err != nil {
@@ -93,6 +98,12 @@ Examples:
 			{
 				Name:  "list",
 				Usage: "list the sessions, oldest first",
+				Description: `One line a session: id, effective role, category, agent path, start time,
+name. The session td acts as here is marked with *.
+
+Examples:
+   td session list
+   td session list --json`,
 				Action: func(c *cli.Context) error {
 					if _, err := args(c, 0, 0, ""); err != nil {
 						return err
@@ -142,6 +153,9 @@ Examples:
 				Name:      "show",
 				Usage:     "show a session (the current one by default)",
 				ArgsUsage: "[ID]",
+				Description: `Examples:
+   td session show
+   td session show ses_7hq2m4p1 --json`,
 				Action: func(c *cli.Context) error {
 					a, err := args(c, 0, 1, "[ID]")
 					if err != nil {
@@ -203,7 +217,11 @@ func (r *runner) whoamiCommand() *cli.Command {
 		Name:  "whoami",
 		Usage: "show the session td acts as here, and how it was found",
 		Description: `Resolution order: --session, $TD_SESSION, the checkout's current session,
-your default operator session (made on first use).`,
+your default operator session (made on first use).
+
+Examples:
+   td whoami
+   TD_SESSION=ses_7hq2m4p1 td whoami --json`,
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, ""); err != nil {
 				return err
