@@ -20,8 +20,10 @@ const bom = "\xEF\xBB\xBF"
 // Error is a problem at a line of an issue file. Line is 1-based and counts
 // from the first line of the whole file, so the opening "---" is line 1.
 type Error struct {
+	// Line is the 1-based file line of the problem.
 	Line int
-	Msg  string
+	// Msg is one sentence describing the problem.
+	Msg string
 }
 
 // Error formats the problem as "line N: message".

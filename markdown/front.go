@@ -244,13 +244,18 @@ func (fm *Frontmatter) verify(next *Frontmatter, want []string, changed string) 
 			return errors.New("would change the set of other keys")
 		}
 	}
+	j := 0
 	for _, e := range fm.entries {
 		if e.name == changed {
+			if j < len(next.entries) && next.entries[j].name == changed {
+				j++
+			}
 			continue
 		}
-		if !sameNode(e.value, next.entries[next.find(e.name)].value, false) {
+		if !sameNode(e.value, next.entries[j].value, false) {
 			return fmt.Errorf("would change the value of key %q", e.name)
 		}
+		j++
 	}
 	return nil
 }
@@ -480,6 +485,10 @@ func (fm *Frontmatter) computeSpans() {
 		}
 		if k.Column != col || start+col-1 > len(fm.raw) || strings.Trim(string(fm.raw[start:start+col-1]), " ") != "" {
 			fm.layout = "frontmatter keys do not each start a line and cannot be edited by line"
+			return
+		}
+		if start > 0 && fm.raw[start-1] != '\n' {
+			fm.layout = "frontmatter separates keys with a line break other than LF or CRLF and cannot be edited by line"
 			return
 		}
 		fm.entries[i].start = start

@@ -164,6 +164,7 @@ func TestSetRefusals(t *testing.T) {
 	}{
 		{"flow mapping", "---\n{id: a, title: b}\n---\n", "id", Str("x"), "flow mapping"},
 		{"keys sharing a line", "---\n? id\n: a\n---\n", "id", Str("x"), "cannot be edited by line"},
+		{"bare carriage return between keys", "---\nid: a\rstatus: open\n---\n", "status", Str("x"), "line break other than LF"},
 		{"alias value", "---\nid: a\n---\n", "id", alias, "anchors and aliases"},
 		{"anchored value", "---\nid: a\n---\n", "id", anchored, "anchors and aliases"},
 		{"nil value", "---\nid: a\n---\n", "id", nil, "nil"},

@@ -60,7 +60,11 @@ func FuzzParse(f *testing.F) {
 		for _, ed := range edits {
 			checkEdit(t, data, ed.key, func(fm *Frontmatter) error { return fm.Set(ed.key, ed.val) }, ed.val)
 		}
-		for _, k := range file.Front.Keys() {
+		keys := file.Front.Keys()
+		if len(keys) > 4 {
+			keys = append(keys[:3:3], keys[len(keys)-1])
+		}
+		for _, k := range keys {
 			checkEdit(t, data, k, func(fm *Frontmatter) error { return fm.Remove(k) }, nil)
 		}
 	})
@@ -78,8 +82,10 @@ func checkEdit(t *testing.T, data []byte, key string, edit func(*Frontmatter) er
 	before := file.Front
 	saved := *before
 	spans := map[string]string{}
-	for _, e := range before.entries {
-		spans[e.name] = string(before.raw[e.start:e.end])
+	if before.layout == "" {
+		for _, e := range before.entries {
+			spans[e.name] = string(before.raw[e.start:e.end])
+		}
 	}
 	if err := edit(file.Front); err != nil {
 		if !bytes.Equal(file.Bytes(), data) {

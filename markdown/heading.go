@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -25,7 +25,7 @@ type Heading struct {
 
 // Headings returns the top-level headings of body in order.
 func Headings(body []byte) []Heading {
-	doc := goldmark.New().Parser().Parse(text.NewReader(body))
+	doc := blockParser().Parse(text.NewReader(body))
 	var out []Heading
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		h, ok := n.(*ast.Heading)
@@ -70,6 +70,16 @@ func Headings(body []byte) []Heading {
 		})
 	}
 	return out
+}
+
+// blockParser returns goldmark's CommonMark parser without inline parsers:
+// headings depend only on the block structure, and skipping inline parsing
+// keeps the cost linear on bodies full of brackets and emphasis markers.
+func blockParser() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
 }
 
 // DescriptionEnd returns the offset in body where the free description
