@@ -1,16 +1,14 @@
 package repo
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -61,13 +59,13 @@ func (s *Store) statIssues() ([]fileStat, error) {
 	if err != nil {
 		return nil, s.fileError(dir, err)
 	}
+	slices.Sort(names)
 	out := make([]fileStat, 0, len(names))
 	for _, n := range names {
 		if strings.HasSuffix(n, ".md") && !strings.HasPrefix(n, ".") {
 			out = append(out, fileStat{name: n})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	workers := runtime.GOMAXPROCS(0) * 2
 	if len(out) < 256 {
 		workers = 1
@@ -112,14 +110,20 @@ func (s *Store) loadAll() ([]*Issue, []error, error) {
 	cache := s.readIndex()
 	entries := make([]indexEntry, len(stats))
 	var stale []int
+	j := 0 // both stats and cache are sorted by name: walk them together
 	for i, st := range stats {
+		for j < len(cache) && cache[j].name < st.name {
+			j++
+		}
 		if st.err != nil {
 			entries[i] = indexEntry{name: st.name, mtime: -1, err: s.statError(st)}
 			continue
 		}
-		if c, ok := cache[st.name]; ok && c.size == st.size && c.mtime == st.mtime && c.mtime != -1 {
-			entries[i] = c
-			continue
+		if j < len(cache) {
+			if c := cache[j]; c.name == st.name && c.size == st.size && c.mtime == st.mtime && c.mtime != -1 {
+				entries[i] = c
+				continue
+			}
 		}
 		entries[i] = indexEntry{name: st.name, size: st.size, mtime: st.mtime}
 		stale = append(stale, i)
@@ -185,16 +189,18 @@ func (s *Store) parseEntries(entries []indexEntry, idx []int) {
 	wg.Wait()
 }
 
-func (s *Store) readIndex() map[string]indexEntry {
+// readIndex returns the cached entries sorted by name, nil when the cache
+// is missing or unreadable.
+func (s *Store) readIndex() []indexEntry {
 	data, err := os.ReadFile(s.path(LocalDir, indexFile))
 	if err != nil {
 		return nil
 	}
-	m, err := decodeIndex(data)
+	entries, err := decodeIndexEntries(data)
 	if err != nil {
 		return nil // corrupt: rebuilt silently
 	}
-	return m
+	return entries
 }
 
 func (s *Store) writeIndex(entries []indexEntry) {
@@ -281,57 +287,62 @@ func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
 
 var errBadIndex = errors.New("bad index")
 
+// indexReader decodes the cache body. Strings are slices of one string
+// holding the whole body, so that decoding 10,000 entries does not make
+// 100,000 small allocations; the cache lives as long as one command.
 type indexReader struct {
-	r   *bufio.Reader
-	buf []byte
+	s   string
+	off int
 	err error
 }
 
 func (r *indexReader) uint() uint64 {
-	if r.err != nil {
-		return 0
+	var x uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		if r.err != nil || r.off >= len(r.s) {
+			r.err = errBadIndex
+			return 0
+		}
+		c := r.s[r.off]
+		r.off++
+		if c < 0x80 {
+			if shift == 63 && c > 1 {
+				r.err = errBadIndex
+				return 0
+			}
+			return x | uint64(c)<<shift
+		}
+		x |= uint64(c&0x7f) << shift
 	}
-	v, err := binary.ReadUvarint(r.r)
-	if err != nil {
-		r.err = errBadIndex
-	}
-	return v
+	r.err = errBadIndex
+	return 0
 }
 func (r *indexReader) int() int64 {
-	if r.err != nil {
-		return 0
+	ux := r.uint()
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
 	}
-	v, err := binary.ReadVarint(r.r)
-	if err != nil {
-		r.err = errBadIndex
-	}
-	return v
+	return x
 }
 func (r *indexReader) byte() byte {
-	if r.err != nil {
+	if r.err != nil || r.off >= len(r.s) {
+		r.err = errBadIndex
 		return 0
 	}
-	b, err := r.r.ReadByte()
-	if err != nil {
-		r.err = errBadIndex
-	}
+	b := r.s[r.off]
+	r.off++
 	return b
 }
 func (r *indexReader) str() string {
 	n := r.uint()
-	if r.err != nil || n > 1<<20 {
+	if r.err != nil || n > 1<<20 || n > uint64(len(r.s)-r.off) {
 		r.err = errBadIndex
 		return ""
 	}
-	if cap(r.buf) < int(n) {
-		r.buf = make([]byte, n)
-	}
-	b := r.buf[:n]
-	if _, err := io.ReadFull(r.r, b); err != nil {
-		r.err = errBadIndex
-		return ""
-	}
-	return string(b)
+	v := r.s[r.off : r.off+int(n)]
+	r.off += int(n)
+	return v
 }
 func (r *indexReader) strs() []string {
 	n := r.uint()
@@ -353,7 +364,23 @@ func (r *indexReader) time() time.Time {
 	return time.Unix(v, 0).UTC()
 }
 
+// decodeIndex reads the cache written by encodeIndex into a map by name.
 func decodeIndex(data []byte) (map[string]indexEntry, error) {
+	entries, err := decodeIndexEntries(data)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]indexEntry, len(entries))
+	for _, e := range entries {
+		m[e.name] = e
+	}
+	return m, nil
+}
+
+// decodeIndexEntries reads the cache written by encodeIndex. Entries come
+// back in file order, which is sorted by name; a cache that is not is
+// corrupt.
+func decodeIndexEntries(data []byte) ([]indexEntry, error) {
 	if len(data) < len(indexMagic)+1+4 || string(data[:4]) != indexMagic || data[4] != indexVersion {
 		return nil, errBadIndex
 	}
@@ -361,18 +388,28 @@ func decodeIndex(data []byte) (map[string]indexEntry, error) {
 	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(tail) {
 		return nil, errBadIndex
 	}
-	r := &indexReader{r: bufio.NewReaderSize(bytes.NewReader(body[5:]), 64<<10)}
+	r := &indexReader{s: string(body[5:])}
 	n := r.uint()
-	if n > 10_000_000 {
+	// An entry takes at least four bytes (name length, size, mtime, kind),
+	// which bounds n before any allocation is sized by it.
+	if n > 10_000_000 || n > uint64(len(r.s))/4 {
 		return nil, errBadIndex
 	}
-	m := make(map[string]indexEntry, n)
+	out := make([]indexEntry, 0, n)
+	var issues []Issue // allocated in blocks rather than one by one
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		e := indexEntry{name: r.str(), size: r.int(), mtime: r.int()}
+		if i > 0 && e.name <= out[i-1].name {
+			return nil, errBadIndex
+		}
 		if r.byte() == 0 {
 			e.err = &ParseError{Path: r.str(), Line: int(r.uint()), Msg: r.str()}
 		} else {
-			is := &Issue{}
+			if len(issues) == 0 {
+				issues = make([]Issue, min(n-i, 512))
+			}
+			is := &issues[0]
+			issues = issues[1:]
 			for _, p := range []*string{&is.ID, &is.Title, &is.Status, &is.Type, &is.Priority, &is.CreatedBy, &is.Implementer, &is.Assignee, &is.Resolution, &is.Path} {
 				*p = r.str()
 			}
@@ -389,10 +426,10 @@ func decodeIndex(data []byte) (map[string]indexEntry, error) {
 			is.UpdatedAt = r.time()
 			e.issue = is
 		}
-		m[e.name] = e
+		out = append(out, e)
 	}
 	if r.err != nil {
 		return nil, r.err
 	}
-	return m, nil
+	return out, nil
 }
