@@ -47,10 +47,17 @@ type fileStat struct {
 // files the stat calls dominate the cost of checking the cache.
 func (s *Store) statIssues() ([]fileStat, error) {
 	dir := s.path(IssuesDir)
-	f, err := os.Open(dir)
+	// Stat through a Root on the directory: a lookup of one name relative to
+	// an open directory costs less than a walk of the absolute path.
+	root, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, s.fileError(dir, err)
+	}
+	defer root.Close()
+	f, err := root.Open(".")
 	if err != nil {
 		return nil, s.fileError(dir, err)
 	}
@@ -81,7 +88,7 @@ func (s *Store) statIssues() ([]fileStat, error) {
 		go func(part []fileStat) {
 			defer wg.Done()
 			for i := range part {
-				fi, err := os.Lstat(dir + string(os.PathSeparator) + part[i].name)
+				fi, err := root.Lstat(part[i].name)
 				switch {
 				case err != nil:
 					part[i].err = err
