@@ -9,8 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -137,28 +137,24 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+// splitYAMLError splits yaml.v3's "yaml: line N: msg" into N and msg.
+func splitYAMLError(err error) (int, string) {
+	s := strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(s, "line "); ok {
+		if i := strings.Index(rest, ": "); i > 0 {
+			if n, err := strconv.Atoi(rest[:i]); err == nil {
+				return n, rest[i+2:]
+			}
+		}
+	}
+	return 0, s
+}
 
 // yamlErrorLine extracts the 1-based line from a yaml.v3 error, or 0.
-func yamlErrorLine(err error) int {
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
-	return 0
-}
+func yamlErrorLine(err error) int { n, _ := splitYAMLError(err); return n }
 
 // yamlErrorMsg strips yaml.v3's "yaml: line N:" prefix.
-func yamlErrorMsg(err error) string {
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-		return m[2]
-	}
-	s := err.Error()
-	if len(s) > 6 && s[:6] == "yaml: " {
-		return s[6:]
-	}
-	return s
-}
+func yamlErrorMsg(err error) string { _, m := splitYAMLError(err); return m }
 
 // lockTimeout bounds how long a td process waits for another to finish.
 const lockTimeout = 30 * time.Second

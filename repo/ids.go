@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/big"
-	"regexp"
 	"strings"
 )
 
@@ -16,28 +15,75 @@ const (
 	base36           = "0123456789abcdefghijklmnopqrstuvwxyz"
 )
 
-var (
-	prefixRE    = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
-	issueIDRE   = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}-[0-9a-z]{6}$`)
-	sessionIDRE = regexp.MustCompile(`^ses_[0-9a-z]{8}$`)
-	idRefRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,40}$`)
-	agentPathRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}(\.[a-z0-9][a-z0-9_-]{0,63}){0,15}$`)
-)
+// The validators below are written out rather than compiled from regular
+// expressions: they run for every file name td lists, and compiling patterns
+// at start-up costs more than td's whole --version.
+
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// allLowerAlnum reports whether s is non-empty lowercase letters and digits.
+func allLowerAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isLowerAlnum(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // ValidPrefix reports whether p can prefix issue IDs: a lowercase letter
 // followed by up to 15 lowercase letters or digits.
-func ValidPrefix(p string) bool { return prefixRE.MatchString(p) }
+func ValidPrefix(p string) bool {
+	return len(p) >= 1 && len(p) <= 16 && p[0] >= 'a' && p[0] <= 'z' && allLowerAlnum(p)
+}
 
 // ValidIssueID reports whether id has the form <prefix>-<6 base36>. Only a
 // valid ID is ever turned into a path.
-func ValidIssueID(id string) bool { return issueIDRE.MatchString(id) }
+func ValidIssueID(id string) bool {
+	n := len(id) - issueSuffixLen - 1
+	return n >= 1 && id[n] == '-' && ValidPrefix(id[:n]) && allLowerAlnum(id[n+1:])
+}
 
 // ValidSessionID reports whether id has the form ses_<8 base36>.
-func ValidSessionID(id string) bool { return sessionIDRE.MatchString(id) }
+func ValidSessionID(id string) bool {
+	return len(id) == 4+sessionSuffixLen && id[:4] == "ses_" && allLowerAlnum(id[4:])
+}
 
 // ValidAgentPath reports whether p is a dotted agent tree path such as
-// "primary" or "primary.subagents.ui".
-func ValidAgentPath(p string) bool { return agentPathRE.MatchString(p) }
+// "primary" or "primary.subagents.ui": up to 16 segments, each a lowercase
+// letter or digit followed by up to 63 letters, digits, '-' or '_'.
+func ValidAgentPath(p string) bool {
+	segs := strings.Split(p, ".")
+	if len(segs) > 16 {
+		return false
+	}
+	for _, seg := range segs {
+		if len(seg) == 0 || len(seg) > 64 || !isLowerAlnum(seg[0]) {
+			return false
+		}
+		for i := 1; i < len(seg); i++ {
+			if c := seg[i]; !isLowerAlnum(c) && c != '-' && c != '_' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// validRef reports whether r may be part of an issue ID: a lowercase letter
+// or digit, then up to 40 letters, digits or dashes. Nothing else (no '/',
+// '.', '\\') can reach a path.
+func validRef(r string) bool {
+	if len(r) == 0 || len(r) > 41 || !isLowerAlnum(r[0]) {
+		return false
+	}
+	for i := 1; i < len(r); i++ {
+		if !isLowerAlnum(r[i]) && r[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 // idSource produces random base36 strings: from crypto/rand, or from a
 // deterministic sequence when TD_RAND_SEED is set (test scenarios only).
@@ -86,7 +132,7 @@ func encodeBase36(v *big.Int, n int) string {
 // before it is compared with anything or turned into a path.
 func normalizeRef(ref string) (string, error) {
 	r := strings.ToLower(strings.TrimSpace(ref))
-	if !idRefRE.MatchString(r) {
+	if !validRef(r) {
 		return "", errorf(CodeInvalid, "%q is not an issue ID: IDs look like td-k3x9qa (letters, digits and one dash)", ref)
 	}
 	return r, nil

@@ -1,6 +1,8 @@
 package repo
 
 import (
+	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -96,4 +98,56 @@ func TestValidAgentPath(t *testing.T) {
 			t.Errorf("ValidAgentPath(%q) = %v, want %v", p, got, want)
 		}
 	}
+}
+
+// The hand-written validators must accept exactly what these patterns do.
+var (
+	prefixPattern    = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
+	issueIDPattern   = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}-[0-9a-z]{6}$`)
+	sessionIDPattern = regexp.MustCompile(`^ses_[0-9a-z]{8}$`)
+	refPattern       = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,40}$`)
+	agentPattern     = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}(\.[a-z0-9][a-z0-9_-]{0,63}){0,15}$`)
+)
+
+func checkValidators(t *testing.T, s string) {
+	t.Helper()
+	for _, c := range []struct {
+		name string
+		got  bool
+		re   *regexp.Regexp
+	}{
+		{"ValidPrefix", ValidPrefix(s), prefixPattern},
+		{"ValidIssueID", ValidIssueID(s), issueIDPattern},
+		{"ValidSessionID", ValidSessionID(s), sessionIDPattern},
+		{"validRef", validRef(s), refPattern},
+		{"ValidAgentPath", ValidAgentPath(s), agentPattern},
+	} {
+		if want := c.re.MatchString(s); c.got != want {
+			t.Errorf("%s(%q) = %v, the pattern says %v", c.name, s, c.got, want)
+		}
+	}
+}
+
+func TestValidatorsMatchTheirPatterns(t *testing.T) {
+	alphabet := "az09-_.sesA/ "
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, s := range []string{"", "td", "td-abc123", "ses_abcd1234", "a.b.c", "-x", "x-", "a..b",
+		strings.Repeat("a", 16), strings.Repeat("a", 17), strings.Repeat("a", 41), strings.Repeat("a", 42),
+		strings.Repeat("a.", 15) + "a", strings.Repeat("a.", 16) + "a"} {
+		checkValidators(t, s)
+	}
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, rng.IntN(24))
+		for j := range b {
+			b[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		checkValidators(t, string(b))
+	}
+}
+
+func FuzzValidators(f *testing.F) {
+	for _, s := range []string{"td-abc123", "ses_abcd1234", "primary.subagents.ui", "../x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkValidators(t, s) })
 }

@@ -21,12 +21,14 @@ import (
 	"syscall"
 
 	"github.com/go-git/go-billy/v5/osfs"
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
+
+// gitDirName is the name of the git directory (or file) in a work tree.
+const gitDirName = ".git"
 
 // ErrNotRepository is wrapped by the error Open returns when no git work tree
 // contains the directory.
@@ -41,7 +43,6 @@ type Repo struct {
 	root      string // absolute work tree root
 	gitDir    string // the work tree's git directory (holds index and HEAD)
 	commonDir string // the repository's shared directory (objects, config)
-	repo      *git.Repository
 	storage   *filesystem.Storage
 
 	stageMu sync.Mutex // serialises Stage, and with it the use of storage
@@ -76,13 +77,24 @@ func Init(dir string) (*Repo, error) {
 	if err := os.MkdirAll(abs, 0o777); err != nil {
 		return nil, fmt.Errorf("init git repository: %w", err)
 	}
-	opts := &git.PlainInitOptions{
-		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+	gitDir := filepath.Join(abs, gitDirName)
+	if isGitDir(gitDir) {
+		return nil, fmt.Errorf("init git repository at %s: a repository already exists", abs)
 	}
-	if _, err := git.PlainInitWithOptions(abs, opts); err != nil {
+	// The storage layer creates objects/ and refs/; HEAD and the config of a
+	// repository with a work tree are written here, as git init writes them.
+	st := filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRUDefault())
+	if err := st.Init(); err != nil {
 		return nil, fmt.Errorf("init git repository at %s: %w", abs, err)
 	}
-	return openAt(abs, filepath.Join(abs, git.GitDirName))
+	if err := st.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName("main"))); err != nil {
+		return nil, fmt.Errorf("init git repository at %s: %w", abs, err)
+	}
+	config := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"
+	if err := os.WriteFile(filepath.Join(gitDir, "config"), []byte(config), 0o644); err != nil {
+		return nil, fmt.Errorf("init git repository at %s: %w", abs, err)
+	}
+	return openAt(abs, gitDir)
 }
 
 // Root returns the absolute path of the work tree root.
@@ -98,7 +110,7 @@ func (r *Repo) GitDir() string { return r.gitDir }
 // it designates.
 func findGitDir(dir string) (root, gitDir string, err error) {
 	for cur := dir; ; {
-		candidate := filepath.Join(cur, git.GitDirName)
+		candidate := filepath.Join(cur, gitDirName)
 		fi, err := os.Stat(candidate)
 		switch {
 		case err == nil && fi.IsDir():
@@ -182,9 +194,5 @@ func openAt(root, gitDir string) (*Repo, error) {
 		repoFS = dotgit.NewRepositoryFilesystem(dotFS, osfs.New(commonDir))
 	}
 	st := filesystem.NewStorage(repoFS, cache.NewObjectLRUDefault())
-	repo, err := git.Open(st, osfs.New(root))
-	if err != nil {
-		return nil, fmt.Errorf("open git repository at %s: %w", root, err)
-	}
-	return &Repo{root: root, gitDir: gitDir, commonDir: commonDir, repo: repo, storage: st}, nil
+	return &Repo{root: root, gitDir: gitDir, commonDir: commonDir, storage: st}, nil
 }
