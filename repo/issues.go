@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -176,15 +177,14 @@ func (s *Store) List(f Filter) ([]*Issue, []error, error) {
 
 // SortIssues orders issues by priority, then creation time, then ID.
 func SortIssues(list []*Issue) {
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		if a.Priority != b.Priority {
-			return a.Priority < b.Priority
+	slices.SortFunc(list, func(a, b *Issue) int {
+		if c := strings.Compare(a.Priority, b.Priority); c != 0 {
+			return c
 		}
-		if !a.CreatedAt.Equal(b.CreatedAt) {
-			return a.CreatedAt.Before(b.CreatedAt)
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
 		}
-		return a.ID < b.ID
+		return strings.Compare(a.ID, b.ID)
 	})
 }
 

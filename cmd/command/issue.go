@@ -149,11 +149,7 @@ Examples:
 				r.st.warnf("%v", pe)
 			}
 			if r.st.json {
-				out := make([]issueJSON, len(list))
-				for i, is := range list {
-					out[i] = toIssueJSON(is)
-				}
-				return r.st.emitJSON(out)
+				return writeIssueListJSON(r.st.out, list)
 			}
 			r.printIssueTable(list)
 			return nil

@@ -1,0 +1,156 @@
+package command
+
+import (
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/tdproject/td/repo"
+)
+
+// writeIssueListJSON writes list exactly as encoding/json would with
+// SetIndent("", "  ") and SetEscapeHTML(false), without reflection and
+// without re-indenting a buffer: at 10,000 issues that costs half of
+// `td list --json`. TestIssueListJSONMatchesEncodingJSON holds it to
+// encoding/json byte for byte.
+func writeIssueListJSON(w io.Writer, list []*repo.Issue) error {
+	if len(list) == 0 {
+		_, err := io.WriteString(w, "[]\n")
+		return err
+	}
+	b := make([]byte, 0, 64<<10)
+	b = append(b, "[\n"...)
+	for i, is := range list {
+		j := toIssueJSON(is)
+		b = append(b, "  {\n"...)
+		b = field(b, "id", j.ID, false)
+		b = field(b, "title", j.Title, false)
+		b = field(b, "status", j.Status, false)
+		b = field(b, "type", j.Type, false)
+		b = field(b, "priority", j.Priority, false)
+		b = append(b, `    "minor": `...)
+		b = strconv.AppendBool(b, j.Minor)
+		b = append(b, ",\n"...)
+		b = append(b, `    "labels": `...)
+		if len(j.Labels) == 0 {
+			b = append(b, "[],\n"...)
+		} else {
+			b = append(b, "[\n"...)
+			for k, l := range j.Labels {
+				b = append(b, "      "...)
+				b = appendJSONString(b, l)
+				if k < len(j.Labels)-1 {
+					b = append(b, ',')
+				}
+				b = append(b, '\n')
+			}
+			b = append(b, "    ],\n"...)
+		}
+		b = field(b, "created_by", j.CreatedBy, false)
+		b = field(b, "implementer", j.Implementer, false)
+		b = field(b, "assignee", j.Assignee, false)
+		b = field(b, "resolution", j.Resolution, false)
+		b = append(b, `    "links": `...)
+		if len(j.Links) == 0 {
+			b = append(b, "[],\n"...)
+		} else {
+			b = append(b, "[\n"...)
+			for k, l := range j.Links {
+				b = append(b, "      {\n        \"kind\": "...)
+				b = appendJSONString(b, l.Kind)
+				b = append(b, ",\n        \"to\": "...)
+				b = appendJSONString(b, l.To)
+				b = append(b, "\n      }"...)
+				if k < len(j.Links)-1 {
+					b = append(b, ',')
+				}
+				b = append(b, '\n')
+			}
+			b = append(b, "    ],\n"...)
+		}
+		b = field(b, "created_at", j.CreatedAt, false)
+		b = field(b, "updated_at", j.UpdatedAt, false)
+		b = field(b, "path", j.Path, true)
+		b = append(b, "  }"...)
+		if i < len(list)-1 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+		if len(b) > 60<<10 {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	b = append(b, "]\n"...)
+	_, err := w.Write(b)
+	return err
+}
+
+func field(b []byte, key, value string, last bool) []byte {
+	b = append(b, `    "`...)
+	b = append(b, key...)
+	b = append(b, `": `...)
+	b = appendJSONString(b, value)
+	if !last {
+		b = append(b, ',')
+	}
+	return append(b, '\n')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as encoding/json encodes a string with HTML
+// escaping off: quotes, backslashes and control characters escaped, invalid
+// UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,64 @@
+package command
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/tdproject/td/repo"
+)
+
+func encodingJSON(t testing.TB, list []*repo.Issue) []byte {
+	out := make([]issueJSON, len(list))
+	for i, is := range list {
+		out[i] = toIssueJSON(is)
+	}
+	var want bytes.Buffer
+	st := &streams{out: &want}
+	if err := st.emitJSON(out); err != nil {
+		t.Fatal(err)
+	}
+	return want.Bytes()
+}
+
+func TestIssueListJSONMatchesEncodingJSON(t *testing.T) {
+	ts := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	lists := [][]*repo.Issue{
+		nil,
+		{{ID: "td-abc123", Title: "Plain", Status: "open", Type: "task", Priority: "P2", CreatedAt: ts, Path: "p"}},
+		{
+			{ID: "td-abc123", Title: "Quotes \" and \\ and <html> & \u2028\u2029", Labels: []string{"a", "b\tc"}, Minor: true,
+				Links: []repo.Link{{Kind: "child_of", To: "td-x00000"}, {Kind: "relates_to", To: "td-y00000"}}, CreatedAt: ts, UpdatedAt: ts},
+			{ID: "td-abc124", Title: "Control \x00\x01\b\f\n\r\x1f and bad utf-8 \xff\xfe and ünïcödé 🎉", Assignee: "session:ses_12345678"},
+		},
+	}
+	for i, list := range lists {
+		var got bytes.Buffer
+		if err := writeIssueListJSON(&got, list); err != nil {
+			t.Fatal(err)
+		}
+		if want := encodingJSON(t, list); !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("list %d:\n got %s\nwant %s", i, got.Bytes(), want)
+		}
+	}
+}
+
+func FuzzIssueListJSON(f *testing.F) {
+	f.Add("title", "label", "td-abc123")
+	f.Add("\x00\"\\\u2028<>&", "a\xffb", "\t")
+	f.Fuzz(func(t *testing.T, title, label, other string) {
+		list := []*repo.Issue{{ID: other, Title: title, Labels: []string{label, title}, Links: []repo.Link{{Kind: label, To: other}}}}
+		var got bytes.Buffer
+		if err := writeIssueListJSON(&got, list); err != nil {
+			t.Fatal(err)
+		}
+		if want := encodingJSON(t, list); !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("\n got %s\nwant %s", got.Bytes(), want)
+		}
+		var back []map[string]any
+		if err := json.Unmarshal(got.Bytes(), &back); err != nil {
+			t.Fatalf("not JSON: %v", err)
+		}
+	})
+}
