@@ -179,11 +179,29 @@ func (r *runner) open(c *cli.Context) (*repo.Store, error) {
 	return s, nil
 }
 
-// actor resolves the acting session, creating the operator's default
-// session on first use.
-func (r *runner) actor(c *cli.Context, s *repo.Store) (*repo.Session, error) {
+// openActor finds the store and the acting session, creating the
+// operator's default session on first use: what every writing command needs.
+func (r *runner) openActor(c *cli.Context) (*repo.Store, *repo.Session, error) {
+	s, err := r.open(c)
+	if err != nil {
+		return nil, nil, err
+	}
 	se, _, err := s.CurrentSession(c.String("session"), true)
-	return se, err
+	return s, se, err
+}
+
+// textOrFile returns inline text, or the content of the file named by the
+// flag fileFlag ("-" is standard input). Giving both is a usage error;
+// either names the two ways for the message.
+func (r *runner) textOrFile(c *cli.Context, inline, fileFlag, either string) (string, error) {
+	f := c.String(fileFlag)
+	if f == "" {
+		return inline, nil
+	}
+	if inline != "" {
+		return "", usagef("give %s, not both", either)
+	}
+	return r.readFileArg(f)
 }
 
 // args checks the number of positional arguments.

@@ -75,20 +75,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			desc := c.String("description")
-			if f := c.String("description-file"); f != "" {
-				if desc != "" {
-					return usagef("give --description or --description-file, not both")
-				}
-				if desc, err = r.readFileArg(f); err != nil {
-					return err
-				}
-			}
-			s, err := r.open(c)
+			desc, err := r.textOrFile(c, c.String("description"), "description-file", "--description or --description-file")
 			if err != nil {
 				return err
 			}
-			se, err := r.actor(c, s)
+			s, se, err := r.openActor(c)
 			if err != nil {
 				return err
 			}
@@ -358,11 +349,8 @@ Examples:
 				o.Labels = &v
 			}
 			o.AddLabels, o.RemoveLabels, o.Append = c.StringSlice("add-label"), c.StringSlice("remove-label"), c.String("append")
-			if f := c.String("description-file"); f != "" {
-				if o.Description != nil {
-					return usagef("give --description or --description-file, not both")
-				}
-				d, err := r.readFileArg(f)
+			if c.String("description-file") != "" {
+				d, err := r.textOrFile(c, c.String("description"), "description-file", "--description or --description-file")
 				if err != nil {
 					return err
 				}
@@ -372,11 +360,7 @@ Examples:
 				len(o.AddLabels) == 0 && len(o.RemoveLabels) == 0 && o.Assignee == nil && o.Description == nil && o.Append == "" {
 				return usagef("nothing to change: give at least one of --title, --type, --priority, --minor, --label, --add-label, --remove-label, --assignee, --description, --description-file, --append")
 			}
-			s, err := r.open(c)
-			if err != nil {
-				return err
-			}
-			se, err := r.actor(c, s)
+			s, se, err := r.openActor(c)
 			if err != nil {
 				return err
 			}
@@ -439,20 +423,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			text := strings.Join(a[1:], " ")
-			if f := c.String("file"); f != "" {
-				if text != "" {
-					return usagef("give the comment as arguments or with --file, not both")
-				}
-				if text, err = r.readFileArg(f); err != nil {
-					return err
-				}
-			}
-			s, err := r.open(c)
+			text, err := r.textOrFile(c, strings.Join(a[1:], " "), "file", "the comment as arguments or with --file")
 			if err != nil {
 				return err
 			}
-			se, err := r.actor(c, s)
+			s, se, err := r.openActor(c)
 			if err != nil {
 				return err
 			}
