@@ -59,6 +59,7 @@ func TestScripts(t *testing.T) {
 			"countdir": cmdCountDir,
 			"exits":    cmdExits,
 			"replace":  cmdReplace,
+			"bigissue": cmdBigIssue,
 		},
 	})
 }
@@ -174,5 +175,22 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(data), args[0], args[1])), 0o644); err != nil {
 		ts.Fatalf("replace: %v", err)
+	}
+}
+
+// bigissue PATH ID SIZE writes a well-formed issue file of SIZE bytes, to
+// check the size limit without committing a large file.
+func cmdBigIssue(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: bigissue PATH ID SIZE")
+	}
+	size, err := strconv.Atoi(args[2])
+	if err != nil {
+		ts.Fatalf("bigissue: %v", err)
+	}
+	head := "---\nid: " + args[1] + "\ntitle: Big\n---\n"
+	body := strings.Repeat("x", max(0, size-len(head)-1)) + "\n"
+	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(head+body), 0o644); err != nil {
+		ts.Fatalf("bigissue: %v", err)
 	}
 }
