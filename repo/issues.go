@@ -64,11 +64,11 @@ func (s *Store) ResolveID(ref string) (string, error) {
 	short := s.Config.IDPrefix + "-" + r
 	var matches []string
 	for _, n := range names {
-		id, ok := strings.CutSuffix(n, ".md")
-		if !ok || !ValidIssueID(id) {
+		// The cheap prefix test first: it rejects nearly every name.
+		if !strings.HasPrefix(n, r) && !strings.HasPrefix(n, short) {
 			continue
 		}
-		if strings.HasPrefix(id, r) || strings.HasPrefix(id, short) {
+		if id, ok := strings.CutSuffix(n, ".md"); ok && ValidIssueID(id) {
 			matches = append(matches, id)
 		}
 	}

@@ -304,8 +304,8 @@ func (r *runner) editCommand() *cli.Command {
 		ArgsUsage: "ID",
 		Description: `Rewrites only the frontmatter lines of the fields you change (and the
 description, when you change it); every other byte of the file, unknown keys
-and your own sections included, stays as it was. Status changes go through the
-workflow commands, not edit.
+and your own sections included, stays as it was. Status, creator, implementer
+and resolution are not edited here: the review workflow owns them.
 
 Examples:
    td edit td-k3x9qa --title "Sign in with GitHub or GitLab" -p P1
