@@ -73,6 +73,17 @@ type StartOptions struct {
 
 // StartSession creates a session and writes its identity file.
 func (s *Store) StartSession(o StartOptions) (*Session, error) {
+	var se *Session
+	err := s.Update(func(tx *Tx) error {
+		var err error
+		se, err = s.startSession(tx, o)
+		return err
+	})
+	return se, err
+}
+
+// startSession creates a session inside a locked update.
+func (s *Store) startSession(tx *Tx, o StartOptions) (*Session, error) {
 	if o.Agent != "" && !ValidAgentPath(o.Agent) {
 		return nil, errorf(CodeInvalid, "agent path %q must be dot-separated lowercase names such as primary or primary.subagents.ui", o.Agent)
 	}
@@ -87,34 +98,32 @@ func (s *Store) StartSession(o StartOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	var se *Session
-	err = s.Update(func(tx *Tx) error {
-		id, err := s.newSessionID()
-		if err != nil {
-			return err
+	id, err := s.newSessionID()
+	if err != nil {
+		return nil, err
+	}
+	role := RoleOperator
+	if o.Agent != "" {
+		role = RoleAgent
+	}
+	name := o.Name
+	if name == "" {
+		name = o.Agent
+	}
+	if name == "" {
+		name, _ = splitIdentity(author)
+	}
+	se := &Session{ID: id, Name: name, Role: role, Agent: o.Agent, Category: o.Category,
+		Author: author, CreatedAt: s.Now(), Previous: o.Previous}
+	if err := s.writeSession(tx, se); err != nil {
+		return nil, err
+	}
+	if o.Use {
+		if err := s.writeLocal("current", id); err != nil {
+			return nil, err
 		}
-		role := RoleOperator
-		if o.Agent != "" {
-			role = RoleAgent
-		}
-		name := o.Name
-		if name == "" {
-			name = o.Agent
-		}
-		if name == "" {
-			name, _ = splitIdentity(author)
-		}
-		se = &Session{ID: id, Name: name, Role: role, Agent: o.Agent, Category: o.Category,
-			Author: author, CreatedAt: s.Now(), Previous: o.Previous}
-		if err := s.writeSession(tx, se); err != nil {
-			return err
-		}
-		if o.Use {
-			return s.writeLocal("current", id)
-		}
-		return nil
-	})
-	return se, err
+	}
+	return se, nil
 }
 
 func (s *Store) writeSession(tx *Tx, se *Session) error {
@@ -260,28 +269,48 @@ func (s *Store) CurrentSession(flag string, create bool) (*Session, string, erro
 	if err != nil {
 		return nil, "", err
 	}
-	defaults, err := s.readDefaults()
-	if err != nil {
-		return nil, "", err
-	}
-	if id := defaults[author]; id != "" {
-		if se, err := s.Session(id); err == nil {
-			return se, SourceDefault, nil
-		}
+	if se := s.defaultSession(author); se != nil {
+		return se, SourceDefault, nil
 	}
 	if !create {
 		return nil, "", nil
 	}
-	se, err := s.StartSession(StartOptions{})
+	// Made under the lock, after looking again: two td processes running
+	// for the first time at once must agree on one default session.
+	var se *Session
+	err = s.Update(func(tx *Tx) error {
+		if se = s.defaultSession(author); se != nil {
+			return nil
+		}
+		if se, err = s.startSession(tx, StartOptions{}); err != nil {
+			return err
+		}
+		defaults, err := s.readDefaults()
+		if err != nil {
+			return err
+		}
+		defaults[author] = se.ID
+		b, _ := json.MarshalIndent(defaults, "", "  ")
+		return s.writeLocal("default-sessions.json", string(b)+"\n")
+	})
 	if err != nil {
 		return nil, "", err
 	}
-	defaults[author] = se.ID
-	b, _ := json.MarshalIndent(defaults, "", "  ")
-	if err := s.writeLocal("default-sessions.json", string(b)+"\n"); err != nil {
-		return nil, "", err
-	}
 	return se, SourceDefault, nil
+}
+
+// defaultSession returns the author's default session for this checkout,
+// nil when there is none yet.
+func (s *Store) defaultSession(author string) *Session {
+	defaults, err := s.readDefaults()
+	if err != nil || defaults[author] == "" {
+		return nil
+	}
+	se, err := s.Session(defaults[author])
+	if err != nil {
+		return nil
+	}
+	return se
 }
 
 func (s *Store) readDefaults() (map[string]string, error) {
