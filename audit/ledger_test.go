@@ -60,3 +60,28 @@ not json
 		t.Fatalf("details lost: %v", entries[1].Details)
 	}
 }
+
+// FuzzParseLedger: any bytes parse without a panic, and every entry read
+// back re-encodes to a line that parses to the same entry.
+func FuzzParseLedger(f *testing.F) {
+	f.Add([]byte(`{"ts":"2026-11-21T10:04:11Z","session":"s","action":"created","title":"x"}` + "\n"))
+	f.Add([]byte("\n\n{\"ts\":\"2026-11-21T10:04:11Z\",\"action\":\"commented\",\"text\":\"a\\nb\"}\r\n{broken"))
+	f.Add([]byte(`{"ts":"2026-11-21T10:04:11+02:00","session":"s","action":"approved","reason":"r","type":"security","n":1.5,"o":{"a":[1,2]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, _ := ParseLedger(data)
+		for _, e := range entries {
+			line, err := e.Line()
+			if err != nil {
+				t.Fatalf("re-encode %+v: %v", e, err)
+			}
+			again, errs := ParseLedger(line)
+			if len(errs) != 0 || len(again) != 1 {
+				t.Fatalf("re-encoded line %q does not parse: %v", line, errs)
+			}
+			line2, _ := again[0].Line()
+			if string(line2) != string(line) {
+				t.Fatalf("not stable:\n%s%s", line, line2)
+			}
+		}
+	})
+}
