@@ -123,6 +123,7 @@ Start with:
 			r.sessionCommand(),
 			r.whoamiCommand(),
 			r.demoCommand(),
+			r.mergeDriverCommand(),
 			{Name: "version", Usage: "print td's version", Action: func(*cli.Context) error {
 				if r.st.json {
 					return r.st.emitJSON(map[string]string{"version": Version})

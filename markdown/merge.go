@@ -1,0 +1,237 @@
+package markdown
+
+import (
+	"bytes"
+)
+
+// MergeLines merges two edits of a common base line by line, as git's own
+// three-way text merge does: a region changed on one side only takes that
+// side; a region changed identically on both takes it once; a region changed
+// differently on both becomes a conflict between standard markers. Line
+// endings are kept as they are (CRLF files stay CRLF). It reports whether
+// any conflict was written.
+func MergeLines(base, ours, theirs []byte, oursLabel, theirsLabel string) ([]byte, bool) {
+	o, a, b := splitLines(base), splitLines(ours), splitLines(theirs)
+	ha, hb := hunks(o, a), hunks(o, b)
+	eol := "\n"
+	if bytes.Contains(ours, []byte("\r\n")) {
+		eol = "\r\n"
+	}
+	var out bytes.Buffer
+	conflict := false
+	pos := 0 // next base line not yet written
+	ia, ib := 0, 0
+	da, db := 0, 0 // side index minus base index, before the current group
+	for ia < len(ha) || ib < len(hb) {
+		// Start a group with the hunk that begins first in the base.
+		lo := 0
+		if ib >= len(hb) || (ia < len(ha) && ha[ia].bLo <= hb[ib].bLo) {
+			lo = ha[ia].bLo
+		} else {
+			lo = hb[ib].bLo
+		}
+		hi := lo
+		ja, jb := ia, ib
+		// Absorb every hunk of either side that overlaps or touches the group.
+		for {
+			grew := false
+			for ja < len(ha) && ha[ja].bLo <= hi {
+				hi = max(hi, ha[ja].bHi)
+				ja++
+				grew = true
+			}
+			for jb < len(hb) && hb[jb].bLo <= hi {
+				hi = max(hi, hb[jb].bHi)
+				jb++
+				grew = true
+			}
+			if !grew {
+				break
+			}
+		}
+		writeLines(&out, o[pos:lo])
+		aLo, aHi := lo+da, hi+da+delta(ha[ia:ja])
+		bLo, bHi := lo+db, hi+db+delta(hb[ib:jb])
+		sideA, sideB := a[aLo:aHi], b[bLo:bHi]
+		switch {
+		case ja == ia: // only theirs changed here
+			writeLines(&out, sideB)
+		case jb == ib: // only ours changed here
+			writeLines(&out, sideA)
+		case equalLines(sideA, sideB):
+			writeLines(&out, sideA)
+		default:
+			conflict = true
+			out.WriteString("<<<<<<< " + oursLabel + eol)
+			writeLines(&out, ensureEOL(sideA, eol))
+			out.WriteString("=======" + eol)
+			writeLines(&out, ensureEOL(sideB, eol))
+			out.WriteString(">>>>>>> " + theirsLabel + eol)
+		}
+		da += delta(ha[ia:ja])
+		db += delta(hb[ib:jb])
+		ia, ib, pos = ja, jb, hi
+	}
+	writeLines(&out, o[pos:])
+	return out.Bytes(), conflict
+}
+
+// hunk is a changed region: base lines [bLo,bHi) became side lines [sLo,sHi).
+type hunk struct{ bLo, bHi, sLo, sHi int }
+
+func delta(hs []hunk) int {
+	d := 0
+	for _, h := range hs {
+		d += (h.sHi - h.sLo) - (h.bHi - h.bLo)
+	}
+	return d
+}
+
+// splitLines splits after each "\n", keeping it; a last line without one is
+// kept as it is.
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			out = append(out, b)
+			break
+		}
+		out = append(out, b[:i+1])
+		b = b[i+1:]
+	}
+	return out
+}
+
+func writeLines(w *bytes.Buffer, lines [][]byte) {
+	for _, l := range lines {
+		w.Write(l)
+	}
+}
+
+// ensureEOL makes sure the last line ends with a line break, so a conflict
+// marker never joins it.
+func ensureEOL(lines [][]byte, eol string) [][]byte {
+	if n := len(lines); n > 0 && !bytes.HasSuffix(lines[n-1], []byte("\n")) {
+		out := append([][]byte{}, lines[:n-1]...)
+		return append(out, append(append([]byte{}, lines[n-1]...), eol...))
+	}
+	return lines
+}
+
+func equalLines(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxEditDistance bounds the diff's work; beyond it the changed middle is
+// treated as one replaced region (still a correct, if coarser, merge).
+const maxEditDistance = 4096
+
+// hunks returns the regions where side differs from base, in base order,
+// from a shortest edit script (Myers) after trimming the common prefix and
+// suffix.
+func hunks(base, side [][]byte) []hunk {
+	pre := 0
+	for pre < len(base) && pre < len(side) && bytes.Equal(base[pre], side[pre]) {
+		pre++
+	}
+	suf := 0
+	for suf < len(base)-pre && suf < len(side)-pre && bytes.Equal(base[len(base)-1-suf], side[len(side)-1-suf]) {
+		suf++
+	}
+	x, y := base[pre:len(base)-suf], side[pre:len(side)-suf]
+	if len(x) == 0 && len(y) == 0 {
+		return nil
+	}
+	matches, ok := myers(x, y)
+	if !ok {
+		return []hunk{{pre, pre + len(x), pre, pre + len(y)}}
+	}
+	var out []hunk
+	pi, pj := 0, 0
+	for _, m := range append(matches, [2]int{len(x), len(y)}) {
+		if m[0] > pi || m[1] > pj {
+			out = append(out, hunk{pre + pi, pre + m[0], pre + pj, pre + m[1]})
+		}
+		pi, pj = m[0]+1, m[1]+1
+	}
+	return out
+}
+
+// myers returns the matched line pairs of a shortest edit script between x
+// and y, in order; false when the edit distance exceeds maxEditDistance.
+func myers(x, y [][]byte) ([][2]int, bool) {
+	n, m := len(x), len(y)
+	maxD := min(n+m, maxEditDistance)
+	off := maxD + 1
+	v := make([]int, 2*maxD+3)
+	var trace [][]int
+	for d := 0; d <= maxD; d++ {
+		snap := make([]int, len(v))
+		copy(snap, v)
+		trace = append(trace, snap)
+		for k := -d; k <= d; k += 2 {
+			var i int
+			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+				i = v[off+k+1]
+			} else {
+				i = v[off+k-1] + 1
+			}
+			j := i - k
+			for i < n && j < m && bytes.Equal(x[i], y[j]) {
+				i++
+				j++
+			}
+			v[off+k] = i
+			if i >= n && j >= m {
+				return backtrack(trace, x, y, off, d), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// backtrack walks the trace from the end back to the start, collecting the
+// diagonal moves: trace[d] is the furthest-reaching state before step d.
+func backtrack(trace [][]int, x, y [][]byte, off, d int) [][2]int {
+	var rev [][2]int
+	i, j := len(x), len(y)
+	for ; d > 0; d-- {
+		v := trace[d]
+		k := i - j
+		prevK := k - 1 // the edit was a deletion from x
+		if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+			prevK = k + 1 // the edit was an insertion from y
+		}
+		prevI := v[off+prevK]
+		prevJ := prevI - prevK
+		midI, midJ := prevI+1, prevJ // where the edit ended
+		if prevK == k+1 {
+			midI, midJ = prevI, prevJ+1
+		}
+		for i > midI && j > midJ {
+			rev = append(rev, [2]int{i - 1, j - 1})
+			i--
+			j--
+		}
+		i, j = prevI, prevJ
+	}
+	for i > 0 && j > 0 {
+		rev = append(rev, [2]int{i - 1, j - 1})
+		i--
+		j--
+	}
+	out := make([][2]int, len(rev))
+	for k := range rev {
+		out[k] = rev[len(rev)-1-k]
+	}
+	return out
+}
