@@ -2,7 +2,9 @@ package repo
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -52,7 +54,7 @@ func parseConfig(path string, data []byte) (*Config, error) {
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && err.Error() != "EOF" {
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, &ParseError{Path: path, Line: yamlErrorLine(err), Msg: yamlErrorMsg(err)}
 	}
 	if c.IDPrefix == "" {

@@ -245,18 +245,27 @@ func (s *Store) CreateIssue(se *Session, o CreateOptions) (*Issue, error) {
 }
 
 func (s *Store) newIssueID() (string, error) {
+	return s.freeID(issueSuffixLen, func(suf string) (string, string) {
+		id := s.Config.IDPrefix + "-" + suf
+		return id, s.issuePath(id)
+	})
+}
+
+// freeID draws random suffixes of length n until one names a file that does
+// not exist yet. There are no counters: two branches never mint the same ID.
+func (s *Store) freeID(n int, name func(suffix string) (id, path string)) (string, error) {
 	src := s.ids()
 	for i := 0; i < 100; i++ {
-		suf, err := src.suffix(issueSuffixLen)
+		suf, err := src.suffix(n)
 		if err != nil {
 			return "", err
 		}
-		id := s.Config.IDPrefix + "-" + suf
-		if _, err := os.Lstat(s.issuePath(id)); errors.Is(err, fs.ErrNotExist) {
+		id, p := name(suf)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			return id, nil
 		}
 	}
-	return "", errorf(CodeInternal, "could not find a free issue ID")
+	return "", errorf(CodeInternal, "could not find a free ID after 100 draws")
 }
 
 func cleanLabels(in []string) ([]string, error) {

@@ -137,18 +137,10 @@ func (s *Store) writeSession(tx *Tx, se *Session) error {
 }
 
 func (s *Store) newSessionID() (string, error) {
-	src := s.ids()
-	for i := 0; i < 100; i++ {
-		suf, err := src.suffix(sessionSuffixLen)
-		if err != nil {
-			return "", err
-		}
+	return s.freeID(sessionSuffixLen, func(suf string) (string, string) {
 		id := "ses_" + suf
-		if _, err := os.Lstat(s.path(SessionsDir, id+".yaml")); errors.Is(err, fs.ErrNotExist) {
-			return id, nil
-		}
-	}
-	return "", errorf(CodeInternal, "could not find a free session ID")
+		return id, s.path(SessionsDir, id+".yaml")
+	})
 }
 
 // author is the git identity of whoever runs td, "Name <email>".

@@ -191,24 +191,21 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 // WriteFile atomically replaces a file under .todos (path elements relative
 // to .todos) and records it for staging.
 func (tx *Tx) WriteFile(data []byte, elem ...string) error {
-	p := tx.s.path(elem...)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", tx.s.rel(filepath.Dir(p)), err)
-	}
-	if err := writeFileAtomic(p, data); err != nil {
-		return err
-	}
-	tx.written = append(tx.written, p)
-	return nil
+	return tx.record(func(p string) error { return writeFileAtomic(p, data) }, elem)
 }
 
 // AppendLine appends one line to an append-only log under .todos.
 func (tx *Tx) AppendLine(line []byte, elem ...string) error {
+	return tx.record(func(p string) error { return appendLine(p, line) }, elem)
+}
+
+// record makes the file's directory, writes it and remembers it for staging.
+func (tx *Tx) record(write func(path string) error, elem []string) error {
 	p := tx.s.path(elem...)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", tx.s.rel(filepath.Dir(p)), err)
 	}
-	if err := appendLine(p, line); err != nil {
+	if err := write(p); err != nil {
 		return err
 	}
 	tx.written = append(tx.written, p)
