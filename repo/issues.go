@@ -369,16 +369,24 @@ func applyEdit(is *Issue, o EditOptions) ([]Change, error) {
 		changes = append(changes, Change{Field: field, From: from, To: to})
 		return is.setField(field, to)
 	}
+	// setString records and writes a string field only when it changes.
+	setString := func(field string, cur *string, to string) error {
+		if to == *cur {
+			return nil
+		}
+		if err := set(field, *cur, to); err != nil {
+			return err
+		}
+		*cur = to
+		return nil
+	}
 	if o.Title != nil {
 		t := strings.TrimSpace(*o.Title)
 		if t == "" || strings.ContainsAny(t, "\r\n") {
 			return nil, errorf(CodeInvalid, "the title must be one non-empty line")
 		}
-		if t != is.Title {
-			if err := set("title", is.Title, t); err != nil {
-				return nil, err
-			}
-			is.Title = t
+		if err := setString("title", &is.Title, t); err != nil {
+			return nil, err
 		}
 	}
 	if o.Type != nil {
@@ -386,11 +394,8 @@ func applyEdit(is *Issue, o EditOptions) ([]Change, error) {
 		if err != nil || t == "" {
 			return nil, errorf(CodeInvalid, "type %q must be one of %s", *o.Type, strings.Join(Types, ", "))
 		}
-		if t != is.Type {
-			if err := set("type", is.Type, t); err != nil {
-				return nil, err
-			}
-			is.Type = t
+		if err := setString("type", &is.Type, t); err != nil {
+			return nil, err
 		}
 	}
 	if o.Priority != nil {
@@ -398,11 +403,8 @@ func applyEdit(is *Issue, o EditOptions) ([]Change, error) {
 		if err != nil || p == "" {
 			return nil, errorf(CodeInvalid, "priority %q must be one of %s", *o.Priority, strings.Join(Priorities, ", "))
 		}
-		if p != is.Priority {
-			if err := set("priority", is.Priority, p); err != nil {
-				return nil, err
-			}
-			is.Priority = p
+		if err := setString("priority", &is.Priority, p); err != nil {
+			return nil, err
 		}
 	}
 	if o.Minor != nil && *o.Minor != is.Minor {
@@ -442,11 +444,8 @@ func applyEdit(is *Issue, o EditOptions) ([]Change, error) {
 		if strings.ContainsAny(a, "\r\n") {
 			return nil, errorf(CodeInvalid, "the assignee must be one line")
 		}
-		if a != is.Assignee {
-			if err := set("assignee", is.Assignee, a); err != nil {
-				return nil, err
-			}
-			is.Assignee = a
+		if err := setString("assignee", &is.Assignee, a); err != nil {
+			return nil, err
 		}
 	}
 	if o.Description != nil || o.Append != "" {
