@@ -21,9 +21,12 @@ const MaxIssueFileSize = 1 << 20
 // maxLedgerSize bounds how much of a ledger file td reads at once.
 const maxLedgerSize = 64 << 20
 
-// writeFileAtomic replaces path with data so that readers see either the old
+// WriteFileAtomic replaces path with data so that readers see either the old
 // or the new content, never a torn file: write a temporary file in the same
-// directory, fsync it, rename it over path, fsync the directory.
+// directory, fsync it, rename it over path, fsync the directory. An existing
+// file keeps its permissions; a symlink is refused, never followed.
+func WriteFileAtomic(path string, data []byte) error { return writeFileAtomic(path, data) }
+
 func writeFileAtomic(path string, data []byte) error {
 	if err := refuseSymlink(path); err != nil {
 		return err
@@ -39,6 +42,12 @@ func writeFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	cleanup := func() { f.Close(); os.Remove(tmp) }
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().Perm() != 0o644 {
+		if err := f.Chmod(fi.Mode().Perm()); err != nil {
+			cleanup()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
 	if _, err := f.Write(data); err != nil {
 		cleanup()
 		return fmt.Errorf("write %s: %w", path, err)

@@ -371,3 +371,17 @@ func FuzzDecodeIndex(f *testing.F) {
 		}
 	})
 }
+
+func TestAtomicWriteKeepsPermissions(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(p, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode after write = %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+}

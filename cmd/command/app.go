@@ -3,7 +3,6 @@
 package command
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -214,22 +213,31 @@ func args(c *cli.Context, min, max int, usage string) ([]string, error) {
 	return a, nil
 }
 
-// readText returns text from a flag value, or the file it names ("-" is
-// standard input).
+// readFileArg returns the text of the file a flag names ("-" is standard
+// input), up to the size of an issue file.
 func (r *runner) readFileArg(name string) (string, error) {
-	if name == "-" {
-		b, err := io.ReadAll(io.LimitReader(r.st.in, repo.MaxIssueFileSize+1))
+	b, err := r.readInput(name, repo.MaxIssueFileSize)
+	return string(b), err
+}
+
+// readInput reads a file named on the command line ("-" is standard input),
+// refusing more than limit bytes rather than reading them.
+func (r *runner) readInput(name string, limit int64) ([]byte, error) {
+	src, what := r.st.in, "standard input"
+	if name != "-" {
+		f, err := os.Open(name)
 		if err != nil {
-			return "", fmt.Errorf("read standard input: %w", err)
+			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
-		if len(b) > repo.MaxIssueFileSize {
-			return "", errors.New("standard input is over the 1 MiB limit")
-		}
-		return string(b), nil
+		defer f.Close()
+		src, what = f, name
 	}
-	b, err := os.ReadFile(name)
+	b, err := io.ReadAll(io.LimitReader(src, limit+1))
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
-	return string(b), nil
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is over the %d byte limit", what, limit)
+	}
+	return b, nil
 }

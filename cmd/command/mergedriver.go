@@ -2,10 +2,9 @@ package command
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
 
@@ -37,12 +36,12 @@ Examples:
 			}
 			var sides [3][]byte
 			for i, f := range a[:3] {
-				if sides[i], err = readLimited(f); err != nil {
+				if sides[i], err = r.readInput(f, maxMergeInput); err != nil {
 					return err
 				}
 			}
 			merged, conflict := markdown.MergeLines(sides[0], sides[1], sides[2], "ours", "theirs")
-			if err := replaceFile(a[1], merged); err != nil {
+			if err := repo.WriteFileAtomic(a[1], merged); err != nil {
 				return err
 			}
 			if r.st.json {
@@ -56,51 +55,4 @@ Examples:
 			return nil
 		},
 	}
-}
-
-func readLimited(name string) ([]byte, error) {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if fi.Size() > maxMergeInput {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d byte limit for a merge", name, fi.Size(), maxMergeInput)
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	return b, nil
-}
-
-// replaceFile writes data over name through a temporary file and a rename,
-// keeping name's permissions.
-func replaceFile(name string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(name); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	f, err := os.CreateTemp(filepath.Dir(name), ".td-merge-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, mode)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, name)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", name, werr)
-	}
-	return nil
 }
