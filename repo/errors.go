@@ -49,6 +49,10 @@ func CodeOf(err error) Code {
 	if errors.As(err, &pe) {
 		return CodeParse
 	}
+	var r *refusal
+	if errors.As(err, &r) {
+		return CodeRefused
+	}
 	return CodeInternal
 }
 

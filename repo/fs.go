@@ -122,21 +122,39 @@ func refuseSymlink(path string) error {
 	return nil
 }
 
+// refusal says why td will not read a file; the caller names the file,
+// in the form its message needs ("path: reason" or "path reason").
+type refusal struct {
+	reason string // "is a symlink; …", starting with the verb
+	err    error  // errSymlink for symlinks
+}
+
+func (r *refusal) Error() string { return r.reason }
+func (r *refusal) Unwrap() error { return r.err }
+
+// checkRegular refuses symlinks, anything that is not a regular file, and
+// files over limit bytes (limit < 0: no size check).
+func checkRegular(fi fs.FileInfo, limit int64) *refusal {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return &refusal{"is a symlink; td does not follow symlinks under .todos", errSymlink}
+	case !fi.Mode().IsRegular():
+		return &refusal{"is not a regular file", nil}
+	case limit >= 0 && fi.Size() > limit:
+		return &refusal{fmt.Sprintf("is %d bytes, over the %d byte limit", fi.Size(), limit), nil}
+	}
+	return nil
+}
+
 // readRegular reads a regular file of at most limit bytes, refusing symlinks
-// and oversized files.
+// and oversized files with a *refusal.
 func readRegular(path string, limit int64) ([]byte, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, &Error{Code: CodeRefused, Msg: "is a symlink; td does not follow symlinks under .todos", Err: errSymlink}
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &Error{Code: CodeRefused, Msg: "is not a regular file"}
-	}
-	if fi.Size() > limit {
-		return nil, &Error{Code: CodeRefused, Msg: fmt.Sprintf("is %d bytes, over the %d byte limit", fi.Size(), limit)}
+	if r := checkRegular(fi, limit); r != nil {
+		return nil, r
 	}
 	f, err := os.Open(path)
 	if err != nil {

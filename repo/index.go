@@ -89,14 +89,11 @@ func (s *Store) statIssues() ([]fileStat, error) {
 			defer wg.Done()
 			for i := range part {
 				fi, err := root.Lstat(part[i].name)
-				switch {
-				case err != nil:
+				if err != nil {
 					part[i].err = err
-				case fi.Mode()&fs.ModeSymlink != 0:
-					part[i].err = &Error{Code: CodeRefused, Msg: "is a symlink; td does not follow symlinks under .todos", Err: errSymlink}
-				case !fi.Mode().IsRegular():
-					part[i].err = &Error{Code: CodeRefused, Msg: "is not a regular file"}
-				default:
+				} else if r := checkRegular(fi, -1); r != nil {
+					part[i].err = r
+				} else {
 					part[i].size, part[i].mtime = fi.Size(), fi.ModTime().UnixNano()
 				}
 			}
@@ -153,12 +150,7 @@ func (s *Store) loadAll() ([]*Issue, []error, error) {
 }
 
 func (s *Store) statError(st fileStat) *ParseError {
-	msg := st.err.Error()
-	var e *Error
-	if errors.As(st.err, &e) {
-		msg = e.Msg
-	}
-	return &ParseError{Path: TodosDir + "/" + IssuesDir + "/" + st.name, Msg: msg}
+	return &ParseError{Path: TodosDir + "/" + IssuesDir + "/" + st.name, Msg: st.err.Error()}
 }
 
 // parseEntries reads and parses the listed entries in parallel.

@@ -25,9 +25,9 @@ func (s *Store) readIssueFile(id string) (*Issue, error) {
 	}
 	data, err := readRegular(s.issuePath(id), MaxIssueFileSize)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			return nil, &ParseError{Path: rel, Msg: e.Msg}
+		var r *refusal
+		if errors.As(err, &r) {
+			return nil, &ParseError{Path: rel, Msg: r.reason}
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, errorf(CodeNotFound, "no issue %s", id)

@@ -137,11 +137,12 @@ func (s *Store) rel(p string) string {
 
 // fileError turns an I/O error on a file into one sentence naming the file.
 func (s *Store) fileError(path string, err error) error {
+	var r *refusal
+	if errors.As(err, &r) {
+		return &Error{Code: CodeRefused, Msg: s.rel(path) + " " + r.reason, Err: r.err}
+	}
 	var e *Error
 	if errors.As(err, &e) {
-		if strings.HasPrefix(e.Msg, "is ") {
-			return &Error{Code: e.Code, Msg: s.rel(path) + " " + e.Msg, Err: e.Err}
-		}
 		return err
 	}
 	if errors.Is(err, fs.ErrNotExist) {
