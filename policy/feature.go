@@ -1,0 +1,98 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+)
+
+// BalancedReviewPolicy names the flag that selects the balanced review policy
+// (creator exception) over the strict one.
+const BalancedReviewPolicy = "balanced_review_policy"
+
+// Where a flag's value came from, as Resolve reports it.
+const (
+	FromEnv     = "env"
+	FromConfig  = "config"
+	FromDefault = "default"
+)
+
+// Flag describes one feature flag td knows.
+type Flag struct {
+	Name    string
+	Default bool
+	// Policy marks a flag that changes a security rule; changing it writes a
+	// security event.
+	Policy bool
+	Usage  string
+}
+
+// Flags returns every feature flag td knows, in the order td feature list
+// shows them. It builds a fresh slice each call, so callers may keep it.
+func Flags() []Flag {
+	return []Flag{{
+		Name:    BalancedReviewPolicy,
+		Default: true,
+		Policy:  true,
+		Usage:   "let an issue's creator approve another session's work with --reason (audited); false restores the strict policy that blocks every involved session",
+	}}
+}
+
+// LookupFlag returns the flag called name.
+func LookupFlag(name string) (Flag, bool) {
+	for _, f := range Flags() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Flag{}, false
+}
+
+// EnvVar returns the environment variable that overrides the flag called
+// name: TD_FEATURE_ and the name in upper case.
+func EnvVar(name string) string {
+	return "TD_FEATURE_" + strings.ToUpper(name)
+}
+
+// ParseBool reads a flag value: 1, true, on or yes, and 0, false, off or no,
+// in any case, surrounding spaces ignored.
+func ParseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "on", "yes":
+		return true, nil
+	case "0", "false", "off", "no":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not a boolean: use 1/true/on/yes or 0/false/off/no", s)
+}
+
+// Resolve gives the value of the flag called name and where it came from:
+// "env" when its TD_FEATURE_ variable is set (env reads the environment and
+// may be nil), else "config" when config sets it, else "default". Every error
+// is bad input: an unknown flag, or an environment value that is not a boolean.
+func Resolve(name string, env func(string) string, config map[string]bool) (value bool, source string, err error) {
+	flag, ok := LookupFlag(name)
+	if !ok {
+		return false, "", fmt.Errorf("unknown feature flag %q; known flags: %s", name, knownFlagNames())
+	}
+	if env != nil {
+		if raw := env(EnvVar(name)); strings.TrimSpace(raw) != "" {
+			v, err := ParseBool(raw)
+			if err != nil {
+				return false, "", fmt.Errorf("%s=%q is not a boolean: use 1/true/on/yes or 0/false/off/no", EnvVar(name), raw)
+			}
+			return v, FromEnv, nil
+		}
+	}
+	if v, ok := config[name]; ok {
+		return v, FromConfig, nil
+	}
+	return flag.Default, FromDefault, nil
+}
+
+func knownFlagNames() string {
+	var names []string
+	for _, f := range Flags() {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}

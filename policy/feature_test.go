@@ -1,0 +1,99 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFlags(t *testing.T) {
+	f, ok := LookupFlag(BalancedReviewPolicy)
+	if !ok || !f.Default || !f.Policy || f.Usage == "" {
+		t.Fatalf("balanced_review_policy = %+v, %v; want a documented policy flag, default true", f, ok)
+	}
+	flags := Flags()
+	flags[0].Default = false
+	if !Flags()[0].Default {
+		t.Fatal("changing the slice Flags returned changed the next call's answer")
+	}
+	if _, ok := LookupFlag("nope"); ok {
+		t.Fatal("LookupFlag found an unknown flag")
+	}
+	if got := EnvVar(BalancedReviewPolicy); got != "TD_FEATURE_BALANCED_REVIEW_POLICY" {
+		t.Fatalf("EnvVar = %q", got)
+	}
+}
+
+func TestParseBool(t *testing.T) {
+	for _, s := range []string{"1", "true", "TRUE", "On", "yes", " yes "} {
+		if v, err := ParseBool(s); err != nil || !v {
+			t.Errorf("ParseBool(%q) = %v, %v; want true", s, v, err)
+		}
+	}
+	for _, s := range []string{"0", "false", "False", "OFF", "no", "No"} {
+		if v, err := ParseBool(s); err != nil || v {
+			t.Errorf("ParseBool(%q) = %v, %v; want false", s, v, err)
+		}
+	}
+	for _, s := range []string{"", "2", "y", "enabled", "truee"} {
+		if _, err := ParseBool(s); err == nil {
+			t.Errorf("ParseBool(%q) accepted it", s)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	envOf := func(m map[string]string) func(string) string {
+		return func(k string) string { return m[k] }
+	}
+	const envVar = "TD_FEATURE_BALANCED_REVIEW_POLICY"
+	rows := []struct {
+		name    string
+		flag    string
+		env     func(string) string
+		config  map[string]bool
+		value   bool
+		source  string
+		errWant string
+	}{
+		{name: "default", flag: BalancedReviewPolicy, value: true, source: FromDefault},
+		{name: "nil env, empty config", flag: BalancedReviewPolicy, env: envOf(nil), config: map[string]bool{}, value: true, source: FromDefault},
+		{name: "config beats default", flag: BalancedReviewPolicy, config: map[string]bool{BalancedReviewPolicy: false}, value: false, source: FromConfig},
+		{name: "env beats config", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: "on"}), config: map[string]bool{BalancedReviewPolicy: false}, value: true, source: FromEnv},
+		{name: "env off beats default", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: "FALSE"}), value: false, source: FromEnv},
+		{name: "empty env is unset", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: " "}), config: map[string]bool{BalancedReviewPolicy: false}, value: false, source: FromConfig},
+		{
+			name:    "bad env value",
+			flag:    BalancedReviewPolicy,
+			env:     envOf(map[string]string{envVar: "maybe"}),
+			errWant: `TD_FEATURE_BALANCED_REVIEW_POLICY="maybe" is not a boolean: use 1/true/on/yes or 0/false/off/no`,
+		},
+		{
+			name:    "unknown flag",
+			flag:    "turbo_mode",
+			config:  map[string]bool{"turbo_mode": true},
+			errWant: `unknown feature flag "turbo_mode"; known flags: balanced_review_policy`,
+		},
+		{
+			name:    "names are exact",
+			flag:    "BALANCED_REVIEW_POLICY",
+			errWant: `unknown feature flag "BALANCED_REVIEW_POLICY"; known flags: balanced_review_policy`,
+		},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			v, src, err := Resolve(row.flag, row.env, row.config)
+			if row.errWant != "" {
+				if err == nil || err.Error() != row.errWant {
+					t.Fatalf("Resolve error = %v; want %q", err, row.errWant)
+				}
+				return
+			}
+			if err != nil || v != row.value || src != row.source {
+				t.Fatalf("Resolve = (%v, %q, %v); want (%v, %q)", v, src, err, row.value, row.source)
+			}
+			if strings.TrimSpace(src) == "" {
+				t.Fatal("empty source")
+			}
+		})
+	}
+}

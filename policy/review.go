@@ -1,0 +1,354 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Mode is the review policy in force for non-minor issues.
+type Mode string
+
+// The review policies. Balanced is the default; strict is the rollback.
+const (
+	// Strict blocks every session with any history on the issue.
+	Strict Mode = "strict"
+	// Balanced blocks implementers and involved sessions but lets the creator
+	// approve another session's work with a reason.
+	Balanced Mode = "balanced"
+)
+
+// ModeFor returns the review mode the balanced_review_policy flag selects.
+func ModeFor(balanced bool) Mode {
+	if balanced {
+		return Balanced
+	}
+	return Strict
+}
+
+// Sources of a creator claim, in the order conflicts are described.
+const (
+	SourceFrontmatter = "frontmatter" // created_by in the issue file
+	SourceLedger      = "ledger"      // the session of the ledger's created entry
+	SourceCommit      = "commit"      // the commit that added the issue file
+)
+
+// Claim is one source's word on who created an issue. A commit without a
+// Td-Session trailer claims only its Author ("Name <email>").
+type Claim struct {
+	Source  string
+	Session string
+	Author  string
+}
+
+// names reports whether the claim names any creator at all.
+func (c Claim) names() bool { return c.Session != "" || c.Author != "" }
+
+// Facts is what the caller found about an issue and the session asking to
+// approve or close it. The policy trusts no single source: it combines them.
+type Facts struct {
+	// IssueID names the issue in refusal messages; "this issue" when empty.
+	IssueID string
+	// Reviewer is the session asking to approve or close.
+	Reviewer string
+	// ReviewerAuthor is the reviewer's git identity, "Name <email>".
+	ReviewerAuthor string
+	// Minor issues may be approved by anyone, their implementer included.
+	Minor bool
+	// CreatorClaims holds each source's claim on who created the issue.
+	CreatorClaims []Claim
+	// Implementer is the frontmatter implementer.
+	Implementer string
+	// ImplementationHistory lists the sessions with started or unstarted in the
+	// ledger or in a commit trailer (Td-Action: started|unstarted).
+	ImplementationHistory []string
+	// Involved lists every session with any ledger entry or commit trailer on
+	// the issue.
+	Involved []string
+}
+
+// Decision is the answer to "may this session approve (or close) this issue",
+// with what the caller must record alongside it.
+type Decision struct {
+	// Allowed says whether the action may go ahead.
+	Allowed bool
+	// CreatorException marks an approval allowed only through the creator
+	// exception; the caller audits it twice (ledger and security events).
+	CreatorException bool
+	// SelfCloseException marks a close allowed only through
+	// --self-close-exception; the caller audits it.
+	SelfCloseException bool
+	// ReasonRequired says the refusal is only for the missing --reason.
+	ReasonRequired bool
+	// Refusal is one sentence saying why not and what would make it pass;
+	// empty when allowed.
+	Refusal string
+	// Conflict is non-empty when the sources disagree about the creator; the
+	// caller writes a security event with it, allowed or not.
+	Conflict string
+}
+
+// Approval decides whether f.Reviewer may approve the issue under mode, with
+// reason as given to --reason. Any mode other than Balanced is strict.
+func Approval(mode Mode, f Facts, reason string) Decision {
+	return decide(mode, f, reason, verbApprove)
+}
+
+// Close decides an admin close (td close) by f.Reviewer. An issue nobody has
+// implemented has nothing to review and may be closed by anyone; otherwise
+// the approval rules apply with reason as the close reason, and a non-empty
+// selfCloseReason turns their refusal into an audited self-close exception.
+func Close(mode Mode, f Facts, reason, selfCloseReason string) Decision {
+	if f.Reviewer != "" && f.Implementer == "" && len(f.ImplementationHistory) == 0 {
+		_, conflict := Creator(f.CreatorClaims)
+		return Decision{Allowed: true, Conflict: conflict}
+	}
+	d := decide(mode, f, reason, verbClose)
+	if !d.Allowed && f.Reviewer != "" && strings.TrimSpace(selfCloseReason) != "" {
+		return Decision{Allowed: true, SelfCloseException: true, Conflict: d.Conflict}
+	}
+	return d
+}
+
+// Reviewable reports whether f.Reviewer could approve the issue, and whether
+// it would need a reason to (the creator exception). It is the filter behind
+// td reviewable and every reviewable listing.
+func Reviewable(mode Mode, f Facts) (ok bool, needsReason bool) {
+	d := Approval(mode, f, "")
+	switch {
+	case d.Allowed:
+		return true, false
+	case d.ReasonRequired:
+		return true, true
+	}
+	return false, false
+}
+
+// Creator reconciles the creator claims. It returns the session every
+// session-naming claim agrees on (empty when none names one), or a conflict
+// saying which sources said what when claims of the same kind disagree:
+// two sessions, or two commit authors. A session and an author cannot be
+// compared without the session's identity; Approval does that.
+func Creator(claims []Claim) (session string, conflict string) {
+	bySession, byAuthor := splitClaims(claims)
+	var conflicts []string
+	if c := disagreement(bySession, func(c Claim) string { return c.Session }); c != "" {
+		conflicts = append(conflicts, c)
+	}
+	if c := disagreement(byAuthor, func(c Claim) string { return c.Author }); c != "" {
+		conflicts = append(conflicts, c)
+	}
+	if len(conflicts) > 0 {
+		return "", strings.Join(conflicts, "; ")
+	}
+	if len(bySession) > 0 {
+		return bySession[0].Session, ""
+	}
+	return "", ""
+}
+
+type verb int
+
+const (
+	verbApprove verb = iota
+	verbClose
+)
+
+func (v verb) String() string {
+	if v == verbClose {
+		return "close"
+	}
+	return "approve"
+}
+
+// creatorView is what the creator claims say about the reviewer.
+type creatorView struct {
+	// isCreator: at least one claim names a creator and every one of them
+	// names the reviewer, with no conflict.
+	isCreator bool
+	// named: the claims name the reviewer as (possibly) the creator, so it
+	// counts as involved.
+	named    bool
+	conflict string
+}
+
+// splitClaims sorts claims by source and splits those naming a session from
+// those naming only a commit author. Claims naming nobody are dropped.
+func splitClaims(claims []Claim) (bySession, byAuthor []Claim) {
+	sorted := slices.Clone(claims)
+	sort.SliceStable(sorted, func(i, j int) bool { return sourceRank(sorted[i].Source) < sourceRank(sorted[j].Source) })
+	for _, c := range sorted {
+		switch {
+		case c.Session != "":
+			bySession = append(bySession, c)
+		case c.Author != "":
+			byAuthor = append(byAuthor, c)
+		}
+	}
+	return bySession, byAuthor
+}
+
+func sourceRank(s string) int {
+	switch s {
+	case SourceFrontmatter:
+		return 0
+	case SourceLedger:
+		return 1
+	case SourceCommit:
+		return 2
+	}
+	return 3
+}
+
+// disagreement describes the claims that differ from the first one, or
+// returns "" when all agree.
+func disagreement(claims []Claim, key func(Claim) string) string {
+	if len(claims) < 2 {
+		return ""
+	}
+	ref := claims[0]
+	var others []string
+	for _, c := range claims[1:] {
+		if key(c) != key(ref) {
+			others = append(others, describe(c))
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	return describe(ref) + " but " + strings.Join(others, " and ")
+}
+
+// describe says what one claim says, as a clause of a conflict message.
+func describe(c Claim) string {
+	switch {
+	case c.Session == "":
+		if c.Source == SourceCommit {
+			return "the creating commit is by " + c.Author
+		}
+		return fmt.Sprintf("%s says the creator is %s", c.Source, c.Author)
+	case c.Source == SourceFrontmatter:
+		return "frontmatter says created_by " + c.Session
+	case c.Source == SourceLedger:
+		return "the ledger says " + c.Session
+	case c.Source == SourceCommit:
+		return "the commit trailer says " + c.Session
+	}
+	return fmt.Sprintf("%s says %s", c.Source, c.Session)
+}
+
+// viewCreator reads the creator claims from the reviewer's side. The stricter
+// reading: the reviewer is the creator only when every claim names it; when
+// the claims disagree nobody is, and every claimed session is involved.
+func viewCreator(f Facts) creatorView {
+	r, ra := f.Reviewer, f.ReviewerAuthor
+	bySession, byAuthor := splitClaims(f.CreatorClaims)
+	_, conflict := Creator(f.CreatorClaims)
+	authorMatches := func(c Claim) bool { return ra != "" && c.Author == ra }
+	if conflict != "" {
+		named := slices.ContainsFunc(bySession, func(c Claim) bool { return c.Session == r }) ||
+			slices.ContainsFunc(byAuthor, authorMatches)
+		return creatorView{named: named, conflict: conflict}
+	}
+	// Session claims agree among themselves, author claims likewise.
+	switch {
+	case len(bySession) > 0 && bySession[0].Session == r:
+		if len(byAuthor) == 0 || authorMatches(byAuthor[0]) {
+			return creatorView{isCreator: true, named: true}
+		}
+		v := creatorView{named: true}
+		if ra != "" {
+			v.conflict = fmt.Sprintf("%s but %s, not %s's identity %s", describe(bySession[0]), describe(byAuthor[0]), r, ra)
+		}
+		return v
+	case len(bySession) == 0 && len(byAuthor) > 0 && authorMatches(byAuthor[0]):
+		return creatorView{isCreator: true, named: true}
+	}
+	// Another session created it; an author-only claim matching the reviewer's
+	// identity is another session of the same person.
+	return creatorView{}
+}
+
+// decide applies the approval rules; v says whether the session approves or
+// closes, which changes only the wording of refusals.
+func decide(mode Mode, f Facts, reason string, v verb) Decision {
+	cv := viewCreator(f)
+	d := decideRules(mode, f, cv, reason, v)
+	d.Conflict = cv.conflict
+	return d
+}
+
+func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Decision {
+	r := f.Reviewer
+	issue := f.IssueID
+	if issue == "" {
+		issue = "this issue"
+	}
+	if r == "" {
+		return refused(fmt.Sprintf("no session is asking to %s %s; start one with td session start", v, issue))
+	}
+	if f.Minor {
+		return Decision{Allowed: true}
+	}
+	another := "another session must " + v.String() + " it"
+	uninvolved := "a session with no history on it must " + v.String() + " it"
+	if v == verbClose {
+		another += `, or pass --self-close-exception "why" to close it anyway (audited)`
+		uninvolved += `, or pass --self-close-exception "why" to close it anyway (audited)`
+	}
+
+	// Hard block, in both modes: nobody signs off their own work.
+	if r == f.Implementer {
+		return refused(fmt.Sprintf("%s implements %s; %s", r, issue, another))
+	}
+	if slices.Contains(f.ImplementationHistory, r) {
+		return refused(fmt.Sprintf("%s implemented %s (it started the work); %s", r, issue, another))
+	}
+
+	if mode != Balanced {
+		switch {
+		case cv.named && cv.conflict != "":
+			return refused(fmt.Sprintf("the sources disagree about who created %s (%s), so %s counts as involved; %s", issue, cv.conflict, r, uninvolved))
+		case cv.named:
+			return refused(fmt.Sprintf("%s created %s and the strict review policy blocks its creator; %s, or enable balanced_review_policy to let the creator %s with a reason", r, issue, uninvolved, v))
+		case slices.Contains(f.Involved, r):
+			return refused(fmt.Sprintf("%s has history on %s and the strict review policy blocks every involved session; %s", r, issue, uninvolved))
+		}
+		return Decision{Allowed: true}
+	}
+
+	implemented := f.Implementer != "" || len(f.ImplementationHistory) > 0
+	switch {
+	case cv.isCreator && implemented:
+		if strings.TrimSpace(reason) != "" {
+			return Decision{Allowed: true, CreatorException: true}
+		}
+		d := refused(creatorReasonRefusal(r, f.IssueID, issue, v))
+		d.ReasonRequired = true
+		return d
+	case cv.isCreator:
+		return refused(fmt.Sprintf("%s created %s and no other session has implemented it, so the creator exception does not apply; %s", r, issue, uninvolved))
+	case cv.named && cv.conflict != "":
+		return refused(fmt.Sprintf("the sources disagree about who created %s (%s), so %s counts as involved and gets no creator exception; %s", issue, cv.conflict, r, uninvolved))
+	case cv.named:
+		return refused(fmt.Sprintf("%s is named as the creator of %s but the creating commit does not confirm it, so it counts as involved; %s", r, issue, uninvolved))
+	case slices.Contains(f.Involved, r):
+		return refused(fmt.Sprintf("%s is involved in %s (it has ledger or commit history on it); %s", r, issue, uninvolved))
+	}
+	return Decision{Allowed: true}
+}
+
+// creatorReasonRefusal tells the creator that a reason is all it lacks.
+func creatorReasonRefusal(r, id, issue string, v verb) string {
+	arg := id
+	if arg == "" {
+		arg = "ID"
+	}
+	if v == verbClose {
+		return fmt.Sprintf(`%s created %s, so it may close it only with a reason: td close %s --reason "...", or --self-close-exception "..."`, r, issue, arg)
+	}
+	return fmt.Sprintf(`%s created %s, so it may approve it only with a reason: td approve %s --reason "..."`, r, issue, arg)
+}
+
+func refused(msg string) Decision { return Decision{Refusal: msg} }

@@ -1,0 +1,462 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// The cast of seed 001's lead/worker story: the lead files the issue, a
+// worker implements it, a third session comments, a fourth never touched it.
+const (
+	lead      = "ses_lead0001"
+	worker    = "ses_work0001"
+	commenter = "ses_cmnt0001"
+	outsider  = "ses_outs0001"
+	alice     = "Alice <alice@example.com>"
+	bob       = "Bob <bob@example.com>"
+)
+
+// issueFacts is td-abc123 as the lead filed it and the worker took it up, as
+// seen by reviewer; edits adjust it for one row.
+func issueFacts(reviewer string, edits ...func(*Facts)) Facts {
+	f := Facts{
+		IssueID:        "td-abc123",
+		Reviewer:       reviewer,
+		ReviewerAuthor: alice,
+		CreatorClaims: []Claim{
+			{Source: SourceFrontmatter, Session: lead},
+			{Source: SourceLedger, Session: lead},
+		},
+		Implementer:           worker,
+		ImplementationHistory: []string{worker},
+		Involved:              []string{lead, worker, commenter},
+	}
+	for _, e := range edits {
+		e(&f)
+	}
+	return f
+}
+
+// anyRefusal in a wanted Decision accepts any non-empty refusal.
+const anyRefusal = "*"
+
+var (
+	allowed         = Decision{Allowed: true}
+	creatorAllowed  = Decision{Allowed: true, CreatorException: true}
+	refusedSomehow  = Decision{Refusal: anyRefusal}
+	selfCloseResult = Decision{Allowed: true, SelfCloseException: true}
+)
+
+func checkDecision(t *testing.T, got, want Decision) {
+	t.Helper()
+	if want.Refusal == anyRefusal {
+		if got.Refusal == "" {
+			t.Errorf("refusal is empty; want a reason (decision %+v)", got)
+		}
+		want.Refusal = got.Refusal
+	}
+	if got != want {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+	if got.Allowed && got.Refusal != "" {
+		t.Errorf("allowed with a refusal: %q", got.Refusal)
+	}
+	if strings.ContainsAny(got.Refusal, "\n") || strings.HasSuffix(got.Refusal, ".") {
+		t.Errorf("refusal is not one sentence in td's style: %q", got.Refusal)
+	}
+}
+
+func TestApprovalMatrix(t *testing.T) {
+	withReason := "the worker's tests cover the callback"
+	implementerEmpty := func(f *Facts) { f.Implementer = ""; f.ImplementationHistory = nil; f.Involved = []string{lead} }
+	rows := []struct {
+		name     string
+		facts    Facts
+		reason   string
+		strict   Decision
+		balanced Decision
+	}{
+		{
+			name:     "creator with reason",
+			facts:    issueFacts(lead),
+			reason:   withReason,
+			strict:   Decision{Refusal: `ses_lead0001 created td-abc123 and the strict review policy blocks its creator; a session with no history on it must approve it, or enable balanced_review_policy to let the creator approve with a reason`},
+			balanced: creatorAllowed,
+		},
+		{
+			name:     "creator with a blank reason",
+			facts:    issueFacts(lead),
+			reason:   "   ",
+			strict:   refusedSomehow,
+			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123, so it may approve it only with a reason: td approve td-abc123 --reason "..."`},
+		},
+		{
+			name:     "creator without reason",
+			facts:    issueFacts(lead),
+			strict:   refusedSomehow,
+			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123, so it may approve it only with a reason: td approve td-abc123 --reason "..."`},
+		},
+		{
+			name:     "creator without reason, no issue ID",
+			facts:    issueFacts(lead, func(f *Facts) { f.IssueID = "" }),
+			strict:   refusedSomehow,
+			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 created this issue, so it may approve it only with a reason: td approve ID --reason "..."`},
+		},
+		{
+			name:     "implementer",
+			facts:    issueFacts(worker),
+			reason:   withReason,
+			strict:   Decision{Refusal: "ses_work0001 implements td-abc123; another session must approve it"},
+			balanced: Decision{Refusal: "ses_work0001 implements td-abc123; another session must approve it"},
+		},
+		{
+			name: "creator who also started",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.Implementer = lead
+				f.ImplementationHistory = []string{lead}
+				f.Involved = []string{lead}
+			}),
+			reason:   withReason,
+			strict:   Decision{Refusal: "ses_lead0001 implements td-abc123; another session must approve it"},
+			balanced: Decision{Refusal: "ses_lead0001 implements td-abc123; another session must approve it"},
+		},
+		{
+			name: "creator who unstarted, another session restarted",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.ImplementationHistory = []string{lead, worker}
+			}),
+			reason:   withReason,
+			strict:   Decision{Refusal: "ses_lead0001 implemented td-abc123 (it started the work); another session must approve it"},
+			balanced: Decision{Refusal: "ses_lead0001 implemented td-abc123 (it started the work); another session must approve it"},
+		},
+		{
+			name:     "commenter who is not the creator",
+			facts:    issueFacts(commenter),
+			reason:   withReason,
+			strict:   Decision{Refusal: "ses_cmnt0001 has history on td-abc123 and the strict review policy blocks every involved session; a session with no history on it must approve it"},
+			balanced: Decision{Refusal: "ses_cmnt0001 is involved in td-abc123 (it has ledger or commit history on it); a session with no history on it must approve it"},
+		},
+		{
+			name:     "uninvolved reviewer",
+			facts:    issueFacts(outsider),
+			strict:   allowed,
+			balanced: allowed,
+		},
+		{
+			name:     "uninvolved reviewer, other identity",
+			facts:    issueFacts(outsider, func(f *Facts) { f.ReviewerAuthor = bob }),
+			strict:   allowed,
+			balanced: allowed,
+		},
+		{
+			name:     "minor issue, implementer approves",
+			facts:    issueFacts(worker, func(f *Facts) { f.Minor = true }),
+			strict:   allowed,
+			balanced: allowed,
+		},
+		{
+			name:     "minor issue, creator approves without reason",
+			facts:    issueFacts(lead, func(f *Facts) { f.Minor = true }),
+			strict:   allowed,
+			balanced: allowed,
+		},
+		{
+			name:     "creator when the implementer is empty",
+			facts:    issueFacts(lead, implementerEmpty),
+			reason:   withReason,
+			strict:   refusedSomehow,
+			balanced: Decision{Refusal: "ses_lead0001 created td-abc123 and no other session has implemented it, so the creator exception does not apply; a session with no history on it must approve it"},
+		},
+		{
+			name: "creator when the implementer field is empty but the history says another session started",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.Implementer = ""
+			}),
+			reason:   withReason,
+			strict:   refusedSomehow,
+			balanced: creatorAllowed,
+		},
+		{
+			name: "frontmatter created_by edited: the session it names",
+			facts: issueFacts(outsider, func(f *Facts) {
+				f.CreatorClaims[0].Session = outsider
+			}),
+			reason: withReason,
+			strict: Decision{
+				Refusal:  "the sources disagree about who created td-abc123 (frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001), so ses_outs0001 counts as involved; a session with no history on it must approve it",
+				Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001",
+			},
+			balanced: Decision{
+				Refusal:  "the sources disagree about who created td-abc123 (frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001), so ses_outs0001 counts as involved and gets no creator exception; a session with no history on it must approve it",
+				Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001",
+			},
+		},
+		{
+			name: "frontmatter created_by edited: the ledger's creator loses the exception",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.CreatorClaims[0].Session = outsider
+			}),
+			reason:   withReason,
+			strict:   Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
+			balanced: Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
+		},
+		{
+			name: "frontmatter created_by edited: an uninvolved session may still approve",
+			facts: issueFacts("ses_thrd0001", func(f *Facts) {
+				f.CreatorClaims[0].Session = outsider
+			}),
+			strict:   Decision{Allowed: true, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
+			balanced: Decision{Allowed: true, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
+		},
+		{
+			name: "commit claim by author only: the author's session is the creator",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.CreatorClaims = []Claim{{Source: SourceCommit, Author: alice}}
+			}),
+			reason:   withReason,
+			strict:   refusedSomehow,
+			balanced: creatorAllowed,
+		},
+		{
+			name: "commit claim by author only: another identity is not the creator",
+			facts: issueFacts(outsider, func(f *Facts) {
+				f.ReviewerAuthor = bob
+				f.CreatorClaims = []Claim{{Source: SourceCommit, Author: alice}}
+			}),
+			strict:   allowed,
+			balanced: allowed,
+		},
+		{
+			name: "commit claim by author only, with agreeing session claims",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.CreatorClaims = append(f.CreatorClaims, Claim{Source: SourceCommit, Author: alice})
+			}),
+			reason:   withReason,
+			strict:   refusedSomehow,
+			balanced: creatorAllowed,
+		},
+		{
+			name: "commit claim by author only, same person's other session",
+			facts: issueFacts(outsider, func(f *Facts) {
+				f.CreatorClaims = append(f.CreatorClaims, Claim{Source: SourceCommit, Author: alice})
+			}),
+			strict:   allowed,
+			balanced: allowed,
+		},
+		{
+			name: "commit by another identity than the session the ledger names",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.ReviewerAuthor = bob
+				f.CreatorClaims = []Claim{{Source: SourceLedger, Session: lead}, {Source: SourceCommit, Author: alice}}
+			}),
+			reason: withReason,
+			strict: Decision{Refusal: anyRefusal, Conflict: "the ledger says ses_lead0001 but the creating commit is by Alice <alice@example.com>, not ses_lead0001's identity Bob <bob@example.com>"},
+			balanced: Decision{
+				Refusal:  "the sources disagree about who created td-abc123 (the ledger says ses_lead0001 but the creating commit is by Alice <alice@example.com>, not ses_lead0001's identity Bob <bob@example.com>), so ses_lead0001 counts as involved and gets no creator exception; a session with no history on it must approve it",
+				Conflict: "the ledger says ses_lead0001 but the creating commit is by Alice <alice@example.com>, not ses_lead0001's identity Bob <bob@example.com>",
+			},
+		},
+		{
+			name: "creating commit's author unknown to the reviewer",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.ReviewerAuthor = ""
+				f.CreatorClaims = append(f.CreatorClaims, Claim{Source: SourceCommit, Author: alice})
+			}),
+			reason:   withReason,
+			strict:   refusedSomehow,
+			balanced: Decision{Refusal: "ses_lead0001 is named as the creator of td-abc123 but the creating commit does not confirm it, so it counts as involved; a session with no history on it must approve it"},
+		},
+		{
+			name: "commit trailer disagrees with frontmatter and ledger",
+			facts: issueFacts(commenter, func(f *Facts) {
+				f.CreatorClaims = append(f.CreatorClaims, Claim{Source: SourceCommit, Session: commenter, Author: bob})
+			}),
+			reason:   withReason,
+			strict:   Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_lead0001 but the commit trailer says ses_cmnt0001"},
+			balanced: Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_lead0001 but the commit trailer says ses_cmnt0001"},
+		},
+		{
+			name:     "no session asking",
+			facts:    issueFacts(""),
+			strict:   Decision{Refusal: "no session is asking to approve td-abc123; start one with td session start"},
+			balanced: Decision{Refusal: "no session is asking to approve td-abc123; start one with td session start"},
+		},
+		{
+			name:     "no session asking on an issue nobody implemented",
+			facts:    issueFacts("", implementerEmpty),
+			strict:   refusedSomehow,
+			balanced: refusedSomehow,
+		},
+	}
+	for _, row := range rows {
+		t.Run(row.name+"/strict", func(t *testing.T) {
+			checkDecision(t, Approval(Strict, row.facts, row.reason), row.strict)
+		})
+		t.Run(row.name+"/balanced", func(t *testing.T) {
+			checkDecision(t, Approval(Balanced, row.facts, row.reason), row.balanced)
+		})
+		t.Run(row.name+"/unknown mode is strict", func(t *testing.T) {
+			checkDecision(t, Approval("", row.facts, row.reason), row.strict)
+		})
+	}
+}
+
+func TestApprovalDoesNotAliasClaims(t *testing.T) {
+	f := issueFacts(lead, func(f *Facts) {
+		f.CreatorClaims = []Claim{{Source: SourceCommit, Author: alice}, {Source: SourceLedger, Session: lead}, {Source: SourceFrontmatter, Session: lead}}
+	})
+	Approval(Balanced, f, "ok")
+	if f.CreatorClaims[0].Source != SourceCommit {
+		t.Fatalf("Approval reordered the caller's claims: %+v", f.CreatorClaims)
+	}
+}
+
+func TestCreator(t *testing.T) {
+	rows := []struct {
+		name         string
+		claims       []Claim
+		session      string
+		conflictWant string
+	}{
+		{name: "no claims"},
+		{name: "claims naming nobody", claims: []Claim{{Source: SourceFrontmatter}}},
+		{
+			name:    "all agree",
+			claims:  []Claim{{Source: SourceFrontmatter, Session: lead}, {Source: SourceLedger, Session: lead}, {Source: SourceCommit, Session: lead, Author: alice}},
+			session: lead,
+		},
+		{
+			name:         "frontmatter edited",
+			claims:       []Claim{{Source: SourceFrontmatter, Session: "ses_b"}, {Source: SourceLedger, Session: "ses_a"}},
+			conflictWant: "frontmatter says created_by ses_b but the ledger says ses_a",
+		},
+		{
+			name:         "described in source order whatever the order given",
+			claims:       []Claim{{Source: SourceCommit, Session: "ses_a"}, {Source: SourceLedger, Session: "ses_a"}, {Source: SourceFrontmatter, Session: "ses_b"}},
+			conflictWant: "frontmatter says created_by ses_b but the ledger says ses_a and the commit trailer says ses_a",
+		},
+		{
+			name:         "two creating commits by different authors",
+			claims:       []Claim{{Source: SourceCommit, Author: alice}, {Source: SourceCommit, Author: bob}},
+			conflictWant: "the creating commit is by Alice <alice@example.com> but the creating commit is by Bob <bob@example.com>",
+		},
+		{
+			name:    "a session and an author are not compared",
+			claims:  []Claim{{Source: SourceLedger, Session: "ses_a"}, {Source: SourceCommit, Author: bob}},
+			session: "ses_a",
+		},
+		{
+			name:   "author only",
+			claims: []Claim{{Source: SourceCommit, Author: bob}},
+		},
+		{
+			name:         "unknown source",
+			claims:       []Claim{{Source: SourceLedger, Session: "ses_a"}, {Source: "import", Session: "ses_c"}},
+			conflictWant: "the ledger says ses_a but import says ses_c",
+		},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			session, conflict := Creator(row.claims)
+			if session != row.session || conflict != row.conflictWant {
+				t.Errorf("Creator = (%q, %q); want (%q, %q)", session, conflict, row.session, row.conflictWant)
+			}
+		})
+	}
+}
+
+func TestClose(t *testing.T) {
+	const why, self = "duplicate of the login work", "the operator asked me to close it"
+	nobodyImplemented := func(f *Facts) { f.Implementer = ""; f.ImplementationHistory = nil }
+	rows := []struct {
+		name         string
+		mode         Mode
+		facts        Facts
+		reason, self string
+		want         Decision
+	}{
+		{name: "nothing to review: the creator", mode: Strict, facts: issueFacts(lead, nobodyImplemented), want: allowed},
+		{name: "nothing to review: a commenter", mode: Balanced, facts: issueFacts(commenter, nobodyImplemented), want: allowed},
+		{
+			name:  "nothing to review, conflict still reported",
+			mode:  Balanced,
+			facts: issueFacts(commenter, nobodyImplemented, func(f *Facts) { f.CreatorClaims[0].Session = commenter }),
+			want:  Decision{Allowed: true, Conflict: "frontmatter says created_by ses_cmnt0001 but the ledger says ses_lead0001"},
+		},
+		{
+			name:  "implementer without exception",
+			mode:  Balanced,
+			facts: issueFacts(worker),
+			want:  Decision{Refusal: `ses_work0001 implements td-abc123; another session must close it, or pass --self-close-exception "why" to close it anyway (audited)`},
+		},
+		{name: "implementer with self-close exception", mode: Balanced, facts: issueFacts(worker), self: self, want: selfCloseResult},
+		{name: "implementer with a blank self-close reason", mode: Balanced, facts: issueFacts(worker), self: "  ", want: refusedSomehow},
+		{name: "implementer of a minor issue", mode: Balanced, facts: issueFacts(worker, func(f *Facts) { f.Minor = true }), want: allowed},
+		{name: "creator with close reason", mode: Balanced, facts: issueFacts(lead), reason: why, want: creatorAllowed},
+		{
+			name:  "creator without close reason",
+			mode:  Balanced,
+			facts: issueFacts(lead),
+			want:  Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123, so it may close it only with a reason: td close td-abc123 --reason "...", or --self-close-exception "..."`},
+		},
+		{name: "creator without close reason, with self-close exception", mode: Balanced, facts: issueFacts(lead), self: self, want: selfCloseResult},
+		{
+			name:   "strict creator with reason",
+			mode:   Strict,
+			facts:  issueFacts(lead),
+			reason: why,
+			want:   Decision{Refusal: `ses_lead0001 created td-abc123 and the strict review policy blocks its creator; a session with no history on it must close it, or pass --self-close-exception "why" to close it anyway (audited), or enable balanced_review_policy to let the creator close with a reason`},
+		},
+		{name: "strict creator with self-close exception", mode: Strict, facts: issueFacts(lead), self: self, want: selfCloseResult},
+		{
+			name:  "commenter",
+			mode:  Balanced,
+			facts: issueFacts(commenter),
+			want:  Decision{Refusal: `ses_cmnt0001 is involved in td-abc123 (it has ledger or commit history on it); a session with no history on it must close it, or pass --self-close-exception "why" to close it anyway (audited)`},
+		},
+		{name: "uninvolved", mode: Strict, facts: issueFacts(outsider), want: allowed},
+		{
+			name:  "self-close keeps the conflict for the audit",
+			mode:  Balanced,
+			facts: issueFacts(outsider, func(f *Facts) { f.CreatorClaims[0].Session = outsider }),
+			self:  self,
+			want:  Decision{Allowed: true, SelfCloseException: true, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
+		},
+		{name: "no session asking", mode: Balanced, facts: issueFacts("", nobodyImplemented), self: self, want: refusedSomehow},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			checkDecision(t, Close(row.mode, row.facts, row.reason, row.self), row.want)
+		})
+	}
+}
+
+func TestReviewable(t *testing.T) {
+	rows := []struct {
+		name            string
+		mode            Mode
+		facts           Facts
+		ok, needsReason bool
+	}{
+		{name: "creator under balanced", mode: Balanced, facts: issueFacts(lead), ok: true, needsReason: true},
+		{name: "creator under strict", mode: Strict, facts: issueFacts(lead)},
+		{name: "implementer", mode: Balanced, facts: issueFacts(worker)},
+		{name: "commenter", mode: Balanced, facts: issueFacts(commenter)},
+		{name: "uninvolved", mode: Strict, facts: issueFacts(outsider), ok: true},
+		{name: "minor, implementer", mode: Strict, facts: issueFacts(worker, func(f *Facts) { f.Minor = true }), ok: true},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			ok, needsReason := Reviewable(row.mode, row.facts)
+			if ok != row.ok || needsReason != row.needsReason {
+				t.Errorf("Reviewable = (%v, %v); want (%v, %v)", ok, needsReason, row.ok, row.needsReason)
+			}
+		})
+	}
+}
+
+func TestModeFor(t *testing.T) {
+	if ModeFor(true) != Balanced || ModeFor(false) != Strict {
+		t.Fatalf("ModeFor(true) = %q, ModeFor(false) = %q", ModeFor(true), ModeFor(false))
+	}
+}
