@@ -13,9 +13,25 @@ import (
 
 // Ledger actions.
 const (
-	ActionCreated   = "created"
-	ActionEdited    = "edited"
-	ActionCommented = "commented"
+	ActionCreated            = "created"
+	ActionEdited             = "edited"
+	ActionCommented          = "commented"
+	ActionStarted            = "started"
+	ActionUnstarted          = "unstarted"
+	ActionSubmitted          = "submitted"
+	ActionApproved           = "approved"
+	ActionRejected           = "rejected"
+	ActionClosed             = "closed"
+	ActionReopened           = "reopened"
+	ActionBlocked            = "blocked"
+	ActionUnblocked          = "unblocked"
+	ActionBound              = "bound"
+	ActionUnbound            = "unbound"
+	ActionCriterionCompleted = "criterion_completed"
+	ActionClosedAgainst      = "closed_against_criteria"
+	ActionCriterionAdded     = "criterion_added"
+	ActionCriterionDropped   = "criterion_dropped"
+	ActionCriterionReopened  = "criterion_reopened"
 )
 
 // TypeSecurity marks a ledger entry that records a policy exception.

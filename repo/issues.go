@@ -503,15 +503,21 @@ func editDetails(changes []Change) map[string]any {
 
 // writeIssue stamps updated_at, writes the file and appends a ledger entry.
 func (s *Store) writeIssue(tx *Tx, se *Session, is *Issue, action string, details map[string]any, reason string) error {
+	if err := s.writeIssueFile(tx, is); err != nil {
+		return err
+	}
+	return s.appendLedger(tx, is.ID, audit.Entry{TS: is.UpdatedAt, Session: se.ID, Action: action, Details: details, Reason: reason})
+}
+
+// writeIssueFile stamps updated_at and writes the file, with no ledger
+// entry: for routine todo churn, which lives in the file and in git.
+func (s *Store) writeIssueFile(tx *Tx, is *Issue) error {
 	now := s.Now()
 	if err := is.setField("updated_at", now); err != nil {
 		return err
 	}
 	is.UpdatedAt = now
-	if err := tx.WriteFile(is.Doc.Bytes(), IssuesDir, is.ID+".md"); err != nil {
-		return err
-	}
-	return s.appendLedger(tx, is.ID, audit.Entry{TS: now, Session: se.ID, Action: action, Details: details, Reason: reason})
+	return tx.WriteFile(is.Doc.Bytes(), IssuesDir, is.ID+".md")
 }
 
 // Comment appends a comment to the issue's ledger. Comments live in the

@@ -112,7 +112,8 @@ Start with:
    td create "Fix the login"    file an issue
    td list                      the open issues
    td demo                      watch the whole story in a temporary repository`,
-		Commands: []*cli.Command{
+		DisableSliceFlagSeparator: true,
+		Commands: append(append([]*cli.Command{
 			r.initCommand(),
 			r.createCommand(),
 			r.listCommand(),
@@ -121,6 +122,7 @@ Start with:
 			r.commentCommand(),
 			r.sessionCommand(),
 			r.whoamiCommand(),
+		}, r.newCommands()...), []*cli.Command{
 			r.demoCommand(),
 			r.mergeDriverCommand(),
 			{Name: "version", Usage: "print td's version", Action: func(*cli.Context) error {
@@ -130,7 +132,7 @@ Start with:
 				r.st.printf("td %s\n", Version)
 				return nil
 			}},
-		},
+		}...),
 	}
 }
 

@@ -111,7 +111,8 @@ as path:line: reason and the rest are listed.
 Examples:
    td list
    td list --status in_progress --label auth
-   td list --all --json`,
+   td list --all --json
+   td list --reviewable`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "status", Aliases: []string{"s"}, Usage: "only these statuses (repeatable)"},
 			&cli.StringSliceFlag{Name: "type", Aliases: []string{"t"}, Usage: "only these types (repeatable)"},
@@ -119,10 +120,14 @@ Examples:
 			&cli.StringSliceFlag{Name: "label", Aliases: []string{"l"}, Usage: "only issues carrying every one of these labels"},
 			&cli.StringFlag{Name: "assignee", Aliases: []string{"a"}, Usage: "only issues assigned to this (session:ID, or a name)"},
 			&cli.BoolFlag{Name: "all", Usage: "include closed issues"},
+			&cli.BoolFlag{Name: "reviewable", Usage: "only issues in review that you may approve (same as td reviewable)"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[flags]"); err != nil {
 				return err
+			}
+			if c.Bool("reviewable") {
+				return r.reviewableAction(c)
 			}
 			s, err := r.open(c)
 			if err != nil {

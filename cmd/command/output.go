@@ -84,6 +84,12 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
+// silentFailure ends a command with exit status 1 after it has printed
+// its own findings (td audit verify listing problems, for example).
+type silentFailure struct{}
+
+func (silentFailure) Error() string { return "failed" }
+
 // exitCode maps an error to td's exit status: 2 for usage, 1 otherwise.
 func exitCode(err error) int {
 	var u *usageError
@@ -96,6 +102,9 @@ func exitCode(err error) int {
 // reportError prints err the way the caller asked: one line on stderr, or a
 // JSON object on stdout with --json.
 func (s *streams) reportError(err error) {
+	if errors.As(err, new(silentFailure)) {
+		return
+	}
 	code := string(repo.CodeOf(err))
 	var u *usageError
 	if errors.As(err, &u) {

@@ -22,7 +22,7 @@ func (r *runner) sessionCommand() *cli.Command {
 		Description: `A session is who acts. td finds the current one from --session, then
 $TD_SESSION, then this checkout's current session (td session use), then your
 default operator session for this checkout, made on first use.`,
-		Subcommands: []*cli.Command{
+		Subcommands: append([]*cli.Command{
 			{
 				Name:  "start",
 				Usage: "start a session and print its id and an export line",
@@ -189,7 +189,7 @@ Examples:
 					return nil
 				},
 			},
-		},
+		}, r.bindCommands()...),
 	}
 }
 
@@ -209,6 +209,9 @@ func (r *runner) printSession(s *repo.Store, se *repo.Session) {
 	r.st.printf("created:  %s\n", jsonTime(se.CreatedAt))
 	if se.Previous != "" {
 		r.st.printf("previous: %s\n", se.Previous)
+	}
+	if bound, err := s.BoundIssue(se); err == nil && bound != "" {
+		r.st.printf("bound:    %s\n", bound)
 	}
 }
 

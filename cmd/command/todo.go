@@ -1,0 +1,353 @@
+//go:build tdwip
+
+package command
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/repo"
+	"github.com/urfave/cli/v2"
+)
+
+type todoItemJSON struct {
+	Kind   string   `json:"kind"`
+	Status string   `json:"status"`
+	Text   string   `json:"text"`
+	Phase  string   `json:"phase"`
+	Origin string   `json:"origin"`
+	Notes  []string `json:"notes"`
+	Active bool     `json:"active"`
+}
+
+type todoSummary struct {
+	Done          int             `json:"done"`
+	Open          int             `json:"open"`
+	Dropped       int             `json:"dropped"`
+	Blocked       int             `json:"blocked"`
+	CriteriaTotal int             `json:"criteria_total"`
+	CriteriaDone  int             `json:"criteria_done"`
+	Active        *todoActiveJSON `json:"active"`
+}
+
+type todoActiveJSON struct {
+	Text  string `json:"text"`
+	Kind  string `json:"kind"`
+	Phase string `json:"phase"`
+}
+
+type todoFixJSON struct {
+	Text string `json:"text"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+type todoJSON struct {
+	Issue       todoIssueJSON  `json:"issue"`
+	Items       []todoItemJSON `json:"items"`
+	Summary     todoSummary    `json:"summary"`
+	Changed     bool           `json:"changed"`
+	Fixes       []todoFixJSON  `json:"fixes"`
+	CriteriaMet bool           `json:"criteria_met"`
+}
+
+type todoIssueJSON struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
+}
+
+func summarize(items []markdown.Item) todoSummary {
+	var s todoSummary
+	for _, it := range items {
+		switch it.Status {
+		case markdown.StatusCompleted:
+			s.Done++
+		case markdown.StatusAbandoned:
+			s.Dropped++
+		case markdown.StatusBlocked:
+			s.Blocked++
+		default:
+			s.Open++
+		}
+		if it.Kind == markdown.KindCriterion && it.Status != markdown.StatusAbandoned {
+			s.CriteriaTotal++
+			if it.Status == markdown.StatusCompleted {
+				s.CriteriaDone++
+			}
+		}
+		if it.Status == markdown.StatusInProgress && s.Active == nil {
+			s.Active = &todoActiveJSON{Text: it.Text, Kind: it.Kind, Phase: it.Phase}
+		}
+	}
+	return s
+}
+
+// summaryLine is the one line printed under every list.
+func summaryLine(s todoSummary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d done, %d open, %d dropped, %d blocked", s.Done, s.Open, s.Dropped, s.Blocked)
+	if s.CriteriaTotal > 0 {
+		fmt.Fprintf(&b, "; criteria %d of %d done", s.CriteriaDone, s.CriteriaTotal)
+	}
+	if s.Active != nil {
+		fmt.Fprintf(&b, "; active: %q", s.Active.Text)
+		if s.Active.Phase != "" {
+			fmt.Fprintf(&b, " (%s)", s.Active.Phase)
+		}
+	} else {
+		b.WriteString("; nothing in progress")
+	}
+	return b.String()
+}
+
+// printTodos prints the list after a todo operation: the items as the file
+// shows them, then the summary line.
+func (r *runner) printTodos(res *repo.TodoResult) error {
+	sum := summarize(res.Items)
+	if r.st.json {
+		out := todoJSON{
+			Issue:   todoIssueJSON{ID: res.Issue.ID, Title: res.Issue.Title, Status: res.Issue.Status},
+			Items:   []todoItemJSON{},
+			Summary: sum, Changed: res.Changed, Fixes: []todoFixJSON{}, CriteriaMet: res.CriteriaMet,
+		}
+		for _, it := range res.Items {
+			notes := it.Notes
+			if notes == nil {
+				notes = []string{}
+			}
+			out.Items = append(out.Items, todoItemJSON{Kind: it.Kind, Status: it.Status, Text: it.Text, Phase: it.Phase,
+				Origin: it.Origin, Notes: notes, Active: it.Status == markdown.StatusInProgress})
+		}
+		for _, f := range res.Fixes {
+			out.Fixes = append(out.Fixes, todoFixJSON{Text: f.Text, From: f.From, To: f.To})
+		}
+		return r.st.emitJSON(out)
+	}
+	for _, f := range res.Fixes {
+		r.st.warnf("%s", fixMessage(f))
+	}
+	if res.InProgress > 1 && len(res.Fixes) == 0 {
+		r.st.warnf("%d todos are marked in progress; the next change keeps the first and sets the others back to pending", res.InProgress)
+	}
+	r.st.printf("%s %s\n", r.st.paint(ansiBold, res.Issue.ID), res.Issue.Title)
+	if res.Rendered == "" {
+		r.st.printf("\nNo todos yet. Plan the work with td todo set \"first step\" \"second step\"; the operator's definition of done goes in with td todo add --kind criterion.\n")
+		return nil
+	}
+	r.st.printf("\n%s", r.paintChecklist(res.Rendered))
+	if !strings.HasSuffix(res.Rendered, "\n") {
+		r.st.printf("\n")
+	}
+	r.st.printf("\n%s\n", summaryLine(sum))
+	if res.CriteriaMet {
+		r.st.printf("All acceptance criteria are done: ask for sign-off with td review %s\n", res.Issue.ID)
+	}
+	return nil
+}
+
+func fixMessage(f markdown.Fix) string {
+	switch {
+	case f.From == markdown.StatusInProgress && f.To == markdown.StatusPending:
+		return fmt.Sprintf("%q was also in progress; it is pending again (one todo in progress at a time, the first kept)", f.Text)
+	case f.To == markdown.StatusInProgress:
+		return fmt.Sprintf("%q is now in progress (the first pending step)", f.Text)
+	}
+	return fmt.Sprintf("%q: %s -> %s", f.Text, f.From, f.To)
+}
+
+// paintChecklist colours markers on a terminal; plain text otherwise.
+func (r *runner) paintChecklist(s string) string {
+	if !r.st.color {
+		return s
+	}
+	repl := strings.NewReplacer("[x]", r.st.paint(ansiGreen, "[x]"), "[X]", r.st.paint(ansiGreen, "[X]"),
+		"[/]", r.st.paint(ansiYellow, "[/]"), "[!]", r.st.paint(ansiRed, "[!]"), "[-]", r.st.paint(ansiDim, "[-]"))
+	return repl.Replace(s)
+}
+
+var todoScopeFlags = []cli.Flag{
+	&cli.StringFlag{Name: "issue", Usage: "operators: act on this issue instead of the bound one"},
+	&cli.StringFlag{Name: "phase", Usage: "the phase (### heading under Todos) to address or add to"},
+	&cli.StringFlag{Name: "kind", Usage: "step (the working plan) or criterion (the definition of done)"},
+}
+
+func (r *runner) todoCommand() *cli.Command {
+	run := func(op string, c *cli.Context, req repo.TodoRequest) error {
+		s, se, err := r.openActor(c)
+		if err != nil {
+			return err
+		}
+		req.Op, req.Issue, req.Phase, req.Kind = op, c.String("issue"), c.String("phase"), c.String("kind")
+		res, err := s.Todo(se, req)
+		if err != nil {
+			return err
+		}
+		return r.printTodos(res)
+	}
+	mark := func(op, usage, desc string, extra ...cli.Flag) *cli.Command {
+		return &cli.Command{
+			Name: op, Usage: usage, ArgsUsage: "TEXT...", Description: desc,
+			Flags: append(append([]cli.Flag{}, todoScopeFlags...), extra...),
+			Action: func(c *cli.Context) error {
+				a, err := args(c, 1, -1, "TEXT... (part of each todo's text)")
+				if err != nil {
+					return err
+				}
+				if op == repo.TodoStart && len(a) > 1 {
+					return usagef("start takes one todo: one is in progress at a time")
+				}
+				return run(op, c, repo.TodoRequest{Targets: a, Reason: c.String("reason")})
+			},
+		}
+	}
+	items := func(c *cli.Context) ([]string, []markdown.PhaseItems, error) {
+		texts := append(c.Args().Slice(), c.StringSlice("items")...)
+		f := c.String("file")
+		if f == "" {
+			return texts, nil, nil
+		}
+		if len(texts) > 0 {
+			return nil, nil, usagef("give the items as arguments or with --file, not both")
+		}
+		data, err := r.readFileArg(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		phases := parsePlan(data, c.String("phase"))
+		return nil, phases, nil
+	}
+	itemFlags := append(append([]cli.Flag{}, todoScopeFlags...),
+		&cli.StringSliceFlag{Name: "items", Usage: "an item's text (repeatable; same as arguments)"},
+		&cli.StringFlag{Name: "file", Usage: "read the items from `FILE` (- for standard input): one per line, \"### Phase\" lines start phases"},
+	)
+	view := func(c *cli.Context) error {
+		if _, err := args(c, 0, 0, "[--issue ID]"); err != nil {
+			return err
+		}
+		return run(repo.TodoView, c, repo.TodoRequest{})
+	}
+	return &cli.Command{
+		Name:  "todo",
+		Usage: "the bound issue's checklist: acceptance criteria and working steps",
+		Description: `td todo acts on the issue the current session is bound to (td session bind ID);
+operators may name any issue with --issue. Todos are addressed by their text:
+an exact match, then a case-insensitive one, then a unique case-insensitive
+substring (--phase and --kind narrow the search). Every call prints the whole
+list and a summary line.
+
+Two kinds: steps (## Todos, the agent's working plan, ### phases) and criteria
+(## Acceptance criteria, the operator's definition of done). Anyone may add a
+criterion and claim it done; only an operator may drop or reopen one. At most
+one todo is in progress; when none is, the first pending step is started.
+
+Examples:
+   td todo set "Write the parser" "Wire the command" --phase Backend
+   td todo add --kind criterion "A user can sign in with GitHub"
+   td todo start parser
+   td todo note parser "goldmark keeps source offsets"
+   td todo done parser
+   td todo block "design tokens" --reason "waiting for the design team"
+   td todo view --json`,
+		Flags:  todoScopeFlags,
+		Action: view,
+		Subcommands: []*cli.Command{
+			{Name: "view", Usage: "print the list", Flags: todoScopeFlags, Action: view,
+				Description: "Examples:\n   td todo view\n   td todo view --issue td-k3x9qa --json"},
+			{Name: "set", Usage: "replace the steps (the working plan)", ArgsUsage: "ITEM...", Flags: itemFlags,
+				Description: `Rewrites the ## Todos section with these steps. A step whose text matches an
+existing one keeps its status and notes. --file reads a plan: one item a line
+("- [ ] " prefixes optional), "### Phase" lines start a phase.
+
+Examples:
+   td todo set "Register the OAuth app" "Write the callback" --phase Backend
+   td todo set --file plan.md`,
+				Action: func(c *cli.Context) error {
+					texts, phases, err := items(c)
+					if err != nil {
+						return err
+					}
+					return run(repo.TodoSet, c, repo.TodoRequest{Items: texts, Phases: phases})
+				}},
+			{Name: "add", Usage: "append items to a phase (or the criteria)", ArgsUsage: "ITEM...", Flags: itemFlags,
+				Description: `Appends items at the end of the phase (made if missing) or of the acceptance
+criteria with --kind criterion. An item with the same text as another in the
+issue is refused.
+
+Examples:
+   td todo add "Integration test against a fake provider" --phase Backend
+   td todo add --kind criterion "Expired tokens refresh without a prompt"`,
+				Action: func(c *cli.Context) error {
+					texts, phases, err := items(c)
+					if err != nil {
+						return err
+					}
+					for _, p := range phases {
+						texts = append(texts, p.Texts...)
+					}
+					return run(repo.TodoAdd, c, repo.TodoRequest{Items: texts})
+				}},
+			mark(repo.TodoStart, "mark a todo in progress (the previous one goes back to pending)", "Examples:\n   td todo start callback"),
+			mark(repo.TodoDone, "mark todos done", "Claiming a criterion done is recorded in the issue's ledger.\n\nExamples:\n   td todo done callback\n   td todo done \"OAuth app\" callback"),
+			mark(repo.TodoDrop, "mark todos abandoned (kept in the list, never deleted)", "Only an operator may drop an acceptance criterion.\n\nExamples:\n   td todo drop \"device flow\""),
+			mark(repo.TodoBlock, "mark todos blocked (never started automatically)", "Examples:\n   td todo block \"Login button\" --reason \"waiting for the design tokens\"",
+				&cli.StringFlag{Name: "reason", Usage: "why: added as a note \"blocked: REASON\""}),
+			mark(repo.TodoUnblock, "mark blocked todos pending again", "Examples:\n   td todo unblock \"Login button\""),
+			{Name: "note", Usage: "append a note to a todo", ArgsUsage: "TEXT NOTE", Flags: append(append([]cli.Flag{}, todoScopeFlags...),
+				&cli.StringFlag{Name: "text", Usage: "the note (instead of the second argument)"}),
+				Description: "Notes are blockquotes under the item, appended, never edited.\n\nExamples:\n   td todo note callback \"state parameter must be verified\"",
+				Action: func(c *cli.Context) error {
+					a, err := args(c, 1, 2, "TEXT NOTE")
+					if err != nil {
+						return err
+					}
+					note := c.String("text")
+					if len(a) == 2 {
+						if note != "" {
+							return usagef("give the note as the second argument or with --text, not both")
+						}
+						note = a[1]
+					}
+					return run(repo.TodoNote, c, repo.TodoRequest{Targets: a[:1], Text: note})
+				}},
+		},
+	}
+}
+
+// parsePlan reads phased input for set and add: one item a line, with an
+// optional list marker and checkbox; "### Name" starts a phase. Blank
+// lines are skipped; items before the first phase go to the --phase one.
+func parsePlan(text, phase string) []markdown.PhaseItems {
+	var out []markdown.PhaseItems
+	cur := markdown.PhaseItems{Name: phase}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 0, 64*1024), repo.MaxIssueFileSize)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if h, ok := strings.CutPrefix(line, "### "); ok {
+			if len(cur.Texts) > 0 || cur.Name != phase {
+				out = append(out, cur)
+			}
+			cur = markdown.PhaseItems{Name: strings.TrimSpace(h)}
+			continue
+		}
+		for _, p := range []string{"- ", "* ", "+ "} {
+			line = strings.TrimPrefix(line, p)
+		}
+		for _, m := range []string{"[ ] ", "[/] ", "[x] ", "[X] ", "[-] ", "[!] "} {
+			line = strings.TrimPrefix(line, m)
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			cur.Texts = append(cur.Texts, line)
+		}
+	}
+	if len(cur.Texts) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}

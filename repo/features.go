@@ -1,0 +1,188 @@
+//go:build tdwip
+
+package repo
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy"
+	"gopkg.in/yaml.v3"
+)
+
+// FeatureState is a flag's value and where it came from.
+type FeatureState struct {
+	Name    string `json:"name"`
+	Value   bool   `json:"value"`
+	Source  string `json:"source"` // env, config or default
+	Default bool   `json:"default"`
+	Policy  bool   `json:"policy"`
+	Usage   string `json:"usage"`
+	// Config is the value in config.yaml, nil when the config is silent.
+	Config *bool `json:"config"`
+}
+
+// Feature resolves one flag: TD_FEATURE_<NAME> in the environment, then
+// the config, then the default.
+func (s *Store) Feature(name string) (FeatureState, error) {
+	f, ok := policy.LookupFlag(name)
+	if !ok {
+		_, _, err := policy.Resolve(name, s.Env, s.Config.Features)
+		return FeatureState{}, errorf(CodeInvalid, "%v", err)
+	}
+	v, src, err := policy.Resolve(name, s.Env, s.Config.Features)
+	if err != nil {
+		return FeatureState{}, errorf(CodeInvalid, "%v", err)
+	}
+	st := FeatureState{Name: name, Value: v, Source: src, Default: f.Default, Policy: f.Policy, Usage: f.Usage}
+	if c, ok := s.Config.Features[name]; ok {
+		st.Config = &c
+	}
+	return st, nil
+}
+
+// Features resolves every known flag, in name order.
+func (s *Store) Features() ([]FeatureState, error) {
+	var out []FeatureState
+	for _, f := range policy.Flags() {
+		st, err := s.Feature(f.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// SetFeature writes a flag's value into config.yaml (nil removes it, so
+// the default applies again). Only an operator may change a flag; changing
+// a policy flag writes a security event. The rest of config.yaml keeps its
+// bytes, comments included.
+func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureState, *audit.SecurityEvent, error) {
+	f, ok := policy.LookupFlag(name)
+	if !ok {
+		_, _, err := policy.Resolve(name, func(string) string { return "" }, nil)
+		return FeatureState{}, nil, errorf(CodeInvalid, "%v", err)
+	}
+	if s.EffectiveRole(se) != RoleOperator {
+		return FeatureState{}, nil, errorf(CodeRefused, "only an operator may change feature flags; session %s acts as an agent", se.ID)
+	}
+	var ev *audit.SecurityEvent
+	err := s.Update(func(tx *Tx) error {
+		p := s.path(ConfigFile)
+		data, err := readRegular(p, 1<<20)
+		if err != nil {
+			return s.fileError(p, err)
+		}
+		cfg, err := parseConfig(s.rel(p), data)
+		if err != nil {
+			return err
+		}
+		old, had := cfg.Features[name]
+		if value == nil && !had || value != nil && had && old == *value {
+			s.Config = cfg
+			return nil
+		}
+		next := map[string]bool{}
+		for k, v := range cfg.Features {
+			next[k] = v
+		}
+		if value == nil {
+			delete(next, name)
+		} else {
+			next[name] = *value
+		}
+		out, err := setConfigKey(data, "features", boolMapNode(next))
+		if err != nil {
+			return errorf(CodeRefused, "cannot rewrite %s: %v; edit features: by hand", s.rel(p), err)
+		}
+		ncfg, err := parseConfig(s.rel(p), out)
+		if err != nil {
+			return err
+		}
+		if err := tx.WriteFile(out, ConfigFile); err != nil {
+			return err
+		}
+		s.Config = ncfg
+		if f.Policy {
+			before, after := describeFlag(old, had, f.Default), describeFlag(derefOr(value, false), value != nil, f.Default)
+			e, err := s.appendSecurityEvent(tx, se, "", audit.KindFeatureFlag, fmt.Sprintf("%s: %s -> %s", name, before, after))
+			if err != nil {
+				return err
+			}
+			ev = &e
+		}
+		return nil
+	})
+	if err != nil {
+		return FeatureState{}, nil, err
+	}
+	st, err := s.Feature(name)
+	return st, ev, err
+}
+
+func derefOr(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func describeFlag(v, set, def bool) string {
+	if !set {
+		return fmt.Sprintf("%t (default)", def)
+	}
+	return fmt.Sprintf("%t", v)
+}
+
+func boolMapNode(m map[string]bool) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	if len(m) == 0 {
+		n.Style = yaml.FlowStyle
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		n.Content = append(n.Content, markdown.Str(k), markdown.Bool(m[k]))
+	}
+	return n
+}
+
+// setConfigKey rewrites one top-level key of a YAML file with the
+// frontmatter line-range editor, so every other line keeps its bytes.
+func setConfigKey(data []byte, key string, v *yaml.Node) ([]byte, error) {
+	eol := "\n"
+	if bytes.Contains(data, []byte("\r\n")) {
+		eol = "\r\n"
+	}
+	body := data
+	if len(body) > 0 && !bytes.HasSuffix(body, []byte("\n")) {
+		body = append(append([]byte{}, body...), eol...)
+	}
+	wrapped := append(append([]byte("---"+eol), body...), "---"+eol...)
+	doc, err := markdown.Parse(wrapped)
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.Front.Set(key, v); err != nil {
+		return nil, err
+	}
+	out := doc.Bytes()
+	out = bytes.TrimPrefix(out, []byte("---"+eol))
+	out, ok := bytes.CutSuffix(out, []byte("---"+eol))
+	if !ok {
+		return nil, fmt.Errorf("unexpected layout after the edit")
+	}
+	if !strings.HasSuffix(string(data), "\n") && len(data) > 0 {
+		out = bytes.TrimSuffix(out, []byte(eol))
+	}
+	return out, nil
+}

@@ -1,0 +1,417 @@
+//go:build tdwip
+
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/repo/gitrepo"
+)
+
+// maxSecurityEventsSize bounds how much of security_events.jsonl td reads.
+const maxSecurityEventsSize = 64 << 20
+
+// ReviewMode is the review policy in force: balanced unless the
+// balanced_review_policy flag is off in the environment or the config.
+func (s *Store) ReviewMode() (policy.Mode, error) {
+	v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, s.Config.Features)
+	if err != nil {
+		return "", errorf(CodeInvalid, "%v", err)
+	}
+	return policy.ModeFor(v), nil
+}
+
+// notInvolving are ledger actions that do not make a session "involved"
+// in an issue for the review policy: a reviewer's own review decisions.
+var notInvolving = map[string]bool{audit.ActionApproved: true, audit.ActionRejected: true, audit.ActionClosedAgainst: true}
+
+// ReviewFacts gathers what the policy needs to decide whether the session
+// se may approve or close the issue: the frontmatter, the issue's ledger,
+// and the git commits that touched the issue's files. Frontmatter alone is
+// never trusted; the policy reconciles the sources.
+func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
+	f := policy.Facts{IssueID: is.ID, Reviewer: se.ID, ReviewerAuthor: se.Author, Minor: is.Minor, Implementer: is.Implementer}
+	if is.CreatedBy != "" {
+		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: "frontmatter", Session: is.CreatedBy})
+	}
+	involved := map[string]bool{}
+	impl := map[string]bool{}
+	add := func(set map[string]bool, list *[]string, id string) {
+		if id != "" && !set[id] {
+			set[id] = true
+			*list = append(*list, id)
+		}
+	}
+	entries, _, err := s.Ledger(is.ID)
+	if err != nil {
+		return f, err
+	}
+	ledgerCreator := false
+	for _, e := range entries {
+		switch e.Action {
+		case audit.ActionCreated:
+			if !ledgerCreator {
+				ledgerCreator = true
+				f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: "ledger", Session: e.Session})
+			}
+		case audit.ActionStarted, audit.ActionUnstarted:
+			add(impl, &f.ImplementationHistory, e.Session)
+		}
+		if !notInvolving[e.Action] && e.Type != audit.TypeSecurity {
+			add(involved, &f.Involved, e.Session)
+		}
+	}
+	g, err := s.repo()
+	if err != nil || g == nil {
+		return f, err
+	}
+	for _, p := range []string{s.relIssue(is.ID), TodosDir + "/" + HistoryDir + "/" + is.ID + ".jsonl"} {
+		changes, err := g.PathHistory(p, 0)
+		if err != nil {
+			return f, errorf(CodeInternal, "read the git history of %s: %v", p, err)
+		}
+		var added *policy.Claim
+		for _, ch := range changes {
+			c := ch.Commit
+			sessions := c.Trailer("Td-Session")
+			for _, sid := range sessions {
+				add(involved, &f.Involved, sid)
+			}
+			for _, a := range c.Trailer("Td-Action") {
+				if a == audit.ActionStarted || a == audit.ActionUnstarted {
+					for _, sid := range sessions {
+						add(impl, &f.ImplementationHistory, sid)
+					}
+				}
+			}
+			if ch.Added && p == s.relIssue(is.ID) {
+				// Newest first: the last one seen is the oldest add.
+				cl := policy.Claim{Source: "commit", Author: c.Author.String()}
+				if len(sessions) > 0 {
+					cl.Session = sessions[0]
+				}
+				added = &cl
+			}
+		}
+		if added != nil {
+			f.CreatorClaims = append(f.CreatorClaims, *added)
+		}
+	}
+	return f, nil
+}
+
+// Approve closes an issue in review when the review policy lets the
+// session approve it. The creator exception is audited twice: a security
+// entry in the ledger and a line in security_events.jsonl.
+func (s *Store) Approve(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	reason := strings.TrimSpace(o.Reason)
+	mode, err := s.ReviewMode()
+	if err != nil {
+		return nil, err
+	}
+	return s.transition(se, ref, audit.ActionApproved, func(tx *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
+		if is.Status != StatusInReview {
+			return nil, "", wrongStatus(is, "approve")
+		}
+		facts, err := s.ReviewFacts(is, se)
+		if err != nil {
+			return nil, "", err
+		}
+		d := policy.Approval(mode, facts, reason)
+		res.Decision = &d
+		if err := s.recordConflict(tx, se, is, d, res); err != nil {
+			return nil, "", err
+		}
+		if !d.Allowed {
+			return nil, "", errorf(CodeRefused, "%s", d.Refusal)
+		}
+		if err := is.setStatus(StatusClosed); err != nil {
+			return nil, "", err
+		}
+		if err := is.setString("resolution", &is.Resolution, "done"); err != nil {
+			return nil, "", err
+		}
+		if d.CreatorException {
+			ev, err := s.appendSecurityEvent(tx, se, is.ID, audit.KindCreatorApproval, reason)
+			if err != nil {
+				return nil, "", err
+			}
+			res.Security = append(res.Security, ev)
+			res.after = append(res.after, audit.Entry{Action: audit.KindCreatorApproval, Reason: reason, Type: audit.TypeSecurity,
+				Details: map[string]any{"policy": string(mode), "implementer": is.Implementer}})
+		}
+		if crit := criteriaCount(is); crit > 0 && len(openCriteria(is)) == 0 {
+			res.ClosedAgainstCriteria = true
+			res.after = append(res.after, audit.Entry{Action: audit.ActionClosedAgainst, Details: map[string]any{"criteria": crit}})
+		}
+		details := map[string]any{"policy": string(mode)}
+		if d.CreatorException {
+			details["creator_exception"] = true
+		}
+		return details, reason, nil
+	})
+}
+
+// Close closes an issue outside review (an admin close) under the same
+// policy as approval. A session the policy refuses may still close with a
+// self-close exception, which is audited like the creator exception.
+func (s *Store) Close(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	reason := strings.TrimSpace(o.Reason)
+	selfClose := strings.TrimSpace(o.SelfCloseException)
+	resolution, err := oneOf(o.Resolution, "done", []string{"done", "wontfix"}, true)
+	if err != nil {
+		return nil, errorf(CodeInvalid, "resolution %v (a duplicate is closed with --duplicate-of)", err)
+	}
+	mode, err := s.ReviewMode()
+	if err != nil {
+		return nil, err
+	}
+	return s.transition(se, ref, audit.ActionClosed, func(tx *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
+		if is.Status == StatusClosed {
+			return nil, "", wrongStatus(is, "close")
+		}
+		facts, err := s.ReviewFacts(is, se)
+		if err != nil {
+			return nil, "", err
+		}
+		d := policy.Close(mode, facts, reason, selfClose)
+		res.Decision = &d
+		if err := s.recordConflict(tx, se, is, d, res); err != nil {
+			return nil, "", err
+		}
+		if !d.Allowed {
+			return nil, "", errorf(CodeRefused, "%s", d.Refusal)
+		}
+		if err := is.setStatus(StatusClosed); err != nil {
+			return nil, "", err
+		}
+		if err := is.setString("resolution", &is.Resolution, resolution); err != nil {
+			return nil, "", err
+		}
+		details := map[string]any{"policy": string(mode), "resolution": resolution}
+		audited := func(kind, why string) error {
+			ev, err := s.appendSecurityEvent(tx, se, is.ID, kind, why)
+			if err != nil {
+				return err
+			}
+			res.Security = append(res.Security, ev)
+			res.after = append(res.after, audit.Entry{Action: kind, Reason: why, Type: audit.TypeSecurity,
+				Details: map[string]any{"policy": string(mode), "implementer": is.Implementer}})
+			details[kind] = true
+			return nil
+		}
+		switch {
+		case d.SelfCloseException:
+			if err := audited(audit.KindSelfClose, selfClose); err != nil {
+				return nil, "", err
+			}
+		case d.CreatorException:
+			if err := audited(audit.KindCreatorApproval, reason); err != nil {
+				return nil, "", err
+			}
+		}
+		return details, reason, nil
+	})
+}
+
+// recordConflict writes a provenance_conflict security event the first
+// time the policy finds that history and frontmatter disagree about who
+// created an issue.
+func (s *Store) recordConflict(tx *Tx, se *Session, is *Issue, d policy.Decision, res *TransitionResult) error {
+	if d.Conflict == "" {
+		return nil
+	}
+	events, err := s.SecurityEvents()
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		if e.IssueID == is.ID && e.Kind == audit.KindProvenanceConflict && e.Reason == d.Conflict {
+			return nil
+		}
+	}
+	ev, err := s.appendSecurityEvent(tx, se, is.ID, audit.KindProvenanceConflict, d.Conflict)
+	if err != nil {
+		return err
+	}
+	res.Security = append(res.Security, ev)
+	return s.appendLedger(tx, is.ID, audit.Entry{TS: s.Now(), Session: se.ID, Action: audit.KindProvenanceConflict, Reason: d.Conflict, Type: audit.TypeSecurity})
+}
+
+// readSecurityEvents returns the bytes of security_events.jsonl, nil when
+// it does not exist yet.
+func (s *Store) readSecurityEvents() ([]byte, error) {
+	p := s.path(SecurityEvents)
+	data, err := readRegular(p, maxSecurityEventsSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.fileError(p, err)
+	}
+	return data, nil
+}
+
+// SecurityEvents reads the readable events of security_events.jsonl.
+func (s *Store) SecurityEvents() ([]audit.SecurityEvent, error) {
+	data, err := s.readSecurityEvents()
+	if err != nil {
+		return nil, err
+	}
+	events, _ := audit.ParseSecurityEvents(data)
+	return events, nil
+}
+
+// appendSecurityEvent chains one event onto security_events.jsonl. The
+// caller holds the lock, so the chain's last line cannot move under it.
+func (s *Store) appendSecurityEvent(tx *Tx, se *Session, issueID, kind, reason string) (audit.SecurityEvent, error) {
+	data, err := s.readSecurityEvents()
+	if err != nil {
+		return audit.SecurityEvent{}, err
+	}
+	ev, err := audit.NextSecurityEvent(data, audit.SecurityEvent{TS: s.Now(), IssueID: issueID, SessionID: se.ID, Agent: se.Agent, Kind: kind, Reason: reason})
+	if err != nil {
+		return ev, err
+	}
+	line, err := ev.Line()
+	if err != nil {
+		return ev, err
+	}
+	return ev, tx.AppendLine(line, SecurityEvents)
+}
+
+// criteriaCount counts the issue's acceptance criteria, dropped ones aside.
+func criteriaCount(is *Issue) int {
+	n := 0
+	if is.Doc == nil {
+		return 0
+	}
+	for _, it := range checklistOf(is).Items() {
+		if it.Kind == "criterion" && it.Status != "abandoned" {
+			n++
+		}
+	}
+	return n
+}
+
+// SecurityReport is td audit verify's answer.
+type SecurityReport struct {
+	Path     string          `json:"path"`
+	Events   int             `json:"events"`
+	Base     string          `json:"base"`
+	Problems []audit.Problem `json:"problems"`
+}
+
+// VerifySecurity checks security_events.jsonl: every hash, every prev, no
+// repeats, and, against the base revision (HEAD when base is empty and the
+// repository has commits), that no line present there is missing or
+// altered. A union merge of two branches verifies clean.
+func (s *Store) VerifySecurity(base string) (*SecurityReport, error) {
+	data, err := s.readSecurityEvents()
+	if err != nil {
+		return nil, err
+	}
+	rel := TodosDir + "/" + SecurityEvents
+	rep := &SecurityReport{Path: rel, Problems: []audit.Problem{}}
+	events, _ := audit.ParseSecurityEvents(data)
+	rep.Events = len(events)
+	var baseData []byte
+	g, err := s.repo()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case g == nil && base != "":
+		return nil, errorf(CodeRefused, "--base needs a git repository")
+	case g != nil:
+		rev := base
+		if rev == "" {
+			rev = "HEAD"
+		}
+		baseData, err = g.FileAt(rev, rel)
+		switch {
+		case err == nil:
+			rep.Base = rev
+		case errors.Is(err, fs.ErrNotExist):
+			rep.Base = rev
+			baseData = nil
+		case errors.Is(err, gitrepo.ErrUnknownRevision) && base == "":
+			// No commits yet: nothing to compare with.
+		default:
+			if errors.Is(err, gitrepo.ErrUnknownRevision) {
+				return nil, errorf(CodeNotFound, "unknown revision %q", base)
+			}
+			return nil, fmt.Errorf("read %s at %s: %w", rel, rev, err)
+		}
+	}
+	if p := audit.VerifySecurityEvents(data, baseData); len(p) > 0 {
+		rep.Problems = p
+	}
+	return rep, nil
+}
+
+// ReviewableIssue is an issue in review the session may approve.
+type ReviewableIssue struct {
+	Issue *Issue
+	// NeedsReason is true when only the creator exception allows it, so
+	// approve needs --reason.
+	NeedsReason bool
+}
+
+// Reviewable lists the issues in review that the session may approve under
+// the policy in force: the one filter behind td reviewable, td list
+// --reviewable and td status. Files td cannot read are returned as errors
+// beside the rest.
+func (s *Store) Reviewable(se *Session) ([]ReviewableIssue, []error, error) {
+	mode, err := s.ReviewMode()
+	if err != nil {
+		return nil, nil, err
+	}
+	list, perrs, err := s.List(Filter{Statuses: []string{StatusInReview}})
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []ReviewableIssue
+	for _, is := range list {
+		f, err := s.ReviewFacts(is, se)
+		if err != nil {
+			perrs = append(perrs, err)
+			continue
+		}
+		if ok, needsReason := policy.Reviewable(mode, f); ok {
+			out = append(out, ReviewableIssue{Issue: is, NeedsReason: needsReason})
+		}
+	}
+	return out, perrs, nil
+}
+
+// Submitted lists the issues in review that the session submitted (the
+// last submitted entry in each ledger names it).
+func (s *Store) Submitted(se *Session) ([]*Issue, error) {
+	list, _, err := s.List(Filter{Statuses: []string{StatusInReview}})
+	if err != nil {
+		return nil, err
+	}
+	var out []*Issue
+	for _, is := range list {
+		entries, _, err := s.Ledger(is.ID)
+		if err != nil {
+			continue
+		}
+		last := ""
+		for _, e := range entries {
+			if e.Action == audit.ActionSubmitted {
+				last = e.Session
+			}
+		}
+		if last == se.ID {
+			out = append(out, is)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,181 @@
+package repo
+
+import (
+	"encoding/json"
+
+	"github.com/tdproject/td/audit"
+)
+
+// Runtime is a session's local state in .todos/local/sessions/<id>.json:
+// never committed, because it describes this checkout's conversation, not
+// the project. Only the bound issue lives here so far.
+type Runtime struct {
+	BoundIssue string `json:"bound_issue,omitempty"`
+}
+
+func runtimeName(id string) string { return "sessions/" + id + ".json" }
+
+// Runtime reads a session's local state; a session that never bound
+// anything has the zero Runtime.
+func (s *Store) Runtime(id string) (*Runtime, error) {
+	if !ValidSessionID(id) {
+		return nil, errorf(CodeInvalid, "%q is not a session ID", id)
+	}
+	data, err := s.readLocal(runtimeName(id))
+	if err != nil {
+		return nil, err
+	}
+	rt := &Runtime{}
+	if data == "" {
+		return rt, nil
+	}
+	if err := json.Unmarshal([]byte(data), rt); err != nil {
+		s.warnf("ignoring unreadable .todos/local/%s: %v", runtimeName(id), err)
+		return &Runtime{}, nil
+	}
+	return rt, nil
+}
+
+func (s *Store) writeRuntime(id string, rt *Runtime) error {
+	b, err := json.MarshalIndent(rt, "", "  ")
+	if err != nil {
+		return err
+	}
+	return s.writeLocal(runtimeName(id), string(b)+"\n")
+}
+
+// BoundIssue returns the issue the session is bound to, or "" when none.
+// A binding to an issue whose file has gone is reported as unbound.
+func (s *Store) BoundIssue(se *Session) (string, error) {
+	rt, err := s.Runtime(se.ID)
+	if err != nil {
+		return "", err
+	}
+	return rt.BoundIssue, nil
+}
+
+// BindResult says what a bind or unbind did.
+type BindResult struct {
+	Issue *Issue
+	// Previous is the issue the session was bound to before, if any.
+	Previous string
+	// Changed is false when the binding was already as asked.
+	Changed bool
+	// Reassigned names the assignee the bind replaced, if any.
+	Reassigned string
+}
+
+// Bind points the session at one issue: the issue's todos become the
+// session's checklist. The todos are untouched; the issue's assignee
+// becomes session:<id>. Binding another issue first unbinds the old one.
+func (s *Store) Bind(se *Session, ref string) (*BindResult, error) {
+	id, err := s.ResolveID(ref)
+	if err != nil {
+		return nil, err
+	}
+	res := &BindResult{}
+	err = s.Update(func(tx *Tx) error {
+		rt, err := s.Runtime(se.ID)
+		if err != nil {
+			return err
+		}
+		is, err := s.readIssueFile(id)
+		if err != nil {
+			return err
+		}
+		res.Issue = is
+		if rt.BoundIssue != "" && rt.BoundIssue != id {
+			res.Previous = rt.BoundIssue
+			if err := s.releaseAssignee(tx, se, rt.BoundIssue); err != nil {
+				return err
+			}
+		}
+		want := "session:" + se.ID
+		if rt.BoundIssue == id && is.Assignee == want {
+			return nil
+		}
+		res.Changed = true
+		rt.BoundIssue = id
+		if err := s.writeRuntime(se.ID, rt); err != nil {
+			return err
+		}
+		details := map[string]any{}
+		if is.Assignee != want {
+			if is.Assignee != "" {
+				res.Reassigned = is.Assignee
+				details["assignee"] = map[string]any{"from": is.Assignee, "to": want}
+			}
+			if err := is.setField("assignee", want); err != nil {
+				return err
+			}
+			is.Assignee = want
+		}
+		return s.writeIssue(tx, se, is, audit.ActionBound, details, "")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Unbind drops the session's pointer to its issue. The issue's assignee is
+// cleared only if it still names this session; the todos are untouched.
+func (s *Store) Unbind(se *Session) (*BindResult, error) {
+	res := &BindResult{}
+	err := s.Update(func(tx *Tx) error {
+		rt, err := s.Runtime(se.ID)
+		if err != nil {
+			return err
+		}
+		if rt.BoundIssue == "" {
+			return errorf(CodeRefused, "session %s is not bound to an issue; td session bind ID binds one", se.ID)
+		}
+		res.Previous, res.Changed = rt.BoundIssue, true
+		old := rt.BoundIssue
+		rt.BoundIssue = ""
+		if err := s.writeRuntime(se.ID, rt); err != nil {
+			return err
+		}
+		return s.releaseAssignee(tx, se, old)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// releaseAssignee records that the session left an issue, clearing the
+// assignee when it still points at the session. An issue that has gone or
+// cannot be read is left alone: the pointer is local and already moved.
+func (s *Store) releaseAssignee(tx *Tx, se *Session, id string) error {
+	is, err := s.readIssueFile(id)
+	if err != nil {
+		if CodeOf(err) == CodeNotFound {
+			return nil
+		}
+		s.warnf("%v; its assignee was left as it was", err)
+		return nil
+	}
+	details := map[string]any{}
+	if is.Assignee == "session:"+se.ID {
+		if err := is.setField("assignee", ""); err != nil {
+			return err
+		}
+		details["assignee"] = map[string]any{"from": is.Assignee, "to": ""}
+		is.Assignee = ""
+	}
+	return s.writeIssue(tx, se, is, audit.ActionUnbound, details, "")
+}
+
+// boundIssueID returns the issue the session works on, refusing with a
+// message an agent can act on when there is none.
+func (s *Store) boundIssueID(se *Session) (string, error) {
+	rt, err := s.Runtime(se.ID)
+	if err != nil {
+		return "", err
+	}
+	if rt.BoundIssue == "" {
+		return "", errorf(CodeRefused, "session %s is not bound to an issue; ask the operator to bind one (td session bind ID)", se.ID)
+	}
+	return rt.BoundIssue, nil
+}

@@ -1,0 +1,403 @@
+//go:build tdwip
+
+package repo
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy"
+)
+
+// Todo operations, as the todo command names them.
+const (
+	TodoView    = "view"
+	TodoSet     = "set"
+	TodoAdd     = "add"
+	TodoStart   = "start"
+	TodoDone    = "done"
+	TodoDrop    = "drop"
+	TodoBlock   = "block"
+	TodoUnblock = "unblock"
+	TodoNote    = "note"
+)
+
+// TodoRequest is one todo operation on an issue's checklist.
+type TodoRequest struct {
+	// Op is one of the Todo* operations.
+	Op string
+	// Issue names the issue for operators (--issue); empty means the
+	// session's bound issue.
+	Issue string
+	// Targets address items by their text (start, done, drop, block,
+	// unblock, note), applied in order.
+	Targets []string
+	// Target is the one being applied; set by Todo.
+	Target string
+	// Kind and Phase restrict addressing, and place new items.
+	Kind, Phase string
+	// Items are the texts for set and add.
+	Items []string
+	// Phases is phased input for set (takes precedence over Items).
+	Phases []markdown.PhaseItems
+	// Text is a note's text; Reason is why an item is blocked.
+	Text, Reason string
+}
+
+// TodoResult is the checklist after an operation.
+type TodoResult struct {
+	Issue *Issue
+	Items []markdown.Item
+	// Rendered is the list as the file shows it.
+	Rendered string
+	// Changed is false when the operation left the file as it was.
+	Changed bool
+	// Touched is the index of the item the operation addressed, -1 if none.
+	Touched int
+	// Fixes are the invariant repairs made after the operation, for
+	// example a second in-progress item written by hand.
+	Fixes []markdown.Fix
+	// CriteriaMet is true when this operation completed the last open
+	// acceptance criterion.
+	CriteriaMet bool
+	// InProgress counts the items in progress, for view to report a file
+	// that breaks the one-in-progress rule.
+	InProgress int
+}
+
+func checklistOf(is *Issue) *markdown.Checklist {
+	if is.Doc == nil {
+		return markdown.ParseChecklist(nil)
+	}
+	return markdown.ParseChecklist(is.Doc.Body)
+}
+
+// todoIssue finds the issue a todo operation acts on: the bound issue, or
+// --issue for operators.
+func (s *Store) todoIssue(se *Session, ref string) (string, error) {
+	if ref == "" {
+		return s.boundIssueID(se)
+	}
+	if s.EffectiveRole(se) != RoleOperator {
+		return "", errorf(CodeRefused, "only an operator may name an issue with --issue; an agent works on the issue its session is bound to (td todo view)")
+	}
+	return s.ResolveID(ref)
+}
+
+// Todo runs one todo operation and returns the whole list after it.
+// Mutations keep the invariants of spec section 6: at most one item in
+// progress (the first kept), the first pending step promoted when none is,
+// blocked items never promoted, nothing deleted, notes only appended.
+func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
+	id, err := s.todoIssue(se, req.Issue)
+	if err != nil {
+		return nil, err
+	}
+	if req.Kind != "" && req.Kind != markdown.KindStep && req.Kind != markdown.KindCriterion {
+		return nil, errorf(CodeInvalid, "kind %q must be step or criterion", req.Kind)
+	}
+	if req.Op == TodoView {
+		is, err := s.readIssueFile(id)
+		if err != nil {
+			return nil, err
+		}
+		return todoResult(is, checklistOf(is), false, -1), nil
+	}
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, errorf(CodeRefused, "%v", err)
+	}
+	role := policy.Role(s.EffectiveRole(se))
+	var res *TodoResult
+	var res0 struct{ criterionDone bool }
+	err = s.Update(func(tx *Tx) error {
+		is, err := s.readIssueFile(id)
+		if err != nil {
+			return err
+		}
+		cl := checklistOf(is)
+		before := cl.Items()
+		var ledger []audit.Entry
+		touched := -1
+		targets := req.Targets
+		if len(targets) == 0 {
+			targets = []string{""}
+		}
+		for _, t := range targets {
+			r := req
+			r.Target = t
+			i, entries, err := applyTodo(cl, r, role)
+			if err != nil {
+				return err
+			}
+			touched = i
+			ledger = append(ledger, entries...)
+			if i >= 0 {
+				done := cl.Items()[i]
+				if done.Kind == markdown.KindCriterion && done.Status == markdown.StatusCompleted && before[i].Status != markdown.StatusCompleted {
+					res0.criterionDone = true
+				}
+			}
+		}
+		fixes := cl.Normalize()
+		after := cl.Items()
+		changed := string(cl.Bytes()) != string(is.Doc.Body)
+		res = todoResult(is, cl, changed, touched)
+		res.Fixes = fixes
+		res.CriteriaMet = res0.criterionDone && len(openCriteriaOf(after)) == 0
+		if !changed {
+			return nil
+		}
+		is.Doc.Body = cl.Bytes()
+		if err := s.writeIssueFile(tx, is); err != nil {
+			return err
+		}
+		res.Issue = is
+		for _, e := range ledger {
+			e.TS, e.Session = is.UpdatedAt, se.ID
+			if err := s.appendLedger(tx, id, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func todoResult(is *Issue, cl *markdown.Checklist, changed bool, touched int) *TodoResult {
+	items := cl.Items()
+	n := 0
+	for _, it := range items {
+		if it.Status == markdown.StatusInProgress {
+			n++
+		}
+	}
+	return &TodoResult{Issue: is, Items: items, Rendered: cl.Render(), Changed: changed, Touched: touched, InProgress: n}
+}
+
+func openCriteriaOf(items []markdown.Item) []string {
+	var out []string
+	for _, it := range items {
+		if it.Kind == markdown.KindCriterion && it.Status != markdown.StatusCompleted && it.Status != markdown.StatusAbandoned {
+			out = append(out, it.Text)
+		}
+	}
+	return out
+}
+
+// applyTodo performs one operation on the checklist and returns the index
+// of the addressed item (-1 if none) and the ledger entries it earns:
+// criteria changes are significant, routine step churn is not.
+func applyTodo(cl *markdown.Checklist, req TodoRequest, role policy.Role) (int, []audit.Entry, error) {
+	switch req.Op {
+	case TodoSet:
+		if req.Kind == markdown.KindCriterion {
+			return -1, nil, errorf(CodeInvalid, "set replaces the steps only; add acceptance criteria with td todo add --kind criterion")
+		}
+		phases := req.Phases
+		if len(phases) == 0 {
+			phases = []markdown.PhaseItems{{Name: req.Phase, Texts: req.Items}}
+		}
+		if countTexts(phases) == 0 {
+			return -1, nil, errorf(CodeInvalid, "set needs the new steps: td todo set \"first step\" \"second step\" (or --file with a checklist)")
+		}
+		return -1, nil, todoError(cl.SetSteps(phases))
+	case TodoAdd:
+		kind := req.Kind
+		if kind == "" {
+			kind = markdown.KindStep
+		}
+		if len(req.Items) == 0 {
+			return -1, nil, errorf(CodeInvalid, "add needs the text of at least one item")
+		}
+		phase := req.Phase
+		if kind == markdown.KindCriterion {
+			if phase != "" {
+				return -1, nil, errorf(CodeInvalid, "acceptance criteria have no phases; drop --phase")
+			}
+		}
+		if err := todoError(cl.Add(kind, phase, "", req.Items)); err != nil {
+			return -1, nil, err
+		}
+		var ledger []audit.Entry
+		if kind == markdown.KindCriterion {
+			for _, t := range req.Items {
+				ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionAdded, Details: map[string]any{"text": strings.TrimSpace(t), "by": string(role)}})
+			}
+		}
+		return -1, ledger, nil
+	}
+	if strings.TrimSpace(req.Target) == "" {
+		return -1, nil, errorf(CodeInvalid, "name the todo by its text: td todo %s \"part of its text\"", req.Op)
+	}
+	i, err := cl.Find(req.Target, markdown.Filter{Kind: req.Kind, Phase: req.Phase})
+	if err != nil {
+		return -1, nil, todoError(err)
+	}
+	it := cl.Items()[i]
+	if req.Op == TodoNote {
+		text := strings.TrimSpace(req.Text)
+		if text == "" {
+			return i, nil, errorf(CodeInvalid, "the note is empty: td todo note \"%s\" \"what you learned\"", it.Text)
+		}
+		return i, nil, todoError(cl.AddNote(i, text))
+	}
+	to := map[string]string{
+		TodoStart: markdown.StatusInProgress, TodoDone: markdown.StatusCompleted, TodoDrop: markdown.StatusAbandoned,
+		TodoBlock: markdown.StatusBlocked, TodoUnblock: markdown.StatusPending,
+	}[req.Op]
+	if to == "" {
+		return -1, nil, errorf(CodeInvalid, "unknown todo operation %q", req.Op)
+	}
+	if req.Op == TodoUnblock && it.Status != markdown.StatusBlocked {
+		return i, nil, errorf(CodeRefused, "%q is %s, not blocked", it.Text, statusWords(it.Status))
+	}
+	if it.Status == to {
+		return i, nil, nil
+	}
+	if err := policy.TodoChange(role, it.Kind, it.Status, to); err != nil {
+		return i, nil, errorf(CodeRefused, "%v", err)
+	}
+	if to == markdown.StatusInProgress {
+		// The started item becomes the one in progress: any other falls
+		// back to pending first, so Normalize keeps this one.
+		for j, other := range cl.Items() {
+			if j != i && other.Status == markdown.StatusInProgress {
+				if err := cl.SetStatus(j, markdown.StatusPending); err != nil {
+					return i, nil, todoError(err)
+				}
+			}
+		}
+	}
+	if err := cl.SetStatus(i, to); err != nil {
+		return i, nil, todoError(err)
+	}
+	if req.Op == TodoBlock {
+		if r := strings.TrimSpace(req.Reason); r != "" {
+			if err := cl.AddNote(i, "blocked: "+r); err != nil {
+				return i, nil, todoError(err)
+			}
+		}
+	}
+	var ledger []audit.Entry
+	if it.Kind == markdown.KindCriterion {
+		switch {
+		case to == markdown.StatusCompleted:
+			ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionCompleted, Details: map[string]any{"text": it.Text}})
+		case to == markdown.StatusAbandoned:
+			ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionDropped, Details: map[string]any{"text": it.Text}})
+		case it.Status == markdown.StatusCompleted || it.Status == markdown.StatusAbandoned:
+			ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionReopened, Details: map[string]any{"text": it.Text, "to": to}})
+		}
+	}
+	return i, ledger, nil
+}
+
+func countTexts(phases []markdown.PhaseItems) int {
+	n := 0
+	for _, p := range phases {
+		n += len(p.Texts)
+	}
+	return n
+}
+
+// todoError gives checklist refusals td's error codes.
+func todoError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae *markdown.AddressError
+	if errors.As(err, &ae) {
+		code := CodeNotFound
+		if len(ae.Candidates) > 1 {
+			code = CodeAmbiguous
+		}
+		return &Error{Code: code, Msg: ae.Error(), Err: err}
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Code: CodeInvalid, Msg: err.Error(), Err: err}
+}
+
+// statusWords says a todo status the way a sentence would.
+func statusWords(status string) string {
+	switch status {
+	case markdown.StatusInProgress:
+		return "in progress"
+	case markdown.StatusCompleted:
+		return "done"
+	case markdown.StatusAbandoned:
+		return "dropped"
+	}
+	return status
+}
+
+// FmtResult names the issue files td fmt rewrote (or, with check, would
+// rewrite) and the files it could not read.
+type FmtResult struct {
+	Changed []string
+	Errors  []error
+}
+
+// Fmt rewrites the checklists of the given issues (every issue when refs
+// is empty) into canonical form: list marker "-", lower-case x, notes as
+// "  > ". Only item lines change; everything else keeps its bytes. With
+// check nothing is written. Files td cannot read are reported, never
+// rewritten.
+func (s *Store) Fmt(se *Session, refs []string, check bool) (*FmtResult, error) {
+	if se != nil {
+		if err := policy.MayMutate(se.Agent); err != nil && !check {
+			return nil, errorf(CodeRefused, "%v", err)
+		}
+	}
+	var ids []string
+	if len(refs) == 0 {
+		stats, err := s.statIssues()
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range stats {
+			ids = append(ids, strings.TrimSuffix(st.name, ".md"))
+		}
+	}
+	for _, r := range refs {
+		id, err := s.ResolveID(r)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	res := &FmtResult{}
+	err := s.Update(func(tx *Tx) error {
+		for _, id := range ids {
+			is, err := s.readIssueFile(id)
+			if err != nil {
+				if len(refs) > 0 {
+					return err
+				}
+				res.Errors = append(res.Errors, err)
+				continue
+			}
+			canon := checklistOf(is).Canonical()
+			if string(canon) == string(is.Doc.Body) {
+				continue
+			}
+			res.Changed = append(res.Changed, id)
+			if check {
+				continue
+			}
+			is.Doc.Body = canon
+			if err := tx.WriteFile(is.Doc.Bytes(), IssuesDir, id+".md"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return res, err
+}

@@ -1,0 +1,273 @@
+//go:build tdwip
+
+package repo
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy"
+)
+
+// TransitionOptions carries what a workflow command was given.
+type TransitionOptions struct {
+	// Reason explains the step; reject needs one, approve needs one for
+	// the creator exception.
+	Reason string
+	// Force submits for review while acceptance criteria are open.
+	Force bool
+	// SelfCloseException closes an issue the policy would not let this
+	// session close, with the reason audited.
+	SelfCloseException string
+	// Resolution is done (default) or wontfix for close.
+	Resolution string
+}
+
+// TransitionResult says what a workflow command did.
+type TransitionResult struct {
+	Issue *Issue
+	From  string
+	// Unchanged is true when the issue already was where the command
+	// would put it.
+	Unchanged bool
+	// OpenCriteria lists the criteria still open when the issue was
+	// submitted with --force.
+	OpenCriteria []string
+	// Decision is the policy's answer for approve and close.
+	Decision *policy.Decision
+	// ClosedAgainstCriteria is true when an approval closed an issue whose
+	// criteria were all done.
+	ClosedAgainstCriteria bool
+	// Security lists the security events written.
+	Security []audit.SecurityEvent
+
+	// after holds ledger entries that follow the transition's own entry
+	// (security entries, closed against criteria), written in the same
+	// locked update.
+	after []audit.Entry
+}
+
+// transition reads the issue under the lock, lets step check and change
+// it, then writes it with one ledger entry for action.
+func (s *Store) transition(se *Session, ref, action string, step func(tx *Tx, is *Issue, res *TransitionResult) (details map[string]any, reason string, err error)) (*TransitionResult, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, errorf(CodeRefused, "%v", err)
+	}
+	id, err := s.ResolveID(ref)
+	if err != nil {
+		return nil, err
+	}
+	res := &TransitionResult{}
+	err = s.Update(func(tx *Tx) error {
+		is, err := s.readIssueFile(id)
+		if err != nil {
+			return err
+		}
+		res.Issue, res.From = is, is.Status
+		details, reason, err := step(tx, is, res)
+		if err != nil || res.Unchanged {
+			return err
+		}
+		if details == nil {
+			details = map[string]any{}
+		}
+		if is.Status != res.From {
+			details["from"], details["to"] = res.From, is.Status
+		}
+		if err := s.writeIssue(tx, se, is, action, details, reason); err != nil {
+			return err
+		}
+		for _, e := range res.after {
+			e.TS, e.Session = s.Now(), se.ID
+			if err := s.appendLedger(tx, is.ID, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// setStatus changes the status field in the issue document.
+func (is *Issue) setStatus(status string) error {
+	if err := is.setField("status", status); err != nil {
+		return err
+	}
+	is.Status = status
+	return nil
+}
+
+func (is *Issue) setString(field string, cur *string, v string) error {
+	if *cur == v {
+		return nil
+	}
+	if err := is.setField(field, v); err != nil {
+		return err
+	}
+	*cur = v
+	return nil
+}
+
+// wrongStatus refuses a transition from the issue's current status and
+// says what would make it pass.
+func wrongStatus(is *Issue, verb string) error {
+	hint := ""
+	switch is.Status {
+	case StatusOpen:
+		hint = "td start " + is.ID + " starts the work"
+	case StatusInProgress:
+		hint = "td review " + is.ID + " asks for sign-off"
+	case StatusBlocked:
+		hint = "td unblock " + is.ID + " reopens it"
+	case StatusInReview:
+		hint = "td approve or td reject --reason decides the review"
+	case StatusClosed:
+		hint = "td reopen " + is.ID + " reopens it"
+	}
+	return errorf(CodeRefused, "cannot %s %s: it is %s; %s", verb, is.ID, is.Status, hint)
+}
+
+// Start marks the issue in progress and makes the session its implementer.
+func (s *Store) Start(se *Session, ref string) (*TransitionResult, error) {
+	return s.transition(se, ref, audit.ActionStarted, func(_ *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
+		if is.Status == StatusInProgress && is.Implementer == se.ID {
+			res.Unchanged = true
+			return nil, "", nil
+		}
+		if is.Status == StatusInProgress {
+			return nil, "", errorf(CodeRefused, "cannot start %s: %s is already working on it; td unstart %s hands it back first", is.ID, is.Implementer, is.ID)
+		}
+		if is.Status != StatusOpen {
+			return nil, "", wrongStatus(is, "start")
+		}
+		if err := is.setStatus(StatusInProgress); err != nil {
+			return nil, "", err
+		}
+		d := map[string]any{}
+		if is.Implementer != se.ID {
+			d["implementer"] = map[string]any{"from": is.Implementer, "to": se.ID}
+		}
+		return d, "", is.setString("implementer", &is.Implementer, se.ID)
+	})
+}
+
+// Unstart hands an issue in progress back: open, with no implementer.
+func (s *Store) Unstart(se *Session, ref string) (*TransitionResult, error) {
+	return s.transition(se, ref, audit.ActionUnstarted, func(_ *Tx, is *Issue, _ *TransitionResult) (map[string]any, string, error) {
+		if is.Status != StatusInProgress {
+			return nil, "", wrongStatus(is, "unstart")
+		}
+		if err := is.setStatus(StatusOpen); err != nil {
+			return nil, "", err
+		}
+		d := map[string]any{"implementer": map[string]any{"from": is.Implementer, "to": ""}}
+		return d, "", is.setString("implementer", &is.Implementer, "")
+	})
+}
+
+// Review submits the issue for sign-off. While acceptance criteria are
+// open it refuses unless forced.
+func (s *Store) Review(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	return s.transition(se, ref, audit.ActionSubmitted, func(_ *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
+		if is.Status != StatusInProgress {
+			return nil, "", wrongStatus(is, "submit")
+		}
+		open := openCriteria(is)
+		if len(open) > 0 && !o.Force {
+			return nil, "", errorf(CodeRefused, "cannot submit %s: %d acceptance %s still open (%s); finish %s, or pass --force to ask for sign-off anyway",
+				is.ID, len(open), plural(len(open), "criterion is", "criteria are"), quoteList(open), plural(len(open), "it", "them"))
+		}
+		res.OpenCriteria = open
+		var d map[string]any
+		if len(open) > 0 {
+			d = map[string]any{"open_criteria": len(open), "forced": true}
+		}
+		return d, o.Reason, is.setStatus(StatusInReview)
+	})
+}
+
+// Reject sends an issue in review back to in progress, with a reason.
+func (s *Store) Reject(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	reason := strings.TrimSpace(o.Reason)
+	if reason == "" {
+		return nil, errorf(CodeInvalid, "a rejection needs a reason: td reject ID --reason \"what is missing\"")
+	}
+	return s.transition(se, ref, audit.ActionRejected, func(_ *Tx, is *Issue, _ *TransitionResult) (map[string]any, string, error) {
+		if is.Status != StatusInReview {
+			return nil, "", wrongStatus(is, "reject")
+		}
+		return nil, reason, is.setStatus(StatusInProgress)
+	})
+}
+
+// Reopen moves a closed issue back to open and clears its resolution.
+func (s *Store) Reopen(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	return s.transition(se, ref, audit.ActionReopened, func(_ *Tx, is *Issue, _ *TransitionResult) (map[string]any, string, error) {
+		if is.Status != StatusClosed {
+			return nil, "", wrongStatus(is, "reopen")
+		}
+		if err := is.setStatus(StatusOpen); err != nil {
+			return nil, "", err
+		}
+		return nil, strings.TrimSpace(o.Reason), is.setString("resolution", &is.Resolution, "")
+	})
+}
+
+// Block marks an issue blocked from any status but closed.
+func (s *Store) Block(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	return s.transition(se, ref, audit.ActionBlocked, func(_ *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
+		switch is.Status {
+		case StatusBlocked:
+			res.Unchanged = true
+			return nil, "", nil
+		case StatusClosed:
+			return nil, "", wrongStatus(is, "block")
+		}
+		return nil, strings.TrimSpace(o.Reason), is.setStatus(StatusBlocked)
+	})
+}
+
+// Unblock moves a blocked issue back to open.
+func (s *Store) Unblock(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	return s.transition(se, ref, audit.ActionUnblocked, func(_ *Tx, is *Issue, _ *TransitionResult) (map[string]any, string, error) {
+		if is.Status != StatusBlocked {
+			return nil, "", wrongStatus(is, "unblock")
+		}
+		return nil, strings.TrimSpace(o.Reason), is.setStatus(StatusOpen)
+	})
+}
+
+// openCriteria returns the texts of the acceptance criteria not yet done
+// or dropped.
+func openCriteria(is *Issue) []string {
+	if is.Doc == nil {
+		return nil
+	}
+	var out []string
+	for _, it := range markdown.ParseChecklist(is.Doc.Body).Items() {
+		if it.Kind == markdown.KindCriterion && it.Status != markdown.StatusCompleted && it.Status != markdown.StatusAbandoned {
+			out = append(out, it.Text)
+		}
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
