@@ -70,7 +70,7 @@ func (r *runner) workflowCommands() []*cli.Command {
 				return s.Unstart(se, id)
 			}},
 		{name: "review", usage: "ask for sign-off: in_progress -> in_review", done: "Submitted for review",
-			desc: "While acceptance criteria are open td refuses; --force asks for sign-off anyway and says which are open.\n\nExamples:\n   td review td-k3x9qa\n   td review td-k3x9qa --force",
+			desc:  "While acceptance criteria are open td refuses; --force asks for sign-off anyway and says which are open.\n\nExamples:\n   td review td-k3x9qa\n   td review td-k3x9qa --force",
 			flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "submit even though acceptance criteria are open"}, reasonFlag("a note for the reviewer")},
 			run: func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error) {
 				return s.Review(se, id, o)
