@@ -299,14 +299,15 @@ func VerifySecurityEvents(current, base []byte) []Problem {
 	sort.SliceStable(probs, func(i, j int) bool { return probs[i].Line < probs[j].Line })
 
 	if base != nil {
-		probs = append(probs, compareBase(recs, current, base)...)
+		probs = append(probs, compareBase(recs, byHash, current, base)...)
 	}
 	return probs
 }
 
 // compareBase reports every line of base that current no longer holds
-// byte for byte.
-func compareBase(recs []securityRecord, current, base []byte) []Problem {
+// byte for byte. recs and byHash are current's readable lines, the latter
+// keyed by the first line holding each hash.
+func compareBase(recs []securityRecord, byHash map[string]securityRecord, current, base []byte) []Problem {
 	present := make(map[string]bool)
 	for _, l := range splitLines(current) {
 		present[string(l.raw)] = true
@@ -316,13 +317,9 @@ func compareBase(recs []securityRecord, current, base []byte) []Problem {
 	for _, l := range baseLines {
 		inBase[string(l.raw)] = true
 	}
-	byHash := make(map[string]securityRecord, len(recs))
 	type identity struct{ ts, kind, issue, session string }
 	byIdentity := make(map[identity]securityRecord)
 	for _, r := range recs {
-		if _, ok := byHash[r.ev.Hash]; !ok {
-			byHash[r.ev.Hash] = r
-		}
 		id := identity{r.ev.TS.Format(time.RFC3339), r.ev.Kind, r.ev.IssueID, r.ev.SessionID}
 		if _, ok := byIdentity[id]; !ok && !inBase[string(r.raw)] {
 			byIdentity[id] = r
