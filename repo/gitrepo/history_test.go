@@ -1,0 +1,685 @@
+package gitrepo
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// historyRepo is a repository whose commits are made by the git program, as
+// a user makes them, at controlled dates.
+type historyRepo struct {
+	t    testing.TB
+	r    *Repo
+	tick int64 // seconds since the first commit
+}
+
+func newHistoryRepo(t testing.TB) *historyRepo {
+	t.Helper()
+	gitBinary(t)
+	return &historyRepo{t: t, r: newRepo(t)}
+}
+
+// historyEpoch is the date of the first commit of a historyRepo.
+const historyEpoch = 1795000000
+
+// git runs git in the work tree with extra environment variables and returns
+// its trimmed standard output.
+func (h *historyRepo) git(env []string, stdin string, args ...string) string {
+	h.t.Helper()
+	cmd := exec.Command(gitBinary(h.t), args...)
+	cmd.Dir = h.r.Root()
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		h.t.Fatalf("git %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return strings.TrimSpace(stdout.String())
+}
+
+// write writes files (path → content) in the work tree; an empty content
+// deletes the file.
+func (h *historyRepo) write(files map[string]string) {
+	h.t.Helper()
+	for p, content := range files {
+		if content == "" {
+			if err := os.Remove(filepath.Join(h.r.Root(), filepath.FromSlash(p))); err != nil {
+				h.t.Fatal(err)
+			}
+			continue
+		}
+		writeFile(h.t, h.r, p, content)
+	}
+}
+
+// commit writes files, commits everything with the message verbatim, one
+// second after the previous commit, and returns the commit's hash.
+func (h *historyRepo) commit(msg string, files map[string]string) string {
+	h.t.Helper()
+	h.write(files)
+	h.git(nil, "", "add", "-A")
+	return h.commitIndex(msg)
+}
+
+// commitIndex commits the index as it is.
+func (h *historyRepo) commitIndex(msg string) string {
+	h.t.Helper()
+	h.tick++
+	date := fmt.Sprintf("@%d +0000", historyEpoch+h.tick)
+	h.git([]string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, msg,
+		"commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-")
+	return h.git(nil, "", "rev-parse", "HEAD")
+}
+
+// merge merges branch into the current branch without fast-forward; the
+// branches must not conflict.
+func (h *historyRepo) merge(branch string) string {
+	h.t.Helper()
+	h.tick++
+	date := fmt.Sprintf("@%d +0000", historyEpoch+h.tick)
+	h.git([]string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, "",
+		"merge", "-q", "--no-ff", "--no-edit", branch)
+	return h.git(nil, "", "rev-parse", "HEAD")
+}
+
+func TestResolve(t *testing.T) {
+	h := newHistoryRepo(t)
+	r := h.r
+
+	for _, rev := range []string{"HEAD", "@", "main"} {
+		if _, err := r.Resolve(rev); !errors.Is(err, ErrUnknownRevision) {
+			t.Errorf("Resolve(%q) on an unborn branch: %v, want ErrUnknownRevision", rev, err)
+		}
+	}
+	if _, err := r.Resolve("HEAD"); err == nil || !strings.Contains(err.Error(), "no commits yet") {
+		t.Errorf("Resolve(HEAD) on an unborn branch says %v, want it to say the branch has no commits", err)
+	}
+
+	c1 := h.commit("first\n", map[string]string{"a.md": "one\n"})
+	h.git(nil, "", "branch", "feature/login")
+	h.git(nil, "", "tag", "v1")
+	c2 := h.commit("second\n", map[string]string{"a.md": "two\n"})
+	h.git([]string{"GIT_COMMITTER_DATE=@1795000100 +0000"}, "", "tag", "-a", "-m", "release two", "v2")
+	h.git([]string{"GIT_COMMITTER_DATE=@1795000101 +0000"}, "", "tag", "-a", "-m", "tag of a tag", "v2-again", "v2")
+	c3 := h.commit("third\n", map[string]string{"b.md": "b\n"})
+	// A tag and a branch of the same name: git takes the tag.
+	h.git(nil, "", "branch", "both", c1)
+	h.git(nil, "", "tag", "both", c2)
+	tree := h.git(nil, "", "rev-parse", "HEAD^{tree}")
+	blob := h.git(nil, "", "rev-parse", "HEAD:a.md")
+
+	want := map[string]string{
+		"HEAD":                     c3,
+		"@":                        c3,
+		"main":                     c3,
+		"heads/main":               c3,
+		"refs/heads/main":          c3,
+		"feature/login":            c1,
+		"refs/heads/feature/login": c1,
+		"v1":                       c1,
+		"tags/v1":                  c1,
+		"v2":                       c2,
+		"refs/tags/v2":             c2,
+		"v2-again":                 c2,
+		"both":                     c2,
+		c2:                         c2,
+		c2[:7]:                     c2,
+		c2[:4]:                     c2,
+		strings.ToUpper(c2[:12]):   c2,
+		"HEAD~1":                   c2,
+		"HEAD~2":                   c1,
+		"HEAD^":                    c2,
+		"HEAD^^":                   c1,
+		"HEAD~0":                   c3,
+		"main^0":                   c3,
+		"v2~1":                     c1,
+		"@~1^1":                    c1,
+	}
+	check := func(label string) {
+		t.Helper()
+		for rev, hash := range want {
+			got, err := r.Resolve(rev)
+			if err != nil || got != hash {
+				t.Errorf("%s: Resolve(%q) = %q, %v; want %s", label, rev, got, err, hash)
+			}
+			if gitSays := h.git(nil, "", "rev-parse", "--verify", "-q", rev+"^{commit}"); gitSays != hash {
+				t.Errorf("%s: git rev-parse %s says %s, the test expects %s", label, rev, gitSays, hash)
+			}
+		}
+		for _, rev := range []string{
+			"nope", "refs/heads/nope", "HEAD~3", "HEAD^2", "HEAD~x", "HEAD:a.md",
+			"../../etc/passwd", "refs/../HEAD", "main.lock", "", "~1", "abc",
+			strings.Repeat("0", 40), tree, blob, tree[:10], "deadbeef", "main@{1}",
+		} {
+			got, err := r.Resolve(rev)
+			if !errors.Is(err, ErrUnknownRevision) {
+				t.Errorf("%s: Resolve(%q) = %q, %v; want ErrUnknownRevision", label, rev, got, err)
+			}
+		}
+	}
+	check("loose refs")
+	h.git(nil, "", "pack-refs", "--all")
+	check("packed refs")
+	h.git(nil, "", "repack", "-adq")
+	check("packed objects")
+}
+
+func TestResolveErrorNamesTheRevision(t *testing.T) {
+	h := newHistoryRepo(t)
+	h.commit("first\n", map[string]string{"a.md": "a\n"})
+	_, err := h.r.Resolve("nope")
+	if err == nil || err.Error() != `unknown revision "nope": no such branch, tag, reference or commit` {
+		t.Errorf("Resolve(nope): %v", err)
+	}
+}
+
+func TestCommitAt(t *testing.T) {
+	h := newHistoryRepo(t)
+	author := []string{
+		"GIT_AUTHOR_NAME=Grace Hopper", "GIT_AUTHOR_EMAIL=grace@example.com",
+		"GIT_AUTHOR_DATE=@1795000000 +0130",
+		"GIT_COMMITTER_NAME=Ada Lovelace", "GIT_COMMITTER_EMAIL=ada@example.com",
+		"GIT_COMMITTER_DATE=@1795003600 -0800",
+	}
+	cases := []struct {
+		name     string
+		msg      string
+		trailers []Trailer
+	}{
+		{
+			name: "trailer block",
+			msg:  "Start the callback handler\n\nThe state parameter is checked.\n\nTd-Session: ses_7hq2m4p1\nTd-Action: started\n",
+			trailers: []Trailer{
+				{"Td-Session", "ses_7hq2m4p1"},
+				{"Td-Action", "started"},
+			},
+		},
+		{
+			name: "no trailer block",
+			msg:  "Fix the parser\n\nIt read one byte too far.\n",
+		},
+		{
+			name: "key-value lines in the body are not trailers",
+			msg:  "Refactor\n\nNote: this is prose\nSee: the README\n\nThe last paragraph is prose too.\n",
+		},
+		{
+			name: "the title is never a trailer",
+			msg:  "Td-Action: started\n",
+		},
+		{
+			name: "title and trailers only",
+			msg:  "Close td-k3x9qa\n\nTd-Session: ses_c81kd0zz\nTd-Action: closed\n",
+			trailers: []Trailer{
+				{"Td-Session", "ses_c81kd0zz"},
+				{"Td-Action", "closed"},
+			},
+		},
+		{
+			name: "folded value and blank before the colon",
+			msg:  "Title\n\nBody.\n\nTd-Note: a long\n  value on two lines\nReviewed-by : Ada <ada@example.com>\n\n\n",
+			trailers: []Trailer{
+				{"Td-Note", "a long value on two lines"},
+				{"Reviewed-by", "Ada <ada@example.com>"},
+			},
+		},
+		{
+			name: "mixed paragraph without a git trailer",
+			msg:  "Title\n\nBody.\n\nTd-Action: started\nthis line is prose\n",
+		},
+		{
+			name: "mixed paragraph with Signed-off-by",
+			msg:  "Title\n\nBody.\n\nSigned-off-by: Ada <ada@example.com>\nthis line is prose\nTd-Action: closed\n",
+			trailers: []Trailer{
+				{"Signed-off-by", "Ada <ada@example.com>"},
+				{"Td-Action", "closed"},
+			},
+		},
+		{
+			name: "cherry-pick line",
+			msg:  "Title\n\nBody.\n\n(cherry picked from commit 0123456789abcdef0123456789abcdef01234567)\nTd-Action: started\n",
+			trailers: []Trailer{
+				{"Td-Action", "started"},
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h.git(author, tc.msg, "commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-")
+			hash := h.git(nil, "", "rev-parse", "HEAD")
+			c, err := h.r.CommitAt(hash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Hash != hash {
+				t.Errorf("Hash = %s, want %s", c.Hash, hash)
+			}
+			if c.Message != tc.msg {
+				t.Errorf("Message = %q, want %q", c.Message, tc.msg)
+			}
+			if !slices.Equal(c.Trailers, tc.trailers) {
+				t.Errorf("Trailers = %q, want %q", c.Trailers, tc.trailers)
+			}
+			if gitSays := gitTrailers(h, hash); !slices.Equal(c.Trailers, gitSays) {
+				t.Errorf("Trailers = %q, git interpret-trailers says %q", c.Trailers, gitSays)
+			}
+			if got := c.Author.String(); got != "Grace Hopper <grace@example.com>" {
+				t.Errorf("Author = %s", got)
+			}
+			if got := c.Committer.String(); got != "Ada Lovelace <ada@example.com>" {
+				t.Errorf("Committer = %s", got)
+			}
+			checkWhen(t, "author", c.Author.When, 1795000000, 90*60)
+			checkWhen(t, "committer", c.Committer.When, 1795003600, -8*3600)
+			checkAgainstGoGit(t, h.r, c)
+		})
+	}
+
+	c, err := h.r.CommitAt(h.git(nil, "", "rev-parse", "HEAD"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Trailer("td-action"); !slices.Equal(got, []string{"started"}) {
+		t.Errorf(`Trailer("td-action") = %q, want [started]`, got)
+	}
+	if got := c.Trailer("Td-Session"); got != nil {
+		t.Errorf(`Trailer("Td-Session") = %q, want none`, got)
+	}
+	if len(c.Parents) != 1 {
+		t.Errorf("Parents = %q, want one", c.Parents)
+	}
+
+	for _, bad := range []string{"HEAD", c.Hash[:7], strings.Repeat("0", 40), h.git(nil, "", "rev-parse", "HEAD^{tree}")} {
+		if _, err := h.r.CommitAt(bad); !errors.Is(err, ErrUnknownRevision) {
+			t.Errorf("CommitAt(%q): %v, want ErrUnknownRevision", bad, err)
+		}
+	}
+}
+
+// gitTrailers asks git which trailers a commit's message has.
+func gitTrailers(h *historyRepo, hash string) []Trailer {
+	h.t.Helper()
+	msg := h.git(nil, "", "log", "-1", "--format=%B", hash)
+	out := h.git(nil, msg+"\n", "interpret-trailers", "--parse")
+	var ts []Trailer
+	for _, line := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok {
+			ts = append(ts, Trailer{k, v})
+		}
+	}
+	return ts
+}
+
+func checkWhen(t *testing.T, who string, when time.Time, unix int64, offset int) {
+	t.Helper()
+	if when.Unix() != unix {
+		t.Errorf("%s time %v, want unix %d", who, when, unix)
+	}
+	if _, off := when.Zone(); off != offset {
+		t.Errorf("%s time zone offset %d, want %d", who, off, offset)
+	}
+}
+
+// checkAgainstGoGit decodes the same commit with go-git's object package.
+func checkAgainstGoGit(t *testing.T, r *Repo, c *Commit) {
+	t.Helper()
+	gc, err := openGoGit(t, r).CommitObject(plumbing.NewHash(c.Hash))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gc.Message != c.Message || gc.Author.Name != c.Author.Name || gc.Author.Email != c.Author.Email ||
+		!gc.Author.When.Equal(c.Author.When) || gc.Committer.Name != c.Committer.Name ||
+		gc.Committer.Email != c.Committer.Email || !gc.Committer.When.Equal(c.Committer.When) {
+		t.Errorf("decoded %+v, go-git decodes %+v", c, gc)
+	}
+	var parents []string
+	for _, p := range gc.ParentHashes {
+		parents = append(parents, p.String())
+	}
+	if !slices.Equal(parents, c.Parents) {
+		t.Errorf("parents %q, go-git says %q", c.Parents, parents)
+	}
+}
+
+func TestParseCommitSkipsMultiLineHeaders(t *testing.T) {
+	raw := "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n" +
+		"parent 0123456789abcdef0123456789abcdef01234567\n" +
+		"parent 89abcdef0123456789abcdef0123456789abcdef\n" +
+		"author Ada <ada@example.com> 1795000000 +0000\n" +
+		"committer Grace <grace@example.com> 1795000001 +0200\n" +
+		"encoding UTF-8\n" +
+		"gpgsig -----BEGIN PGP SIGNATURE-----\n" +
+		" \n" +
+		" author Mallory <mallory@example.com> 1 +0000\n" +
+		" -----END PGP SIGNATURE-----\n" +
+		"\n" +
+		"Merge\n\nTd-Action: approved\n"
+	c, err := parseCommit([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Author.String() != "Ada <ada@example.com>" || c.Committer.String() != "Grace <grace@example.com>" {
+		t.Errorf("author %s, committer %s", c.Author, c.Committer)
+	}
+	if len(c.Parents) != 2 || c.Parents[1] != "89abcdef0123456789abcdef0123456789abcdef" {
+		t.Errorf("parents %q", c.Parents)
+	}
+	if c.Message != "Merge\n\nTd-Action: approved\n" {
+		t.Errorf("message %q", c.Message)
+	}
+	if got := c.Trailer("Td-Action"); !slices.Equal(got, []string{"approved"}) {
+		t.Errorf("trailers %q", c.Trailers)
+	}
+	if _, err := parseCommit([]byte("author Ada <a@b> 1 +0000\n\nno tree\n")); err == nil {
+		t.Error("a commit without a tree line was accepted")
+	}
+}
+
+func TestFileAt(t *testing.T) {
+	h := newHistoryRepo(t)
+	r := h.r
+	if _, err := r.FileAt("HEAD", "a.md"); !errors.Is(err, ErrUnknownRevision) {
+		t.Errorf("FileAt on an unborn branch: %v, want ErrUnknownRevision", err)
+	}
+	c1 := h.commit("first\n", map[string]string{
+		"a.md":                   "one\n",
+		".todos/issues/td-1.md":  "issue one\n",
+		".todos/issues/td-2.md":  "issue two\n",
+		".todos/history/td-1.md": "{}\n",
+	})
+	h.commit("second\n", map[string]string{
+		"a.md":                  "two\n",
+		".todos/issues/td-2.md": "",
+	})
+	if err := os.Symlink("a.md", filepath.Join(r.Root(), "link")); err != nil {
+		t.Fatal(err)
+	}
+	h.commit("link\n", nil)
+
+	check := func(label string) {
+		t.Helper()
+		for _, tc := range []struct{ rev, path, want string }{
+			{"HEAD", "a.md", "two\n"},
+			{"HEAD~2", "a.md", "one\n"},
+			{c1, "a.md", "one\n"},
+			{"main", ".todos/issues/td-1.md", "issue one\n"},
+			{"HEAD", "./.todos//issues/td-1.md", "issue one\n"},
+			{c1, ".todos/issues/td-2.md", "issue two\n"},
+			{"HEAD", "link", "a.md"},
+		} {
+			got, err := r.FileAt(tc.rev, tc.path)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("%s: FileAt(%s, %s) = %q, %v; want %q", label, tc.rev, tc.path, got, err, tc.want)
+			}
+		}
+		for _, tc := range []struct{ rev, path string }{
+			{"HEAD", ".todos/issues/td-2.md"},
+			{"HEAD", "missing.md"},
+			{"HEAD", "a.md/below"},
+			{"HEAD", ".todos/missing/td-1.md"},
+			{"HEAD~2", "link"},
+		} {
+			if _, err := r.FileAt(tc.rev, tc.path); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s: FileAt(%s, %s): %v, want fs.ErrNotExist", label, tc.rev, tc.path, err)
+			}
+		}
+		if _, err := r.FileAt("HEAD", ".todos/issues"); err == nil || errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: FileAt of a directory: %v, want an error saying it is a directory", label, err)
+		}
+		if _, err := r.FileAt("nope", "a.md"); !errors.Is(err, ErrUnknownRevision) {
+			t.Errorf("%s: FileAt at an unknown revision: %v, want ErrUnknownRevision", label, err)
+		}
+		for _, bad := range []string{"", ".", "../a.md", "/a.md"} {
+			if _, err := r.FileAt("HEAD", bad); err == nil {
+				t.Errorf("%s: FileAt(HEAD, %q) succeeded", label, bad)
+			}
+		}
+	}
+	check("loose objects")
+	h.git(nil, "", "repack", "-adq")
+	check("packed objects")
+}
+
+// hashes returns the commit hashes of a PathHistory result, each followed by
+// + when added and - when deleted.
+func hashes(changes []PathChange) []string {
+	var out []string
+	for _, c := range changes {
+		s := c.Commit.Hash
+		if c.Added {
+			s += "+"
+		}
+		if c.Deleted {
+			s += "-"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func checkHistory(t *testing.T, r *Repo, path string, limit int, want ...string) {
+	t.Helper()
+	got, err := r.PathHistory(path, limit)
+	if err != nil {
+		t.Fatalf("PathHistory(%s, %d): %v", path, limit, err)
+	}
+	if !slices.Equal(hashes(got), want) {
+		t.Errorf("PathHistory(%s, %d) =\n%q\nwant\n%q", path, limit, hashes(got), want)
+	}
+}
+
+func TestPathHistoryUnborn(t *testing.T) {
+	r := newRepo(t)
+	got, err := r.PathHistory(".todos/issues/td-1.md", 0)
+	if got != nil || err != nil {
+		t.Errorf("PathHistory on an unborn branch = %v, %v; want nil, nil", got, err)
+	}
+}
+
+func TestPathHistoryLinear(t *testing.T) {
+	h := newHistoryRepo(t)
+	const f = ".todos/issues/td-1.md"
+	c1 := h.commit("create\n", map[string]string{f: "v1\n", "README.md": "r\n"})
+	h.commit("other issue\n", map[string]string{".todos/issues/td-2.md": "x\n"})
+	c3 := h.commit("start\n", map[string]string{f: "v2\n"})
+	h.commit("readme\n", map[string]string{"README.md": "r2\n"})
+	c5 := h.commit("close\n", map[string]string{f: "v3\n", ".todos/issues/td-2.md": "y\n"})
+	h.commit("empty\n", nil)
+
+	for _, label := range []string{"loose objects", "packed objects"} {
+		checkHistory(t, h.r, f, 0, c5, c3, c1+"+")
+		checkHistory(t, h.r, f, 2, c5, c3)
+		checkHistory(t, h.r, f, 1, c5)
+		checkHistory(t, h.r, f, -1, c5, c3, c1+"+")
+		checkHistory(t, h.r, "missing.md", 0)
+		if gitSays := h.git(nil, "", "log", "--format=%H", "--", f); gitSays != strings.Join([]string{c5, c3, c1}, "\n") {
+			t.Errorf("%s: git log says\n%s", label, gitSays)
+		}
+		h.git(nil, "", "repack", "-adq")
+	}
+	got, err := h.r.PathHistory(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Commit.Message != "close\n" || got[2].Commit.Message != "create\n" {
+		t.Errorf("commits %q and %q", got[0].Commit.Message, got[2].Commit.Message)
+	}
+}
+
+func TestPathHistoryAddModifyDeleteReadd(t *testing.T) {
+	h := newHistoryRepo(t)
+	const f = ".todos/issues/td-1.md"
+	base := h.commit("base\n", map[string]string{"README.md": "r\n"})
+	c1 := h.commit("add\n", map[string]string{f: "v1\n"})
+	c2 := h.commit("modify\n", map[string]string{f: "v2\n"})
+	c3 := h.commit("delete\n", map[string]string{f: ""})
+	h.commit("unrelated\n", map[string]string{"README.md": "r2\n"})
+	c5 := h.commit("re-add\n", map[string]string{f: "v1\n"})
+	checkHistory(t, h.r, f, 0, c5+"+", c3+"-", c2, c1+"+")
+	if gitSays := h.git(nil, "", "log", "--format=%H", "--", f); gitSays != strings.Join([]string{c5, c3, c2, c1}, "\n") {
+		t.Errorf("git log says\n%s", gitSays)
+	}
+	// A root commit without the path is not listed; one with it is added.
+	checkHistory(t, h.r, "README.md", 0, h.git(nil, "", "rev-parse", "HEAD~1"), base+"+")
+}
+
+func TestPathHistoryNestedAndDirectory(t *testing.T) {
+	h := newHistoryRepo(t)
+	const f = ".todos/issues/sub/td-1.md"
+	c1 := h.commit("add\n", map[string]string{f: "v1\n", ".todos/issues/td-2.md": "a\n"})
+	c2 := h.commit("sibling\n", map[string]string{".todos/issues/td-2.md": "b\n"})
+	c3 := h.commit("cousin\n", map[string]string{".todos/issues/sub/td-3.md": "c\n"})
+	c4 := h.commit("modify\n", map[string]string{f: "v2\n"})
+	h.commit("elsewhere\n", map[string]string{"src/main.go": "package main\n"})
+	checkHistory(t, h.r, f, 0, c4, c1+"+")
+	checkHistory(t, h.r, ".todos/issues/sub", 0, c4, c3, c1+"+")
+	checkHistory(t, h.r, ".todos/issues", 0, c4, c3, c2, c1+"+")
+	checkHistory(t, h.r, ".todos/issues/td-2.md/x", 0)
+}
+
+func TestPathHistoryMerge(t *testing.T) {
+	h := newHistoryRepo(t)
+	const f = ".todos/issues/td-1.md"
+	lines := func(top, bottom string) string {
+		return top + "\n" + strings.Repeat("middle\n", 8) + bottom + "\n"
+	}
+	c1 := h.commit("create\n", map[string]string{f: lines("top", "bottom")})
+	h.git(nil, "", "branch", "side")
+	m1 := h.commit("main edits the top\n", map[string]string{f: lines("TOP", "bottom")})
+	h.git(nil, "", "checkout", "-q", "side")
+	s1 := h.commit("side edits the bottom\n", map[string]string{f: lines("top", "BOTTOM")})
+	s2 := h.commit("side edits another file\n", map[string]string{"other.md": "o\n"})
+	h.git(nil, "", "checkout", "-q", "main")
+	merge := h.merge("side")
+	if got, err := h.r.FileAt("HEAD", f); err != nil || string(got) != lines("TOP", "BOTTOM") {
+		t.Fatalf("the merge holds %q, %v", got, err)
+	}
+	c, err := h.r.CommitAt(merge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Parents, []string{m1, s2}) {
+		t.Errorf("merge parents %q, want %q", c.Parents, []string{m1, s2})
+	}
+	// The merge differs from both parents: it combines both edits.
+	checkHistory(t, h.r, f, 0, merge, s1, m1, c1+"+")
+	checkHistory(t, h.r, f, 2, merge, s1)
+
+	// A merge that takes one side's version is not a change of the file;
+	// the side's commit is.
+	h.git(nil, "", "checkout", "-q", "-b", "side2")
+	s3 := h.commit("side2 edits the file\n", map[string]string{f: lines("TOP", "END")})
+	h.git(nil, "", "checkout", "-q", "main")
+	m2 := h.commit("main edits another file\n", map[string]string{"other2.md": "o\n"})
+	merge2 := h.merge("side2")
+	checkHistory(t, h.r, f, 0, s3, merge, s1, m1, c1+"+")
+	checkHistory(t, h.r, "other2.md", 0, m2+"+")
+	_ = merge2
+}
+
+func TestPathHistoryRefusesBadPaths(t *testing.T) {
+	h := newHistoryRepo(t)
+	h.commit("first\n", map[string]string{"a.md": "a\n"})
+	for _, bad := range []string{"", ".", "..", "../a.md", "/etc/passwd"} {
+		if _, err := h.r.PathHistory(bad, 0); err == nil {
+			t.Errorf("PathHistory(%q) succeeded", bad)
+		}
+	}
+}
+
+// historyBenchRepo builds, with git fast-import, a repository of files
+// issue files in one directory and commits commits after the first, each
+// changing three of them; every tenth commit changes td-004321.md.
+func historyBenchRepo(b *testing.B, files, commits int) *Repo {
+	b.Helper()
+	h := newHistoryRepo(b)
+	var s strings.Builder
+	body := strings.Repeat("- [ ] a todo item with some words in it\n", 20)
+	data := func(content string) {
+		fmt.Fprintf(&s, "data %d\n%s\n", len(content), content)
+	}
+	header := func(i int) {
+		fmt.Fprintf(&s, "commit refs/heads/main\ncommitter Ada <ada@example.com> %d +0000\n", historyEpoch+i)
+		data(fmt.Sprintf("commit %d\n\nTd-Session: ses_%08d\n", i, i))
+	}
+	header(0)
+	for i := range files {
+		fmt.Fprintf(&s, "M 100644 inline .todos/issues/td-%06d.md\n", i)
+		data(fmt.Sprintf("---\nid: td-%06d\n---\n%s", i, body))
+	}
+	s.WriteString("M 100644 inline README.md\n")
+	data("readme\n")
+	for i := 1; i < commits; i++ {
+		header(i)
+		for k := range 3 {
+			n := (i*7919 + k*104729) % files
+			if k == 0 && i%10 == 0 {
+				n = 4321
+			}
+			fmt.Fprintf(&s, "M 100644 inline .todos/issues/td-%06d.md\n", n)
+			data(fmt.Sprintf("---\nid: td-%06d\n---\n%sedit %d\n", n, body, i))
+		}
+	}
+	h.git(nil, s.String(), "fast-import", "--quiet")
+	return h.r
+}
+
+// BenchmarkPathHistory10k is what one approve or close pays to read the
+// history of an issue file: a fresh Repo, so that no object is cached, on a
+// repository of 10,000 issue files in one directory and 200 commits, each of
+// which changed that directory, as fast-import packs them (trees stored as
+// deltas of each other).
+func BenchmarkPathHistory10k(b *testing.B) {
+	benchmarkPathHistory(b, historyBenchRepo(b, 10_000, 200))
+}
+
+// BenchmarkPathHistory10kLoose is the same with every object loose, as in a
+// repository where git gc has not run yet.
+func BenchmarkPathHistory10kLoose(b *testing.B) {
+	r := historyBenchRepo(b, 10_000, 200)
+	packs, err := filepath.Glob(filepath.Join(r.GitDir(), "objects", "pack", "pack-*.pack"))
+	if err != nil || len(packs) != 1 {
+		b.Fatalf("packs %q, %v", packs, err)
+	}
+	pack, err := os.ReadFile(packs[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []string{packs[0], strings.TrimSuffix(packs[0], ".pack") + ".idx"} {
+		if err := os.Remove(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	h := &historyRepo{t: b, r: r}
+	h.git(nil, string(pack), "unpack-objects", "-q")
+	benchmarkPathHistory(b, r)
+}
+
+func benchmarkPathHistory(b *testing.B, r *Repo) {
+	const f = ".todos/issues/td-004321.md"
+	b.ReportAllocs()
+	for b.Loop() {
+		fresh, err := Open(r.Root())
+		if err != nil {
+			b.Fatal(err)
+		}
+		changes, err := fresh.PathHistory(f, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(changes) != 20 {
+			b.Fatalf("%d changes, want 20", len(changes))
+		}
+	}
+}
