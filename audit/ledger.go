@@ -1,5 +1,5 @@
 // Package audit knows td's append-only logs: the per-issue ledger of
-// significant events and (later) the hash-chained security events. It
+// significant events and the hash-chained security events. It
 // encodes, decodes and verifies; the repo package does the file I/O.
 package audit
 

@@ -244,22 +244,24 @@ func (s *Store) stage(paths []string) {
 
 // readLocal reads a small file under .todos/local, "" when absent.
 func (s *Store) readLocal(name string) (string, error) {
-	data, err := readRegular(s.path(LocalDir, name), 1<<20)
+	p := s.path(LocalDir, filepath.FromSlash(name))
+	data, err := readRegular(p, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
 	if err != nil {
-		return "", s.fileError(s.path(LocalDir, name), err)
+		return "", s.fileError(p, err)
 	}
 	return strings.TrimSpace(string(data)), nil
 }
 
 // writeLocal writes a file under .todos/local (never staged).
 func (s *Store) writeLocal(name, content string) error {
-	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
+	p := s.path(LocalDir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(s.path(LocalDir, name), []byte(content))
+	return writeFileAtomic(p, []byte(content))
 }
 
 // ids returns the ID source: crypto/rand, or the seeded test sequence when

@@ -1,5 +1,3 @@
-//go:build tdwip
-
 package repo
 
 import (
@@ -117,6 +115,11 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 			return err
 		}
 		cl := checklistOf(is)
+		if len(is.Doc.Body) == 0 && (req.Op == TodoAdd || req.Op == TodoSet) {
+			// A body td creates starts after one blank line, as in a new
+			// issue file with a description.
+			cl = markdown.ParseChecklist([]byte(is.Doc.EOL()))
+		}
 		before := cl.Items()
 		var ledger []audit.Entry
 		touched := -1

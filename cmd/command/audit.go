@@ -1,5 +1,3 @@
-//go:build tdwip
-
 package command
 
 import (
@@ -51,8 +49,8 @@ func (r *runner) securityAction(c *cli.Context) error {
 		}
 		r.st.printf("%s  %-28s %-10s %s (%s)  %s\n", jsonTime(e.TS), e.Kind, issue, e.SessionID, agent, e.Reason)
 	}
-	r.st.printf("\n%d creator-approval, %d self-close exceptions; %d events in all.\n",
-		counts[audit.KindCreatorApproval], counts[audit.KindSelfClose], len(shown))
+	r.st.printf("\n%d creator-approval, %d self-close exceptions; %d %s in all.\n",
+		counts[audit.KindCreatorApproval], counts[audit.KindSelfClose], len(shown), pluralWord(len(shown), "event", "events"))
 	return nil
 }
 
@@ -137,7 +135,7 @@ Examples:
 						if rep.Base != "" {
 							against = "checked against " + rep.Base
 						}
-						r.st.printf("%s: %d events, chain intact (%s).\n", rep.Path, rep.Events, against)
+						r.st.printf("%s: %d %s, chain intact (%s).\n", rep.Path, rep.Events, pluralWord(rep.Events, "event", "events"), against)
 					}
 					return nil
 				},

@@ -1,5 +1,3 @@
-//go:build tdwip
-
 package command
 
 import (

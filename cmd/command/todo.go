@@ -1,5 +1,3 @@
-//go:build tdwip
-
 package command
 
 import (
@@ -127,7 +125,11 @@ func (r *runner) printTodos(res *repo.TodoResult) error {
 		return r.st.emitJSON(out)
 	}
 	for _, f := range res.Fixes {
-		r.st.warnf("%s", fixMessage(f))
+		// Promoting the first pending step is routine and shows in the
+		// list; a second in-progress item written by hand is worth a word.
+		if f.To != markdown.StatusInProgress {
+			r.st.warnf("%s", fixMessage(f))
+		}
 	}
 	if res.InProgress > 1 && len(res.Fixes) == 0 {
 		r.st.warnf("%d todos are marked in progress; the next change keeps the first and sets the others back to pending", res.InProgress)

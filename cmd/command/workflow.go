@@ -1,5 +1,3 @@
-//go:build tdwip
-
 package command
 
 import (
@@ -215,4 +213,11 @@ func quoteAll(ss []string) string {
 		q[i] = `"` + s + `"`
 	}
 	return strings.Join(q, ", ")
+}
+
+// newCommands are the todo, workflow, review and audit commands, in the
+// order help lists them.
+func (r *runner) newCommands() []*cli.Command {
+	return append([]*cli.Command{r.todoCommand(), r.fmtCommand(), r.statusCommand()}, append(r.workflowCommands(),
+		r.reviewableCommand(), r.featureCommand(), r.securityCommand(), r.statsCommand(), r.auditCommand())...)
 }
