@@ -683,3 +683,174 @@ func benchmarkPathHistory(b *testing.B, r *Repo) {
 		}
 	}
 }
+
+// allObjects lists the objects of the repository.
+func allObjects(h *historyRepo) []string {
+	h.t.Helper()
+	all := strings.Fields(h.git(nil, "", "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"))
+	if len(all) < 20 {
+		h.t.Fatalf("only %d objects", len(all))
+	}
+	return all
+}
+
+// checkAllObjects reads the objects named through one objectReader,
+// requiring that the reader serves them itself and that each content hashes
+// to the object's name.
+func checkAllObjects(t *testing.T, h *historyRepo, label string, all []string) {
+	t.Helper()
+	o := h.r.openObjects()
+	defer o.close()
+	for _, name := range all {
+		want := plumbing.NewHash(name)
+		typ, data, err := o.readDirect(want)
+		if err != nil {
+			t.Errorf("%s: read %s: %v", label, name, err)
+			continue
+		}
+		if got := plumbing.ComputeHash(typ, data); got != want {
+			t.Errorf("%s: object %s decodes to a %s hashing to %s", label, name, typ, got)
+		}
+	}
+}
+
+// countDeltas returns how many objects of the repository's packs are
+// stored as deltas.
+func countDeltas(h *historyRepo) int {
+	h.t.Helper()
+	packs, _ := filepath.Glob(filepath.Join(h.r.GitDir(), "objects", "pack", "pack-*.idx"))
+	n := 0
+	for _, p := range packs {
+		for _, line := range strings.Split(h.git(nil, "", "verify-pack", "-v", p), "\n") {
+			// Delta entries add the chain depth and the base to the five
+			// fields of a whole object.
+			if f := strings.Fields(line); len(f) == 7 && len(f[0]) == 40 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestObjectReaderReadsLooseAndPackedObjects(t *testing.T) {
+	h := newHistoryRepo(t)
+	big := strings.Repeat("a line of an issue file that changes little\n", 400)
+	for i := range 12 {
+		h.commit(fmt.Sprintf("commit %d\n", i), map[string]string{
+			"big.md":                                 big + fmt.Sprintf("edit %d\n", i),
+			fmt.Sprintf(".todos/issues/td-%d.md", i): fmt.Sprintf("issue %d\n", i),
+			"nested/deeper/file.md":                  strings.Repeat("x", i+1),
+		})
+	}
+	h.git(nil, "", "tag", "-a", "-m", "release", "v1")
+	checkAllObjects(t, h, "loose", allObjects(h))
+
+	h.git(nil, "", "repack", "-adq")
+	if countDeltas(h) == 0 {
+		t.Fatal("the pack holds no deltas")
+	}
+	checkAllObjects(t, h, "offset deltas", allObjects(h))
+
+	h.git(nil, "", "-c", "repack.useDeltaBaseOffset=false", "repack", "-adfq")
+	if countDeltas(h) == 0 {
+		t.Fatal("the pack holds no deltas")
+	}
+	all := allObjects(h)
+	checkAllObjects(t, h, "reference deltas", all)
+
+	// Rewrite the index so that every offset but the first goes through the
+	// table of 64-bit offsets, as in packs larger than 2 GiB.
+	packs, _ := filepath.Glob(filepath.Join(h.r.GitDir(), "objects", "pack", "pack-*.pack"))
+	if len(packs) != 1 {
+		t.Fatalf("packs %q", packs)
+	}
+	idx := strings.TrimSuffix(packs[0], ".pack") + ".idx"
+	tmp := filepath.Join(t.TempDir(), "large.idx")
+	h.git(nil, "", "index-pack", "--index-version=2,12", "-o", tmp, packs[0])
+	b, err := os.ReadFile(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if orig, err := os.ReadFile(idx); err != nil || len(b) <= len(orig) {
+		t.Fatalf("the rewritten index has no 64-bit offsets (%d bytes, was %d): %v", len(b), len(orig), err)
+	}
+	os.Remove(idx)
+	if err := os.WriteFile(idx, b, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	checkAllObjects(t, h, "64-bit offsets", all)
+	checkHistory(t, h.r, "nested/deeper/file.md", 3,
+		h.git(nil, "", "rev-parse", "HEAD"), h.git(nil, "", "rev-parse", "HEAD~1"), h.git(nil, "", "rev-parse", "HEAD~2"))
+}
+
+func TestHistoryThroughAlternates(t *testing.T) {
+	h := newHistoryRepo(t)
+	const f = ".todos/issues/td-1.md"
+	c1 := h.commit("add\n", map[string]string{f: "v1\n"})
+	h.commit("other\n", map[string]string{"README.md": "r\n"})
+	c3 := h.commit("modify\n", map[string]string{f: "v2\n"})
+	h.git(nil, "", "repack", "-adq")
+
+	// A clone sharing the objects of the first repository through
+	// objects/info/alternates holds no object of its own.
+	dir := filepath.Join(t.TempDir(), "clone")
+	h.git(nil, "", "clone", "-q", "--shared", h.r.Root(), dir)
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.Resolve("HEAD~2"); err != nil || got != c1 {
+		t.Errorf("Resolve(HEAD~2) = %s, %v; want %s", got, err, c1)
+	}
+	if got, err := r.FileAt("HEAD", f); err != nil || string(got) != "v2\n" {
+		t.Errorf("FileAt = %q, %v", got, err)
+	}
+	checkHistory(t, r, f, 0, c3, c1+"+")
+}
+
+func TestApplyDelta(t *testing.T) {
+	base := []byte("0123456789abcdef")
+	// Base size 16, result size 9: copy 4 bytes from offset 2, insert
+	// "XYZ", copy 2 bytes from offset 14.
+	delta := []byte{16, 9, 0x80 | 0x01 | 0x10, 2, 4, 3, 'X', 'Y', 'Z', 0x80 | 0x01 | 0x10, 14, 2}
+	got, err := applyDelta(base, delta)
+	if err != nil || string(got) != "2345XYZef" {
+		t.Errorf("applyDelta = %q, %v", got, err)
+	}
+	for _, bad := range [][]byte{
+		{},
+		{15, 9},                            // wrong base size
+		{16, 9, 0x80 | 0x01 | 0x10, 14, 4}, // copy past the base
+		{16, 2, 3, 'X', 'Y', 'Z'},          // more than the result size
+		{16, 4, 2, 'X', 'Y'},               // less than the result size
+		{16, 1, 0},                         // reserved instruction
+		{16, 1, 0x81},                      // truncated copy
+	} {
+		if got, err := applyDelta(base, bad); err == nil {
+			t.Errorf("applyDelta(%v) = %q, want an error", bad, got)
+		}
+	}
+}
+
+func FuzzApplyDelta(f *testing.F) {
+	f.Add([]byte("0123456789abcdef"), []byte{16, 9, 0x91, 2, 4, 3, 'X', 'Y', 'Z', 0x91, 14, 2})
+	f.Add([]byte(""), []byte{0, 3, 3, 'a', 'b', 'c'})
+	f.Fuzz(func(t *testing.T, base, delta []byte) {
+		got, err := applyDelta(base, delta)
+		if err != nil {
+			return
+		}
+		_, rest, _ := deltaSize(delta)
+		want, _, _ := deltaSize(rest)
+		if uint64(len(got)) != want {
+			t.Errorf("result of %d bytes, the delta says %d", len(got), want)
+		}
+	})
+}
+
+func FuzzFindTreeEntry(f *testing.F) {
+	f.Add([]byte("100644 a.md\x00aaaaaaaaaaaaaaaaaaaa40000 dir\x00bbbbbbbbbbbbbbbbbbbb"), "dir")
+	f.Fuzz(func(t *testing.T, tree []byte, name string) {
+		findTreeEntry(tree, name)
+	})
+}
