@@ -180,15 +180,14 @@ func (r *Repo) PathHistory(path string, limit int) ([]PathChange, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history of %s: %w", path, err)
 	}
-	changes, err := o.pathHistory(head, parts, limit)
+	changes, err := o.pathHistory(head, newTreeWalker(o, parts), limit)
 	if err != nil {
 		return nil, fmt.Errorf("history of %s: %w", path, err)
 	}
 	return changes, nil
 }
 
-func (o *objectReader) pathHistory(head plumbing.Hash, parts []string, limit int) ([]PathChange, error) {
-	w := newTreeWalker(o, parts)
+func (o *objectReader) pathHistory(head plumbing.Hash, w *treeWalker, limit int) ([]PathChange, error) {
 	commits := make(map[plumbing.Hash]*Commit)
 	load := func(h plumbing.Hash) (*Commit, error) {
 		if c := commits[h]; c != nil {
@@ -755,6 +754,7 @@ type treeWalker struct {
 	o     *objectReader
 	parts []string
 	memo  []map[plumbing.Hash]treeEntry
+	reads []int // trees read at each depth
 }
 
 func newTreeWalker(o *objectReader, parts []string) *treeWalker {
@@ -762,7 +762,7 @@ func newTreeWalker(o *objectReader, parts []string) *treeWalker {
 	for i := range memo {
 		memo[i] = make(map[plumbing.Hash]treeEntry)
 	}
-	return &treeWalker{o: o, parts: parts, memo: memo}
+	return &treeWalker{o: o, parts: parts, memo: memo, reads: make([]int, len(parts))}
 }
 
 // lookup returns the entry at parts[depth:] below the tree named tree.
@@ -770,6 +770,7 @@ func (w *treeWalker) lookup(depth int, tree plumbing.Hash) (treeEntry, error) {
 	if e, ok := w.memo[depth][tree]; ok {
 		return e, nil
 	}
+	w.reads[depth]++
 	e, err := w.o.treeEntry(tree, w.parts[depth])
 	if err != nil {
 		return treeEntry{}, err

@@ -582,10 +582,9 @@ func TestPathHistoryMerge(t *testing.T) {
 	s3 := h.commit("side2 edits the file\n", map[string]string{f: lines("TOP", "END")})
 	h.git(nil, "", "checkout", "-q", "main")
 	m2 := h.commit("main edits another file\n", map[string]string{"other2.md": "o\n"})
-	merge2 := h.merge("side2")
+	h.merge("side2")
 	checkHistory(t, h.r, f, 0, s3, merge, s1, m1, c1+"+")
 	checkHistory(t, h.r, "other2.md", 0, m2+"+")
-	_ = merge2
 }
 
 func TestPathHistoryRefusesBadPaths(t *testing.T) {
@@ -853,4 +852,46 @@ func FuzzFindTreeEntry(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tree []byte, name string) {
 		findTreeEntry(tree, name)
 	})
+}
+
+// TestPathHistoryReadsUnchangedDirectoriesOnce pins what keeps PathHistory
+// cheap in a large repository: a directory's tree is read only in the
+// commits that changed it.
+func TestPathHistoryReadsUnchangedDirectoriesOnce(t *testing.T) {
+	h := newHistoryRepo(t)
+	files := map[string]string{}
+	for i := range 50 {
+		files[fmt.Sprintf(".todos/issues/td-%02d.md", i)] = fmt.Sprintf("issue %d\n", i)
+	}
+	c1 := h.commit("create\n", files)
+	for i := range 8 {
+		h.commit(fmt.Sprintf("code %d\n", i), map[string]string{"src/main.go": fmt.Sprintf("// %d\n", i)})
+	}
+	h.commit("other issue\n", map[string]string{".todos/issues/td-07.md": "edited\n"})
+	h.commit("ledger\n", map[string]string{".todos/history/td-03.jsonl": "{}\n"})
+
+	for _, packed := range []bool{false, true} {
+		if packed {
+			h.git(nil, "", "repack", "-adq")
+		}
+		o := h.r.openObjects()
+		head, err := o.resolve("HEAD")
+		if err != nil {
+			o.close()
+			t.Fatal(err)
+		}
+		w := newTreeWalker(o, []string{".todos", "issues", "td-03.md"})
+		changes, err := o.pathHistory(head, w, 0)
+		o.close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hashes(changes); !slices.Equal(got, []string{c1 + "+"}) {
+			t.Errorf("history %q, want only %s", got, c1)
+		}
+		// 11 root trees; .todos changed in 3 commits; issues/ in 2.
+		if want := []int{11, 3, 2}; !slices.Equal(w.reads, want) {
+			t.Errorf("packed %v: trees read at each depth %v, want %v", packed, w.reads, want)
+		}
+	}
 }
