@@ -210,9 +210,21 @@ func (r *runner) textOrFile(c *cli.Context, inline, fileFlag, either string) (st
 func args(c *cli.Context, min, max int, usage string) ([]string, error) {
 	a := c.Args().Slice()
 	if len(a) < min || (max >= 0 && len(a) > max) {
-		return nil, usagef("usage: td %s %s", c.Command.FullName(), usage)
+		return nil, usagef("usage: td %s %s", commandPath(c), usage)
 	}
 	return a, nil
+}
+
+// commandPath is the command's full name as typed, "session bind" for a
+// subcommand.
+func commandPath(c *cli.Context) string {
+	var names []string
+	for _, x := range c.Lineage() {
+		if x.Command != nil && x.Command.Name != "" && x.Command.Name != c.App.Name {
+			names = append([]string{x.Command.Name}, names...)
+		}
+	}
+	return strings.Join(names, " ")
 }
 
 // readFileArg returns the text of the file a flag names ("-" is standard
