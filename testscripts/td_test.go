@@ -60,6 +60,7 @@ func TestScripts(t *testing.T) {
 			"exits":    cmdExits,
 			"replace":  cmdReplace,
 			"bigissue": cmdBigIssue,
+			"chomp":    cmdChomp,
 		},
 	})
 }
@@ -175,6 +176,23 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(data), args[0], args[1])), 0o644); err != nil {
 		ts.Fatalf("replace: %v", err)
+	}
+}
+
+// chomp FILE removes the file's final line ending, to test files that end
+// without one (a txtar archive cannot hold such a file).
+func cmdChomp(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: chomp FILE")
+	}
+	p := ts.MkAbs(args[0])
+	data, err := os.ReadFile(p)
+	if err != nil {
+		ts.Fatalf("chomp: %v", err)
+	}
+	data = []byte(strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r"))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		ts.Fatalf("chomp: %v", err)
 	}
 }
 
