@@ -330,13 +330,45 @@ func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Deci
 	case cv.isCreator:
 		return refused(fmt.Sprintf("%s created %s and no other session has implemented it, so the creator exception does not apply; %s", r, issue, uninvolved))
 	case cv.named && cv.conflict != "":
-		return refused(fmt.Sprintf("the sources disagree about who created %s (%s), so %s counts as involved and gets no creator exception; %s", issue, cv.conflict, r, uninvolved))
+		msg := fmt.Sprintf("the sources disagree about who created %s (%s), so %s counts as involved and gets no creator exception; %s", issue, cv.conflict, r, uninvolved)
+		if implemented && historyNamesOnly(f) {
+			msg += fmt.Sprintf(", or restore created_by: %s in the frontmatter, as the history says, and %s with --reason", r, v)
+		}
+		return refused(msg)
 	case cv.named:
 		return refused(fmt.Sprintf("%s is named as the creator of %s but the creating commit does not confirm it, so it counts as involved; %s", r, issue, uninvolved))
 	case slices.Contains(f.Involved, r):
 		return refused(fmt.Sprintf("%s is involved in %s (it has ledger or commit history on it); %s", r, issue, uninvolved))
 	}
 	return Decision{Allowed: true}
+}
+
+// historyNamesOnly reports whether the frontmatter is the only source that
+// disagrees with the reviewer being the creator: every ledger and commit
+// claim names the reviewer (by session, or by its git identity), and the
+// frontmatter names another session. Restoring created_by would then settle
+// the conflict in the reviewer's favour, so a refusal may say so.
+func historyNamesOnly(f Facts) bool {
+	history, frontmatterOther := false, false
+	for _, c := range f.CreatorClaims {
+		switch {
+		case !c.names():
+		case c.Source == SourceFrontmatter:
+			if c.Session != f.Reviewer {
+				frontmatterOther = true
+			}
+		case c.Session != "":
+			if c.Session != f.Reviewer {
+				return false
+			}
+			history = true
+		default:
+			if f.ReviewerAuthor == "" || c.Author != f.ReviewerAuthor {
+				return false
+			}
+		}
+	}
+	return history && frontmatterOther
 }
 
 // creatorReasonRefusal tells the creator that a reason is all it lacks.

@@ -196,9 +196,51 @@ func TestApprovalMatrix(t *testing.T) {
 			facts: issueFacts(lead, func(f *Facts) {
 				f.CreatorClaims[0].Session = outsider
 			}),
-			reason:   withReason,
-			strict:   Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
-			balanced: Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
+			reason: withReason,
+			strict: Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
+			balanced: Decision{
+				Refusal:  "the sources disagree about who created td-abc123 (frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001), so ses_lead0001 counts as involved and gets no creator exception; a session with no history on it must approve it, or restore created_by: ses_lead0001 in the frontmatter, as the history says, and approve with --reason",
+				Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001",
+			},
+		},
+		{
+			name: "frontmatter created_by edited, the creating commit by the ledger's creator: restoring it is the way out",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.CreatorClaims[0].Session = outsider
+				f.CreatorClaims = append(f.CreatorClaims, Claim{Source: SourceCommit, Author: alice})
+			}),
+			reason: withReason,
+			strict: Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
+			balanced: Decision{
+				Refusal:  "the sources disagree about who created td-abc123 (frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001), so ses_lead0001 counts as involved and gets no creator exception; a session with no history on it must approve it, or restore created_by: ses_lead0001 in the frontmatter, as the history says, and approve with --reason",
+				Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001",
+			},
+		},
+		{
+			name: "frontmatter created_by edited, the creating commit by someone else: restoring it would not settle it",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.CreatorClaims[0].Session = outsider
+				f.CreatorClaims = append(f.CreatorClaims, Claim{Source: SourceCommit, Author: bob})
+			}),
+			reason: withReason,
+			strict: Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
+			balanced: Decision{
+				Refusal:  "the sources disagree about who created td-abc123 (frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001), so ses_lead0001 counts as involved and gets no creator exception; a session with no history on it must approve it",
+				Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001",
+			},
+		},
+		{
+			name: "ledger and commit trailer disagree: no way out through the frontmatter",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.CreatorClaims[0].Session = outsider
+				f.CreatorClaims = append(f.CreatorClaims, Claim{Source: SourceCommit, Session: commenter})
+			}),
+			reason: withReason,
+			strict: Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001 and the commit trailer says ses_cmnt0001"},
+			balanced: Decision{
+				Refusal:  "the sources disagree about who created td-abc123 (frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001 and the commit trailer says ses_cmnt0001), so ses_lead0001 counts as involved and gets no creator exception; a session with no history on it must approve it",
+				Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001 and the commit trailer says ses_cmnt0001",
+			},
 		},
 		{
 			name: "frontmatter created_by edited: an uninvolved session may still approve",
