@@ -83,7 +83,7 @@ func describeStatus(s string) string {
 // changing todos or issues. Operator sessions (empty path) and root agents pass.
 func MayMutate(agentPath string) error {
 	if strings.Contains(agentPath, ".") {
-		return refuse("subagent sessions cannot change todos or issues; propose with td todo propose")
+		return refuse("subagent sessions cannot change todos or issues; return your proposed todos to the root agent, which adds them")
 	}
 	return nil
 }

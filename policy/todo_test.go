@@ -82,7 +82,7 @@ func TestTodoChange(t *testing.T) {
 }
 
 func TestMayMutate(t *testing.T) {
-	const refusal = "subagent sessions cannot change todos or issues; propose with td todo propose"
+	const refusal = "subagent sessions cannot change todos or issues; return your proposed todos to the root agent, which adds them"
 	rows := []struct {
 		path    string
 		refused bool
