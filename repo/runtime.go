@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy"
 )
 
 // Runtime is a session's local state in .todos/local/sessions/<id>.json:
@@ -69,6 +70,9 @@ type BindResult struct {
 // session's checklist. The todos are untouched; the issue's assignee
 // becomes session:<id>. Binding another issue first unbinds the old one.
 func (s *Store) Bind(se *Session, ref string) (*BindResult, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, errorf(CodeRefused, "%v", err)
+	}
 	id, err := s.ResolveID(ref)
 	if err != nil {
 		return nil, err
@@ -121,6 +125,9 @@ func (s *Store) Bind(se *Session, ref string) (*BindResult, error) {
 // Unbind drops the session's pointer to its issue. The issue's assignee is
 // cleared only if it still names this session; the todos are untouched.
 func (s *Store) Unbind(se *Session) (*BindResult, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, errorf(CodeRefused, "%v", err)
+	}
 	res := &BindResult{}
 	err := s.Update(func(tx *Tx) error {
 		rt, err := s.Runtime(se.ID)

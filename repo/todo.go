@@ -63,6 +63,9 @@ type TodoResult struct {
 	// InProgress counts the items in progress, for view to report a file
 	// that breaks the one-in-progress rule.
 	InProgress int
+	// ProposedCriteria is true when an agent added acceptance criteria:
+	// proposals the operator ratifies at sign-off.
+	ProposedCriteria bool
 }
 
 func checklistOf(is *Issue) *markdown.Checklist {
@@ -148,6 +151,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 		changed := string(cl.Bytes()) != string(is.Doc.Body)
 		res = todoResult(is, cl, changed, touched)
 		res.Fixes = fixes
+		res.ProposedCriteria = req.Op == TodoAdd && req.Kind == markdown.KindCriterion && role != policy.Operator
 		res.CriteriaMet = res0.criterionDone && len(openCriteriaOf(after)) == 0
 		if !changed {
 			return nil

@@ -144,6 +144,9 @@ func (r *runner) printTodos(res *repo.TodoResult) error {
 		r.st.printf("\n")
 	}
 	r.st.printf("\n%s\n", summaryLine(sum))
+	if res.ProposedCriteria {
+		r.st.printf("Criteria added by an agent are proposals: the operator ratifies the criteria at sign-off.\n")
+	}
 	if res.CriteriaMet {
 		r.st.printf("All acceptance criteria are done: ask for sign-off with td review %s\n", res.Issue.ID)
 	}
