@@ -56,6 +56,10 @@ type Facts struct {
 	ReviewerAuthor string
 	// Minor issues may be approved by anyone, their implementer included.
 	Minor bool
+	// MinorMarkedBy lists the sessions that turned the issue minor after it
+	// was filed. The minor bypass does not cover them: otherwise an
+	// implementer could mark its own work minor and approve it.
+	MinorMarkedBy []string
 	// CreatorClaims holds each source's claim on who created the issue.
 	CreatorClaims []Claim
 	// Implementer is the frontmatter implementer.
@@ -288,8 +292,24 @@ func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Deci
 	if r == "" {
 		return refused(fmt.Sprintf("no session is asking to %s %s; start one with td session start", v, issue))
 	}
-	if f.Minor {
+	if f.Minor && !slices.Contains(f.MinorMarkedBy, r) {
 		return Decision{Allowed: true}
+	}
+	d := decideInvolvement(mode, f, cv, reason, v)
+	if f.Minor && d.Refusal != "" {
+		d.Refusal = fmt.Sprintf("%s marked %s minor itself, so the minor bypass does not apply: %s", r, issue, d.Refusal)
+	}
+	return d
+}
+
+// decideInvolvement applies the rules for a non-minor issue: the hard block
+// on implementers, then the strict or balanced treatment of the creator and
+// every other involved session.
+func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb) Decision {
+	r := f.Reviewer
+	issue := f.IssueID
+	if issue == "" {
+		issue = "this issue"
 	}
 	another := "another session must " + v.String() + " it"
 	uninvolved := "a session with no history on it must " + v.String() + " it"

@@ -155,6 +155,32 @@ func TestApprovalMatrix(t *testing.T) {
 			balanced: allowed,
 		},
 		{
+			name:     "minor issue, implementer who marked it minor itself",
+			facts:    issueFacts(worker, func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{worker} }),
+			reason:   withReason,
+			strict:   Decision{Refusal: "ses_work0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_work0001 implements td-abc123; another session must approve it"},
+			balanced: Decision{Refusal: "ses_work0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_work0001 implements td-abc123; another session must approve it"},
+		},
+		{
+			name:     "minor issue marked by the implementer, another session approves",
+			facts:    issueFacts(outsider, func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{worker} }),
+			strict:   allowed,
+			balanced: allowed,
+		},
+		{
+			name:     "minor issue marked by the creator: it approves as creator",
+			facts:    issueFacts(lead, func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{lead} }),
+			reason:   withReason,
+			strict:   refusedSomehow,
+			balanced: creatorAllowed,
+		},
+		{
+			name:     "minor issue marked by the creator, no reason",
+			facts:    issueFacts(lead, func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{lead} }),
+			strict:   refusedSomehow,
+			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_lead0001 created td-abc123, so it may approve it only with a reason: td approve td-abc123 --reason "..."`},
+		},
+		{
 			name:     "minor issue, creator approves without reason",
 			facts:    issueFacts(lead, func(f *Facts) { f.Minor = true }),
 			strict:   allowed,
@@ -434,6 +460,12 @@ func TestClose(t *testing.T) {
 		{name: "implementer with self-close exception", mode: Balanced, facts: issueFacts(worker), self: self, want: selfCloseResult},
 		{name: "implementer with a blank self-close reason", mode: Balanced, facts: issueFacts(worker), self: "  ", want: refusedSomehow},
 		{name: "implementer of a minor issue", mode: Balanced, facts: issueFacts(worker, func(f *Facts) { f.Minor = true }), want: allowed},
+		{
+			name:  "implementer of an issue it marked minor itself",
+			mode:  Balanced,
+			facts: issueFacts(worker, func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{worker} }),
+			want:  Decision{Refusal: `ses_work0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_work0001 implements td-abc123; another session must close it, or pass --self-close-exception "why" to close it anyway (audited)`},
+		},
 		{name: "creator with close reason", mode: Balanced, facts: issueFacts(lead), reason: why, want: creatorAllowed},
 		{
 			name:  "creator without close reason",
@@ -486,6 +518,7 @@ func TestReviewable(t *testing.T) {
 		{name: "commenter", mode: Balanced, facts: issueFacts(commenter)},
 		{name: "uninvolved", mode: Strict, facts: issueFacts(outsider), ok: true},
 		{name: "minor, implementer", mode: Strict, facts: issueFacts(worker, func(f *Facts) { f.Minor = true }), ok: true},
+		{name: "minor by the implementer's own hand", mode: Balanced, facts: issueFacts(worker, func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{worker} })},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {

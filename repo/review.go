@@ -39,6 +39,7 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 	}
 	involved := map[string]bool{}
 	impl := map[string]bool{}
+	minor := map[string]bool{}
 	add := func(set map[string]bool, list *[]string, id string) {
 		if id != "" && !set[id] {
 			set[id] = true
@@ -59,6 +60,10 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 			}
 		case audit.ActionStarted, audit.ActionUnstarted:
 			add(impl, &f.ImplementationHistory, e.Session)
+		case audit.ActionEdited:
+			if turnedMinor(e) {
+				add(minor, &f.MinorMarkedBy, e.Session)
+			}
 		}
 		if !notInvolving[e.Action] && e.Type != audit.TypeSecurity {
 			add(involved, &f.Involved, e.Session)
@@ -101,6 +106,13 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 		}
 	}
 	return f, nil
+}
+
+// turnedMinor reports whether a ledger edit set the issue's minor flag to
+// true (td edit records it as "minor": {"from": false, "to": true}).
+func turnedMinor(e audit.Entry) bool {
+	m, ok := e.Details["minor"].(map[string]any)
+	return ok && m["to"] == true
 }
 
 // Approve closes an issue in review when the review policy lets the
@@ -151,6 +163,9 @@ func (s *Store) Approve(se *Session, ref string, o TransitionOptions) (*Transiti
 		if d.CreatorException {
 			details["creator_exception"] = true
 		}
+		if is.Minor {
+			details["minor"] = true
+		}
 		return details, reason, nil
 	})
 }
@@ -192,6 +207,9 @@ func (s *Store) Close(se *Session, ref string, o TransitionOptions) (*Transition
 			return nil, "", err
 		}
 		details := map[string]any{"policy": string(mode), "resolution": resolution}
+		if is.Minor {
+			details["minor"] = true
+		}
 		audited := func(kind, why string) error {
 			ev, err := s.appendSecurityEvent(tx, se, is.ID, kind, why)
 			if err != nil {
