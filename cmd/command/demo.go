@@ -117,6 +117,28 @@ func (d *demo) td(wantExit int, args ...string) error {
 	return nil
 }
 
+// quiet runs one command that must succeed and shows only the command
+// line, for steps whose output repeats what the story already showed.
+func (d *demo) quiet(args ...string) error {
+	d.out.Reset()
+	full := append([]string{"td", "-C", d.dir}, args...)
+	code := Run(full, strings.NewReader(""), &d.out, &d.out, d.getenv)
+	if d.r.st.json {
+		d.steps = append(d.steps, demoStep{Topic: d.topic, Command: append([]string{"td"}, args...), Exit: code,
+			Output: strings.ReplaceAll(d.out.String(), d.dir, "$DEMO")})
+	} else {
+		prefix := ""
+		if s := d.env["TD_SESSION"]; s != "" {
+			prefix = "TD_SESSION=" + s + " "
+		}
+		d.r.st.printf("%s %std %s\n", d.r.st.paint(ansiBold, "$"), prefix, quoteArgs(args))
+	}
+	if code != 0 {
+		return fmt.Errorf("demo step `td %s` exited %d: %s", quoteArgs(args), code, d.out.String())
+	}
+	return nil
+}
+
 // cat prints a file of the demo repository, as a person would look at it.
 func (d *demo) cat(rel string) error {
 	data, err := os.ReadFile(filepath.Join(d.dir, filepath.FromSlash(rel)))
@@ -228,6 +250,90 @@ func (d *demo) run() error {
 			}
 			return d.td(1, "show", "td-zzzzzz")
 		},
+		func() error {
+			d.say("The lead writes the definition of done: acceptance criteria belong to the operator.")
+			d.env["AGENT"], d.env["TD_SESSION"] = d.env["TD_SESSION"], ""
+			return d.td(0, "todo", "add", "--issue", d.env["ISSUE"], "--kind", "criterion",
+				"A user can sign in with a GitHub account", "Expired tokens refresh without a prompt")
+		},
+		func() error {
+			d.say("The agent binds its session to the issue and starts: the issue now holds its checklist.")
+			d.env["TD_SESSION"] = d.env["AGENT"]
+			if err := d.td(0, "session", "bind", d.env["ISSUE"]); err != nil {
+				return err
+			}
+			return d.td(0, "start", d.env["ISSUE"])
+		},
+		func() error {
+			d.say("It plans in phases. One todo is in progress at a time; the first pending step starts itself.")
+			if err := d.td(0, "todo", "set", "Register the OAuth app", "Implement the callback handler",
+				"Integration test against a fake provider", "--phase", "Backend"); err != nil {
+				return err
+			}
+			return d.td(0, "todo", "add", "Login button", "--phase", "Frontend")
+		},
+		func() error {
+			d.say("It works by naming todos by their text. Done promotes the next step; notes and blocks are kept.")
+			if err := d.td(0, "todo", "done", "OAuth app"); err != nil {
+				return err
+			}
+			if err := d.td(0, "todo", "note", "callback", "state parameter must be verified"); err != nil {
+				return err
+			}
+			return d.td(0, "todo", "block", "Login button", "--reason", "waiting for the design tokens")
+		},
+		func() error {
+			d.say("The session ends mid-task. A new session binds the same issue and sees exactly what was left.")
+			if err := d.td(0, "session", "start", "--agent", "primary", "--name", "login agent, day 2"); err != nil {
+				return err
+			}
+			d.env["TD_SESSION"] = d.lastSession()
+			return d.td(0, "session", "bind", d.env["ISSUE"])
+		},
+		func() error {
+			d.say("It finishes the steps and claims the criteria. The last one tells it to ask for sign-off.")
+			for _, args := range [][]string{
+				{"todo", "done", "callback"},
+				{"todo", "done", "integration test"},
+				{"todo", "unblock", "login button"},
+				{"todo", "done", "login button"},
+			} {
+				if err := d.quiet(args...); err != nil {
+					return err
+				}
+			}
+			if err := d.td(0, "todo", "done", "sign in with a GitHub account", "Expired tokens"); err != nil {
+				return err
+			}
+			return d.td(0, "review", d.env["ISSUE"])
+		},
+		func() error {
+			d.say("Review policy: the session that implemented the issue may not approve it.")
+			d.env["TD_SESSION"] = d.env["AGENT"]
+			return d.td(1, "approve", d.env["ISSUE"], "--reason", "all criteria done")
+		},
+		func() error {
+			d.say("The lead created the issue. The balanced policy lets the creator approve, with a reason, audited twice.")
+			d.env["TD_SESSION"] = ""
+			if err := d.td(0, "reviewable"); err != nil {
+				return err
+			}
+			if err := d.td(1, "approve", d.env["ISSUE"]); err != nil {
+				return err
+			}
+			return d.td(0, "approve", d.env["ISSUE"], "--reason", "Read the diff and ran the integration test")
+		},
+		func() error {
+			d.say("The exception is in the issue's ledger and in the hash-chained security log.")
+			if err := d.td(0, "security"); err != nil {
+				return err
+			}
+			return d.td(0, "audit", "verify")
+		},
+		func() error {
+			d.say("The finished issue, as a reviewer sees it in the pull request.")
+			return d.cat(".todos/issues/" + d.env["ISSUE"] + ".md")
+		},
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -241,6 +347,6 @@ func (d *demo) run() error {
 		}
 		return st.emitJSON(out)
 	}
-	st.printf("\nThe story so far ran without a shell, a database or a daemon: just files in git.\n")
+	st.printf("\nThe whole story ran without a shell, a database or a daemon: just files in git.\n")
 	return nil
 }
