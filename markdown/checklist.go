@@ -106,6 +106,7 @@ type itemMarks struct {
 	marker  int      // offset of the status character between the brackets
 	headEnd int      // end of the first paragraph's last line, line ending included
 	column  int      // the item's content column (where its '[' starts)
+	phase   int      // index of the step's phase, -1 for none and for criteria
 	notes   [][2]int // line ranges of the item's notes, blank lines trimmed
 }
 
@@ -269,7 +270,7 @@ func (c *Checklist) load(body []byte) {
 		c.phases[i].Line = lines.at(c.phases[i].start)
 	}
 	lines = newLineCounter(body)
-	prevEnd := 0
+	prevEnd, phase := 0, -1
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		list, ok := n.(*ast.List)
 		if !ok {
@@ -290,7 +291,7 @@ func (c *Checklist) load(body []byte) {
 		}
 		limit := sec.end
 		if next := n.NextSibling(); next != nil {
-			if p := c.lineStart(nodePos(next, body)); p >= start && p < limit {
+			if p := c.lineStart(nodePos(next, body)); p > start && p < limit {
 				limit = p
 			}
 		}
@@ -309,14 +310,15 @@ func (c *Checklist) load(body []byte) {
 			if !ok {
 				continue
 			}
-			it.Kind = KindStep
+			it.Kind, m.phase = KindStep, -1
 			if k == secCriteria {
 				it.Kind = KindCriterion
 			} else {
-				for _, p := range c.phases {
-					if it.Start >= p.start {
-						it.Phase, it.Origin = p.Name, p.Origin
-					}
+				for phase+1 < len(c.phases) && c.phases[phase+1].start <= it.Start {
+					phase++
+				}
+				if phase >= 0 {
+					it.Phase, it.Origin, m.phase = c.phases[phase].Name, c.phases[phase].Origin, phase
 				}
 			}
 			it.Line = lines.at(it.Start)
@@ -565,9 +567,10 @@ func isBlank(line []byte) bool {
 	return true
 }
 
-// trimLine trims the spaces, tabs and line ending characters around s.
+// trimLine trims the white space around a line of item text, as Find
+// trims a query.
 func trimLine(s string) string {
-	return strings.Trim(s, " \t\r\n")
+	return strings.TrimSpace(s)
 }
 
 // columnOf returns the column after prefix, with tab stops every 4 columns.
@@ -749,7 +752,7 @@ func (c *Checklist) Render() string {
 	}
 	for _, kind := range []string{KindCriterion, KindStep} {
 		opened, afterHeading, phase := false, false, -1
-		for _, it := range c.items {
+		for i, it := range c.items {
 			if it.Kind != kind {
 				continue
 			}
@@ -765,7 +768,7 @@ func (c *Checklist) Render() string {
 				opened, afterHeading = true, true
 			}
 			if kind == KindStep {
-				if p := c.phaseAt(it.Start); p != phase {
+				if p := c.marks[i].phase; p != phase {
 					phase = p
 					if p >= 0 {
 						if !afterHeading {
@@ -780,15 +783,4 @@ func (c *Checklist) Render() string {
 		}
 	}
 	return b.String()
-}
-
-// phaseAt returns the index of the phase holding offset off, or -1.
-func (c *Checklist) phaseAt(off int) int {
-	at := -1
-	for i, p := range c.phases {
-		if off >= p.start {
-			at = i
-		}
-	}
-	return at
 }

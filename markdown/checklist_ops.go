@@ -168,7 +168,7 @@ func (c *Checklist) Add(kind, phase, origin string, texts []string) error {
 		block = "## " + todosTitle + eol + eol + block
 		p, pre = c.atEnd()
 	case phase == "":
-		if last := c.lastItem(func(j int) bool { return c.items[j].Kind == KindStep && c.phaseAt(c.items[j].Start) < 0 }); last >= 0 {
+		if last := c.lastItem(func(j int) bool { return c.items[j].Kind == KindStep && c.marks[j].phase < 0 }); last >= 0 {
 			p = c.items[last].End
 		} else {
 			hi := todos.end
@@ -181,7 +181,7 @@ func (c *Checklist) Add(kind, phase, origin string, texts []string) error {
 		if k := c.findPhase(phase, origin); k >= 0 {
 			ph := c.phases[k]
 			wantPhase, wantOrigin = ph.Name, ph.Origin
-			if last := c.lastItem(func(j int) bool { return c.items[j].Kind == KindStep && c.phaseAt(c.items[j].Start) == k }); last >= 0 {
+			if last := c.lastItem(func(j int) bool { return c.items[j].Kind == KindStep && c.marks[j].phase == k }); last >= 0 {
 				p = c.items[last].End
 			} else {
 				p, pre, post = c.openRegion(ph.headEnd, ph.end, false)
