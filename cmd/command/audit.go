@@ -1,6 +1,9 @@
 package command
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/tdproject/td/audit"
 	"github.com/urfave/cli/v2"
 )
@@ -18,6 +21,9 @@ func (r *runner) securityAction(c *cli.Context) error {
 		return err
 	}
 	kind := c.String("kind")
+	if kind != "" && !slices.Contains(securityKinds(), kind) {
+		return usagef("unknown security event kind %q; known kinds: %s", kind, strings.Join(securityKinds(), ", "))
+	}
 	var shown []audit.SecurityEvent
 	counts := map[string]int{}
 	for _, e := range events {
@@ -49,12 +55,23 @@ func (r *runner) securityAction(c *cli.Context) error {
 		}
 		r.st.printf("%s  %-28s %-10s %s (%s)  %s\n", jsonTime(e.TS), e.Kind, issue, e.SessionID, agent, e.Reason)
 	}
-	r.st.printf("\n%d creator-approval, %d self-close exceptions; %d %s in all.\n",
-		counts[audit.KindCreatorApproval], counts[audit.KindSelfClose], len(shown), pluralWord(len(shown), "event", "events"))
+	if kind != "" {
+		r.st.printf("\n%d %s %s.\n", len(shown), kind, pluralWord(len(shown), "event", "events"))
+		return nil
+	}
+	ca, sc := counts[audit.KindCreatorApproval], counts[audit.KindSelfClose]
+	r.st.printf("\n%d creator-approval %s, %d self-close %s; %d %s in all.\n",
+		ca, pluralWord(ca, "exception", "exceptions"), sc, pluralWord(sc, "exception", "exceptions"), len(shown), pluralWord(len(shown), "event", "events"))
 	return nil
 }
 
-var securityFlags = []cli.Flag{&cli.StringFlag{Name: "kind", Usage: "only events of this kind (creator_approval_exception, self_close_exception, feature_flag_changed, provenance_conflict)"}}
+// securityKinds are the kinds of security event td writes, in the order
+// help lists them.
+func securityKinds() []string {
+	return []string{audit.KindCreatorApproval, audit.KindSelfClose, audit.KindFeatureFlag, audit.KindProvenanceConflict}
+}
+
+var securityFlags = []cli.Flag{&cli.StringFlag{Name: "kind", Usage: "only events of this kind (" + strings.Join(securityKinds(), ", ") + ")"}}
 
 const securityDesc = `Lists .todos/security_events.jsonl: creator-approval and self-close
 exceptions, policy flag changes, and provenance conflicts (the committed
