@@ -47,11 +47,38 @@ type TransitionResult struct {
 	after []audit.Entry
 }
 
+// commandOf names the td command behind a transition's ledger action, for
+// messages that tell someone else what to run.
+func commandOf(action string) string {
+	switch action {
+	case audit.ActionStarted:
+		return "start"
+	case audit.ActionUnstarted:
+		return "unstart"
+	case audit.ActionSubmitted:
+		return "review"
+	case audit.ActionApproved:
+		return "approve"
+	case audit.ActionRejected:
+		return "reject"
+	case audit.ActionClosed:
+		return "close"
+	case audit.ActionReopened:
+		return "reopen"
+	case audit.ActionBlocked:
+		return "block"
+	case audit.ActionUnblocked:
+		return "unblock"
+	}
+	return action
+}
+
 // transition reads the issue under the lock, lets step check and change
 // it, then writes it with one ledger entry for action.
 func (s *Store) transition(se *Session, ref, action string, step func(tx *Tx, is *Issue, res *TransitionResult) (details map[string]any, reason string, err error)) (*TransitionResult, error) {
 	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, errorf(CodeRefused, "%v", err)
+		root, _, _ := strings.Cut(se.Agent, ".")
+		return nil, errorf(CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s %s", root, commandOf(action), ref)
 	}
 	id, err := s.ResolveID(ref)
 	if err != nil {
@@ -138,7 +165,7 @@ func (s *Store) Start(se *Session, ref string) (*TransitionResult, error) {
 			return nil, "", nil
 		}
 		if is.Status == StatusInProgress {
-			return nil, "", errorf(CodeRefused, "cannot start %s: %s is already working on it; td unstart %s hands it back first", is.ID, is.Implementer, is.ID)
+			return nil, "", errorf(CodeRefused, "cannot start %s: %s is already working on it; it hands the issue back with td unstart %s", is.ID, is.Implementer, is.ID)
 		}
 		if is.Status != StatusOpen {
 			return nil, "", wrongStatus(is, "start")
@@ -193,7 +220,7 @@ func (s *Store) Review(se *Session, ref string, o TransitionOptions) (*Transitio
 func (s *Store) Reject(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
 	reason := strings.TrimSpace(o.Reason)
 	if reason == "" {
-		return nil, errorf(CodeInvalid, "a rejection needs a reason: td reject ID --reason \"what is missing\"")
+		return nil, errorf(CodeInvalid, "a rejection needs a reason: td reject %s --reason \"what is missing\"", ref)
 	}
 	return s.transition(se, ref, audit.ActionRejected, func(_ *Tx, is *Issue, _ *TransitionResult) (map[string]any, string, error) {
 		if is.Status != StatusInReview {
