@@ -57,20 +57,34 @@ func (s *Store) Features() ([]FeatureState, error) {
 	return out, nil
 }
 
+// FeatureChange is what td feature set and unset did.
+type FeatureChange struct {
+	// State is the flag after the change, as this process resolves it.
+	State FeatureState
+	// Changed is false when config.yaml already said what was asked.
+	Changed bool
+	// Event is the security event written for a policy flag, nil otherwise.
+	Event *audit.SecurityEvent
+}
+
 // SetFeature writes a flag's value into config.yaml (nil removes it, so
 // the default applies again). Only an operator may change a flag; changing
 // a policy flag writes a security event. The rest of config.yaml keeps its
-// bytes, comments included.
-func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureState, *audit.SecurityEvent, error) {
+// bytes, comments included. A bad TD_FEATURE_ value in the environment is
+// refused before anything is written, since td could not report the result.
+func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureChange, error) {
 	f, ok := policy.LookupFlag(name)
 	if !ok {
 		_, _, err := policy.Resolve(name, func(string) string { return "" }, nil)
-		return FeatureState{}, nil, errorf(CodeInvalid, "%v", err)
+		return FeatureChange{}, errorf(CodeInvalid, "%v", err)
 	}
 	if s.EffectiveRole(se) != RoleOperator {
-		return FeatureState{}, nil, errorf(CodeRefused, "only an operator may change feature flags; session %s acts as an agent", se.ID)
+		return FeatureChange{}, errorf(CodeRefused, "only an operator may change feature flags; session %s acts as an agent", se.ID)
 	}
-	var ev *audit.SecurityEvent
+	if _, _, err := policy.Resolve(name, s.Env, nil); err != nil {
+		return FeatureChange{}, errorf(CodeInvalid, "%v; fix or unset it first", err)
+	}
+	var ch FeatureChange
 	err := s.Update(func(tx *Tx) error {
 		p := s.path(ConfigFile)
 		data, err := readRegular(p, 1<<20)
@@ -107,21 +121,22 @@ func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureState,
 			return err
 		}
 		s.Config = ncfg
+		ch.Changed = true
 		if f.Policy {
 			before, after := describeFlag(old, had, f.Default), describeFlag(derefOr(value, false), value != nil, f.Default)
 			e, err := s.appendSecurityEvent(tx, se, "", audit.KindFeatureFlag, fmt.Sprintf("%s: %s -> %s", name, before, after))
 			if err != nil {
 				return err
 			}
-			ev = &e
+			ch.Event = &e
 		}
 		return nil
 	})
 	if err != nil {
-		return FeatureState{}, nil, err
+		return FeatureChange{}, err
 	}
-	st, err := s.Feature(name)
-	return st, ev, err
+	ch.State, err = s.Feature(name)
+	return ch, err
 }
 
 func derefOr(p *bool, def bool) bool {

@@ -21,20 +21,26 @@ func (r *runner) featureCommand() *cli.Command {
 		if err != nil {
 			return err
 		}
-		st, ev, err := s.SetFeature(se, name, value)
+		ch, err := s.SetFeature(se, name, value)
 		if err != nil {
 			return err
 		}
+		st, ev := ch.State, ch.Event
 		if r.st.json {
-			out := map[string]any{"feature": st, "security_event": nil}
+			out := map[string]any{"feature": st, "changed": ch.Changed, "security_event": nil}
 			if ev != nil {
 				out["security_event"] = toSecurityJSON(*ev)
 			}
 			return r.st.emitJSON(out)
 		}
-		if value == nil {
-			r.st.printf("%s removed from config; it is %t (%s).\n", st.Name, st.Value, st.Source)
-		} else {
+		switch {
+		case value == nil && !ch.Changed:
+			r.st.printf("%s is not set in .todos/config.yaml; it is %t (%s).\n", st.Name, st.Value, st.Source)
+		case value == nil:
+			r.st.printf("%s removed from .todos/config.yaml; it is %t (%s).\n", st.Name, st.Value, st.Source)
+		case !ch.Changed:
+			r.st.printf("%s is already %t in .todos/config.yaml; nothing to do.\n", st.Name, *value)
+		default:
 			r.st.printf("%s set to %t in .todos/config.yaml.\n", st.Name, *value)
 		}
 		if st.Source == policy.FromEnv {
