@@ -69,41 +69,20 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 			add(involved, &f.Involved, e.Session)
 		}
 	}
-	g, err := s.repo()
-	if err != nil || g == nil {
+	// Committed history: the commit that added the file and the sessions
+	// whose commits touched it, from one cached walk of the history.
+	ig, err := s.issueGitFacts(is.ID)
+	if err != nil || ig == nil {
 		return f, err
 	}
-	for _, p := range []string{s.relIssue(is.ID), TodosDir + "/" + HistoryDir + "/" + is.ID + ".jsonl"} {
-		changes, err := g.PathHistory(p, 0)
-		if err != nil {
-			return f, errorf(CodeInternal, "read the git history of %s: %v", p, err)
-		}
-		var added *policy.Claim
-		for _, ch := range changes {
-			c := ch.Commit
-			sessions := c.Trailer("Td-Session")
-			for _, sid := range sessions {
-				add(involved, &f.Involved, sid)
-			}
-			for _, a := range c.Trailer("Td-Action") {
-				if a == audit.ActionStarted || a == audit.ActionUnstarted {
-					for _, sid := range sessions {
-						add(impl, &f.ImplementationHistory, sid)
-					}
-				}
-			}
-			if ch.Added && p == s.relIssue(is.ID) {
-				// Newest first: the last one seen is the oldest add.
-				cl := policy.Claim{Source: "commit", Author: c.Author.String()}
-				if len(sessions) > 0 {
-					cl.Session = sessions[0]
-				}
-				added = &cl
-			}
-		}
-		if added != nil {
-			f.CreatorClaims = append(f.CreatorClaims, *added)
-		}
+	for _, sid := range ig.Sessions {
+		add(involved, &f.Involved, sid)
+	}
+	for _, sid := range ig.Implementers {
+		add(impl, &f.ImplementationHistory, sid)
+	}
+	if ig.AddedBy != "" {
+		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceCommit, Session: ig.AddedSession, Author: ig.AddedBy})
 	}
 	return f, nil
 }

@@ -56,6 +56,9 @@ type Store struct {
 	gitErr   error
 	gitOpen  bool
 	warnings []string
+
+	gitFacts       *gitFacts
+	gitFactsLoaded bool
 }
 
 // ErrNotInitialized is wrapped by Open when no .todos directory is found.

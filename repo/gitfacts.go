@@ -1,0 +1,166 @@
+package repo
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/audit"
+)
+
+// gitFactsVersion changes whenever the cache's meaning changes.
+const gitFactsVersion = 1
+
+// gitFacts is what the committed history says about each issue: who added
+// its file and which sessions' commits (by their Td-Session and Td-Action
+// trailers) touched its files. It is a cache in .todos/local/gitfacts.json,
+// extended commit by commit as HEAD moves and rebuilt when history was
+// rewritten; the commits themselves are the source of truth.
+type gitFacts struct {
+	Version int                  `json:"version"`
+	Head    string               `json:"head"`
+	Seen    []string             `json:"seen"`
+	Issues  map[string]*issueGit `json:"issues"`
+
+	seen map[string]bool
+}
+
+// issueGit is one issue's facts from committed history.
+type issueGit struct {
+	// AddedBy is the author of the oldest commit that added the issue
+	// file; AddedSession its Td-Session trailer, if any.
+	AddedBy      string    `json:"added_by,omitempty"`
+	AddedSession string    `json:"added_session,omitempty"`
+	AddedAt      time.Time `json:"added_at,omitempty"`
+	// Sessions named by Td-Session in commits that touched the issue's
+	// files; Implementers those whose Td-Action was started or unstarted.
+	Sessions     []string `json:"sessions,omitempty"`
+	Implementers []string `json:"implementers,omitempty"`
+}
+
+const gitFactsFile = "gitfacts.json"
+
+// issueGitFacts returns the committed-history facts of one issue, nil when
+// the tree is not in git or no commit touched the issue. The scan runs once
+// per Store and only over commits not seen before.
+func (s *Store) issueGitFacts(id string) (*issueGit, error) {
+	if !s.gitFactsLoaded {
+		s.gitFactsLoaded = true
+		f, err := s.loadGitFacts()
+		if err != nil {
+			return nil, err
+		}
+		s.gitFacts = f
+	}
+	if s.gitFacts == nil {
+		return nil, nil
+	}
+	return s.gitFacts.Issues[id], nil
+}
+
+func (s *Store) loadGitFacts() (*gitFacts, error) {
+	g, err := s.repo()
+	if err != nil || g == nil {
+		return nil, err
+	}
+	cached := &gitFacts{}
+	if data, err := s.readLocal(gitFactsFile); err == nil && data != "" {
+		if json.Unmarshal([]byte(data), cached) != nil || cached.Version != gitFactsVersion {
+			cached = &gitFacts{}
+		}
+	}
+	f, err := s.scanGitFacts(cached)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// scanGitFacts extends cached with the commits it has not seen; when the
+// cached HEAD is no longer in HEAD's history (a rebase, a reset), it starts
+// over, since facts from commits that are gone must not count.
+func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
+	g, _ := s.repo()
+	cached.seen = make(map[string]bool, len(cached.Seen))
+	for _, h := range cached.Seen {
+		cached.seen[h] = true
+	}
+	hitHead := false
+	known := func(h string) bool {
+		if h == cached.Head {
+			hitHead = true
+		}
+		return cached.seen[h]
+	}
+	issuesDir := TodosDir + "/" + IssuesDir
+	historyDir := TodosDir + "/" + HistoryDir
+	head, walked, changes, err := g.DirHistory([]string{issuesDir, historyDir}, known)
+	if err != nil {
+		return nil, errorf(CodeInternal, "read the git history of .todos: %v", err)
+	}
+	if head == cached.Head && cached.Issues != nil {
+		return cached, nil
+	}
+	if cached.Head != "" && !hitHead {
+		return s.scanGitFacts(&gitFacts{})
+	}
+	f := cached
+	f.Version = gitFactsVersion
+	if f.Issues == nil {
+		f.Issues = map[string]*issueGit{}
+	}
+	// Oldest first, so "the commit that added the file" is the first add.
+	for i := len(changes) - 1; i >= 0; i-- {
+		ch := changes[i]
+		c := ch.Commit
+		sessions := c.Trailer("Td-Session")
+		impl := false
+		for _, a := range c.Trailer("Td-Action") {
+			if a == audit.ActionStarted || a == audit.ActionUnstarted {
+				impl = true
+			}
+		}
+		for _, fc := range ch.Files {
+			id, ok := strings.CutSuffix(fc.Name, ".md")
+			if fc.Dir == historyDir {
+				id, ok = strings.CutSuffix(fc.Name, ".jsonl")
+			}
+			if !ok || !ValidIssueID(id) {
+				continue
+			}
+			ig := f.Issues[id]
+			if ig == nil {
+				ig = &issueGit{}
+				f.Issues[id] = ig
+			}
+			if fc.Dir == issuesDir && fc.Added && (ig.AddedBy == "" || c.Committer.When.Before(ig.AddedAt)) {
+				ig.AddedBy, ig.AddedAt, ig.AddedSession = c.Author.String(), c.Committer.When.UTC(), ""
+				if len(sessions) > 0 {
+					ig.AddedSession = sessions[0]
+				}
+			}
+			for _, sid := range sessions {
+				if !slices.Contains(ig.Sessions, sid) {
+					ig.Sessions = append(ig.Sessions, sid)
+				}
+				if impl && !slices.Contains(ig.Implementers, sid) {
+					ig.Implementers = append(ig.Implementers, sid)
+				}
+			}
+		}
+	}
+	for _, h := range walked {
+		if !f.seen[h] {
+			f.seen[h] = true
+			f.Seen = append(f.Seen, h)
+		}
+	}
+	f.Head = head
+	if b, err := json.Marshal(f); err == nil {
+		if err := s.writeLocal(gitFactsFile, string(b)); err != nil {
+			s.warnf("could not cache the git history facts: %v", err)
+		}
+	}
+	return f, nil
+}
