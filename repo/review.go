@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
@@ -371,15 +373,45 @@ func (s *Store) Reviewable(se *Session) ([]ReviewableIssue, []error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Load the committed-history facts once, then read the ledgers in
+	// parallel: at a thousand issues in review the reads dominate.
+	if _, err := s.issueGitFacts(""); err != nil {
+		return nil, nil, err
+	}
+	type answer struct {
+		ok, needsReason bool
+		err             error
+	}
+	answers := make([]answer, len(list))
+	workers := min(len(list), runtime.GOMAXPROCS(0)*2)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f, err := s.ReviewFacts(list[i], se)
+				if err != nil {
+					answers[i].err = err
+					continue
+				}
+				answers[i].ok, answers[i].needsReason = policy.Reviewable(mode, f)
+			}
+		}()
+	}
+	for i := range list {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	var out []ReviewableIssue
-	for _, is := range list {
-		f, err := s.ReviewFacts(is, se)
-		if err != nil {
-			perrs = append(perrs, err)
-			continue
-		}
-		if ok, needsReason := policy.Reviewable(mode, f); ok {
-			out = append(out, ReviewableIssue{Issue: is, NeedsReason: needsReason})
+	for i, a := range answers {
+		switch {
+		case a.err != nil:
+			perrs = append(perrs, a.err)
+		case a.ok:
+			out = append(out, ReviewableIssue{Issue: list[i], NeedsReason: a.needsReason})
 		}
 	}
 	return out, perrs, nil

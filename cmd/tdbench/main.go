@@ -106,6 +106,12 @@ func run(argv []string, out io.Writer) error {
 	}
 	editID := gen.ID(min(*n, issues) / 2)
 	showID := gen.ID(min(*n, issues) / 3)
+	// Generated statuses cycle with period 8 and indexes 0-2 are open; the
+	// status and close benchmarks each need an open issue of their own.
+	openIdx := func(near int) int { return near - near%8 }
+	todoID := gen.ID(min(*n, issues) / 4)
+	statusID := gen.ID(openIdx(min(*n, issues)/5) + 1)
+	closeID := gen.ID(openIdx(min(*n, issues) / 6))
 	cmds := []benchCommand{
 		{"td --version", 3 * time.Millisecond, fixed("--version")},
 		{"td list", 40 * time.Millisecond, fixed("list")},
@@ -116,6 +122,16 @@ func run(argv []string, out io.Writer) error {
 			return []string{"edit", editID, "-p", []string{"P1", "P2"}[r%2]}
 		}},
 		{"td create", 20 * time.Millisecond, fixed("create", "bench issue")},
+		{"td todo start --issue ID (a todo mutation)", 25 * time.Millisecond, func(r int) []string {
+			return []string{"todo", "start", "--issue", todoID, []string{"Step 1 for", "Step 2 for"}[r%2]}
+		}},
+		{"td block/unblock ID (a status change)", 25 * time.Millisecond, func(r int) []string {
+			return []string{[]string{"block", "unblock"}[r%2], statusID}
+		}},
+		{"td close/reopen ID (policy check)", 25 * time.Millisecond, func(r int) []string {
+			return []string{[]string{"close", "reopen"}[r%2], closeID}
+		}},
+		{"td reviewable", 50 * time.Millisecond, fixed("reviewable")},
 	}
 
 	env := benchEnv()
