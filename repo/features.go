@@ -67,6 +67,20 @@ type FeatureChange struct {
 	Event *audit.SecurityEvent
 }
 
+// UnknownFeatures returns the keys under features: in config.yaml that name
+// no flag td knows, in name order. td ignores them, so a misspelt policy
+// flag would silently leave the default in force; callers warn about them.
+func (s *Store) UnknownFeatures() []string {
+	var out []string
+	for k := range s.Config.Features {
+		if _, ok := policy.LookupFlag(k); !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // SetFeature writes a flag's value into config.yaml (nil removes it, so
 // the default applies again). Only an operator may change a flag; changing
 // a policy flag writes a security event. The rest of config.yaml keeps its

@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/repo"
@@ -15,6 +16,11 @@ func (r *runner) featureCommand() *cli.Command {
 			r.st.printf(" (%s)", policy.EnvVar(st.Name))
 		}
 		r.st.printf("\n")
+	}
+	warnUnknown := func(s *repo.Store) {
+		for _, k := range s.UnknownFeatures() {
+			r.st.warnf(".todos/config.yaml sets %q, which is not a feature flag td knows, so it has no effect; known flags: %s", k, knownFlagNames())
+		}
 	}
 	set := func(c *cli.Context, name string, value *bool) error {
 		s, se, err := r.openActor(c)
@@ -81,6 +87,7 @@ Known flags: %s`, knownFlags()),
 					if err != nil {
 						return err
 					}
+					warnUnknown(s)
 					if r.st.json {
 						return r.st.emitJSON(list)
 					}
@@ -103,6 +110,7 @@ Known flags: %s`, knownFlags()),
 					if err != nil {
 						return err
 					}
+					warnUnknown(s)
 					if r.st.json {
 						return r.st.emitJSON(st)
 					}
@@ -131,6 +139,14 @@ Known flags: %s`, knownFlags()),
 				}},
 		},
 	}
+}
+
+func knownFlagNames() string {
+	var names []string
+	for _, f := range policy.Flags() {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 func knownFlags() string {
