@@ -60,8 +60,8 @@ func (r *runner) securityAction(c *cli.Context) error {
 		return nil
 	}
 	ca, sc := counts[audit.KindCreatorApproval], counts[audit.KindSelfClose]
-	r.st.printf("\n%d creator-approval %s, %d self-close %s; %d %s in all.\n",
-		ca, pluralWord(ca, "exception", "exceptions"), sc, pluralWord(sc, "exception", "exceptions"), len(shown), pluralWord(len(shown), "event", "events"))
+	r.st.printf("\n%d creator-approval, %d self-close %s; %d %s in all.\n",
+		ca, sc, pluralWord(sc, "exception", "exceptions"), len(shown), pluralWord(len(shown), "event", "events"))
 	return nil
 }
 
