@@ -33,6 +33,8 @@ type TransitionResult struct {
 	// OpenCriteria lists the criteria still open when the issue was
 	// submitted with --force.
 	OpenCriteria []string
+	// Reason is the reason recorded in the transition's ledger entry.
+	Reason string
 	// Decision is the policy's answer for approve and close.
 	Decision *policy.Decision
 	// ClosedAgainstCriteria is true when an approval closed an issue whose
@@ -95,6 +97,7 @@ func (s *Store) transition(se *Session, ref, action string, step func(tx *Tx, is
 		if err != nil || res.Unchanged {
 			return err
 		}
+		res.Reason = reason
 		if details == nil {
 			details = map[string]any{}
 		}

@@ -22,6 +22,7 @@ type transitionJSON struct {
 	From                  string            `json:"from"`
 	To                    string            `json:"to"`
 	Changed               bool              `json:"changed"`
+	Reason                string            `json:"reason,omitempty"`
 	OpenCriteria          []string          `json:"open_criteria,omitempty"`
 	Decision              *decisionJSON     `json:"decision,omitempty"`
 	ClosedAgainstCriteria bool              `json:"closed_against_criteria"`
@@ -157,7 +158,7 @@ Examples:
 func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult) error {
 	is := res.Issue
 	if r.st.json {
-		out := transitionJSON{Issue: toIssueJSON(is), Action: st.name, From: res.From, To: is.Status, Changed: !res.Unchanged,
+		out := transitionJSON{Issue: toIssueJSON(is), Action: st.name, From: res.From, To: is.Status, Changed: !res.Unchanged, Reason: res.Reason,
 			OpenCriteria: res.OpenCriteria, ClosedAgainstCriteria: res.ClosedAgainstCriteria, SecurityEvents: []securityEventJS{}}
 		if d := res.Decision; d != nil {
 			out.Decision = &decisionJSON{Allowed: d.Allowed, CreatorException: d.CreatorException,
