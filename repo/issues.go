@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy"
 )
 
 // issuePath returns the absolute path of an issue file. id must be valid.
@@ -200,6 +201,9 @@ type CreateOptions struct {
 
 // CreateIssue writes a new issue file and its "created" ledger entry.
 func (s *Store) CreateIssue(se *Session, o CreateOptions) (*Issue, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, errorf(CodeRefused, "%v", err)
+	}
 	title := strings.TrimSpace(o.Title)
 	if title == "" {
 		return nil, errorf(CodeInvalid, "the title is empty; give the issue a title")
@@ -235,8 +239,11 @@ func (s *Store) CreateIssue(se *Session, o CreateOptions) (*Issue, error) {
 		if err := tx.WriteFile(doc.Bytes(), IssuesDir, id+".md"); err != nil {
 			return err
 		}
-		return s.appendLedger(tx, id, audit.Entry{TS: now, Session: se.ID, Action: audit.ActionCreated,
-			Details: map[string]any{"title": title}})
+		details := map[string]any{"title": title}
+		if o.Minor {
+			details["minor"] = true
+		}
+		return s.appendLedger(tx, id, audit.Entry{TS: now, Session: se.ID, Action: audit.ActionCreated, Details: details})
 	})
 	if err != nil {
 		return nil, err
@@ -342,6 +349,9 @@ type Change struct {
 // EditIssue changes the given fields, rewriting only their bytes, and
 // records an "edited" ledger entry. Nothing is written when nothing changes.
 func (s *Store) EditIssue(se *Session, ref string, o EditOptions) (*Issue, []Change, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, nil, errorf(CodeRefused, "%v", err)
+	}
 	id, err := s.ResolveID(ref)
 	if err != nil {
 		return nil, nil, err
@@ -523,6 +533,9 @@ func (s *Store) writeIssueFile(tx *Tx, is *Issue) error {
 // Comment appends a comment to the issue's ledger. Comments live in the
 // ledger, not the file, so concurrent comments never conflict.
 func (s *Store) Comment(se *Session, ref, text string) (*Issue, audit.Entry, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, audit.Entry{}, errorf(CodeRefused, "%v", err)
+	}
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil, audit.Entry{}, errorf(CodeInvalid, "the comment is empty; pass the text as an argument or with --file")

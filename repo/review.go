@@ -53,11 +53,14 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 		return f, err
 	}
 	ledgerCreator := false
+	// The minor bypass needs the ledger to agree: td create --minor and
+	// td edit --minor record it, a flag typed into the file does not.
+	ledgerMinor := false
 	for _, e := range entries {
 		switch e.Action {
 		case audit.ActionCreated:
 			if !ledgerCreator {
-				ledgerCreator = true
+				ledgerMinor = e.Details["minor"] == true
 				f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: "ledger", Session: e.Session})
 			}
 		case audit.ActionStarted, audit.ActionUnstarted:
@@ -66,11 +69,15 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 			if turnedMinor(e) {
 				add(minor, &f.MinorMarkedBy, e.Session)
 			}
+			if m, ok := e.Details["minor"].(map[string]any); ok {
+				ledgerMinor = m["to"] == true
+			}
 		}
 		if !notInvolving[e.Action] && e.Type != audit.TypeSecurity {
 			add(involved, &f.Involved, e.Session)
 		}
 	}
+	f.Minor = f.Minor && ledgerMinor
 	// Committed history: the commit that added the file and the sessions
 	// whose commits touched it, from one cached walk of the history.
 	ig, err := s.issueGitFacts(is.ID)

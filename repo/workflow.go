@@ -190,6 +190,9 @@ func (s *Store) Unstart(se *Session, ref string) (*TransitionResult, error) {
 		if is.Status != StatusInProgress {
 			return nil, "", wrongStatus(is, "unstart")
 		}
+		if err := policy.MayUnstart(policy.Role(s.EffectiveRole(se)), se.ID, is.Implementer, is.ID); err != nil {
+			return nil, "", errorf(CodeRefused, "%v", err)
+		}
 		if err := is.setStatus(StatusOpen); err != nil {
 			return nil, "", err
 		}

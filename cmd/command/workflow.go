@@ -68,7 +68,7 @@ func (r *runner) workflowCommands() []*cli.Command {
 			run: func(s *repo.Store, se *repo.Session, id string, _ repo.TransitionOptions) (*repo.TransitionResult, error) {
 				return s.Unstart(se, id)
 			}},
-		{name: "review", usage: "ask for sign-off: in_progress -> in_review", done: "Submitted for review",
+		{name: "review", usage: "ask for sign-off: in_progress -> in_review", done: "Submitted",
 			desc:  "While acceptance criteria are open td refuses; --force asks for sign-off anyway and says which are open.\n\nExamples:\n   td review td-k3x9qa\n   td review td-k3x9qa --force",
 			flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "submit even though acceptance criteria are open"}, reasonFlag("a note for the reviewer")},
 			run: func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error) {
@@ -173,7 +173,11 @@ func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult) er
 		r.st.printf("%s is already %s; nothing to do.\n", is.ID, r.st.statusColor(is.Status))
 		return nil
 	}
-	r.st.printf("%s %s %q: %s -> %s", st.done, is.ID, is.Title, res.From, r.st.statusColor(is.Status))
+	forReview := ""
+	if st.name == "review" {
+		forReview = " for review"
+	}
+	r.st.printf("%s %s %q%s: %s -> %s", st.done, is.ID, is.Title, forReview, res.From, r.st.statusColor(is.Status))
 	if is.Status == repo.StatusClosed && is.Resolution != "" {
 		r.st.printf(" (%s)", is.Resolution)
 	}
