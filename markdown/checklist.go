@@ -89,7 +89,8 @@ type Filter struct {
 }
 
 // Checklist is a parsed issue body. Edits splice bytes into the body and
-// parse it again, so Items always describe the current bytes.
+// read it again (a status change updates its one item in place), so Items
+// always describe the current bytes.
 type Checklist struct {
 	parser   parser.Parser
 	body     []byte
