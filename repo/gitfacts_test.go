@@ -1,0 +1,148 @@
+package repo
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/repo/gitrepo"
+)
+
+// gitStore is a store in a real git repository, with the git program to
+// make commits the way a user (or td's commit hook) would.
+type gitStore struct {
+	t   *testing.T
+	dir string
+	s   *Store
+	env []string
+}
+
+func newGitStore(t *testing.T) *gitStore {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("the git program is not installed")
+	}
+	dir := t.TempDir()
+	if _, err := gitrepo.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"GIT_AUTHOR_NAME": "Op", "GIT_AUTHOR_EMAIL": "op@example.com"}
+	opts := Options{
+		Now: func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) },
+		Env: func(k string) string { return vars[k] },
+	}
+	if _, err := Init(dir, InitOptions{Options: opts}); err != nil {
+		t.Fatal(err)
+	}
+	g := &gitStore{t: t, dir: dir, env: []string{
+		"HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Op", "GIT_AUTHOR_EMAIL=op@example.com",
+		"GIT_COMMITTER_NAME=Op", "GIT_COMMITTER_EMAIL=op@example.com",
+	}}
+	g.reopen()
+	return g
+}
+
+// reopen makes a fresh Store, as a new td process would.
+func (g *gitStore) reopen() {
+	g.t.Helper()
+	vars := map[string]string{"GIT_AUTHOR_NAME": "Op", "GIT_AUTHOR_EMAIL": "op@example.com"}
+	s, err := Open(g.dir, Options{
+		Now: func() time.Time { return time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) },
+		Env: func(k string) string { return vars[k] },
+	})
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.s = s
+}
+
+func (g *gitStore) git(args ...string) string {
+	g.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = g.dir, append(os.Environ(), g.env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		g.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (g *gitStore) commit(msg string) string {
+	g.t.Helper()
+	g.git("add", "-A")
+	g.git("commit", "-q", "--allow-empty", "-m", msg)
+	return g.git("rev-parse", "HEAD")
+}
+
+func claimsFrom(f policy.Facts, source string) []policy.Claim {
+	var out []policy.Claim
+	for _, c := range f.CreatorClaims {
+		if c.Source == source {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestReviewFactsReadCommittedHistory checks that the commit that added an
+// issue file is a creator claim, that Td-Session and Td-Action trailers
+// make sessions involved and implementers, that the cache follows new
+// commits, and that it forgets commits a reset took away.
+func TestReviewFactsReadCommittedHistory(t *testing.T) {
+	g := newGitStore(t)
+	se := actor(t, g.s)
+	is, err := g.s.CreateIssue(se, CreateOptions{Title: "Sign in"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.commit("File the sign-in work\n\nTd-Session: " + se.ID + "\nTd-Action: created")
+	base := g.git("rev-parse", "HEAD")
+
+	g.reopen()
+	f, err := g.s.ReviewFacts(is, se)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := claimsFrom(f, policy.SourceCommit); len(got) != 1 || got[0].Session != se.ID || got[0].Author != "Op <op@example.com>" {
+		t.Fatalf("commit claims %+v, want one by %s, Op <op@example.com>", got, se.ID)
+	}
+	if _, err := os.Stat(filepath.Join(g.dir, ".todos", "local", gitFactsFile)); err != nil {
+		t.Fatalf("the facts are not cached: %v", err)
+	}
+
+	// A worker's commit with trailers, touching only the ledger.
+	if err := os.WriteFile(filepath.Join(g.dir, ".todos", "history", is.ID+".jsonl"),
+		[]byte(`{"ts":"2026-11-21T10:00:00Z","session":"`+se.ID+`","action":"created","title":"Sign in"}`+"\n"+
+			`{"ts":"2026-11-21T11:00:00Z","session":"ses_worker01","action":"commented","text":"x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.commit("Start the work\n\nTd-Session: ses_worker01\nTd-Action: started")
+	g.reopen()
+	f, err = g.s.ReviewFacts(is, se)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(f.ImplementationHistory, "ses_worker01") || !slices.Contains(f.Involved, "ses_worker01") {
+		t.Fatalf("a started trailer did not count: implementation %v, involved %v", f.ImplementationHistory, f.Involved)
+	}
+
+	// A reset takes the worker's commit away: its facts must go too.
+	g.git("reset", "-q", "--hard", base)
+	g.reopen()
+	f, err = g.s.ReviewFacts(is, se)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(f.ImplementationHistory, "ses_worker01") {
+		t.Fatalf("facts from a commit no longer in history survived the reset: %v", f.ImplementationHistory)
+	}
+	if got := claimsFrom(f, policy.SourceCommit); len(got) != 1 {
+		t.Fatalf("after the reset, commit claims %+v", got)
+	}
+}
