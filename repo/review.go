@@ -26,10 +26,6 @@ func (s *Store) ReviewMode() (policy.Mode, error) {
 	return policy.ModeFor(v), nil
 }
 
-// notInvolving are ledger actions that do not make a session "involved"
-// in an issue for the review policy: a reviewer's own review decisions.
-var notInvolving = map[string]bool{audit.ActionApproved: true, audit.ActionRejected: true, audit.ActionClosedAgainst: true}
-
 // ReviewFacts gathers what the policy needs to decide whether the session
 // se may approve or close the issue: the frontmatter, the issue's ledger,
 // and the git commits that touched the issue's files. Frontmatter alone is
@@ -37,47 +33,33 @@ var notInvolving = map[string]bool{audit.ActionApproved: true, audit.ActionRejec
 func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 	f := policy.Facts{IssueID: is.ID, Reviewer: se.ID, ReviewerAuthor: se.Author, Minor: is.Minor, Implementer: is.Implementer}
 	if is.CreatedBy != "" {
-		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: "frontmatter", Session: is.CreatedBy})
+		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceFrontmatter, Session: is.CreatedBy})
 	}
 	involved := map[string]bool{}
 	impl := map[string]bool{}
-	minor := map[string]bool{}
 	add := func(set map[string]bool, list *[]string, id string) {
 		if id != "" && !set[id] {
 			set[id] = true
 			*list = append(*list, id)
 		}
 	}
-	entries, _, err := s.Ledger(is.ID)
+	lf, err := s.ledgerFactsOf(is.ID)
 	if err != nil {
 		return f, err
 	}
-	ledgerCreator := false
+	if lf.HasCreator {
+		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceLedger, Session: lf.Creator})
+	}
+	for _, sid := range lf.Implementers {
+		add(impl, &f.ImplementationHistory, sid)
+	}
+	for _, sid := range lf.Involved {
+		add(involved, &f.Involved, sid)
+	}
+	f.MinorMarkedBy = lf.MinorMarkedBy
 	// The minor bypass needs the ledger to agree: td create --minor and
 	// td edit --minor record it, a flag typed into the file does not.
-	ledgerMinor := false
-	for _, e := range entries {
-		switch e.Action {
-		case audit.ActionCreated:
-			if !ledgerCreator {
-				ledgerMinor = e.Details["minor"] == true
-				f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: "ledger", Session: e.Session})
-			}
-		case audit.ActionStarted, audit.ActionUnstarted:
-			add(impl, &f.ImplementationHistory, e.Session)
-		case audit.ActionEdited:
-			if turnedMinor(e) {
-				add(minor, &f.MinorMarkedBy, e.Session)
-			}
-			if m, ok := e.Details["minor"].(map[string]any); ok {
-				ledgerMinor = m["to"] == true
-			}
-		}
-		if !notInvolving[e.Action] && e.Type != audit.TypeSecurity {
-			add(involved, &f.Involved, e.Session)
-		}
-	}
-	f.Minor = f.Minor && ledgerMinor
+	f.Minor = f.Minor && lf.Minor
 	// Committed history: the commit that added the file and the sessions
 	// whose commits touched it, from one cached walk of the history.
 	ig, err := s.issueGitFacts(is.ID)
@@ -94,13 +76,6 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceCommit, Session: ig.AddedSession, Author: ig.AddedBy})
 	}
 	return f, nil
-}
-
-// turnedMinor reports whether a ledger edit set the issue's minor flag to
-// true (td edit records it as "minor": {"from": false, "to": true}).
-func turnedMinor(e audit.Entry) bool {
-	m, ok := e.Details["minor"].(map[string]any)
-	return ok && m["to"] == true
 }
 
 // Approve closes an issue in review when the review policy lets the
@@ -412,6 +387,7 @@ func (s *Store) Reviewable(se *Session) ([]ReviewableIssue, []error, error) {
 	}
 	close(next)
 	wg.Wait()
+	s.saveLedgerCache()
 	var out []ReviewableIssue
 	for i, a := range answers {
 		switch {

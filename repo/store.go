@@ -59,6 +59,7 @@ type Store struct {
 
 	gitFacts       *gitFacts
 	gitFactsLoaded bool
+	ledgers        ledgerCache
 }
 
 // ErrNotInitialized is wrapped by Open when no .todos directory is found.

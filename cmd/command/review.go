@@ -1,6 +1,9 @@
 package command
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -58,14 +61,18 @@ func (r *runner) reviewableAction(c *cli.Context) error {
 }
 
 func (r *runner) printReviewable(list []repo.ReviewableIssue) {
+	// One write for the whole list: a thousand issues in review would
+	// otherwise cost thousands of write calls.
+	var b strings.Builder
 	for _, ri := range list {
 		is := ri.Issue
-		r.st.printf("%s  %s  %s", r.st.paint(ansiBold, is.ID), is.Priority, is.Title)
+		fmt.Fprintf(&b, "%s  %s  %s", r.st.paint(ansiBold, is.ID), is.Priority, is.Title)
 		if ri.NeedsReason {
-			r.st.printf("  %s", r.st.paint(ansiYellow, "(you created it: approve with --reason)"))
+			fmt.Fprintf(&b, "  %s", r.st.paint(ansiYellow, "(you created it: approve with --reason)"))
 		}
-		r.st.printf("\n")
+		b.WriteByte('\n')
 	}
+	r.st.printf("%s", b.String())
 }
 
 func (r *runner) statusCommand() *cli.Command {

@@ -1,0 +1,231 @@
+package repo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/tdproject/td/audit"
+)
+
+// ledgerFacts is what the review policy reads from an issue's ledger. td
+// reviewable needs it for every issue in review, so it is cached in
+// .todos/local/ledgers.bin, keyed by the ledger file's size and mtime like
+// the index cache, and rebuilt silently when stale or corrupt.
+type ledgerFacts struct {
+	size, mtime int64
+
+	// Creator is the session of the first "created" entry.
+	Creator    string
+	HasCreator bool
+	// Minor is the minor flag as the ledger tells it: set by td create
+	// --minor, changed by td edit --minor.
+	Minor bool
+	// Implementers started or unstarted the issue; Involved have any entry
+	// but their own review decisions and security records; MinorMarkedBy
+	// turned the issue minor.
+	Implementers, Involved, MinorMarkedBy []string
+}
+
+// notInvolving are ledger actions that do not make a session "involved"
+// in an issue for the review policy: a reviewer's own review decisions.
+var notInvolving = map[string]bool{audit.ActionApproved: true, audit.ActionRejected: true, audit.ActionClosedAgainst: true}
+
+// deriveLedgerFacts reads the policy's facts out of ledger entries.
+func deriveLedgerFacts(entries []audit.Entry) ledgerFacts {
+	var f ledgerFacts
+	seen := map[string]map[string]bool{}
+	add := func(list *[]string, kind, id string) {
+		if id == "" {
+			return
+		}
+		if seen[kind] == nil {
+			seen[kind] = map[string]bool{}
+		}
+		if !seen[kind][id] {
+			seen[kind][id] = true
+			*list = append(*list, id)
+		}
+	}
+	for _, e := range entries {
+		switch e.Action {
+		case audit.ActionCreated:
+			if !f.HasCreator {
+				f.HasCreator, f.Creator = true, e.Session
+				f.Minor = e.Details["minor"] == true
+			}
+		case audit.ActionStarted, audit.ActionUnstarted:
+			add(&f.Implementers, "impl", e.Session)
+		case audit.ActionEdited:
+			if m, ok := e.Details["minor"].(map[string]any); ok {
+				f.Minor = m["to"] == true
+				if f.Minor {
+					add(&f.MinorMarkedBy, "minor", e.Session)
+				}
+			}
+		}
+		if !notInvolving[e.Action] && e.Type != audit.TypeSecurity {
+			add(&f.Involved, "involved", e.Session)
+		}
+	}
+	return f
+}
+
+// ledgerCache holds the cached facts for one Store.
+type ledgerCache struct {
+	mu     sync.Mutex
+	loaded bool
+	dirty  bool
+	m      map[string]ledgerFacts
+}
+
+const (
+	ledgerCacheFile    = "ledgers.bin"
+	ledgerCacheMagic   = "TDLF"
+	ledgerCacheVersion = 1
+)
+
+// ledgerFactsOf returns the review facts of an issue's ledger, from the
+// cache when the ledger file has not changed since.
+func (s *Store) ledgerFactsOf(id string) (ledgerFacts, error) {
+	p := s.path(HistoryDir, id+".jsonl")
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ledgerFacts{}, nil
+	}
+	if err != nil {
+		return ledgerFacts{}, s.fileError(p, err)
+	}
+	c := &s.ledgers
+	c.mu.Lock()
+	if !c.loaded {
+		c.loaded = true
+		c.m = s.readLedgerCache()
+	}
+	cached, ok := c.m[id]
+	c.mu.Unlock()
+	if ok && cached.mtime != -1 && cached.size == fi.Size() && cached.mtime == fi.ModTime().UnixNano() {
+		return cached, nil
+	}
+	entries, _, err := s.Ledger(id)
+	if err != nil {
+		return ledgerFacts{}, err
+	}
+	f := deriveLedgerFacts(entries)
+	f.size, f.mtime = fi.Size(), fi.ModTime().UnixNano()
+	c.mu.Lock()
+	c.m[id] = f
+	c.dirty = true
+	c.mu.Unlock()
+	return f, nil
+}
+
+// saveLedgerCache writes the cache if anything changed. A failed write
+// only costs speed next time.
+func (s *Store) saveLedgerCache() {
+	c := &s.ledgers
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dirty {
+		return
+	}
+	c.dirty = false
+	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
+		return
+	}
+	_ = writeFileAtomic(s.path(LocalDir, ledgerCacheFile), encodeLedgerCache(c.m, time.Now().Add(-racyWindow).UnixNano()))
+}
+
+func (s *Store) readLedgerCache() map[string]ledgerFacts {
+	data, err := os.ReadFile(s.path(LocalDir, ledgerCacheFile))
+	if err != nil {
+		return map[string]ledgerFacts{}
+	}
+	m, err := decodeLedgerCache(data)
+	if err != nil {
+		return map[string]ledgerFacts{} // corrupt: rebuilt silently
+	}
+	return m
+}
+
+// encodeLedgerCache writes the cache; entries whose ledger changed after
+// racyBefore are stored as untrusted, as in the index cache.
+func encodeLedgerCache(m map[string]ledgerFacts, racyBefore int64) []byte {
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var w indexWriter
+	w.b.WriteString(ledgerCacheMagic)
+	w.b.WriteByte(ledgerCacheVersion)
+	w.uint(uint64(len(ids)))
+	for _, id := range ids {
+		f := m[id]
+		mtime := f.mtime
+		if mtime >= racyBefore {
+			mtime = -1
+		}
+		w.str(id)
+		w.int(f.size)
+		w.int(mtime)
+		w.str(f.Creator)
+		var flags byte
+		if f.HasCreator {
+			flags |= 1
+		}
+		if f.Minor {
+			flags |= 2
+		}
+		w.b.WriteByte(flags)
+		w.strs(f.Implementers)
+		w.strs(f.Involved)
+		w.strs(f.MinorMarkedBy)
+	}
+	sum := crc32.ChecksumIEEE(w.b.Bytes())
+	var tail [4]byte
+	binary.BigEndian.PutUint32(tail[:], sum)
+	w.b.Write(tail[:])
+	return w.b.Bytes()
+}
+
+func decodeLedgerCache(data []byte) (map[string]ledgerFacts, error) {
+	if len(data) < len(ledgerCacheMagic)+1+4 || !bytes.HasPrefix(data, []byte(ledgerCacheMagic)) || data[4] != ledgerCacheVersion {
+		return nil, errBadIndex
+	}
+	body, tail := data[:len(data)-4], data[len(data)-4:]
+	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(tail) {
+		return nil, errBadIndex
+	}
+	r := &indexReader{s: string(body[5:])}
+	n := r.uint()
+	if n > uint64(len(r.s))/4 {
+		return nil, errBadIndex
+	}
+	m := make(map[string]ledgerFacts, n)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		id := r.str()
+		f := ledgerFacts{size: r.int(), mtime: r.int(), Creator: r.str()}
+		flags := r.byte()
+		f.HasCreator, f.Minor = flags&1 != 0, flags&2 != 0
+		f.Implementers, f.Involved, f.MinorMarkedBy = nilIfEmpty(r.strs()), nilIfEmpty(r.strs()), nilIfEmpty(r.strs())
+		m[id] = f
+	}
+	if r.err != nil || r.off != len(r.s) {
+		return nil, errBadIndex
+	}
+	return m, nil
+}
+
+func nilIfEmpty(ss []string) []string {
+	if len(ss) == 0 {
+		return nil
+	}
+	return ss
+}

@@ -1,0 +1,158 @@
+package repo
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/tdproject/td/audit"
+)
+
+func TestDeriveLedgerFacts(t *testing.T) {
+	e := func(session, action string, details map[string]any, typ string) audit.Entry {
+		return audit.Entry{TS: time.Unix(0, 0), Session: session, Action: action, Details: details, Type: typ}
+	}
+	minor := func(from, to bool) map[string]any {
+		return map[string]any{"minor": map[string]any{"from": from, "to": to}}
+	}
+	for _, tc := range []struct {
+		name    string
+		entries []audit.Entry
+		want    ledgerFacts
+	}{
+		{"empty", nil, ledgerFacts{}},
+		{"creator only", []audit.Entry{e("ses_a", audit.ActionCreated, nil, "")},
+			ledgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}}},
+		{"the first created entry names the creator", []audit.Entry{
+			e("ses_a", audit.ActionCreated, nil, ""), e("ses_b", audit.ActionCreated, nil, "")},
+			ledgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_b"}}},
+		{"created minor", []audit.Entry{e("ses_a", audit.ActionCreated, map[string]any{"minor": true}, "")},
+			ledgerFacts{Creator: "ses_a", HasCreator: true, Minor: true, Involved: []string{"ses_a"}}},
+		{"edited minor on then off", []audit.Entry{
+			e("ses_a", audit.ActionCreated, nil, ""),
+			e("ses_b", audit.ActionEdited, minor(false, true), ""),
+			e("ses_c", audit.ActionEdited, minor(true, false), "")},
+			ledgerFacts{Creator: "ses_a", HasCreator: true, Minor: false, MinorMarkedBy: []string{"ses_b"},
+				Involved: []string{"ses_a", "ses_b", "ses_c"}}},
+		{"started and unstarted are implementation history", []audit.Entry{
+			e("ses_a", audit.ActionCreated, nil, ""),
+			e("ses_w", audit.ActionStarted, nil, ""),
+			e("ses_w", audit.ActionUnstarted, nil, ""),
+			e("ses_x", audit.ActionStarted, nil, "")},
+			ledgerFacts{Creator: "ses_a", HasCreator: true, Implementers: []string{"ses_w", "ses_x"},
+				Involved: []string{"ses_a", "ses_w", "ses_x"}}},
+		{"review decisions and security records do not involve", []audit.Entry{
+			e("ses_a", audit.ActionCreated, nil, ""),
+			e("ses_r", audit.ActionRejected, nil, ""),
+			e("ses_r", audit.ActionApproved, nil, ""),
+			e("ses_r", audit.ActionClosedAgainst, nil, ""),
+			e("ses_s", audit.KindCreatorApproval, nil, audit.TypeSecurity),
+			e("ses_c", audit.ActionCommented, nil, "")},
+			ledgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_c"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := deriveLedgerFacts(tc.entries); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLedgerCacheRoundTripAndCorruption(t *testing.T) {
+	m := map[string]ledgerFacts{
+		"td-aaaaaa": {size: 120, mtime: 1000, Creator: "ses_a", HasCreator: true, Minor: true,
+			Implementers: []string{"ses_w"}, Involved: []string{"ses_a", "ses_w"}, MinorMarkedBy: []string{"ses_a"}},
+		"td-bbbbbb": {size: 7, mtime: 5000},
+	}
+	data := encodeLedgerCache(m, 2000)
+	got, err := decodeLedgerCache(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]ledgerFacts{"td-aaaaaa": m["td-aaaaaa"], "td-bbbbbb": m["td-bbbbbb"]}
+	b := want["td-bbbbbb"]
+	b.mtime = -1 // written within the racy window: never trusted later
+	want["td-bbbbbb"] = b
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, want)
+	}
+	for i := range data {
+		bad := append([]byte{}, data...)
+		bad[i] ^= 0x40
+		if _, err := decodeLedgerCache(bad); err == nil {
+			t.Fatalf("flipping byte %d went unnoticed", i)
+		}
+	}
+	if _, err := decodeLedgerCache(data[:len(data)-1]); err == nil {
+		t.Fatal("a truncated cache was accepted")
+	}
+}
+
+// TestLedgerCacheFollowsTheLedger checks that a ledger changed after the
+// cache was written is read again, and that a corrupt cache is rebuilt.
+func TestLedgerCacheFollowsTheLedger(t *testing.T) {
+	s := newTestStore(t)
+	se := actor(t, s)
+	is, err := s.CreateIssue(se, CreateOptions{Title: "Sign in"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	p := s.path(HistoryDir, is.ID+".jsonl")
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.ledgerFactsOf(is.ID)
+	if err != nil || f.Creator != se.ID {
+		t.Fatalf("facts %+v, %v", f, err)
+	}
+	s.saveLedgerCache()
+
+	// Someone starts the issue: the ledger grows, the cache must notice.
+	s2, err := Open(s.Root, s.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append(mustRead(t, p), []byte(`{"ts":"2026-11-21T10:00:00Z","session":"ses_worker01","action":"started"}`+"\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = s2.ledgerFactsOf(is.ID); err != nil || !reflect.DeepEqual(f.Implementers, []string{"ses_worker01"}) {
+		t.Fatalf("after the ledger grew: %+v, %v", f, err)
+	}
+
+	// A corrupt cache file is ignored and rebuilt.
+	if err := os.WriteFile(filepath.Join(s.Dir, LocalDir, ledgerCacheFile), []byte("TDLF\x01garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s3, _ := Open(s.Root, s.opts)
+	if f, err = s3.ledgerFactsOf(is.ID); err != nil || f.Creator != se.ID {
+		t.Fatalf("with a corrupt cache: %+v, %v", f, err)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func FuzzDecodeLedgerCache(f *testing.F) {
+	f.Add(encodeLedgerCache(map[string]ledgerFacts{"td-aaaaaa": {size: 1, mtime: 1, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}}}, 10))
+	f.Add([]byte("TDLF\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeLedgerCache(data)
+		if err != nil {
+			return
+		}
+		// Whatever decodes must encode back to something that decodes the same.
+		again, err := decodeLedgerCache(encodeLedgerCache(m, -1<<62))
+		if err != nil || len(again) != len(m) {
+			t.Fatalf("re-encoding lost entries: %v", err)
+		}
+	})
+}
