@@ -469,8 +469,8 @@ func lowerAlnum(ch byte) bool {
 	return ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9'
 }
 
-// headingsOf lists the top-level headings of a parsed body, exactly as
-// Headings does, without parsing the body a second time.
+// headingsOf lists the top-level headings of a parsed body. Headings and
+// the checklist share it, so the checklist parses a body once.
 func headingsOf(doc ast.Node, body []byte) []Heading {
 	var out []Heading
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
@@ -25,51 +24,7 @@ type Heading struct {
 
 // Headings returns the top-level headings of body in order.
 func Headings(body []byte) []Heading {
-	doc := blockParser().Parse(text.NewReader(body))
-	var out []Heading
-	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		h, ok := n.(*ast.Heading)
-		if !ok {
-			continue
-		}
-		lines := h.Lines()
-		pos := h.Pos()
-		if pos < 0 && lines.Len() > 0 {
-			pos = lines.At(0).Start
-		}
-		if pos < 0 || pos > len(body) {
-			continue
-		}
-		start := bytes.LastIndexByte(body[:pos], '\n') + 1
-		end := lineEndAt(body, start)
-		if !isATX(body[start:end]) {
-			// Setext: the content lines, then the underline.
-			if lines.Len() > 0 {
-				if last := lines.At(lines.Len() - 1).Start; last >= start && last <= len(body) {
-					end = lineEndAt(body, last)
-				}
-			}
-			end = lineEndAt(body, end)
-		}
-		if len(out) > 0 && start < out[len(out)-1].End {
-			continue
-		}
-		parts := make([]string, 0, lines.Len())
-		for i := 0; i < lines.Len(); i++ {
-			seg := lines.At(i)
-			if seg.Start < 0 || seg.Stop > len(body) || seg.Start > seg.Stop {
-				continue
-			}
-			parts = append(parts, strings.TrimSpace(string(body[seg.Start:seg.Stop])))
-		}
-		out = append(out, Heading{
-			Level: h.Level,
-			Text:  strings.TrimSpace(strings.Join(parts, "\n")),
-			Start: start,
-			End:   end,
-		})
-	}
-	return out
+	return headingsOf(blockParser().Parse(text.NewReader(body)), body)
 }
 
 // blockParser returns goldmark's CommonMark parser without inline parsers:
