@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
 )
 
 // checkChecklist checks what must hold of any parsed checklist: items in
