@@ -96,38 +96,19 @@ func (s *Store) Approve(se *Session, ref string, o TransitionOptions) (*Transiti
 			return nil, "", err
 		}
 		d := policy.Approval(mode, facts, reason)
-		res.Decision = &d
-		if err := s.recordConflict(tx, se, is, d, res); err != nil {
-			return nil, "", err
-		}
-		if !d.Allowed {
-			return nil, "", errorf(CodeRefused, "%s", d.Refusal)
-		}
-		if err := is.setStatus(StatusClosed); err != nil {
-			return nil, "", err
-		}
-		if err := is.setString("resolution", &is.Resolution, "done"); err != nil {
+		details, err := s.closeUnderPolicy(tx, se, is, res, d, mode, "done")
+		if err != nil {
 			return nil, "", err
 		}
 		if d.CreatorException {
-			ev, err := s.appendSecurityEvent(tx, se, is.ID, audit.KindCreatorApproval, reason)
-			if err != nil {
+			if err := s.auditException(tx, se, is, res, mode, audit.KindCreatorApproval, reason); err != nil {
 				return nil, "", err
 			}
-			res.Security = append(res.Security, ev)
-			res.after = append(res.after, audit.Entry{Action: audit.KindCreatorApproval, Reason: reason, Type: audit.TypeSecurity,
-				Details: map[string]any{"policy": string(mode), "implementer": is.Implementer}})
+			details["creator_exception"] = true
 		}
 		if crit := criteriaCount(is); crit > 0 && len(openCriteria(is)) == 0 {
 			res.ClosedAgainstCriteria = true
 			res.after = append(res.after, audit.Entry{Action: audit.ActionClosedAgainst, Details: map[string]any{"criteria": crit}})
-		}
-		details := map[string]any{"policy": string(mode)}
-		if d.CreatorException {
-			details["creator_exception"] = true
-		}
-		if is.Minor {
-			details["minor"] = true
 		}
 		return details, reason, nil
 	})
@@ -156,46 +137,65 @@ func (s *Store) Close(se *Session, ref string, o TransitionOptions) (*Transition
 			return nil, "", err
 		}
 		d := policy.Close(mode, facts, reason, selfClose)
-		res.Decision = &d
-		if err := s.recordConflict(tx, se, is, d, res); err != nil {
+		details, err := s.closeUnderPolicy(tx, se, is, res, d, mode, resolution)
+		if err != nil {
 			return nil, "", err
 		}
-		if !d.Allowed {
-			return nil, "", errorf(CodeRefused, "%s", d.Refusal)
-		}
-		if err := is.setStatus(StatusClosed); err != nil {
-			return nil, "", err
-		}
-		if err := is.setString("resolution", &is.Resolution, resolution); err != nil {
-			return nil, "", err
-		}
-		details := map[string]any{"policy": string(mode), "resolution": resolution}
-		if is.Minor {
-			details["minor"] = true
-		}
-		audited := func(kind, why string) error {
-			ev, err := s.appendSecurityEvent(tx, se, is.ID, kind, why)
-			if err != nil {
-				return err
-			}
-			res.Security = append(res.Security, ev)
-			res.after = append(res.after, audit.Entry{Action: kind, Reason: why, Type: audit.TypeSecurity,
-				Details: map[string]any{"policy": string(mode), "implementer": is.Implementer}})
-			details[kind] = true
-			return nil
-		}
+		details["resolution"] = resolution
+		kind, why := "", ""
 		switch {
 		case d.SelfCloseException:
-			if err := audited(audit.KindSelfClose, selfClose); err != nil {
-				return nil, "", err
-			}
+			kind, why = audit.KindSelfClose, selfClose
 		case d.CreatorException:
-			if err := audited(audit.KindCreatorApproval, reason); err != nil {
+			kind, why = audit.KindCreatorApproval, reason
+		}
+		if kind != "" {
+			if err := s.auditException(tx, se, is, res, mode, kind, why); err != nil {
 				return nil, "", err
 			}
+			details[kind] = true
 		}
 		return details, reason, nil
 	})
+}
+
+// closeUnderPolicy applies the policy's decision to an approval or a
+// close: it records a provenance conflict, refuses when the policy says
+// no, and otherwise closes the issue with the resolution. It returns the
+// ledger details both share.
+func (s *Store) closeUnderPolicy(tx *Tx, se *Session, is *Issue, res *TransitionResult, d policy.Decision, mode policy.Mode, resolution string) (map[string]any, error) {
+	res.Decision = &d
+	if err := s.recordConflict(tx, se, is, d, res); err != nil {
+		return nil, err
+	}
+	if !d.Allowed {
+		return nil, errorf(CodeRefused, "%s", d.Refusal)
+	}
+	if err := is.setStatus(StatusClosed); err != nil {
+		return nil, err
+	}
+	if err := is.setString("resolution", &is.Resolution, resolution); err != nil {
+		return nil, err
+	}
+	details := map[string]any{"policy": string(mode)}
+	if is.Minor {
+		details["minor"] = true
+	}
+	return details, nil
+}
+
+// auditException records a policy exception twice: a line in
+// security_events.jsonl now, and a security entry in the issue's ledger
+// right after the transition's own entry.
+func (s *Store) auditException(tx *Tx, se *Session, is *Issue, res *TransitionResult, mode policy.Mode, kind, why string) error {
+	ev, err := s.appendSecurityEvent(tx, se, is.ID, kind, why)
+	if err != nil {
+		return err
+	}
+	res.Security = append(res.Security, ev)
+	res.after = append(res.after, audit.Entry{Action: kind, Reason: why, Type: audit.TypeSecurity,
+		Details: map[string]any{"policy": string(mode), "implementer": is.Implementer}})
+	return nil
 }
 
 // recordConflict writes a provenance_conflict security event the first
