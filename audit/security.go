@@ -127,6 +127,14 @@ func (e SecurityEvent) Line() ([]byte, error) {
 	return w.encode()
 }
 
+// MarshalJSON gives the event the same field names and order as its line
+// in security_events.jsonl, hash included as stored, for --json output.
+func (e SecurityEvent) MarshalJSON() ([]byte, error) {
+	w := e.wire()
+	w.Hash = e.Hash
+	return w.encode()
+}
+
 // NextSecurityEvent returns e ready to append to the file whose content is
 // existing: Prev names the last readable line's hash ("" if there is none),
 // TS is cut to whole seconds in UTC, and Hash is computed.

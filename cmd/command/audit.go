@@ -34,10 +34,7 @@ func (r *runner) securityAction(c *cli.Context) error {
 		counts[e.Kind]++
 	}
 	if r.st.json {
-		out := []securityEventJS{}
-		for _, e := range shown {
-			out = append(out, toSecurityJSON(e))
-		}
+		out := append([]audit.SecurityEvent{}, shown...)
 		return r.st.emitJSON(map[string]any{"events": out, "counts": counts})
 	}
 	if len(shown) == 0 {

@@ -35,7 +35,7 @@ func (r *runner) featureCommand() *cli.Command {
 		if r.st.json {
 			out := map[string]any{"feature": st, "changed": ch.Changed, "security_event": nil}
 			if ev != nil {
-				out["security_event"] = toSecurityJSON(*ev)
+				out["security_event"] = *ev
 			}
 			return r.st.emitJSON(out)
 		}

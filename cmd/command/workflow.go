@@ -26,23 +26,7 @@ type transitionJSON struct {
 	OpenCriteria          []string          `json:"open_criteria,omitempty"`
 	Decision              *decisionJSON     `json:"decision,omitempty"`
 	ClosedAgainstCriteria bool              `json:"closed_against_criteria"`
-	SecurityEvents        []securityEventJS `json:"security_events"`
-}
-
-type securityEventJS struct {
-	TS        string `json:"ts"`
-	IssueID   string `json:"issue_id"`
-	SessionID string `json:"session_id"`
-	Agent     string `json:"agent"`
-	Kind      string `json:"kind"`
-	Reason    string `json:"reason"`
-	Prev      string `json:"prev"`
-	Hash      string `json:"hash"`
-}
-
-func toSecurityJSON(e audit.SecurityEvent) securityEventJS {
-	return securityEventJS{TS: jsonTime(e.TS), IssueID: e.IssueID, SessionID: e.SessionID, Agent: e.Agent,
-		Kind: e.Kind, Reason: e.Reason, Prev: e.Prev, Hash: e.Hash}
+	SecurityEvents        []audit.SecurityEvent `json:"security_events"`
 }
 
 // workflowStep describes one workflow command.
@@ -159,14 +143,12 @@ func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult) er
 	is := res.Issue
 	if r.st.json {
 		out := transitionJSON{Issue: toIssueJSON(is), Action: st.name, From: res.From, To: is.Status, Changed: !res.Unchanged, Reason: res.Reason,
-			OpenCriteria: res.OpenCriteria, ClosedAgainstCriteria: res.ClosedAgainstCriteria, SecurityEvents: []securityEventJS{}}
+			OpenCriteria: res.OpenCriteria, ClosedAgainstCriteria: res.ClosedAgainstCriteria, SecurityEvents: []audit.SecurityEvent{}}
 		if d := res.Decision; d != nil {
 			out.Decision = &decisionJSON{Allowed: d.Allowed, CreatorException: d.CreatorException,
 				SelfCloseException: d.SelfCloseException, ReasonRequired: d.ReasonRequired, Refusal: d.Refusal}
 		}
-		for _, ev := range res.Security {
-			out.SecurityEvents = append(out.SecurityEvents, toSecurityJSON(ev))
-		}
+		out.SecurityEvents = append(out.SecurityEvents, res.Security...)
 		return r.st.emitJSON(out)
 	}
 	if res.Unchanged {
