@@ -277,11 +277,30 @@ func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
 		w.time(is.CreatedAt)
 		w.time(is.UpdatedAt)
 	}
+	return w.seal()
+}
+
+// seal appends the CRC-32 of everything written so far and returns the
+// bytes: every local cache file ends with one.
+func (w *indexWriter) seal() []byte {
 	sum := crc32.ChecksumIEEE(w.b.Bytes())
 	var tail [4]byte
 	binary.BigEndian.PutUint32(tail[:], sum)
 	w.b.Write(tail[:])
 	return w.b.Bytes()
+}
+
+// openCache checks a cache file's magic, version byte and trailing CRC-32
+// and returns a reader over the body between them.
+func openCache(data []byte, magic string, version byte) (*indexReader, error) {
+	if len(data) < len(magic)+1+4 || string(data[:len(magic)]) != magic || data[len(magic)] != version {
+		return nil, errBadIndex
+	}
+	body, tail := data[:len(data)-4], data[len(data)-4:]
+	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(tail) {
+		return nil, errBadIndex
+	}
+	return &indexReader{s: string(body[len(magic)+1:])}, nil
 }
 
 var errBadIndex = errors.New("bad index")
@@ -380,14 +399,10 @@ func decodeIndex(data []byte) (map[string]indexEntry, error) {
 // back in file order, which is sorted by name; a cache that is not is
 // corrupt.
 func decodeIndexEntries(data []byte) ([]indexEntry, error) {
-	if len(data) < len(indexMagic)+1+4 || string(data[:4]) != indexMagic || data[4] != indexVersion {
-		return nil, errBadIndex
+	r, err := openCache(data, indexMagic, indexVersion)
+	if err != nil {
+		return nil, err
 	}
-	body, tail := data[:len(data)-4], data[len(data)-4:]
-	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(tail) {
-		return nil, errBadIndex
-	}
-	r := &indexReader{s: string(body[5:])}
 	n := r.uint()
 	// An entry takes at least four bytes (name length, size, mtime, kind),
 	// which bounds n before any allocation is sized by it.

@@ -1,10 +1,7 @@
 package repo
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"sort"
@@ -188,22 +185,14 @@ func encodeLedgerCache(m map[string]ledgerFacts, racyBefore int64) []byte {
 		w.strs(f.Involved)
 		w.strs(f.MinorMarkedBy)
 	}
-	sum := crc32.ChecksumIEEE(w.b.Bytes())
-	var tail [4]byte
-	binary.BigEndian.PutUint32(tail[:], sum)
-	w.b.Write(tail[:])
-	return w.b.Bytes()
+	return w.seal()
 }
 
 func decodeLedgerCache(data []byte) (map[string]ledgerFacts, error) {
-	if len(data) < len(ledgerCacheMagic)+1+4 || !bytes.HasPrefix(data, []byte(ledgerCacheMagic)) || data[4] != ledgerCacheVersion {
-		return nil, errBadIndex
+	r, err := openCache(data, ledgerCacheMagic, ledgerCacheVersion)
+	if err != nil {
+		return nil, err
 	}
-	body, tail := data[:len(data)-4], data[len(data)-4:]
-	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(tail) {
-		return nil, errBadIndex
-	}
-	r := &indexReader{s: string(body[5:])}
 	n := r.uint()
 	if n > uint64(len(r.s))/4 {
 		return nil, errBadIndex

@@ -17,15 +17,15 @@ type decisionJSON struct {
 }
 
 type transitionJSON struct {
-	Issue                 issueJSON         `json:"issue"`
-	Action                string            `json:"action"`
-	From                  string            `json:"from"`
-	To                    string            `json:"to"`
-	Changed               bool              `json:"changed"`
-	Reason                string            `json:"reason,omitempty"`
-	OpenCriteria          []string          `json:"open_criteria,omitempty"`
-	Decision              *decisionJSON     `json:"decision,omitempty"`
-	ClosedAgainstCriteria bool              `json:"closed_against_criteria"`
+	Issue                 issueJSON             `json:"issue"`
+	Action                string                `json:"action"`
+	From                  string                `json:"from"`
+	To                    string                `json:"to"`
+	Changed               bool                  `json:"changed"`
+	Reason                string                `json:"reason,omitempty"`
+	OpenCriteria          []string              `json:"open_criteria,omitempty"`
+	Decision              *decisionJSON         `json:"decision,omitempty"`
+	ClosedAgainstCriteria bool                  `json:"closed_against_criteria"`
 	SecurityEvents        []audit.SecurityEvent `json:"security_events"`
 }
 
