@@ -79,21 +79,10 @@ func (r *Repo) DirHistory(dirs []string, known func(hash string) bool) (string, 
 	if known != nil && known(head.String()) {
 		return head.String(), nil, nil, nil
 	}
-	first, err := o.readCommit(head)
+	load := o.commitLoader()
+	first, err := load(head)
 	if err != nil {
 		return "", nil, nil, err
-	}
-	commits := map[plumbing.Hash]*Commit{head: first}
-	load := func(h plumbing.Hash) (*Commit, error) {
-		if c := commits[h]; c != nil {
-			return c, nil
-		}
-		c, err := o.readCommit(h)
-		if err != nil {
-			return nil, err
-		}
-		commits[h] = c
-		return c, nil
 	}
 	q := &commitQueue{}
 	heap.Push(q, queued{commit: first})
@@ -105,20 +94,14 @@ func (r *Repo) DirHistory(dirs []string, known func(hash string) bool) (string, 
 		walked = append(walked, c.Hash)
 		var parents []*Commit
 		for _, ph := range c.parent {
-			if known != nil && known(ph.String()) {
-				// Still compared against, never walked past.
-				p, err := load(ph)
-				if err != nil {
-					return "", nil, nil, fmt.Errorf("parent of %s: %w", c.Hash, err)
-				}
-				parents = append(parents, p)
-				continue
-			}
 			p, err := load(ph)
 			if err != nil {
 				return "", nil, nil, fmt.Errorf("parent of %s: %w", c.Hash, err)
 			}
 			parents = append(parents, p)
+			if known != nil && known(ph.String()) {
+				continue // compared against, never walked past
+			}
 			if !seen[ph] {
 				seen[ph] = true
 				heap.Push(q, queued{commit: p, seq: seq})

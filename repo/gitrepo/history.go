@@ -188,18 +188,7 @@ func (r *Repo) PathHistory(path string, limit int) ([]PathChange, error) {
 }
 
 func (o *objectReader) pathHistory(head plumbing.Hash, w *treeWalker, limit int) ([]PathChange, error) {
-	commits := make(map[plumbing.Hash]*Commit)
-	load := func(h plumbing.Hash) (*Commit, error) {
-		if c := commits[h]; c != nil {
-			return c, nil
-		}
-		c, err := o.readCommit(h)
-		if err != nil {
-			return nil, err
-		}
-		commits[h] = c
-		return c, nil
-	}
+	load := o.commitLoader()
 	first, err := load(head)
 	if err != nil {
 		return nil, err
@@ -248,6 +237,23 @@ func (o *objectReader) pathHistory(head plumbing.Hash, w *treeWalker, limit int)
 		}
 	}
 	return out, nil
+}
+
+// commitLoader returns a function that reads commits, each once: a walk
+// meets a commit again as the parent of each of its children.
+func (o *objectReader) commitLoader() func(plumbing.Hash) (*Commit, error) {
+	commits := make(map[plumbing.Hash]*Commit)
+	return func(h plumbing.Hash) (*Commit, error) {
+		if c := commits[h]; c != nil {
+			return c, nil
+		}
+		c, err := o.readCommit(h)
+		if err != nil {
+			return nil, err
+		}
+		commits[h] = c
+		return c, nil
+	}
 }
 
 // queued is a commit waiting in the walk; seq keeps the order of commits with
