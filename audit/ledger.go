@@ -146,20 +146,10 @@ func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e
 func ParseLedger(data []byte) ([]Entry, []*LineError) {
 	var out []Entry
 	var errs []*LineError
-	for n := 1; len(data) > 0; n++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
+	for _, l := range splitLines(data) {
 		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil {
-			errs = append(errs, &LineError{Line: n, Msg: err.Error()})
+		if err := json.Unmarshal(l.raw, &e); err != nil {
+			errs = append(errs, &LineError{Line: l.n, Msg: err.Error()})
 			continue
 		}
 		out = append(out, e)
