@@ -1,8 +1,10 @@
 package repo
 
 import (
-	"encoding/json"
+	"encoding/hex"
+	"os"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -14,14 +16,13 @@ const gitFactsVersion = 1
 
 // gitFacts is what the committed history says about each issue: who added
 // its file and which sessions' commits (by their Td-Session and Td-Action
-// trailers) touched its files. It is a cache in .todos/local/gitfacts.json,
+// trailers) touched its files. It is a cache in .todos/local/gitfacts.bin,
 // extended commit by commit as HEAD moves and rebuilt when history was
 // rewritten; the commits themselves are the source of truth.
 type gitFacts struct {
-	Version int                  `json:"version"`
-	Head    string               `json:"head"`
-	Seen    []string             `json:"seen"`
-	Issues  map[string]*issueGit `json:"issues"`
+	Head   string
+	Seen   []string
+	Issues map[string]*issueGit
 
 	seen map[string]bool
 }
@@ -30,16 +31,19 @@ type gitFacts struct {
 type issueGit struct {
 	// AddedBy is the author of the oldest commit that added the issue
 	// file; AddedSession its Td-Session trailer, if any.
-	AddedBy      string    `json:"added_by,omitempty"`
-	AddedSession string    `json:"added_session,omitempty"`
-	AddedAt      time.Time `json:"added_at,omitempty"`
+	AddedBy      string
+	AddedSession string
+	AddedAt      time.Time
 	// Sessions named by Td-Session in commits that touched the issue's
 	// files; Implementers those whose Td-Action was started or unstarted.
-	Sessions     []string `json:"sessions,omitempty"`
-	Implementers []string `json:"implementers,omitempty"`
+	Sessions     []string
+	Implementers []string
 }
 
-const gitFactsFile = "gitfacts.json"
+const (
+	gitFactsFile  = "gitfacts.bin"
+	gitFactsMagic = "TDGF"
+)
 
 // issueGitFacts returns the committed-history facts of one issue, nil when
 // the tree is not in git or no commit touched the issue. The scan runs once
@@ -65,9 +69,9 @@ func (s *Store) loadGitFacts() (*gitFacts, error) {
 		return nil, err
 	}
 	cached := &gitFacts{}
-	if data, err := s.readLocal(gitFactsFile); err == nil && data != "" {
-		if json.Unmarshal([]byte(data), cached) != nil || cached.Version != gitFactsVersion {
-			cached = &gitFacts{}
+	if data, err := os.ReadFile(s.path(LocalDir, gitFactsFile)); err == nil {
+		if f, err := decodeGitFacts(data); err == nil {
+			cached = f
 		}
 	}
 	f, err := s.scanGitFacts(cached)
@@ -106,7 +110,6 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 		return s.scanGitFacts(&gitFacts{})
 	}
 	f := cached
-	f.Version = gitFactsVersion
 	if f.Issues == nil {
 		f.Issues = map[string]*issueGit{}
 	}
@@ -157,10 +160,72 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 		}
 	}
 	f.Head = head
-	if b, err := json.Marshal(f); err == nil {
-		if err := s.writeLocal(gitFactsFile, string(b)); err != nil {
-			s.warnf("could not cache the git history facts: %v", err)
+	// A failed cache write only costs speed next time.
+	_ = writeFileAtomic(s.path(LocalDir, gitFactsFile), encodeGitFacts(f))
+	return f, nil
+}
+
+// encodeGitFacts writes the cache in the local caches' framing: the HEAD it
+// describes, the commits already scanned (raw 20-byte names), then each
+// issue's facts in ID order.
+func encodeGitFacts(f *gitFacts) []byte {
+	var w indexWriter
+	w.b.WriteString(gitFactsMagic)
+	w.b.WriteByte(gitFactsVersion)
+	w.str(f.Head)
+	w.uint(uint64(len(f.Seen)))
+	for _, h := range f.Seen {
+		raw, err := hex.DecodeString(h)
+		if err != nil || len(raw) != 20 {
+			raw = make([]byte, 20) // never a real commit: costs a rescan at worst
 		}
+		w.b.Write(raw)
+	}
+	ids := make([]string, 0, len(f.Issues))
+	for id := range f.Issues {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	w.uint(uint64(len(ids)))
+	for _, id := range ids {
+		ig := f.Issues[id]
+		w.str(id)
+		w.str(ig.AddedBy)
+		w.str(ig.AddedSession)
+		w.time(ig.AddedAt)
+		w.strs(ig.Sessions)
+		w.strs(ig.Implementers)
+	}
+	return w.seal()
+}
+
+func decodeGitFacts(data []byte) (*gitFacts, error) {
+	r, err := openCache(data, gitFactsMagic, gitFactsVersion)
+	if err != nil {
+		return nil, err
+	}
+	f := &gitFacts{Head: r.str()}
+	n := r.uint()
+	if r.err != nil || n > uint64(len(r.s)-r.off)/20 {
+		return nil, errBadIndex
+	}
+	f.Seen = make([]string, n)
+	for i := range f.Seen {
+		f.Seen[i] = hex.EncodeToString([]byte(r.s[r.off : r.off+20]))
+		r.off += 20
+	}
+	n = r.uint()
+	if r.err != nil || n > uint64(len(r.s)-r.off)/6 {
+		return nil, errBadIndex
+	}
+	f.Issues = make(map[string]*issueGit, n)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		id := r.str()
+		f.Issues[id] = &issueGit{AddedBy: r.str(), AddedSession: r.str(), AddedAt: r.time(),
+			Sessions: nilIfEmpty(r.strs()), Implementers: nilIfEmpty(r.strs())}
+	}
+	if r.err != nil || r.off != len(r.s) {
+		return nil, errBadIndex
 	}
 	return f, nil
 }

@@ -54,13 +54,15 @@ func (r *Repo) DirHistory(dirs []string, known func(hash string) bool) (string, 
 		}
 		walkers[i] = newTreeWalker(o, parts)
 	}
-	trees := map[plumbing.Hash]map[string]plumbing.Hash{}
-	entries := func(e treeEntry) (map[string]plumbing.Hash, error) {
+	// Decoded directory trees by object name: consecutive commits share
+	// one, so each is inflated once per walk.
+	raws := map[plumbing.Hash][]byte{}
+	rawTree := func(e treeEntry) ([]byte, error) {
 		if !e.found || e.mode&modeTypeMask != modeTree {
 			return nil, nil
 		}
-		if m, ok := trees[e.hash]; ok {
-			return m, nil
+		if b, ok := raws[e.hash]; ok {
+			return b, nil
 		}
 		typ, data, err := o.read(e.hash)
 		if err != nil {
@@ -68,6 +70,18 @@ func (r *Repo) DirHistory(dirs []string, known func(hash string) bool) (string, 
 		}
 		if typ != plumbing.TreeObject {
 			return nil, fmt.Errorf("object %s is a %s, not a tree", e.hash, typ)
+		}
+		raws[e.hash] = data
+		return data, nil
+	}
+	trees := map[plumbing.Hash]map[string]string{}
+	entries := func(e treeEntry) (map[string]string, error) {
+		if m, ok := trees[e.hash]; ok && e.found {
+			return m, nil
+		}
+		data, err := rawTree(e)
+		if err != nil || data == nil {
+			return nil, err
 		}
 		m, err := parseTreeEntries(data)
 		if err != nil {
@@ -127,11 +141,29 @@ func (r *Repo) DirHistory(dirs []string, known func(hash string) bool) (string, 
 			if same {
 				continue
 			}
+			if len(theirs) == 1 {
+				// The common case, one parent: walk the two sorted trees
+				// side by side without building maps.
+				cur, err := rawTree(mine)
+				if err != nil {
+					return "", nil, nil, err
+				}
+				prev, err := rawTree(theirs[0])
+				if err != nil {
+					return "", nil, nil, err
+				}
+				fc, err := diffRawTrees(dirs[di], cur, prev)
+				if err != nil {
+					return "", nil, nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+				}
+				files = append(files, fc...)
+				continue
+			}
 			cur, err := entries(mine)
 			if err != nil {
 				return "", nil, nil, err
 			}
-			pm := make([]map[string]plumbing.Hash, len(theirs))
+			pm := make([]map[string]string, len(theirs))
 			for i, t := range theirs {
 				if pm[i], err = entries(t); err != nil {
 					return "", nil, nil, err
@@ -146,11 +178,11 @@ func (r *Repo) DirHistory(dirs []string, known func(hash string) bool) (string, 
 	return head.String(), walked, out, nil
 }
 
-// diffEntries lists the names whose hash in cur differs from their hash in
-// every parent (absent counts as a hash of its own).
-func diffEntries(dir string, cur map[string]plumbing.Hash, parents []map[string]plumbing.Hash) []FileChange {
+// diffEntries lists the names whose mode and hash in cur differ from those
+// in every parent (absent counts as a value of its own).
+func diffEntries(dir string, cur map[string]string, parents []map[string]string) []FileChange {
 	var out []FileChange
-	differs := func(name string, h plumbing.Hash, present bool) (changed, added bool) {
+	differs := func(name string, h string, present bool) (changed, added bool) {
 		added = true
 		for _, p := range parents {
 			ph, ok := p[name]
@@ -175,7 +207,7 @@ func diffEntries(dir string, cur map[string]plumbing.Hash, parents []map[string]
 				continue
 			}
 			gone[name] = true
-			if changed, _ := differs(name, plumbing.ZeroHash, false); changed {
+			if changed, _ := differs(name, "", false); changed {
 				out = append(out, FileChange{Dir: dir, Name: name, Deleted: true})
 			}
 		}
@@ -188,28 +220,123 @@ func sortFileChanges(fs []FileChange) {
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 }
 
-// parseTreeEntries decodes a raw tree object into name -> object name.
-// Sub-trees are included by name; the caller watches files.
-func parseTreeEntries(data []byte) (map[string]plumbing.Hash, error) {
-	m := make(map[string]plumbing.Hash, len(data)/48)
+// rawEntry is one entry of a raw tree object.
+type rawEntry struct {
+	whole []byte // "mode name\0hash", for a quick equality test
+	name  []byte
+	dir   bool
+}
+
+// nextRawEntry cuts the first entry off a raw tree.
+func nextRawEntry(data []byte) (rawEntry, []byte, error) {
+	sp := bytes.IndexByte(data, ' ')
+	if sp < 0 {
+		return rawEntry{}, nil, errors.New("tree entry without a mode")
+	}
+	nul := bytes.IndexByte(data[sp+1:], 0)
+	if nul < 0 {
+		return rawEntry{}, nil, errors.New("tree entry without a name terminator")
+	}
+	end := sp + 1 + nul + 1 + 20
+	if end > len(data) {
+		return rawEntry{}, nil, errors.New("tree entry cut short")
+	}
+	return rawEntry{whole: data[:end], name: data[sp+1 : sp+1+nul], dir: isTreeMode(data[:sp])}, data[end:], nil
+}
+
+// compareEntryNames orders entries as git sorts a tree: by name, with a
+// directory's name compared as if it ended in "/".
+func compareEntryNames(a, b rawEntry) int {
+	n := min(len(a.name), len(b.name))
+	if c := bytes.Compare(a.name[:n], b.name[:n]); c != 0 {
+		return c
+	}
+	ca, cb := byte(0), byte(0)
+	if len(a.name) > n {
+		ca = a.name[n]
+	} else if a.dir {
+		ca = '/'
+	}
+	if len(b.name) > n {
+		cb = b.name[n]
+	} else if b.dir {
+		cb = '/'
+	}
+	switch {
+	case ca < cb:
+		return -1
+	case ca > cb:
+		return 1
+	}
+	return 0
+}
+
+// diffRawTrees lists the entries of cur that differ from prev (a new name,
+// another object or another mode) and the names prev had that cur has not,
+// walking both sorted trees once.
+func diffRawTrees(dir string, cur, prev []byte) ([]FileChange, error) {
+	var out []FileChange
+	var a, b rawEntry
+	var err error
+	next := func(data []byte) (rawEntry, []byte, bool, error) {
+		if len(data) == 0 {
+			return rawEntry{}, nil, false, nil
+		}
+		e, rest, err := nextRawEntry(data)
+		return e, rest, err == nil, err
+	}
+	var haveA, haveB bool
+	if a, cur, haveA, err = next(cur); err != nil {
+		return nil, err
+	}
+	if b, prev, haveB, err = next(prev); err != nil {
+		return nil, err
+	}
+	for haveA || haveB {
+		c := 0
+		switch {
+		case !haveA:
+			c = 1
+		case !haveB:
+			c = -1
+		default:
+			c = compareEntryNames(a, b)
+		}
+		switch {
+		case c < 0:
+			out = append(out, FileChange{Dir: dir, Name: string(a.name), Added: true})
+		case c > 0:
+			out = append(out, FileChange{Dir: dir, Name: string(b.name), Deleted: true})
+		case !bytes.Equal(a.whole, b.whole):
+			out = append(out, FileChange{Dir: dir, Name: string(a.name)})
+		}
+		if c <= 0 {
+			if a, cur, haveA, err = next(cur); err != nil {
+				return nil, err
+			}
+		}
+		if c >= 0 {
+			if b, prev, haveB, err = next(prev); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sortFileChanges(out)
+	return out, nil
+}
+
+// parseTreeEntries decodes a raw tree object into name -> mode and object
+// name (as one string, so a change of either counts). Sub-trees are
+// included by name; the caller watches files.
+func parseTreeEntries(data []byte) (map[string]string, error) {
+	m := make(map[string]string, len(data)/48)
 	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		if sp < 0 {
-			return nil, errors.New("entry without a mode")
+		e, rest, err := nextRawEntry(data)
+		if err != nil {
+			return nil, err
 		}
-		nul := bytes.IndexByte(data[sp+1:], 0)
-		if nul < 0 {
-			return nil, errors.New("entry without a name terminator")
-		}
-		name := string(data[sp+1 : sp+1+nul])
-		rest := data[sp+1+nul+1:]
-		if len(rest) < 20 {
-			return nil, errors.New("entry cut short")
-		}
-		var h plumbing.Hash
-		copy(h[:], rest[:20])
-		m[name] = h
-		data = rest[20:]
+		m[string(e.name)] = string(e.whole[:bytes.IndexByte(e.whole, ' ')]) + string(e.whole[len(e.whole)-20:])
+		data = rest
 	}
 	return m, nil
 }

@@ -3,6 +3,8 @@ package gitrepo
 import (
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -97,6 +99,22 @@ func TestDirHistoryAgreesWithPathHistory(t *testing.T) {
 			h.git(nil, "", "checkout", "-q", "main")
 			h.commit("main\n", edit(2))
 			h.merge(branch)
+			continue
+		}
+		if i%5 == 4 {
+			// A change of mode alone is a change too, as PathHistory counts.
+			names := make([]string, 0, len(live))
+			for p := range live {
+				names = append(names, p)
+			}
+			sort.Strings(names)
+			if len(names) > 0 {
+				p := names[i%len(names)]
+				if err := os.Chmod(filepath.Join(h.r.Root(), filepath.FromSlash(p)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h.commit(fmt.Sprintf("chmod %d\n", i), nil)
 			continue
 		}
 		h.commit(fmt.Sprintf("c%d\n", i), edit(1+rng.Intn(3)))
