@@ -146,3 +146,34 @@ func TestReviewFactsReadCommittedHistory(t *testing.T) {
 		t.Fatalf("after the reset, commit claims %+v", got)
 	}
 }
+
+func TestGitFactsCacheRoundTripAndCorruption(t *testing.T) {
+	f := &gitFacts{
+		Head: "d7d109ba7fa21ce2dd47c1ab65b05d3549f460c0",
+		Seen: []string{"d7d109ba7fa21ce2dd47c1ab65b05d3549f460c0", "0123456789abcdef0123456789abcdef01234567"},
+		Issues: map[string]*issueGit{
+			"td-aaaaaa": {AddedBy: "Op <op@example.com>", AddedSession: "ses_a", AddedAt: time.Unix(1795000000, 0).UTC(),
+				Sessions: []string{"ses_a", "ses_w"}, Implementers: []string{"ses_w"}},
+			"td-bbbbbb": {},
+		},
+	}
+	data := encodeGitFacts(f)
+	got, err := decodeGitFacts(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Head != f.Head || !slices.Equal(got.Seen, f.Seen) || len(got.Issues) != 2 {
+		t.Fatalf("round trip: %+v", got)
+	}
+	if a := got.Issues["td-aaaaaa"]; a.AddedBy != "Op <op@example.com>" || a.AddedSession != "ses_a" ||
+		!a.AddedAt.Equal(f.Issues["td-aaaaaa"].AddedAt) || !slices.Equal(a.Implementers, []string{"ses_w"}) {
+		t.Fatalf("round trip of td-aaaaaa: %+v", a)
+	}
+	for i := range data {
+		bad := append([]byte{}, data...)
+		bad[i] ^= 0x20
+		if _, err := decodeGitFacts(bad); err == nil {
+			t.Fatalf("flipping byte %d went unnoticed", i)
+		}
+	}
+}
