@@ -27,7 +27,15 @@ const maxLedgerSize = 64 << 20
 // file keeps its permissions; a symlink is refused, never followed.
 func WriteFileAtomic(path string, data []byte) error { return writeFileAtomic(path, data) }
 
-func writeFileAtomic(path string, data []byte) error {
+func writeFileAtomic(path string, data []byte) error { return replaceFile(path, data, true) }
+
+// writeCacheFile replaces a cache file under .todos/local the same way but
+// without waiting for the disk: after a crash a cache may be old or cut
+// short, and its checksum makes td rebuild it; waiting for fsync on every
+// read command that refreshes a cache would cost more than the cache saves.
+func writeCacheFile(path string, data []byte) error { return replaceFile(path, data, false) }
+
+func replaceFile(path string, data []byte, durable bool) error {
 	if err := refuseSymlink(path); err != nil {
 		return err
 	}
@@ -52,9 +60,11 @@ func writeFileAtomic(path string, data []byte) error {
 		cleanup()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		cleanup()
-		return fmt.Errorf("sync %s: %w", path, err)
+	if durable {
+		if err := f.Sync(); err != nil {
+			cleanup()
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
@@ -64,7 +74,9 @@ func writeFileAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
-	syncDir(dir)
+	if durable {
+		syncDir(dir)
+	}
 	return nil
 }
 

@@ -161,7 +161,7 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 	}
 	f.Head = head
 	// A failed cache write only costs speed next time.
-	_ = writeFileAtomic(s.path(LocalDir, gitFactsFile), encodeGitFacts(f))
+	_ = writeCacheFile(s.path(LocalDir, gitFactsFile), encodeGitFacts(f))
 	return f, nil
 }
 

@@ -114,6 +114,11 @@ func (s *Store) loadAll() ([]*Issue, []error, error) {
 	cache := s.readIndex()
 	entries := make([]indexEntry, len(stats))
 	var stale []int
+	// A file changed within the racy window is stored untrusted and read
+	// again every time until the window passes; rewriting the cache for
+	// it alone would store the same untrusted entry again.
+	racyBefore := time.Now().Add(-racyWindow).UnixNano()
+	dirty := len(cache) != len(stats)
 	j := 0 // both stats and cache are sorted by name: walk them together
 	for i, st := range stats {
 		for j < len(cache) && cache[j].name < st.name {
@@ -123,17 +128,20 @@ func (s *Store) loadAll() ([]*Issue, []error, error) {
 			entries[i] = indexEntry{name: st.name, mtime: -1, err: s.statError(st)}
 			continue
 		}
+		stillRacy := false
 		if j < len(cache) {
-			if c := cache[j]; c.name == st.name && c.size == st.size && c.mtime == st.mtime && c.mtime != -1 {
+			c := cache[j]
+			if c.name == st.name && c.size == st.size && c.mtime == st.mtime && c.mtime != -1 {
 				entries[i] = c
 				continue
 			}
+			stillRacy = c.name == st.name && c.mtime == -1 && st.mtime >= racyBefore
 		}
 		entries[i] = indexEntry{name: st.name, size: st.size, mtime: st.mtime}
 		stale = append(stale, i)
+		dirty = dirty || !stillRacy
 	}
 	s.parseEntries(entries, stale)
-	dirty := len(stale) > 0 || len(cache) != len(stats)
 	var issues []*Issue
 	var perrs []error
 	for _, e := range entries {
@@ -208,7 +216,7 @@ func (s *Store) writeIndex(entries []indexEntry) {
 	}
 	data := encodeIndex(entries, time.Now().Add(-racyWindow).UnixNano())
 	// A failed cache write only costs speed next time.
-	_ = writeFileAtomic(s.path(LocalDir, indexFile), data)
+	_ = writeCacheFile(s.path(LocalDir, indexFile), data)
 }
 
 type indexWriter struct{ b bytes.Buffer }

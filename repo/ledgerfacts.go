@@ -116,9 +116,12 @@ func (s *Store) ledgerFactsOf(id string) (ledgerFacts, error) {
 	}
 	f := deriveLedgerFacts(entries)
 	f.size, f.mtime = fi.Size(), fi.ModTime().UnixNano()
+	// An untrusted entry that is still within the racy window would be
+	// stored untrusted again: no need to rewrite the cache for it.
+	stillRacy := ok && cached.mtime == -1 && f.mtime >= time.Now().Add(-racyWindow).UnixNano()
 	c.mu.Lock()
 	c.m[id] = f
-	c.dirty = true
+	c.dirty = c.dirty || !stillRacy
 	c.mu.Unlock()
 	return f, nil
 }
@@ -136,7 +139,7 @@ func (s *Store) saveLedgerCache() {
 	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
 		return
 	}
-	_ = writeFileAtomic(s.path(LocalDir, ledgerCacheFile), encodeLedgerCache(c.m, time.Now().Add(-racyWindow).UnixNano()))
+	_ = writeCacheFile(s.path(LocalDir, ledgerCacheFile), encodeLedgerCache(c.m, time.Now().Add(-racyWindow).UnixNano()))
 }
 
 func (s *Store) readLedgerCache() map[string]ledgerFacts {
