@@ -111,6 +111,8 @@ Start with:
    td init                      set up .todos/ in this git repository
    td create "Fix the login"    file an issue
    td list                      the open issues
+   td session bind td-k3x       bind your session to an issue: its todos are your checklist
+   td todo view                 the bound issue's acceptance criteria and steps
    td demo                      watch the whole story in a temporary repository`,
 		DisableSliceFlagSeparator: true,
 		Commands: append(append([]*cli.Command{
