@@ -2,6 +2,7 @@ package repo
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"sort"
@@ -110,9 +111,15 @@ func (s *Store) ledgerFactsOf(id string) (ledgerFacts, error) {
 	if ok && cached.mtime != -1 && cached.size == fi.Size() && cached.mtime == fi.ModTime().UnixNano() {
 		return cached, nil
 	}
-	entries, _, err := s.Ledger(id)
+	entries, lerrs, err := s.Ledger(id)
 	if err != nil {
 		return ledgerFacts{}, err
+	}
+	if len(lerrs) > 0 {
+		// A line td cannot read might be the one that says who started
+		// the work: the policy does not decide on part of the record.
+		return ledgerFacts{}, &Error{Code: CodeRefused, Err: lerrs[0],
+			Msg: fmt.Sprintf("%v; the review policy needs the whole ledger, so repair or restore that line first", lerrs[0])}
 	}
 	f := deriveLedgerFacts(entries)
 	f.size, f.mtime = fi.Size(), fi.ModTime().UnixNano()
