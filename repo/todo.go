@@ -68,6 +68,15 @@ type TodoResult struct {
 	ProposedCriteria bool
 }
 
+// Todos returns the issue's acceptance criteria and steps as the file has
+// them, in document order.
+func (is *Issue) Todos() []markdown.Item {
+	if is.Doc == nil {
+		return nil
+	}
+	return checklistOf(is).Items()
+}
+
 func checklistOf(is *Issue) *markdown.Checklist {
 	if is.Doc == nil {
 		return markdown.ParseChecklist(nil)

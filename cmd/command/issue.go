@@ -231,7 +231,9 @@ Examples:
 				if comments == nil {
 					comments = []commentJSON{}
 				}
-				return r.st.emitJSON(showJSON{issueJSON: toIssueJSON(is), Description: is.Description(), Body: is.Body(), Comments: comments})
+				items := is.Todos()
+				return r.st.emitJSON(showJSON{issueJSON: toIssueJSON(is), Description: is.Description(), Body: is.Body(), Comments: comments,
+					Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: summarize(items)}})
 			}
 			r.printIssue(is, comments)
 			return nil
@@ -250,6 +252,12 @@ type showJSON struct {
 	Description string        `json:"description"`
 	Body        string        `json:"body"`
 	Comments    []commentJSON `json:"comments"`
+	Todos       showTodosJSON `json:"todos"`
+}
+
+type showTodosJSON struct {
+	Items   []todoItemJSON `json:"items"`
+	Summary todoSummary    `json:"summary"`
 }
 
 func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
@@ -276,6 +284,9 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
 	}
 	for _, l := range is.Links {
 		st.printf("link: %s %s\n", l.Kind, l.To)
+	}
+	if items := is.Todos(); len(items) > 0 {
+		st.printf("todos: %s\n", summaryLine(summarize(items)))
 	}
 	if body := strings.Trim(strings.ReplaceAll(is.Body(), "\r\n", "\n"), "\n"); body != "" {
 		st.printf("\n%s\n", body)

@@ -83,6 +83,20 @@ func summarize(items []markdown.Item) todoSummary {
 	return s
 }
 
+// todoItemsJSON is the stable JSON shape of a checklist's items.
+func todoItemsJSON(items []markdown.Item) []todoItemJSON {
+	out := []todoItemJSON{}
+	for _, it := range items {
+		notes := it.Notes
+		if notes == nil {
+			notes = []string{}
+		}
+		out = append(out, todoItemJSON{Kind: it.Kind, Status: it.Status, Text: it.Text, Phase: it.Phase,
+			Origin: it.Origin, Notes: notes, Active: it.Status == markdown.StatusInProgress})
+	}
+	return out
+}
+
 // summaryLine is the one line printed under every list.
 func summaryLine(s todoSummary) string {
 	var b strings.Builder
@@ -111,14 +125,7 @@ func (r *runner) printTodos(res *repo.TodoResult) error {
 			Items:   []todoItemJSON{},
 			Summary: sum, Changed: res.Changed, Fixes: []todoFixJSON{}, CriteriaMet: res.CriteriaMet,
 		}
-		for _, it := range res.Items {
-			notes := it.Notes
-			if notes == nil {
-				notes = []string{}
-			}
-			out.Items = append(out.Items, todoItemJSON{Kind: it.Kind, Status: it.Status, Text: it.Text, Phase: it.Phase,
-				Origin: it.Origin, Notes: notes, Active: it.Status == markdown.StatusInProgress})
-		}
+		out.Items = todoItemsJSON(res.Items)
 		for _, f := range res.Fixes {
 			out.Fixes = append(out.Fixes, todoFixJSON{Text: f.Text, From: f.From, To: f.To})
 		}
