@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/repo"
 )
 
@@ -112,7 +113,19 @@ func (s *streams) reportError(err error) {
 	}
 	msg := err.Error()
 	if s.json {
-		s.emitJSON(map[string]any{"error": map[string]any{"code": code, "message": msg}})
+		e := map[string]any{"code": code, "message": msg}
+		// An agent that named a todo ambiguously gets the candidates, or
+		// the nearest text, as data it can act on.
+		var ae *markdown.AddressError
+		if errors.As(err, &ae) {
+			if len(ae.Candidates) > 0 {
+				e["candidates"] = ae.Candidates
+			}
+			if ae.Nearest != "" {
+				e["nearest"] = ae.Nearest
+			}
+		}
+		s.emitJSON(map[string]any{"error": e})
 		return
 	}
 	fmt.Fprintf(s.errOut, "%s %s\n", s.paint(ansiRed, "error:"), firstLine(msg))
