@@ -231,6 +231,9 @@ func (c *Checklist) Add(kind, phase, origin string, texts []string) error {
 // the end. Criteria are untouched, and a text duplicating a criterion or
 // another new step is refused.
 func (c *Checklist) SetSteps(phases []PhaseItems) error {
+	if line, text := c.foreignTodosText(); line > 0 {
+		return fmt.Errorf("the Todos section holds text that is not a todo (%q), which set would drop; move it out of the section, or add steps with td todo add", text)
+	}
 	type group struct {
 		name, origin string
 		texts        []string
@@ -322,6 +325,43 @@ func (c *Checklist) SetSteps(phases []PhaseItems) error {
 	}
 	c.adopt(t, []edit{e})
 	return nil
+}
+
+// foreignTodosText finds the first line of the Todos section that is
+// neither a step (with its notes and nested content), a phase heading nor
+// blank: the author's text, which rewriting the section would lose. It
+// returns its body line and text, or 0 when there is none.
+func (c *Checklist) foreignTodosText() (int, string) {
+	sec := c.sections[secTodos]
+	if !sec.found {
+		return 0, ""
+	}
+	owned := make([]bool, sec.end-sec.headEnd)
+	mark := func(start, end int) {
+		for i := max(start, sec.headEnd); i < min(end, sec.end); i++ {
+			owned[i-sec.headEnd] = true
+		}
+	}
+	for _, it := range c.items {
+		if it.Kind == KindStep {
+			mark(it.Start, it.End)
+		}
+	}
+	for _, ph := range c.phases {
+		mark(ph.start, ph.headEnd)
+	}
+	for off := sec.headEnd; off < sec.end; {
+		end := off + bytes.IndexByte(c.body[off:sec.end], '\n') + 1
+		if end <= off {
+			end = sec.end
+		}
+		line := c.body[off:end]
+		if !owned[off-sec.headEnd] && len(bytes.TrimSpace(line)) > 0 {
+			return lineOf(c.body, off), strings.TrimSpace(string(line))
+		}
+		off = end
+	}
+	return 0, ""
 }
 
 // Normalize restores the invariants every mutation must leave: if more

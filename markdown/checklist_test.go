@@ -634,3 +634,39 @@ func BenchmarkTodoMutation(b *testing.B) {
 		_ = c.Render()
 	}
 }
+
+// TestSetStepsKeepsTheAuthorsText checks that set refuses, changing
+// nothing, when the Todos section holds text of the author's that
+// rewriting the section would drop, and goes ahead when it holds only
+// steps, their notes and nested lists, phase headings and blank lines.
+func TestSetStepsKeepsTheAuthorsText(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		refused    bool
+	}{
+		{"a paragraph", "## Todos\n- [ ] a\n\nSome prose about the plan.\n", true},
+		{"a code block", "## Todos\n\n```\nmake test\n```\n- [ ] a\n", true},
+		{"a list without checkboxes", "## Todos\n- [ ] a\n\n- plain bullet\n", true},
+		{"text under a phase", "## Todos\n### P\nwhy this phase\n\n- [ ] a\n", true},
+		{"only steps, notes, nested lists, phases", "## Todos\n- [ ] a\n  > note\n  - nested\n\n### P\n- [x] b\n\n", false},
+		{"a lazy continuation belongs to its item", "## Todos\n- [ ] a\ncontinued\n", false},
+		{"other sections are not set's business", "## Todos\n- [ ] a\n\n## Notes\nprose\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ParseChecklist([]byte(tc.body))
+			err := c.SetSteps([]PhaseItems{{Texts: []string{"new"}}})
+			if tc.refused {
+				if err == nil || !strings.Contains(err.Error(), "not a todo") {
+					t.Fatalf("SetSteps error = %v, want a refusal", err)
+				}
+				if string(c.Bytes()) != tc.body {
+					t.Fatalf("a refused SetSteps changed the body: %q", c.Bytes())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("SetSteps: %v", err)
+			}
+		})
+	}
+}
