@@ -162,7 +162,7 @@ func derefOr(p *bool, def bool) bool {
 
 func describeFlag(v, set, def bool) string {
 	if !set {
-		return fmt.Sprintf("%t (default)", def)
+		return fmt.Sprintf("unset (default %t)", def)
 	}
 	return fmt.Sprintf("%t", v)
 }

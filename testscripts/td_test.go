@@ -61,6 +61,7 @@ func TestScripts(t *testing.T) {
 			"replace":  cmdReplace,
 			"bigissue": cmdBigIssue,
 			"chomp":    cmdChomp,
+			"dropline": cmdDropLine,
 		},
 	})
 }
@@ -176,6 +177,31 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(data), args[0], args[1])), 0o644); err != nil {
 		ts.Fatalf("replace: %v", err)
+	}
+}
+
+// dropline N FILE deletes line N (1-based) of FILE, as a person editing
+// an append-only log by hand would.
+func cmdDropLine(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: dropline N FILE")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 {
+		ts.Fatalf("dropline: bad line number %q", args[0])
+	}
+	p := ts.MkAbs(args[1])
+	data, err := os.ReadFile(p)
+	if err != nil {
+		ts.Fatalf("dropline: %v", err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if n > len(lines) || lines[n-1] == "" {
+		ts.Fatalf("dropline: %s has no line %d", args[1], n)
+	}
+	lines = append(lines[:n-1], lines[n:]...)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		ts.Fatalf("dropline: %v", err)
 	}
 }
 
