@@ -88,6 +88,9 @@ func (s *Store) Bind(se *Session, ref string) (*BindResult, error) {
 			return err
 		}
 		res.Issue = is
+		if is.Status == StatusClosed {
+			s.warnf("%s is closed; its todos are there to read, and td reopen %s makes it workable again", is.ID, is.ID)
+		}
 		if rt.BoundIssue != "" && rt.BoundIssue != id {
 			res.Previous = rt.BoundIssue
 			if err := s.releaseAssignee(tx, se, rt.BoundIssue); err != nil {

@@ -2,6 +2,8 @@ package repo
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/tdproject/td/audit"
@@ -88,7 +90,14 @@ func checklistOf(is *Issue) *markdown.Checklist {
 // --issue for operators.
 func (s *Store) todoIssue(se *Session, ref string) (string, error) {
 	if ref == "" {
-		return s.boundIssueID(se)
+		id, err := s.boundIssueID(se)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Lstat(s.issuePath(id)); errors.Is(err, fs.ErrNotExist) {
+			return "", errorf(CodeNotFound, "session %s is bound to %s, which no longer exists; td session unbind, or bind another issue", se.ID, id)
+		}
+		return id, nil
 	}
 	if s.EffectiveRole(se) != RoleOperator {
 		return "", errorf(CodeRefused, "only an operator may name an issue with --issue; an agent works on the issue its session is bound to (td todo view)")
