@@ -173,8 +173,11 @@ type creatorView struct {
 	isCreator bool
 	// named: the claims name the reviewer as (possibly) the creator, so it
 	// counts as involved.
-	named    bool
-	conflict string
+	named bool
+	// unconfirmed: only the frontmatter names the reviewer; no ledger entry
+	// or commit says so.
+	unconfirmed bool
+	conflict    string
 }
 
 // splitClaims sorts claims by source and splits those naming a session from
@@ -259,6 +262,10 @@ func viewCreator(f Facts) creatorView {
 	switch {
 	case len(bySession) > 0 && bySession[0].Session == r:
 		if len(byAuthor) == 0 || authorMatches(byAuthor[0]) {
+			// The frontmatter is hand-editable: alone it proves nothing.
+			if !slices.ContainsFunc(f.CreatorClaims, func(c Claim) bool { return c.Source != SourceFrontmatter && c.names() }) {
+				return creatorView{named: true, unconfirmed: true}
+			}
 			return creatorView{isCreator: true, named: true}
 		}
 		v := creatorView{named: true}
@@ -355,6 +362,8 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 			msg += fmt.Sprintf(", or restore created_by: %s in the frontmatter, as the history says, and %s with --reason", r, v)
 		}
 		return refused(msg)
+	case cv.unconfirmed:
+		return refused(fmt.Sprintf("only the frontmatter names %s as the creator of %s (no ledger entry or commit confirms it, and the file can be edited by hand), so it gets no creator exception; %s", r, issue, uninvolved))
 	case cv.named:
 		return refused(fmt.Sprintf("%s is named as the creator of %s but the creating commit does not confirm it, so it counts as involved; %s", r, issue, uninvolved))
 	case slices.Contains(f.Involved, r):

@@ -97,6 +97,24 @@ func TestApprovalMatrix(t *testing.T) {
 			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123, so it may approve it only with a reason: td approve td-abc123 --reason "..."`},
 		},
 		{
+			name: "creator named by the frontmatter alone",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.CreatorClaims = []Claim{{Source: SourceFrontmatter, Session: lead}}
+			}),
+			reason:   withReason,
+			strict:   refusedSomehow,
+			balanced: Decision{Refusal: "only the frontmatter names ses_lead0001 as the creator of td-abc123 (no ledger entry or commit confirms it, and the file can be edited by hand), so it gets no creator exception; a session with no history on it must approve it"},
+		},
+		{
+			name: "creator named by the frontmatter and the ledger",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.CreatorClaims = []Claim{{Source: SourceFrontmatter, Session: lead}, {Source: SourceLedger, Session: lead}}
+			}),
+			reason:   withReason,
+			strict:   refusedSomehow,
+			balanced: creatorAllowed,
+		},
+		{
 			name:     "creator without reason, no issue ID",
 			facts:    issueFacts(lead, func(f *Facts) { f.IssueID = "" }),
 			strict:   refusedSomehow,
