@@ -70,6 +70,10 @@ type Facts struct {
 	// Involved lists every session with any ledger entry or commit trailer on
 	// the issue.
 	Involved []string
+	// LedgerImplementer is who the ledger says is working on the issue now:
+	// the session of the last "started" not followed by "unstarted"; "" when
+	// the ledger does not say.
+	LedgerImplementer string
 }
 
 // Decision is the answer to "may this session approve (or close) this issue",
@@ -287,7 +291,26 @@ func decide(mode Mode, f Facts, reason string, v verb) Decision {
 	cv := viewCreator(f)
 	d := decideRules(mode, f, cv, reason, v)
 	d.Conflict = cv.conflict
+	if c := implementerConflict(f); c != "" {
+		if d.Conflict != "" {
+			d.Conflict += "; "
+		}
+		d.Conflict += c
+	}
 	return d
+}
+
+// implementerConflict describes a frontmatter implementer that the ledger
+// contradicts. Both sessions count already (the field as implementer, the
+// ledger's as implementation history); the caller records the disagreement.
+func implementerConflict(f Facts) string {
+	if f.LedgerImplementer == "" || f.Implementer == f.LedgerImplementer {
+		return ""
+	}
+	if f.Implementer == "" {
+		return "frontmatter has no implementer but the ledger says " + f.LedgerImplementer + " started the work"
+	}
+	return "frontmatter says implementer " + f.Implementer + " but the ledger says " + f.LedgerImplementer + " started the work"
 }
 
 func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Decision {

@@ -553,3 +553,26 @@ func TestModeFor(t *testing.T) {
 		t.Fatalf("ModeFor(true) = %q, ModeFor(false) = %q", ModeFor(true), ModeFor(false))
 	}
 }
+
+func TestImplementerConflict(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		frontmatter, ledger string
+		want                string
+	}{
+		{"agree", "ses_w", "ses_w", ""},
+		{"the ledger is silent", "ses_w", "", ""},
+		{"field names another session", "ses_x", "ses_w", "frontmatter says implementer ses_x but the ledger says ses_w started the work"},
+		{"field emptied by hand", "", "ses_w", "frontmatter has no implementer but the ledger says ses_w started the work"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Facts{IssueID: "td-abc123", Reviewer: "ses_r", Implementer: tc.frontmatter, LedgerImplementer: tc.ledger}
+			if got := implementerConflict(f); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if d := Approval(Balanced, f, "ok"); d.Conflict != tc.want {
+				t.Errorf("Approval conflict %q, want %q", d.Conflict, tc.want)
+			}
+		})
+	}
+}

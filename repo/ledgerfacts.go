@@ -25,6 +25,9 @@ type ledgerFacts struct {
 	// Minor is the minor flag as the ledger tells it: set by td create
 	// --minor, changed by td edit --minor.
 	Minor bool
+	// CurrentImplementer is the session of the last "started" entry not
+	// followed by "unstarted": who the ledger says works on the issue.
+	CurrentImplementer string
 	// Implementers started or unstarted the issue; Involved have any entry
 	// but their own review decisions and security records; MinorMarkedBy
 	// turned the issue minor.
@@ -60,6 +63,10 @@ func deriveLedgerFacts(entries []audit.Entry) ledgerFacts {
 			}
 		case audit.ActionStarted, audit.ActionUnstarted:
 			add(&f.Implementers, "impl", e.Session)
+			f.CurrentImplementer = ""
+			if e.Action == audit.ActionStarted {
+				f.CurrentImplementer = e.Session
+			}
 		case audit.ActionEdited:
 			if m, ok := e.Details["minor"].(map[string]any); ok {
 				f.Minor = m["to"] == true
@@ -86,7 +93,7 @@ type ledgerCache struct {
 const (
 	ledgerCacheFile    = "ledgers.bin"
 	ledgerCacheMagic   = "TDLF"
-	ledgerCacheVersion = 1
+	ledgerCacheVersion = 2
 )
 
 // ledgerFactsOf returns the review facts of an issue's ledger, from the
@@ -183,6 +190,7 @@ func encodeLedgerCache(m map[string]ledgerFacts, racyBefore int64) []byte {
 		w.int(f.size)
 		w.int(mtime)
 		w.str(f.Creator)
+		w.str(f.CurrentImplementer)
 		var flags byte
 		if f.HasCreator {
 			flags |= 1
@@ -210,7 +218,7 @@ func decodeLedgerCache(data []byte) (map[string]ledgerFacts, error) {
 	m := make(map[string]ledgerFacts, n)
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		id := r.str()
-		f := ledgerFacts{size: r.int(), mtime: r.int(), Creator: r.str()}
+		f := ledgerFacts{size: r.int(), mtime: r.int(), Creator: r.str(), CurrentImplementer: r.str()}
 		flags := r.byte()
 		f.HasCreator, f.Minor = flags&1 != 0, flags&2 != 0
 		f.Implementers, f.Involved, f.MinorMarkedBy = nilIfEmpty(r.strs()), nilIfEmpty(r.strs()), nilIfEmpty(r.strs())

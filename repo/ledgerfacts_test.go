@@ -41,8 +41,14 @@ func TestDeriveLedgerFacts(t *testing.T) {
 			e("ses_w", audit.ActionStarted, nil, ""),
 			e("ses_w", audit.ActionUnstarted, nil, ""),
 			e("ses_x", audit.ActionStarted, nil, "")},
-			ledgerFacts{Creator: "ses_a", HasCreator: true, Implementers: []string{"ses_w", "ses_x"},
+			ledgerFacts{Creator: "ses_a", HasCreator: true, CurrentImplementer: "ses_x", Implementers: []string{"ses_w", "ses_x"},
 				Involved: []string{"ses_a", "ses_w", "ses_x"}}},
+		{"unstarted leaves nobody working on it", []audit.Entry{
+			e("ses_a", audit.ActionCreated, nil, ""),
+			e("ses_w", audit.ActionStarted, nil, ""),
+			e("ses_w", audit.ActionUnstarted, nil, "")},
+			ledgerFacts{Creator: "ses_a", HasCreator: true, Implementers: []string{"ses_w"},
+				Involved: []string{"ses_a", "ses_w"}}},
 		{"review decisions and security records do not involve", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
 			e("ses_r", audit.ActionRejected, nil, ""),
@@ -62,7 +68,7 @@ func TestDeriveLedgerFacts(t *testing.T) {
 
 func TestLedgerCacheRoundTripAndCorruption(t *testing.T) {
 	m := map[string]ledgerFacts{
-		"td-aaaaaa": {size: 120, mtime: 1000, Creator: "ses_a", HasCreator: true, Minor: true,
+		"td-aaaaaa": {size: 120, mtime: 1000, Creator: "ses_a", HasCreator: true, Minor: true, CurrentImplementer: "ses_w",
 			Implementers: []string{"ses_w"}, Involved: []string{"ses_a", "ses_w"}, MinorMarkedBy: []string{"ses_a"}},
 		"td-bbbbbb": {size: 7, mtime: 5000},
 	}

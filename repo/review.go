@@ -57,6 +57,7 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 		add(involved, &f.Involved, sid)
 	}
 	f.MinorMarkedBy = lf.MinorMarkedBy
+	f.LedgerImplementer = lf.CurrentImplementer
 	// The minor bypass needs the ledger to agree: td create --minor and
 	// td edit --minor record it, a flag typed into the file does not.
 	f.Minor = f.Minor && lf.Minor
