@@ -12,7 +12,7 @@ import (
 )
 
 // gitFactsVersion changes whenever the cache's meaning changes.
-const gitFactsVersion = 1
+const gitFactsVersion = 2
 
 // gitFacts is what the committed history says about each issue: who added
 // its file and which sessions' commits (by their Td-Session and Td-Action
@@ -20,9 +20,12 @@ const gitFactsVersion = 1
 // extended commit by commit as HEAD moves and rebuilt when history was
 // rewritten; the commits themselves are the source of truth.
 type gitFacts struct {
-	Head   string
-	Seen   []string
-	Issues map[string]*issueGit
+	Head string
+	// Shallow is the shallow clone's boundary when the facts were read;
+	// when it changes (the clone was deepened) they are read again.
+	Shallow string
+	Seen    []string
+	Issues  map[string]*issueGit
 
 	seen map[string]bool
 }
@@ -86,6 +89,10 @@ func (s *Store) loadGitFacts() (*gitFacts, error) {
 // over, since facts from commits that are gone must not count.
 func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 	g, _ := s.repo()
+	shallow := g.ShallowBoundary()
+	if cached.Shallow != shallow {
+		cached = &gitFacts{}
+	}
 	cached.seen = make(map[string]bool, len(cached.Seen))
 	for _, h := range cached.Seen {
 		cached.seen[h] = true
@@ -159,7 +166,7 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 			f.Seen = append(f.Seen, h)
 		}
 	}
-	f.Head = head
+	f.Head, f.Shallow = head, shallow
 	// A failed cache write only costs speed next time.
 	_ = writeCacheFile(s.path(LocalDir, gitFactsFile), encodeGitFacts(f))
 	return f, nil
@@ -173,6 +180,7 @@ func encodeGitFacts(f *gitFacts) []byte {
 	w.b.WriteString(gitFactsMagic)
 	w.b.WriteByte(gitFactsVersion)
 	w.str(f.Head)
+	w.str(f.Shallow)
 	w.uint(uint64(len(f.Seen)))
 	for _, h := range f.Seen {
 		raw, err := hex.DecodeString(h)
@@ -204,7 +212,7 @@ func decodeGitFacts(data []byte) (*gitFacts, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &gitFacts{Head: r.str()}
+	f := &gitFacts{Head: r.str(), Shallow: r.str()}
 	n := r.uint()
 	if r.err != nil || n > uint64(len(r.s)-r.off)/20 {
 		return nil, errBadIndex

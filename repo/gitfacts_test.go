@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,5 +176,58 @@ func TestGitFactsCacheRoundTripAndCorruption(t *testing.T) {
 		if _, err := decodeGitFacts(bad); err == nil {
 			t.Fatalf("flipping byte %d went unnoticed", i)
 		}
+	}
+}
+
+// TestReviewFactsInAShallowClone checks that the policy's facts can be read
+// in a shallow clone (CI, agents), that the boundary commit does not pose as
+// the commit that added every file, and that deepening the clone brings the
+// real one in.
+func TestReviewFactsInAShallowClone(t *testing.T) {
+	g := newGitStore(t)
+	se := actor(t, g.s)
+	is, err := g.s.CreateIssue(se, CreateOptions{Title: "Sign in"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.commit("File it\n\nTd-Session: " + se.ID)
+	for i := 0; i < 3; i++ {
+		if err := os.WriteFile(filepath.Join(g.dir, "code.go"), []byte(fmt.Sprintf("package x // %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		g.commit(fmt.Sprintf("code %d\n\nTd-Session: ses_coder001", i))
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	g.git("clone", "-q", "--depth", "1", "file://"+g.dir, clone)
+	vars := map[string]string{"GIT_AUTHOR_NAME": "Op", "GIT_AUTHOR_EMAIL": "op@example.com"}
+	open := func() *Store {
+		s, err := Open(clone, Options{Env: func(k string) string { return vars[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := open()
+	f, err := s.ReviewFacts(is, se)
+	if err != nil {
+		t.Fatalf("ReviewFacts in a shallow clone: %v", err)
+	}
+	if c := claimsFrom(f, policy.SourceCommit); len(c) != 0 {
+		t.Fatalf("the boundary commit posed as the adding commit: %+v", c)
+	}
+	if slices.Contains(f.Involved, "ses_coder001") {
+		t.Fatalf("the boundary commit's trailer made its session involved: %v", f.Involved)
+	}
+	cmd := exec.Command("git", "fetch", "-q", "--unshallow")
+	cmd.Dir, cmd.Env = clone, append(os.Environ(), g.env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git fetch --unshallow: %v\n%s", err, out)
+	}
+	f, err = open().ReviewFacts(is, se)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := claimsFrom(f, policy.SourceCommit); len(c) != 1 || c[0].Session != se.ID {
+		t.Fatalf("after deepening the clone, commit claims %+v, want the adding commit by %s", c, se.ID)
 	}
 }

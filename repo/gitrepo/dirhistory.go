@@ -122,6 +122,9 @@ func (r *Repo) DirHistory(dirs []string, known func(hash string) bool) (string, 
 				seq++
 			}
 		}
+		if c.Shallow {
+			continue // what a shallow clone's boundary commit changed is unknown
+		}
 		var files []FileChange
 		for di, w := range walkers {
 			mine, err := w.lookup(0, c.tree)

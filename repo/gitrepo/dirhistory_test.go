@@ -193,3 +193,44 @@ func TestDirHistoryUnborn(t *testing.T) {
 		t.Fatalf("unborn: %q %v %v %v", head, walked, changes, err)
 	}
 }
+
+// TestHistoryInAShallowClone checks that the walks stop at a shallow
+// clone's boundary, as git log does, instead of failing on the parents the
+// clone does not have. CI systems and agents often work in such clones.
+func TestHistoryInAShallowClone(t *testing.T) {
+	h := newHistoryRepo(t)
+	const f = ".todos/issues/td-1.md"
+	for i := 0; i < 5; i++ {
+		h.commit(fmt.Sprintf("c%d\n", i), map[string]string{f: fmt.Sprintf("v%d\n", i)})
+	}
+	dir := filepath.Join(t.TempDir(), "shallow")
+	h.git(nil, "", "clone", "-q", "--depth", "2", "file://"+h.r.Root(), dir)
+	if _, err := os.Stat(filepath.Join(dir, ".git", "shallow")); err != nil {
+		t.Fatalf("the clone is not shallow: %v", err)
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := r.PathHistory(f, 0)
+	if err != nil {
+		t.Fatalf("PathHistory in a shallow clone: %v", err)
+	}
+	// The boundary commit is a snapshot, not a change: it is not reported
+	// (it would otherwise "add" every file, and its trailers would touch
+	// every issue).
+	if len(changes) != 1 || changes[0].Added {
+		t.Fatalf("PathHistory found %+v, want the one commit above the boundary, not an add", changes)
+	}
+	_, walked, dirChanges, err := r.DirHistory([]string{".todos/issues"}, nil)
+	if err != nil {
+		t.Fatalf("DirHistory in a shallow clone: %v", err)
+	}
+	if len(walked) != 2 || len(dirChanges) != 1 {
+		t.Fatalf("DirHistory walked %d commits and found %d changes, want 2 and 1", len(walked), len(dirChanges))
+	}
+	c, err := r.CommitAt(walked[1])
+	if err != nil || len(c.Parents) != 0 || !c.Shallow {
+		t.Fatalf("the boundary commit should read as a shallow root: %+v %v", c, err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,9 @@ type Commit struct {
 	Committer Signature
 	Message   string    // verbatim, trailers included
 	Trailers  []Trailer // the trailers of the message's last paragraph, in order
+	// Shallow is true for the boundary commit of a shallow clone: its
+	// parents are not in this clone, so Parents is empty.
+	Shallow bool
 
 	tree   plumbing.Hash
 	parent []plumbing.Hash
@@ -228,7 +232,7 @@ func (o *objectReader) pathHistory(head plumbing.Hash, w *treeWalker, limit int)
 				seq++
 			}
 		}
-		if !changed {
+		if !changed || c.Shallow {
 			continue
 		}
 		out = append(out, PathChange{Commit: c, Added: added && mine.found, Deleted: !mine.found})
@@ -526,7 +530,42 @@ func (o *objectReader) readCommit(h plumbing.Hash) (*Commit, error) {
 		return nil, fmt.Errorf("decode commit %s: %w", h, err)
 	}
 	c.Hash = h.String()
+	if o.isShallow(h) {
+		// A shallow clone has this commit but not its parents: git treats
+		// it as a root ("grafted"); the walks here stop at it and, since
+		// what it changed cannot be known, report nothing for it.
+		c.parent, c.Parents, c.Shallow = nil, nil, true
+	}
 	return c, nil
+}
+
+// ShallowBoundary returns the boundary commits of a shallow clone, sorted
+// and joined by spaces; "" for a full clone. A cache of history facts keys
+// on it: deepening the clone brings older commits in.
+func (r *Repo) ShallowBoundary() string {
+	b, err := os.ReadFile(filepath.Join(r.commonDir, "shallow"))
+	if err != nil {
+		return ""
+	}
+	hs := strings.Fields(string(b))
+	sort.Strings(hs)
+	return strings.Join(hs, " ")
+}
+
+// isShallow reports whether h is a boundary commit of a shallow clone, as
+// listed in the repository's shallow file (one hash a line).
+func (o *objectReader) isShallow(h plumbing.Hash) bool {
+	if o.shallow == nil {
+		o.shallow = map[plumbing.Hash]bool{}
+		if b, err := os.ReadFile(filepath.Join(o.r.commonDir, "shallow")); err == nil {
+			for _, line := range strings.Fields(string(b)) {
+				if sh, ok := parseFullHash(line); ok {
+					o.shallow[sh] = true
+				}
+			}
+		}
+	}
+	return o.shallow[h]
 }
 
 // parseCommit decodes a commit object's content: header lines ("tree",
@@ -1037,6 +1076,8 @@ type objectReader struct {
 	cache      map[packPos]cachedObject
 	cacheOrder []packPos // oldest first
 	cacheBytes int
+
+	shallow map[plumbing.Hash]bool // boundary commits of a shallow clone; nil until read
 
 	br *bufio.Reader // buffers the compressed input
 	zr io.ReadCloser // a zlib reader, reset for each object
