@@ -3,6 +3,8 @@ package repo
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tdproject/td/policy"
 )
 
 // Code classifies a failure so the CLI can report it as a stable JSON error
@@ -51,6 +53,10 @@ func CodeOf(err error) Code {
 	}
 	var r *refusal
 	if errors.As(err, &r) {
+		return CodeRefused
+	}
+	var pr *policy.RefusalError
+	if errors.As(err, &pr) {
 		return CodeRefused
 	}
 	return CodeInternal

@@ -202,7 +202,7 @@ type CreateOptions struct {
 // CreateIssue writes a new issue file and its "created" ledger entry.
 func (s *Store) CreateIssue(se *Session, o CreateOptions) (*Issue, error) {
 	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, errorf(CodeRefused, "%v", err)
+		return nil, err
 	}
 	title := strings.TrimSpace(o.Title)
 	if title == "" {
@@ -350,7 +350,7 @@ type Change struct {
 // records an "edited" ledger entry. Nothing is written when nothing changes.
 func (s *Store) EditIssue(se *Session, ref string, o EditOptions) (*Issue, []Change, error) {
 	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, nil, errorf(CodeRefused, "%v", err)
+		return nil, nil, err
 	}
 	id, err := s.ResolveID(ref)
 	if err != nil {
@@ -534,7 +534,7 @@ func (s *Store) writeIssueFile(tx *Tx, is *Issue) error {
 // ledger, not the file, so concurrent comments never conflict.
 func (s *Store) Comment(se *Session, ref, text string) (*Issue, audit.Entry, error) {
 	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, audit.Entry{}, errorf(CodeRefused, "%v", err)
+		return nil, audit.Entry{}, err
 	}
 	text = strings.TrimSpace(text)
 	if text == "" {

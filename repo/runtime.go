@@ -71,7 +71,7 @@ type BindResult struct {
 // becomes session:<id>. Binding another issue first unbinds the old one.
 func (s *Store) Bind(se *Session, ref string) (*BindResult, error) {
 	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, errorf(CodeRefused, "%v", err)
+		return nil, err
 	}
 	id, err := s.ResolveID(ref)
 	if err != nil {
@@ -129,7 +129,7 @@ func (s *Store) Bind(se *Session, ref string) (*BindResult, error) {
 // cleared only if it still names this session; the todos are untouched.
 func (s *Store) Unbind(se *Session) (*BindResult, error) {
 	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, errorf(CodeRefused, "%v", err)
+		return nil, err
 	}
 	res := &BindResult{}
 	err := s.Update(func(tx *Tx) error {

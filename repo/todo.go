@@ -125,7 +125,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 		return todoResult(is, checklistOf(is), false, -1), nil
 	}
 	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, errorf(CodeRefused, "%v", err)
+		return nil, err
 	}
 	role := policy.Role(s.EffectiveRole(se))
 	var res *TodoResult
@@ -285,7 +285,7 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, role policy.Role) (int, 
 		return i, nil, nil
 	}
 	if err := policy.TodoChange(role, it.Kind, it.Status, to); err != nil {
-		return i, nil, errorf(CodeRefused, "%v", err)
+		return i, nil, err
 	}
 	if to == markdown.StatusInProgress {
 		// The started item becomes the one in progress: any other falls
@@ -378,7 +378,7 @@ type FmtResult struct {
 func (s *Store) Fmt(se *Session, refs []string, check bool) (*FmtResult, error) {
 	if se != nil {
 		if err := policy.MayMutate(se.Agent); err != nil && !check {
-			return nil, errorf(CodeRefused, "%v", err)
+			return nil, err
 		}
 	}
 	var ids []string

@@ -191,7 +191,7 @@ func (s *Store) Unstart(se *Session, ref string) (*TransitionResult, error) {
 			return nil, "", wrongStatus(is, "unstart")
 		}
 		if err := policy.MayUnstart(policy.Role(s.EffectiveRole(se)), se.ID, is.Implementer, is.ID); err != nil {
-			return nil, "", errorf(CodeRefused, "%v", err)
+			return nil, "", err
 		}
 		if err := is.setStatus(StatusOpen); err != nil {
 			return nil, "", err
