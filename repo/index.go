@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -73,33 +72,17 @@ func (s *Store) statIssues() ([]fileStat, error) {
 			out = append(out, fileStat{name: n})
 		}
 	}
-	workers := runtime.GOMAXPROCS(0) * 2
-	if len(out) < 256 {
-		workers = 1
-	}
-	var wg sync.WaitGroup
-	chunk := (len(out) + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(out))
-		if lo >= hi {
-			break
+	forEach(len(out), ioWorkers(), 256, func(i int) {
+		st := &out[i]
+		fi, err := root.Lstat(st.name)
+		if err != nil {
+			st.err = err
+		} else if r := checkRegular(fi, -1); r != nil {
+			st.err = r
+		} else {
+			st.size, st.mtime = fi.Size(), fi.ModTime().UnixNano()
 		}
-		wg.Add(1)
-		go func(part []fileStat) {
-			defer wg.Done()
-			for i := range part {
-				fi, err := root.Lstat(part[i].name)
-				if err != nil {
-					part[i].err = err
-				} else if r := checkRegular(fi, -1); r != nil {
-					part[i].err = r
-				} else {
-					part[i].size, part[i].mtime = fi.Size(), fi.ModTime().UnixNano()
-				}
-			}
-		}(out[lo:hi])
-	}
-	wg.Wait()
+	})
 	return out, nil
 }
 
@@ -163,37 +146,20 @@ func (s *Store) statError(st fileStat) *ParseError {
 
 // parseEntries reads and parses the listed entries in parallel.
 func (s *Store) parseEntries(entries []indexEntry, idx []int) {
-	workers := runtime.GOMAXPROCS(0)
-	if len(idx) < 64 {
-		workers = 1
-	}
-	var wg sync.WaitGroup
-	ch := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range ch {
-				e := &entries[i]
-				is, err := s.readIssueFile(strings.TrimSuffix(e.name, ".md"))
-				if err != nil {
-					var pe *ParseError
-					if !errors.As(err, &pe) {
-						pe = &ParseError{Path: TodosDir + "/" + IssuesDir + "/" + e.name, Msg: err.Error()}
-					}
-					e.err = pe
-					continue
-				}
-				is.Doc = nil // the cache keeps frontmatter only
-				e.issue = is
+	forEach(len(idx), runtime.GOMAXPROCS(0), 64, func(k int) {
+		e := &entries[idx[k]]
+		is, err := s.readIssueFile(strings.TrimSuffix(e.name, ".md"))
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				pe = &ParseError{Path: TodosDir + "/" + IssuesDir + "/" + e.name, Msg: err.Error()}
 			}
-		}()
-	}
-	for _, i := range idx {
-		ch <- i
-	}
-	close(ch)
-	wg.Wait()
+			e.err = pe
+			return
+		}
+		is.Doc = nil // the cache keeps frontmatter only
+		e.issue = is
+	})
 }
 
 // readIndex returns the cached entries sorted by name, nil when the cache

@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
@@ -366,28 +364,14 @@ func (s *Store) Reviewable(se *Session) ([]ReviewableIssue, []error, error) {
 		err             error
 	}
 	answers := make([]answer, len(list))
-	workers := min(len(list), runtime.GOMAXPROCS(0)*2)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f, err := s.ReviewFacts(list[i], se)
-				if err != nil {
-					answers[i].err = err
-					continue
-				}
-				answers[i].ok, answers[i].needsReason = policy.Reviewable(mode, f)
-			}
-		}()
-	}
-	for i := range list {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	forEach(len(list), ioWorkers(), 2, func(i int) {
+		f, err := s.ReviewFacts(list[i], se)
+		if err != nil {
+			answers[i].err = err
+			return
+		}
+		answers[i].ok, answers[i].needsReason = policy.Reviewable(mode, f)
+	})
 	s.saveLedgerCache()
 	var out []ReviewableIssue
 	for i, a := range answers {
