@@ -248,6 +248,19 @@ func (is *Issue) setField(key string, v any) error {
 	return nil
 }
 
+// setString rewrites a string field, and the struct's copy of it, only
+// when the value changes.
+func (is *Issue) setString(field string, cur *string, v string) error {
+	if *cur == v {
+		return nil
+	}
+	if err := is.setField(field, v); err != nil {
+		return err
+	}
+	*cur = v
+	return nil
+}
+
 // newIssueDoc renders a new issue file in canonical form.
 func newIssueDoc(is *Issue, description string) (*markdown.File, error) {
 	fm := markdown.NewFrontmatter()

@@ -381,14 +381,10 @@ func applyEdit(is *Issue, o EditOptions) ([]Change, error) {
 	}
 	// setString records and writes a string field only when it changes.
 	setString := func(field string, cur *string, to string) error {
-		if to == *cur {
-			return nil
+		if to != *cur {
+			changes = append(changes, Change{Field: field, From: *cur, To: to})
 		}
-		if err := set(field, *cur, to); err != nil {
-			return err
-		}
-		*cur = to
-		return nil
+		return is.setString(field, cur, to)
 	}
 	if o.Title != nil {
 		t := strings.TrimSpace(*o.Title)

@@ -105,7 +105,8 @@ func (s *Store) Approve(se *Session, ref string, o TransitionOptions) (*Transiti
 			}
 			details["creator_exception"] = true
 		}
-		if crit := criteriaCount(is); crit > 0 && len(openCriteria(is)) == 0 {
+		items := is.Todos()
+		if crit := criteriaCount(items); crit > 0 && len(openCriteriaOf(items)) == 0 {
 			res.ClosedAgainstCriteria = true
 			res.after = append(res.after, audit.Entry{Action: audit.ActionClosedAgainst, Details: map[string]any{"criteria": crit}})
 		}
@@ -261,20 +262,6 @@ func (s *Store) appendSecurityEvent(tx *Tx, se *Session, issueID, kind, reason s
 		return ev, err
 	}
 	return ev, tx.AppendLine(line, SecurityEvents)
-}
-
-// criteriaCount counts the issue's acceptance criteria, dropped ones aside.
-func criteriaCount(is *Issue) int {
-	n := 0
-	if is.Doc == nil {
-		return 0
-	}
-	for _, it := range checklistOf(is).Items() {
-		if it.Kind == "criterion" && it.Status != "abandoned" {
-			n++
-		}
-	}
-	return n
 }
 
 // SecurityReport is td audit verify's answer.

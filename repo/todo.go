@@ -204,6 +204,19 @@ func todoResult(is *Issue, cl *markdown.Checklist, changed bool, touched int) *T
 	return &TodoResult{Issue: is, Items: items, Rendered: cl.Render(), Changed: changed, Touched: touched, InProgress: n}
 }
 
+// criteriaCount counts the acceptance criteria, dropped ones aside.
+func criteriaCount(items []markdown.Item) int {
+	n := 0
+	for _, it := range items {
+		if it.Kind == markdown.KindCriterion && it.Status != markdown.StatusAbandoned {
+			n++
+		}
+	}
+	return n
+}
+
+// openCriteriaOf returns the texts of the acceptance criteria not yet done
+// or dropped.
 func openCriteriaOf(items []markdown.Item) []string {
 	var out []string
 	for _, it := range items {

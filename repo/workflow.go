@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
-	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
 )
 
@@ -130,17 +129,6 @@ func (is *Issue) setStatus(status string) error {
 	return nil
 }
 
-func (is *Issue) setString(field string, cur *string, v string) error {
-	if *cur == v {
-		return nil
-	}
-	if err := is.setField(field, v); err != nil {
-		return err
-	}
-	*cur = v
-	return nil
-}
-
 // wrongStatus refuses a transition from the issue's current status and
 // says what would make it pass.
 func wrongStatus(is *Issue, verb string) error {
@@ -208,7 +196,7 @@ func (s *Store) Review(se *Session, ref string, o TransitionOptions) (*Transitio
 		if is.Status != StatusInProgress {
 			return nil, "", wrongStatus(is, "submit")
 		}
-		open := openCriteria(is)
+		open := openCriteriaOf(is.Todos())
 		if len(open) > 0 && !o.Force {
 			return nil, "", errorf(CodeRefused, "cannot submit %s: %d acceptance %s still open (%s); finish %s, or pass --force to ask for sign-off anyway",
 				is.ID, len(open), plural(len(open), "criterion is", "criteria are"), quoteList(open), plural(len(open), "it", "them"))
@@ -271,21 +259,6 @@ func (s *Store) Unblock(se *Session, ref string, o TransitionOptions) (*Transiti
 		}
 		return nil, strings.TrimSpace(o.Reason), is.setStatus(StatusOpen)
 	})
-}
-
-// openCriteria returns the texts of the acceptance criteria not yet done
-// or dropped.
-func openCriteria(is *Issue) []string {
-	if is.Doc == nil {
-		return nil
-	}
-	var out []string
-	for _, it := range markdown.ParseChecklist(is.Doc.Body).Items() {
-		if it.Kind == markdown.KindCriterion && it.Status != markdown.StatusCompleted && it.Status != markdown.StatusAbandoned {
-			out = append(out, it.Text)
-		}
-	}
-	return out
 }
 
 func plural(n int, one, many string) string {
