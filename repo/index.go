@@ -27,6 +27,25 @@ const (
 	racyWindow = 2 * time.Second
 )
 
+// racyCutoff is the mtime (ns) from which a file is too fresh for a cache
+// to trust: it could change again within the same mtime tick.
+func racyCutoff() int64 { return time.Now().Add(-racyWindow).UnixNano() }
+
+// storedMtime is the mtime a cache records for a file: -1, never trusted,
+// when the file changed at or after cutoff.
+func storedMtime(mtime, cutoff int64) int64 {
+	if mtime >= cutoff {
+		return -1
+	}
+	return mtime
+}
+
+// staysUntrusted reports whether an untrusted cache entry would be stored
+// untrusted again: rewriting the cache for it alone gains nothing.
+func staysUntrusted(cachedMtime, mtime, cutoff int64) bool {
+	return cachedMtime == -1 && storedMtime(mtime, cutoff) == -1
+}
+
 type indexEntry struct {
 	name  string
 	size  int64
@@ -100,7 +119,7 @@ func (s *Store) loadAll() ([]*Issue, []error, error) {
 	// A file changed within the racy window is stored untrusted and read
 	// again every time until the window passes; rewriting the cache for
 	// it alone would store the same untrusted entry again.
-	racyBefore := time.Now().Add(-racyWindow).UnixNano()
+	racyBefore := racyCutoff()
 	dirty := len(cache) != len(stats)
 	j := 0 // both stats and cache are sorted by name: walk them together
 	for i, st := range stats {
@@ -118,7 +137,7 @@ func (s *Store) loadAll() ([]*Issue, []error, error) {
 				entries[i] = c
 				continue
 			}
-			stillRacy = c.name == st.name && c.mtime == -1 && st.mtime >= racyBefore
+			stillRacy = c.name == st.name && staysUntrusted(c.mtime, st.mtime, racyBefore)
 		}
 		entries[i] = indexEntry{name: st.name, size: st.size, mtime: st.mtime}
 		stale = append(stale, i)
@@ -180,7 +199,7 @@ func (s *Store) writeIndex(entries []indexEntry) {
 	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
 		return
 	}
-	data := encodeIndex(entries, time.Now().Add(-racyWindow).UnixNano())
+	data := encodeIndex(entries, racyCutoff())
 	// A failed cache write only costs speed next time.
 	_ = writeCacheFile(s.path(LocalDir, indexFile), data)
 }
@@ -218,10 +237,7 @@ func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
 	w.b.WriteByte(indexVersion)
 	w.uint(uint64(len(entries)))
 	for _, e := range entries {
-		mtime := e.mtime
-		if mtime >= racyBefore {
-			mtime = -1
-		}
+		mtime := storedMtime(e.mtime, racyBefore)
 		w.str(e.name)
 		w.int(e.size)
 		w.int(mtime)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/tdproject/td/audit"
 )
@@ -132,7 +131,7 @@ func (s *Store) ledgerFactsOf(id string) (ledgerFacts, error) {
 	f.size, f.mtime = fi.Size(), fi.ModTime().UnixNano()
 	// An untrusted entry that is still within the racy window would be
 	// stored untrusted again: no need to rewrite the cache for it.
-	stillRacy := ok && cached.mtime == -1 && f.mtime >= time.Now().Add(-racyWindow).UnixNano()
+	stillRacy := ok && staysUntrusted(cached.mtime, f.mtime, racyCutoff())
 	c.mu.Lock()
 	c.m[id] = f
 	c.dirty = c.dirty || !stillRacy
@@ -153,7 +152,7 @@ func (s *Store) saveLedgerCache() {
 	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
 		return
 	}
-	_ = writeCacheFile(s.path(LocalDir, ledgerCacheFile), encodeLedgerCache(c.m, time.Now().Add(-racyWindow).UnixNano()))
+	_ = writeCacheFile(s.path(LocalDir, ledgerCacheFile), encodeLedgerCache(c.m, racyCutoff()))
 }
 
 func (s *Store) readLedgerCache() map[string]ledgerFacts {
@@ -182,10 +181,7 @@ func encodeLedgerCache(m map[string]ledgerFacts, racyBefore int64) []byte {
 	w.uint(uint64(len(ids)))
 	for _, id := range ids {
 		f := m[id]
-		mtime := f.mtime
-		if mtime >= racyBefore {
-			mtime = -1
-		}
+		mtime := storedMtime(f.mtime, racyBefore)
 		w.str(id)
 		w.int(f.size)
 		w.int(mtime)
