@@ -315,10 +315,7 @@ func implementerConflict(f Facts) string {
 
 func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Decision {
 	r := f.Reviewer
-	issue := f.IssueID
-	if issue == "" {
-		issue = "this issue"
-	}
+	issue := issueOrThis(f.IssueID)
 	if r == "" {
 		return refused(fmt.Sprintf("no session is asking to %s %s; start one with td session start", v, issue))
 	}
@@ -337,10 +334,7 @@ func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Deci
 // every other involved session.
 func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb) Decision {
 	r := f.Reviewer
-	issue := f.IssueID
-	if issue == "" {
-		issue = "this issue"
-	}
+	issue := issueOrThis(f.IssueID)
 	another := "another session must " + v.String() + " it"
 	uninvolved := "a session with no history on it must " + v.String() + " it"
 	if v == verbClose {
