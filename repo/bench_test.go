@@ -183,10 +183,7 @@ func BenchmarkEdit10k(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		s := benchOpen(b, root)
-		se, _, err := s.CurrentSession("", false)
-		if err != nil || se == nil {
-			b.Fatalf("session: %v", err)
-		}
+		se := benchSession(b, s)
 		p := prios[i%2]
 		if _, _, err := s.EditIssue(se, id, EditOptions{Priority: &p}); err != nil {
 			b.Fatal(err)
@@ -205,10 +202,7 @@ func BenchmarkCreate10k(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		s := benchOpen(b, root)
-		se, _, err := s.CurrentSession("", false)
-		if err != nil || se == nil {
-			b.Fatalf("session: %v", err)
-		}
+		se := benchSession(b, s)
 		if _, err := s.CreateIssue(se, CreateOptions{Title: fmt.Sprintf("bench issue %d", i)}); err != nil {
 			b.Fatal(err)
 		}
@@ -232,64 +226,54 @@ func benchSession(b *testing.B, s *Store) *Session {
 // with period 8 and the first three are open), near index near.
 func benchOpenIssue(near int) string { return gen.ID(near - near%8) }
 
-// BenchmarkTodoMutation10k starts one todo, then another, in one issue of
-// the 10,000: lock, read, parse the checklist with goldmark, move the one
-// in-progress slot, check the invariants, write and stage. Target: 25 ms.
-func BenchmarkTodoMutation10k(b *testing.B) {
+// benchAlternate runs the steps in turn, one per iteration, each on a
+// fresh Store as a td process would: a change and the change back, so the
+// repository ends as it began.
+func benchAlternate(b *testing.B, steps ...func(s *Store, se *Session) error) {
 	root := benchRoot(b)
-	id := gen.ID(benchIssues / 4)
-	targets := []string{"Step 1 for", "Step 2 for"}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		s := benchOpen(b, root)
-		se := benchSession(b, s)
-		if _, err := s.Todo(se, TodoRequest{Op: TodoStart, Issue: id, Targets: targets[i%2 : i%2+1]}); err != nil {
+		if err := steps[i%len(steps)](s, benchSession(b, s)); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
+// BenchmarkTodoMutation10k starts one todo, then another, in one issue of
+// the 10,000: lock, read, parse the checklist with goldmark, move the one
+// in-progress slot, check the invariants, write and stage. Target: 25 ms.
+func BenchmarkTodoMutation10k(b *testing.B) {
+	id := gen.ID(benchIssues / 4)
+	start := func(text string) func(*Store, *Session) error {
+		return func(s *Store, se *Session) error {
+			_, err := s.Todo(se, TodoRequest{Op: TodoStart, Issue: id, Targets: []string{text}})
+			return err
+		}
+	}
+	benchAlternate(b, start("Step 1 for"), start("Step 2 for"))
+}
+
 // BenchmarkStatusChange10k blocks and unblocks an open issue: a workflow
 // transition with its ledger entry. Target (a status change): 25 ms.
 func BenchmarkStatusChange10k(b *testing.B) {
-	root := benchRoot(b)
 	id := benchOpenIssue(benchIssues / 5)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		s := benchOpen(b, root)
-		se := benchSession(b, s)
-		var err error
-		if i%2 == 0 {
-			_, err = s.Block(se, id, TransitionOptions{})
-		} else {
-			_, err = s.Unblock(se, id, TransitionOptions{})
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchAlternate(b,
+		func(s *Store, se *Session) error { _, err := s.Block(se, id, TransitionOptions{}); return err },
+		func(s *Store, se *Session) error { _, err := s.Unblock(se, id, TransitionOptions{}); return err })
 }
 
 // BenchmarkClosePolicy10k closes and reopens an issue: the close reads the
 // review policy's facts (ledger, committed history) first. Target (a
 // status change): 25 ms.
 func BenchmarkClosePolicy10k(b *testing.B) {
-	root := benchRoot(b)
 	id := benchOpenIssue(benchIssues / 6)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		s := benchOpen(b, root)
-		se := benchSession(b, s)
-		var err error
-		if i%2 == 0 {
-			_, err = s.Close(se, id, TransitionOptions{Reason: "bench"})
-		} else {
-			_, err = s.Reopen(se, id, TransitionOptions{})
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchAlternate(b,
+		func(s *Store, se *Session) error {
+			_, err := s.Close(se, id, TransitionOptions{Reason: "bench"})
+			return err
+		},
+		func(s *Store, se *Session) error { _, err := s.Reopen(se, id, TransitionOptions{}); return err })
 }
 
 // BenchmarkReviewable10k lists the 1,250 issues in review the session may
