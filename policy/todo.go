@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tdproject/td/markdown"
 )
 
 // Role is what a session may do: an operator owns the definition of done, an
@@ -16,20 +18,18 @@ const (
 	Agent    Role = "agent"
 )
 
-// Todo kinds: a criterion is part of the definition of done, a step is part
-// of the agent's working plan.
+// Todo kinds and statuses are the checklist grammar's: the rules judge the
+// values the markdown package reads from an issue file, so they share one
+// definition.
 const (
-	KindCriterion = "criterion"
-	KindStep      = "step"
-)
+	KindCriterion = markdown.KindCriterion
+	KindStep      = markdown.KindStep
 
-// Todo statuses, as the checklist markers [ ], [/], [x], [-] and [!] say.
-const (
-	StatusPending    = "pending"
-	StatusInProgress = "in_progress"
-	StatusCompleted  = "completed"
-	StatusAbandoned  = "abandoned"
-	StatusBlocked    = "blocked"
+	StatusPending    = markdown.StatusPending
+	StatusInProgress = markdown.StatusInProgress
+	StatusCompleted  = markdown.StatusCompleted
+	StatusAbandoned  = markdown.StatusAbandoned
+	StatusBlocked    = markdown.StatusBlocked
 )
 
 func knownStatus(s string) bool {
