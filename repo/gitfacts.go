@@ -3,7 +3,6 @@ package repo
 import (
 	"encoding/hex"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -150,13 +149,9 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 					ig.AddedSession = sessions[0]
 				}
 			}
-			for _, sid := range sessions {
-				if !slices.Contains(ig.Sessions, sid) {
-					ig.Sessions = append(ig.Sessions, sid)
-				}
-				if impl && !slices.Contains(ig.Implementers, sid) {
-					ig.Implementers = append(ig.Implementers, sid)
-				}
+			ig.Sessions = appendNew(ig.Sessions, sessions...)
+			if impl {
+				ig.Implementers = appendNew(ig.Implementers, sessions...)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 
@@ -40,19 +41,6 @@ var notInvolving = map[string]bool{audit.ActionApproved: true, audit.ActionRejec
 // deriveLedgerFacts reads the policy's facts out of ledger entries.
 func deriveLedgerFacts(entries []audit.Entry) ledgerFacts {
 	var f ledgerFacts
-	seen := map[string]map[string]bool{}
-	add := func(list *[]string, kind, id string) {
-		if id == "" {
-			return
-		}
-		if seen[kind] == nil {
-			seen[kind] = map[string]bool{}
-		}
-		if !seen[kind][id] {
-			seen[kind][id] = true
-			*list = append(*list, id)
-		}
-	}
 	for _, e := range entries {
 		switch e.Action {
 		case audit.ActionCreated:
@@ -61,7 +49,7 @@ func deriveLedgerFacts(entries []audit.Entry) ledgerFacts {
 				f.Minor = e.Details["minor"] == true
 			}
 		case audit.ActionStarted, audit.ActionUnstarted:
-			add(&f.Implementers, "impl", e.Session)
+			f.Implementers = appendNew(f.Implementers, e.Session)
 			f.CurrentImplementer = ""
 			if e.Action == audit.ActionStarted {
 				f.CurrentImplementer = e.Session
@@ -70,15 +58,26 @@ func deriveLedgerFacts(entries []audit.Entry) ledgerFacts {
 			if m, ok := e.Details["minor"].(map[string]any); ok {
 				f.Minor = m["to"] == true
 				if f.Minor {
-					add(&f.MinorMarkedBy, "minor", e.Session)
+					f.MinorMarkedBy = appendNew(f.MinorMarkedBy, e.Session)
 				}
 			}
 		}
 		if !notInvolving[e.Action] && e.Type != audit.TypeSecurity {
-			add(&f.Involved, "involved", e.Session)
+			f.Involved = appendNew(f.Involved, e.Session)
 		}
 	}
 	return f
+}
+
+// appendNew appends the non-empty ids list does not hold yet, in order:
+// the session lists the policy reads are sets kept in first-seen order.
+func appendNew(list []string, ids ...string) []string {
+	for _, id := range ids {
+		if id != "" && !slices.Contains(list, id) {
+			list = append(list, id)
+		}
+	}
+	return list
 }
 
 // ledgerCache holds the cached facts for one Store.

@@ -33,14 +33,6 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 	if is.CreatedBy != "" {
 		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceFrontmatter, Session: is.CreatedBy})
 	}
-	involved := map[string]bool{}
-	impl := map[string]bool{}
-	add := func(set map[string]bool, list *[]string, id string) {
-		if id != "" && !set[id] {
-			set[id] = true
-			*list = append(*list, id)
-		}
-	}
 	lf, err := s.ledgerFactsOf(is.ID)
 	if err != nil {
 		return f, err
@@ -48,12 +40,9 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 	if lf.HasCreator {
 		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceLedger, Session: lf.Creator})
 	}
-	for _, sid := range lf.Implementers {
-		add(impl, &f.ImplementationHistory, sid)
-	}
-	for _, sid := range lf.Involved {
-		add(involved, &f.Involved, sid)
-	}
+	// Fresh slices: lf's are shared with the cache and other goroutines.
+	f.ImplementationHistory = appendNew(nil, lf.Implementers...)
+	f.Involved = appendNew(nil, lf.Involved...)
 	f.MinorMarkedBy = lf.MinorMarkedBy
 	f.LedgerImplementer = lf.CurrentImplementer
 	// The minor bypass needs the ledger to agree: td create --minor and
@@ -65,12 +54,8 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 	if err != nil || ig == nil {
 		return f, err
 	}
-	for _, sid := range ig.Sessions {
-		add(involved, &f.Involved, sid)
-	}
-	for _, sid := range ig.Implementers {
-		add(impl, &f.ImplementationHistory, sid)
-	}
+	f.Involved = appendNew(f.Involved, ig.Sessions...)
+	f.ImplementationHistory = appendNew(f.ImplementationHistory, ig.Implementers...)
 	if ig.AddedBy != "" {
 		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceCommit, Session: ig.AddedSession, Author: ig.AddedBy})
 	}
