@@ -34,8 +34,6 @@ type TodoRequest struct {
 	// Targets address items by their text (start, done, drop, block,
 	// unblock, note), applied in order.
 	Targets []string
-	// Target is the one being applied; set by Todo.
-	Target string
 	// Kind and Phase restrict addressing, and place new items.
 	Kind, Phase string
 	// Items are the texts for set and add.
@@ -129,7 +127,6 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 	}
 	role := policy.Role(s.EffectiveRole(se))
 	var res *TodoResult
-	var res0 struct{ criterionDone bool }
 	err = s.Update(func(tx *Tx) error {
 		is, err := s.readIssueFile(id)
 		if err != nil {
@@ -143,15 +140,13 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 		}
 		before := cl.Items()
 		var ledger []audit.Entry
-		touched := -1
+		touched, criterionDone := -1, false
 		targets := req.Targets
 		if len(targets) == 0 {
 			targets = []string{""}
 		}
 		for _, t := range targets {
-			r := req
-			r.Target = t
-			i, entries, err := applyTodo(cl, r, role)
+			i, entries, err := applyTodo(cl, req, t, role)
 			if err != nil {
 				return err
 			}
@@ -160,7 +155,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 			if i >= 0 {
 				done := cl.Items()[i]
 				if done.Kind == markdown.KindCriterion && done.Status == markdown.StatusCompleted && before[i].Status != markdown.StatusCompleted {
-					res0.criterionDone = true
+					criterionDone = true
 				}
 			}
 		}
@@ -170,7 +165,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 		res = todoResult(is, cl, changed, touched)
 		res.Fixes = fixes
 		res.ProposedCriteria = req.Op == TodoAdd && req.Kind == markdown.KindCriterion && role != policy.Operator
-		res.CriteriaMet = res0.criterionDone && len(openCriteriaOf(after)) == 0
+		res.CriteriaMet = criterionDone && len(openCriteriaOf(after)) == 0
 		if !changed {
 			return nil
 		}
@@ -227,10 +222,11 @@ func openCriteriaOf(items []markdown.Item) []string {
 	return out
 }
 
-// applyTodo performs one operation on the checklist and returns the index
+// applyTodo performs one operation on the checklist (target: the text
+// addressing the item, for operations that need one) and returns the index
 // of the addressed item (-1 if none) and the ledger entries it earns:
 // criteria changes are significant, routine step churn is not.
-func applyTodo(cl *markdown.Checklist, req TodoRequest, role policy.Role) (int, []audit.Entry, error) {
+func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role policy.Role) (int, []audit.Entry, error) {
 	switch req.Op {
 	case TodoSet:
 		if req.Kind == markdown.KindCriterion {
@@ -269,10 +265,10 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, role policy.Role) (int, 
 		}
 		return -1, ledger, nil
 	}
-	if strings.TrimSpace(req.Target) == "" {
+	if strings.TrimSpace(target) == "" {
 		return -1, nil, errorf(CodeInvalid, "name the todo by its text: td todo %s \"part of its text\"", req.Op)
 	}
-	i, err := cl.Find(req.Target, markdown.Filter{Kind: req.Kind, Phase: req.Phase})
+	i, err := cl.Find(target, markdown.Filter{Kind: req.Kind, Phase: req.Phase})
 	if err != nil {
 		return -1, nil, todoError(err)
 	}
