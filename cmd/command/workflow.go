@@ -29,11 +29,22 @@ type transitionJSON struct {
 	SecurityEvents        []audit.SecurityEvent `json:"security_events"`
 }
 
+// transitionFunc is a workflow step of the repo package, as a method
+// expression: (*repo.Store).Approve, for example.
+type transitionFunc func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error)
+
+// withoutOptions adapts a step that takes no options (start, unstart).
+func withoutOptions(f func(*repo.Store, *repo.Session, string) (*repo.TransitionResult, error)) transitionFunc {
+	return func(s *repo.Store, se *repo.Session, id string, _ repo.TransitionOptions) (*repo.TransitionResult, error) {
+		return f(s, se, id)
+	}
+}
+
 // workflowStep describes one workflow command.
 type workflowStep struct {
 	name, usage, desc, done string
 	flags                   []cli.Flag
-	run                     func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error)
+	run                     transitionFunc
 }
 
 func reasonFlag(usage string) cli.Flag {
@@ -44,20 +55,14 @@ func (r *runner) workflowCommands() []*cli.Command {
 	steps := []workflowStep{
 		{name: "start", usage: "start work on an issue: in_progress, you become its implementer", done: "Started",
 			desc: "Examples:\n   td start td-k3x9qa",
-			run: func(s *repo.Store, se *repo.Session, id string, _ repo.TransitionOptions) (*repo.TransitionResult, error) {
-				return s.Start(se, id)
-			}},
+			run:  withoutOptions((*repo.Store).Start)},
 		{name: "unstart", usage: "hand an issue in progress back: open, no implementer", done: "Unstarted",
 			desc: "The ledger keeps the record that you started it: the review policy still counts you as involved.\n\nExamples:\n   td unstart td-k3x9qa",
-			run: func(s *repo.Store, se *repo.Session, id string, _ repo.TransitionOptions) (*repo.TransitionResult, error) {
-				return s.Unstart(se, id)
-			}},
+			run:  withoutOptions((*repo.Store).Unstart)},
 		{name: "review", usage: "ask for sign-off: in_progress -> in_review", done: "Submitted",
 			desc:  "While acceptance criteria are open td refuses; --force asks for sign-off anyway and says which are open.\n\nExamples:\n   td review td-k3x9qa\n   td review td-k3x9qa --force",
 			flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "submit even though acceptance criteria are open"}, reasonFlag("a note for the reviewer")},
-			run: func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error) {
-				return s.Review(se, id, o)
-			}},
+			run:   (*repo.Store).Review},
 		{name: "approve", usage: "approve an issue in review: it closes as done", done: "Approved",
 			desc: `The review policy decides who may approve (td feature get balanced_review_policy).
 Balanced (default): the implementer and anyone who started or unstarted the
@@ -69,15 +74,11 @@ Examples:
    td approve td-k3x9qa
    td approve td-k3x9qa --reason "reviewed the diff and ran the tests"`,
 			flags: []cli.Flag{reasonFlag("why you approve (required for the creator exception)")},
-			run: func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error) {
-				return s.Approve(se, id, o)
-			}},
+			run:   (*repo.Store).Approve},
 		{name: "reject", usage: "send an issue in review back to in_progress, with a reason", done: "Rejected",
 			desc:  "Examples:\n   td reject td-k3x9qa --reason \"the refresh path has no test\"",
 			flags: []cli.Flag{reasonFlag("what is missing (required)")},
-			run: func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error) {
-				return s.Reject(se, id, o)
-			}},
+			run:   (*repo.Store).Reject},
 		{name: "close", usage: "close an issue outside review (admin close), under the review policy", done: "Closed",
 			desc: `An issue nobody started may be closed by anyone. Otherwise the approval rules
 apply; a session they refuse may close with --self-close-exception REASON,
@@ -88,24 +89,16 @@ Examples:
    td close td-k3x9qa --self-close-exception "one-line typo fix, nobody else around"`,
 			flags: []cli.Flag{reasonFlag("why"), &cli.StringFlag{Name: "resolution", Value: "done", Usage: "done or wontfix"},
 				&cli.StringFlag{Name: "self-close-exception", Usage: "close your own work anyway, for this `REASON` (audited)"}},
-			run: func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error) {
-				return s.Close(se, id, o)
-			}},
+			run: (*repo.Store).Close},
 		{name: "reopen", usage: "reopen a closed issue", done: "Reopened",
 			desc: "Examples:\n   td reopen td-k3x9qa --reason \"the bug is back on main\"", flags: []cli.Flag{reasonFlag("why")},
-			run: func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error) {
-				return s.Reopen(se, id, o)
-			}},
+			run: (*repo.Store).Reopen},
 		{name: "block", usage: "mark an issue blocked", done: "Blocked",
 			desc: "Examples:\n   td block td-k3x9qa --reason \"waiting for the provider's sandbox\"", flags: []cli.Flag{reasonFlag("what it waits for")},
-			run: func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error) {
-				return s.Block(se, id, o)
-			}},
+			run: (*repo.Store).Block},
 		{name: "unblock", usage: "mark a blocked issue open again", done: "Unblocked",
 			desc: "Examples:\n   td unblock td-k3x9qa", flags: []cli.Flag{reasonFlag("what changed")},
-			run: func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error) {
-				return s.Unblock(se, id, o)
-			}},
+			run: (*repo.Store).Unblock},
 	}
 	var cmds []*cli.Command
 	for _, st := range steps {
