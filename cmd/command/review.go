@@ -13,6 +13,14 @@ type reviewableJSON struct {
 	NeedsReason bool `json:"needs_reason"`
 }
 
+func toReviewableJSON(list []repo.ReviewableIssue) []reviewableJSON {
+	out := []reviewableJSON{}
+	for _, ri := range list {
+		out = append(out, reviewableJSON{issueJSON: toIssueJSON(ri.Issue), NeedsReason: ri.NeedsReason})
+	}
+	return out
+}
+
 func (r *runner) reviewableCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "reviewable",
@@ -46,27 +54,23 @@ func (r *runner) reviewableAction(c *cli.Context) error {
 		r.st.warnf("%v", pe)
 	}
 	if r.st.json {
-		out := []reviewableJSON{}
-		for _, ri := range list {
-			out = append(out, reviewableJSON{issueJSON: toIssueJSON(ri.Issue), NeedsReason: ri.NeedsReason})
-		}
-		return r.st.emitJSON(out)
+		return r.st.emitJSON(toReviewableJSON(list))
 	}
 	if len(list) == 0 {
 		r.st.printf("Nothing awaits your review.\n")
 		return nil
 	}
-	r.printReviewable(list)
+	r.printReviewable(list, "")
 	return nil
 }
 
-func (r *runner) printReviewable(list []repo.ReviewableIssue) {
+func (r *runner) printReviewable(list []repo.ReviewableIssue, indent string) {
 	// One write for the whole list: a thousand issues in review would
 	// otherwise cost thousands of write calls.
 	var b strings.Builder
 	for _, ri := range list {
 		is := ri.Issue
-		fmt.Fprintf(&b, "%s  %s  %s", r.st.paint(ansiBold, is.ID), is.Priority, is.Title)
+		fmt.Fprintf(&b, "%s%s  %s  %s", indent, r.st.paint(ansiBold, is.ID), is.Priority, is.Title)
 		if ri.NeedsReason {
 			fmt.Fprintf(&b, "  %s", r.st.paint(ansiYellow, "(you created it: approve with --reason)"))
 		}
@@ -114,15 +118,10 @@ func (r *runner) statusCommand() *cli.Command {
 			}
 			if r.st.json {
 				out := map[string]any{"session": r.sessionJSON(s, se, se.ID), "bound": nil,
-					"awaiting_review": []reviewableJSON{}, "submitted": []issueJSON{}}
+					"awaiting_review": toReviewableJSON(awaiting)}
 				if view != nil {
 					out["bound"] = map[string]any{"issue": toIssueJSON(view.Issue), "summary": summarize(view.Items)}
 				}
-				aw := []reviewableJSON{}
-				for _, ri := range awaiting {
-					aw = append(aw, reviewableJSON{issueJSON: toIssueJSON(ri.Issue), NeedsReason: ri.NeedsReason})
-				}
-				out["awaiting_review"] = aw
 				sub := []issueJSON{}
 				for _, is := range submitted {
 					sub = append(sub, toIssueJSON(is))
@@ -143,10 +142,7 @@ func (r *runner) statusCommand() *cli.Command {
 			if len(awaiting) == 0 {
 				r.st.printf("  nothing\n")
 			}
-			for _, ri := range awaiting {
-				r.st.printf("  ")
-				r.printReviewable([]repo.ReviewableIssue{ri})
-			}
+			r.printReviewable(awaiting, "  ")
 			r.st.printf("\nSubmitted by you, in review (%d):\n", len(submitted))
 			if len(submitted) == 0 {
 				r.st.printf("  nothing\n")
