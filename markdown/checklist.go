@@ -437,16 +437,17 @@ func splitOrigin(h string) (name, origin string) {
 		return h, ""
 	}
 	path := strings.TrimSpace(h[open+len("(from ") : len(h)-1])
-	if !validAgentPath(path) {
+	if !ValidAgentPath(path) {
 		return h, ""
 	}
 	return strings.TrimSpace(h[:open]), path
 }
 
-// validAgentPath reports whether p is a dotted agent tree path such as
-// "primary.subagents.ui": up to 16 segments, each a lowercase letter or
-// digit followed by up to 63 lowercase letters, digits, '-' or '_'.
-func validAgentPath(p string) bool {
+// ValidAgentPath reports whether p is a dotted agent tree path such as
+// "primary" or "primary.subagents.ui", as a phase heading's origin suffix
+// and a session's agent name it: up to 16 segments, each a lowercase letter
+// or digit followed by up to 63 lowercase letters, digits, '-' or '_'.
+func ValidAgentPath(p string) bool {
 	segs := strings.Split(p, ".")
 	if len(segs) > 16 {
 		return false

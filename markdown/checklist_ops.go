@@ -638,7 +638,7 @@ func checkPhase(name, origin string) error {
 		return fmt.Errorf("the phase name %q spans several lines; a phase is one line", name)
 	}
 	if origin != "" {
-		if !validAgentPath(origin) {
+		if !ValidAgentPath(origin) {
 			return fmt.Errorf("origin %q is not an agent path such as primary.subagents.ui", origin)
 		}
 		if name == "" {

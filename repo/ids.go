@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+
+	"github.com/tdproject/td/markdown"
 )
 
 const (
@@ -50,25 +52,9 @@ func ValidSessionID(id string) bool {
 }
 
 // ValidAgentPath reports whether p is a dotted agent tree path such as
-// "primary" or "primary.subagents.ui": up to 16 segments, each a lowercase
-// letter or digit followed by up to 63 letters, digits, '-' or '_'.
-func ValidAgentPath(p string) bool {
-	segs := strings.Split(p, ".")
-	if len(segs) > 16 {
-		return false
-	}
-	for _, seg := range segs {
-		if len(seg) == 0 || len(seg) > 64 || !isLowerAlnum(seg[0]) {
-			return false
-		}
-		for i := 1; i < len(seg); i++ {
-			if c := seg[i]; !isLowerAlnum(c) && c != '-' && c != '_' {
-				return false
-			}
-		}
-	}
-	return true
-}
+// "primary" or "primary.subagents.ui"; the checklist grammar, which reads
+// the same paths in phase headings, defines the rule.
+func ValidAgentPath(p string) bool { return markdown.ValidAgentPath(p) }
 
 // validRef reports whether r may be part of an issue ID: a lowercase letter
 // or digit, then up to 40 letters, digits or dashes. Nothing else (no '/',
