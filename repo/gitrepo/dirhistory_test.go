@@ -18,15 +18,8 @@ func dirChangesOf(changes []DirChange) map[string][]string {
 	out := map[string][]string{}
 	for _, ch := range changes {
 		for _, f := range ch.Files {
-			h := ch.Commit.Hash
-			if f.Added {
-				h += "+"
-			}
-			if f.Deleted {
-				h += "-"
-			}
 			p := f.Dir + "/" + f.Name
-			out[p] = append(out[p], h)
+			out[p] = append(out[p], tagged(ch.Commit.Hash, f.Added, f.Deleted))
 		}
 	}
 	return out
@@ -38,18 +31,7 @@ func pathChangesOf(t *testing.T, r *Repo, p string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, c := range changes {
-		h := c.Commit.Hash
-		if c.Added {
-			h += "+"
-		}
-		if c.Deleted {
-			h += "-"
-		}
-		out = append(out, h)
-	}
-	return out
+	return hashes(changes)
 }
 
 // TestDirHistoryAgreesWithPathHistory builds a random history of edits,

@@ -456,16 +456,21 @@ func TestFileAt(t *testing.T) {
 func hashes(changes []PathChange) []string {
 	var out []string
 	for _, c := range changes {
-		s := c.Commit.Hash
-		if c.Added {
-			s += "+"
-		}
-		if c.Deleted {
-			s += "-"
-		}
-		out = append(out, s)
+		out = append(out, tagged(c.Commit.Hash, c.Added, c.Deleted))
 	}
 	return out
+}
+
+// tagged is a commit hash with + when the change added the path and -
+// when it deleted it.
+func tagged(hash string, added, deleted bool) string {
+	if added {
+		hash += "+"
+	}
+	if deleted {
+		hash += "-"
+	}
+	return hash
 }
 
 func checkHistory(t *testing.T, r *Repo, path string, limit int, want ...string) {
