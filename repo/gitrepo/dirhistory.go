@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"bytes"
-	"container/heap"
 	"errors"
 	"fmt"
 	"sort"
@@ -93,49 +92,24 @@ func (r *Repo) DirHistory(dirs []string, known func(hash string) bool) (string, 
 	if known != nil && known(head.String()) {
 		return head.String(), nil, nil, nil
 	}
-	load := o.commitLoader()
-	first, err := load(head)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	q := &commitQueue{}
-	heap.Push(q, queued{commit: first})
-	seen := map[plumbing.Hash]bool{head: true}
 	var out []DirChange
 	var walked []string
-	for seq := 1; q.Len() > 0; {
-		c := heap.Pop(q).(queued).commit
+	err = o.walk(head, known, func(c *Commit, parents []*Commit) (bool, error) {
 		walked = append(walked, c.Hash)
-		var parents []*Commit
-		for _, ph := range c.parent {
-			p, err := load(ph)
-			if err != nil {
-				return "", nil, nil, fmt.Errorf("parent of %s: %w", c.Hash, err)
-			}
-			parents = append(parents, p)
-			if known != nil && known(ph.String()) {
-				continue // compared against, never walked past
-			}
-			if !seen[ph] {
-				seen[ph] = true
-				heap.Push(q, queued{commit: p, seq: seq})
-				seq++
-			}
-		}
 		if c.Shallow {
-			continue // what a shallow clone's boundary commit changed is unknown
+			return false, nil // what a shallow clone's boundary commit changed is unknown
 		}
 		var files []FileChange
 		for di, w := range walkers {
 			mine, err := w.lookup(0, c.tree)
 			if err != nil {
-				return "", nil, nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+				return false, fmt.Errorf("commit %s: %w", c.Hash, err)
 			}
 			theirs := make([]treeEntry, len(parents))
 			same := false
 			for i, p := range parents {
 				if theirs[i], err = w.lookup(0, p.tree); err != nil {
-					return "", nil, nil, fmt.Errorf("commit %s: %w", p.Hash, err)
+					return false, fmt.Errorf("commit %s: %w", p.Hash, err)
 				}
 				if theirs[i] == mine {
 					same = true
@@ -149,27 +123,27 @@ func (r *Repo) DirHistory(dirs []string, known func(hash string) bool) (string, 
 				// side by side without building maps.
 				cur, err := rawTree(mine)
 				if err != nil {
-					return "", nil, nil, err
+					return false, err
 				}
 				prev, err := rawTree(theirs[0])
 				if err != nil {
-					return "", nil, nil, err
+					return false, err
 				}
 				fc, err := diffRawTrees(dirs[di], cur, prev)
 				if err != nil {
-					return "", nil, nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+					return false, fmt.Errorf("commit %s: %w", c.Hash, err)
 				}
 				files = append(files, fc...)
 				continue
 			}
 			cur, err := entries(mine)
 			if err != nil {
-				return "", nil, nil, err
+				return false, err
 			}
 			pm := make([]map[string]string, len(theirs))
 			for i, t := range theirs {
 				if pm[i], err = entries(t); err != nil {
-					return "", nil, nil, err
+					return false, err
 				}
 			}
 			files = append(files, diffEntries(dirs[di], cur, pm)...)
@@ -177,6 +151,10 @@ func (r *Repo) DirHistory(dirs []string, known func(hash string) bool) (string, 
 		if len(files) > 0 {
 			out = append(out, DirChange{Commit: c, Files: files})
 		}
+		return false, nil
+	})
+	if err != nil {
+		return "", nil, nil, err
 	}
 	return head.String(), walked, out, nil
 }

@@ -192,33 +192,20 @@ func (r *Repo) PathHistory(path string, limit int) ([]PathChange, error) {
 }
 
 func (o *objectReader) pathHistory(head plumbing.Hash, w *treeWalker, limit int) ([]PathChange, error) {
-	load := o.commitLoader()
-	first, err := load(head)
-	if err != nil {
-		return nil, err
-	}
-	q := &commitQueue{}
-	heap.Push(q, queued{commit: first})
-	seen := map[plumbing.Hash]bool{head: true}
 	var out []PathChange
-	for seq := 1; q.Len() > 0; {
-		c := heap.Pop(q).(queued).commit
+	err := o.walk(head, nil, func(c *Commit, parents []*Commit) (bool, error) {
 		mine, err := w.lookup(0, c.tree)
 		if err != nil {
-			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+			return false, fmt.Errorf("commit %s: %w", c.Hash, err)
 		}
-		changed, added := len(c.parent) == 0 && mine.found, true
-		if len(c.parent) > 0 {
+		changed, added := len(parents) == 0 && mine.found, true
+		if len(parents) > 0 {
 			changed = true
 		}
-		for _, ph := range c.parent {
-			p, err := load(ph)
-			if err != nil {
-				return nil, fmt.Errorf("parent of %s: %w", c.Hash, err)
-			}
+		for _, p := range parents {
 			theirs, err := w.lookup(0, p.tree)
 			if err != nil {
-				return nil, fmt.Errorf("commit %s: %w", p.Hash, err)
+				return false, fmt.Errorf("commit %s: %w", p.Hash, err)
 			}
 			if theirs == mine {
 				changed = false
@@ -226,21 +213,53 @@ func (o *objectReader) pathHistory(head plumbing.Hash, w *treeWalker, limit int)
 			if theirs.found {
 				added = false
 			}
+		}
+		if !changed || c.Shallow {
+			return false, nil
+		}
+		out = append(out, PathChange{Commit: c, Added: added && mine.found, Deleted: !mine.found})
+		return limit > 0 && len(out) >= limit, nil
+	})
+	return out, err
+}
+
+// walk visits the commits reachable from head, newest first by committer
+// time (ties in the order met), each once, with its parents read. A parent
+// for which known returns true is handed to visit but neither visited nor
+// walked past. visit returning true ends the walk.
+func (o *objectReader) walk(head plumbing.Hash, known func(hash string) bool, visit func(c *Commit, parents []*Commit) (stop bool, err error)) error {
+	load := o.commitLoader()
+	first, err := load(head)
+	if err != nil {
+		return err
+	}
+	q := &commitQueue{}
+	heap.Push(q, queued{commit: first})
+	seen := map[plumbing.Hash]bool{head: true}
+	for seq := 1; q.Len() > 0; {
+		c := heap.Pop(q).(queued).commit
+		parents := make([]*Commit, 0, len(c.parent))
+		for _, ph := range c.parent {
+			p, err := load(ph)
+			if err != nil {
+				return fmt.Errorf("parent of %s: %w", c.Hash, err)
+			}
+			parents = append(parents, p)
+			if known != nil && known(ph.String()) {
+				continue // compared against, never walked past
+			}
 			if !seen[ph] {
 				seen[ph] = true
 				heap.Push(q, queued{commit: p, seq: seq})
 				seq++
 			}
 		}
-		if !changed || c.Shallow {
-			continue
-		}
-		out = append(out, PathChange{Commit: c, Added: added && mine.found, Deleted: !mine.found})
-		if limit > 0 && len(out) >= limit {
-			break
+		stop, err := visit(c, parents)
+		if err != nil || stop {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // commitLoader returns a function that reads commits, each once: a walk
