@@ -94,7 +94,16 @@ func (d *demo) say(format string, args ...any) {
 
 // td runs one command, prints it and its output, and fails the demo when
 // the exit status is not the one expected.
-func (d *demo) td(wantExit int, args ...string) error {
+func (d *demo) td(wantExit int, args ...string) error { return d.step(wantExit, true, args) }
+
+// quiet runs one command that must succeed and shows only the command
+// line, for steps whose output repeats what the story already showed.
+func (d *demo) quiet(args ...string) error { return d.step(0, false, args) }
+
+// step runs one command in-process against the demo repository, records it
+// for --json or prints it (with its output when show), and fails the demo
+// when the exit status is not the one expected.
+func (d *demo) step(wantExit int, show bool, args []string) error {
 	prefix := ""
 	var env []string
 	if s := d.env["TD_SESSION"]; s != "" {
@@ -109,32 +118,15 @@ func (d *demo) td(wantExit int, args ...string) error {
 		d.steps = append(d.steps, demoStep{Topic: d.topic, Command: append([]string{"td"}, args...), Env: env, Exit: code, Output: out})
 	} else {
 		d.r.st.printf("%s %std %s\n", d.r.st.paint(ansiBold, "$"), prefix, quoteArgs(args))
-		d.r.st.printf("%s", out)
+		if show {
+			d.r.st.printf("%s", out)
+		}
 	}
 	if code != wantExit {
-		return fmt.Errorf("demo step `td %s` exited %d, expected %d", quoteArgs(args), code, wantExit)
-	}
-	return nil
-}
-
-// quiet runs one command that must succeed and shows only the command
-// line, for steps whose output repeats what the story already showed.
-func (d *demo) quiet(args ...string) error {
-	d.out.Reset()
-	full := append([]string{"td", "-C", d.dir}, args...)
-	code := Run(full, strings.NewReader(""), &d.out, &d.out, d.getenv)
-	if d.r.st.json {
-		d.steps = append(d.steps, demoStep{Topic: d.topic, Command: append([]string{"td"}, args...), Exit: code,
-			Output: strings.ReplaceAll(d.out.String(), d.dir, "$DEMO")})
-	} else {
-		prefix := ""
-		if s := d.env["TD_SESSION"]; s != "" {
-			prefix = "TD_SESSION=" + s + " "
+		if !show {
+			return fmt.Errorf("demo step `td %s` exited %d, expected %d: %s", quoteArgs(args), code, wantExit, out)
 		}
-		d.r.st.printf("%s %std %s\n", d.r.st.paint(ansiBold, "$"), prefix, quoteArgs(args))
-	}
-	if code != 0 {
-		return fmt.Errorf("demo step `td %s` exited %d: %s", quoteArgs(args), code, d.out.String())
+		return fmt.Errorf("demo step `td %s` exited %d, expected %d", quoteArgs(args), code, wantExit)
 	}
 	return nil
 }
