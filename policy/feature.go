@@ -47,6 +47,15 @@ func LookupFlag(name string) (Flag, bool) {
 	return Flag{}, false
 }
 
+// KnownFlag returns the flag called name, or an error that lists the
+// known flags.
+func KnownFlag(name string) (Flag, error) {
+	if f, ok := LookupFlag(name); ok {
+		return f, nil
+	}
+	return Flag{}, fmt.Errorf("unknown feature flag %q; known flags: %s", name, knownFlagNames())
+}
+
 // EnvVar returns the environment variable that overrides the flag called
 // name: TD_FEATURE_ and the name in upper case.
 func EnvVar(name string) string {
@@ -70,9 +79,9 @@ func ParseBool(s string) (bool, error) {
 // may be nil), else "config" when config sets it, else "default". Every error
 // is bad input: an unknown flag, or an environment value that is not a boolean.
 func Resolve(name string, env func(string) string, config map[string]bool) (value bool, source string, err error) {
-	flag, ok := LookupFlag(name)
-	if !ok {
-		return false, "", fmt.Errorf("unknown feature flag %q; known flags: %s", name, knownFlagNames())
+	flag, err := KnownFlag(name)
+	if err != nil {
+		return false, "", err
 	}
 	if env != nil {
 		if raw := env(EnvVar(name)); strings.TrimSpace(raw) != "" {

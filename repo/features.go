@@ -27,9 +27,8 @@ type FeatureState struct {
 // Feature resolves one flag: TD_FEATURE_<NAME> in the environment, then
 // the config, then the default.
 func (s *Store) Feature(name string) (FeatureState, error) {
-	f, ok := policy.LookupFlag(name)
-	if !ok {
-		_, _, err := policy.Resolve(name, s.Env, s.Config.Features)
+	f, err := policy.KnownFlag(name)
+	if err != nil {
 		return FeatureState{}, errorf(CodeInvalid, "%v", err)
 	}
 	v, src, err := policy.Resolve(name, s.Env, s.Config.Features)
@@ -87,9 +86,8 @@ func (s *Store) UnknownFeatures() []string {
 // bytes, comments included. A bad TD_FEATURE_ value in the environment is
 // refused before anything is written, since td could not report the result.
 func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureChange, error) {
-	f, ok := policy.LookupFlag(name)
-	if !ok {
-		_, _, err := policy.Resolve(name, func(string) string { return "" }, nil)
+	f, err := policy.KnownFlag(name)
+	if err != nil {
 		return FeatureChange{}, errorf(CodeInvalid, "%v", err)
 	}
 	if s.EffectiveRole(se) != RoleOperator {
@@ -99,7 +97,7 @@ func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureChange
 		return FeatureChange{}, errorf(CodeInvalid, "%v; fix or unset it first", err)
 	}
 	var ch FeatureChange
-	err := s.Update(func(tx *Tx) error {
+	err = s.Update(func(tx *Tx) error {
 		p := s.path(ConfigFile)
 		data, err := readRegular(p, 1<<20)
 		if err != nil {
