@@ -97,3 +97,13 @@ func TestResolve(t *testing.T) {
 		})
 	}
 }
+
+func TestKnownFlag(t *testing.T) {
+	if f, err := KnownFlag(BalancedReviewPolicy); err != nil || f.Name != BalancedReviewPolicy || !f.Default {
+		t.Fatalf("KnownFlag(%q) = %+v, %v", BalancedReviewPolicy, f, err)
+	}
+	_, err := KnownFlag("balanced_reveiw_policy")
+	if err == nil || err.Error() != `unknown feature flag "balanced_reveiw_policy"; known flags: balanced_review_policy` {
+		t.Fatalf("unknown flag error = %v", err)
+	}
+}
