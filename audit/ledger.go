@@ -32,6 +32,13 @@ const (
 	ActionCriterionAdded     = "criterion_added"
 	ActionCriterionDropped   = "criterion_dropped"
 	ActionCriterionReopened  = "criterion_reopened"
+	ActionLinked             = "linked"
+	ActionUnlinked           = "unlinked"
+	ActionTodoProposed       = "todo_proposed"
+	ActionSublistAccepted    = "sublist_accepted"
+	ActionSublistRejected    = "sublist_rejected"
+	ActionAnchorAdded        = "anchor_added"
+	ActionAnchorRemoved      = "anchor_removed"
 )
 
 // TypeSecurity marks a ledger entry that records a policy exception.

@@ -124,7 +124,7 @@ Start with:
 			r.commentCommand(),
 			r.sessionCommand(),
 			r.whoamiCommand(),
-		}, r.newCommands()...), []*cli.Command{
+		}, r.newCommands()...), append(append(append(append(r.linkCommands(), r.guardCommands()...), r.gitReviewCommands()...), r.logCommands()...), []*cli.Command{
 			r.demoCommand(),
 			r.mergeDriverCommand(),
 			{Name: "version", Usage: "print td's version", Action: func(*cli.Context) error {
@@ -134,7 +134,7 @@ Start with:
 				r.st.printf("td %s\n", Version)
 				return nil
 			}},
-		}...),
+		}...)...),
 	}
 }
 

@@ -265,7 +265,7 @@ Examples:
    td todo view --json`,
 		Flags:  todoScopeFlags,
 		Action: view,
-		Subcommands: []*cli.Command{
+		Subcommands: append([]*cli.Command{
 			{Name: "view", Usage: "print the list", Flags: todoScopeFlags, Action: view,
 				Description: "Examples:\n   td todo view\n   td todo view --issue td-k3x9qa --json"},
 			{Name: "set", Usage: "replace the steps (the working plan)", ArgsUsage: "ITEM...", Flags: itemFlags,
@@ -324,7 +324,7 @@ Examples:
 					}
 					return run(repo.TodoNote, c, repo.TodoRequest{Targets: a[:1], Text: note})
 				}},
-		},
+		}, r.proposalCommands()...),
 	}
 }
 
