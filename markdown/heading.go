@@ -38,15 +38,16 @@ func blockParser() parser.Parser {
 }
 
 // DescriptionEnd returns the offset in body where the free description
-// ends: the start of the first level-2 heading titled "Acceptance criteria"
-// or "Todos" (case-insensitive, trimmed), or len(body) if there is none.
+// ends: the start of the first level-2 heading titled "Anchors",
+// "Acceptance criteria" or "Todos" (case-insensitive, trimmed), or
+// len(body) if there is none.
 func DescriptionEnd(body []byte) int {
 	for _, h := range Headings(body) {
 		if h.Level != 2 {
 			continue
 		}
 		t := strings.TrimSpace(h.Text)
-		if strings.EqualFold(t, "Acceptance criteria") || strings.EqualFold(t, "Todos") {
+		if strings.EqualFold(t, AnchorsHeading) || strings.EqualFold(t, "Acceptance criteria") || strings.EqualFold(t, "Todos") {
 			return h.Start
 		}
 	}

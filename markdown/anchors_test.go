@@ -1,0 +1,86 @@
+package markdown
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestParseAnchors(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want []string // priority:text
+	}{
+		{"none", "Just a description.\n", nil},
+		{"issue section", "Desc.\n\n## Anchors\n\n- critical: never push to main\n- high: staging is shared\n- plain note\n\n## Todos\n\n- [ ] x\n",
+			[]string{"critical:never push to main", "high:staging is shared", "normal:plain note"}},
+		{"stops at next heading", "# Anchors\n\n- high: a\n\n# Other\n\n- high: b\n", []string{"high:a"}},
+		{"subheading stays inside", "## Anchors\n\n- high: a\n\n### More\n\n- normal: b\n", []string{"high:a", "normal:b"}},
+		{"code block is not an anchor", "## Anchors\n\n```\n- critical: no\n```\n- critical: yes\n", []string{"critical:yes"}},
+		{"unknown prefix kept in text", "## Anchors\n\n- Note: the API is frozen\n", []string{"normal:Note: the API is frozen"}},
+		{"case of priority", "## anchors\n\n* CRITICAL: loud\n", []string{"critical:loud"}},
+		{"wrapped item", "## Anchors\n\n- high: one\n  two\n", []string{"high:one two"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, a := range ParseAnchors([]byte(tt.body)) {
+				got = append(got, a.Priority+":"+a.Text)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAddAnchor(t *testing.T) {
+	tests := []struct {
+		name, body, prio, text, want string
+	}{
+		{"empty body", "", "high", "a", "## Anchors\n\n- high: a\n"},
+		{"before the criteria", "Desc.\n\n## Acceptance criteria\n\n- [ ] c\n", "critical", "a",
+			"Desc.\n\n## Anchors\n\n- critical: a\n\n## Acceptance criteria\n\n- [ ] c\n"},
+		{"after the last anchor", "Desc.\n\n## Anchors\n\n- high: a\n\n## Todos\n", "normal", "b",
+			"Desc.\n\n## Anchors\n\n- high: a\n- normal: b\n\n## Todos\n"},
+		{"at the end", "Desc.\n", "high", "a", "Desc.\n\n## Anchors\n\n- high: a\n"},
+		{"no final newline", "Desc.", "high", "a", "Desc.\n\n## Anchors\n\n- high: a\n"},
+		{"empty section", "# Anchors\n", "high", "a", "# Anchors\n\n- high: a\n"},
+		{"crlf", "Desc.\r\n\r\n## Anchors\r\n\r\n- high: a\r\n", "high", "b", "Desc.\r\n\r\n## Anchors\r\n\r\n- high: a\r\n- high: b\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := AddAnchor([]byte(tt.body), tt.prio, tt.text, "Acceptance criteria", "Todos")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+			if n := len(ParseAnchors(got)); n != len(ParseAnchors([]byte(tt.body)))+1 {
+				t.Errorf("%d anchors after adding one", n)
+			}
+		})
+	}
+	for _, bad := range [][2]string{{"urgent", "x"}, {"high", " "}, {"high", "a\nb"}} {
+		if _, err := AddAnchor(nil, bad[0], bad[1]); err == nil {
+			t.Errorf("AddAnchor(%q, %q) accepted", bad[0], bad[1])
+		}
+	}
+}
+
+func TestRemoveAnchor(t *testing.T) {
+	body := []byte("## Anchors\n\n- high: a\n- critical: b\n- normal: c\n")
+	list := ParseAnchors(body)
+	got := RemoveAnchor(body, list[1])
+	if want := "## Anchors\n\n- high: a\n- normal: c\n"; string(got) != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestDescriptionEndsAtAnchors(t *testing.T) {
+	body := []byte("Desc.\n\n## Anchors\n\n- high: a\n")
+	if got := DescriptionEnd(body); got != len("Desc.\n\n") {
+		t.Errorf("DescriptionEnd = %d", got)
+	}
+}
