@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/tdproject/td/markdown"
 )
@@ -79,11 +78,16 @@ func describeStatus(s string) string {
 }
 
 // MayMutate refuses subagent sessions, whose agent path is deeper than one
-// segment (primary.subagents.ui): they propose todos to their root instead of
-// changing todos or issues. Operator sessions (empty path) and root agents pass.
+// segment (primary.subagents.ui): they propose todos to their root (td todo
+// propose) instead of changing todos or issues. Operator sessions (empty
+// path) and root agents pass.
 func MayMutate(agentPath string) error {
-	if strings.Contains(agentPath, ".") {
-		return refuse("subagent sessions cannot change todos or issues; return your proposed todos to the root agent, which adds them")
+	if IsSubagent(agentPath) {
+		return refuse(subagentRefusal)
 	}
 	return nil
 }
+
+// subagentRefusal is what a subagent hears when it tries to change todos or
+// issues: the way in is a proposal its root agent accepts or rejects.
+const subagentRefusal = `subagent sessions cannot change todos or issues; propose todos with td todo propose "first" "second", and the root agent accepts or rejects them`

@@ -82,7 +82,7 @@ func TestTodoChange(t *testing.T) {
 }
 
 func TestMayMutate(t *testing.T) {
-	const refusal = "subagent sessions cannot change todos or issues; return your proposed todos to the root agent, which adds them"
+	const refusal = `subagent sessions cannot change todos or issues; propose todos with td todo propose "first" "second", and the root agent accepts or rejects them`
 	rows := []struct {
 		path    string
 		refused bool

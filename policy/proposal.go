@@ -1,0 +1,123 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Proposal states. A subagent's proposal waits (pending) until the root
+// agent or an operator accepts or rejects it; either decision is final.
+const (
+	ProposalPending  = "pending"
+	ProposalAccepted = "accepted"
+	ProposalRejected = "rejected"
+)
+
+// Todo review modes, config agents.<path>.todo_review: review (the default)
+// holds a subagent's proposals for its root agent; auto accepts them at once.
+const (
+	TodoReviewReview = "review"
+	TodoReviewAuto   = "auto"
+)
+
+// Decisions on a proposal, as the commands name them.
+const (
+	DecisionAccept = "accept"
+	DecisionReject = "reject"
+)
+
+// ValidTodoReview checks a todo_review value from the config; empty means
+// the default, review.
+func ValidTodoReview(mode string) error {
+	switch mode {
+	case "", TodoReviewReview, TodoReviewAuto:
+		return nil
+	}
+	return fmt.Errorf("todo_review %q must be %s or %s", mode, TodoReviewReview, TodoReviewAuto)
+}
+
+// AutoAccepts reports whether a subagent whose config says mode has its
+// proposals accepted at once rather than held for review.
+func AutoAccepts(mode string) bool { return mode == TodoReviewAuto }
+
+// RootAgent is the first segment of an agent path: the root agent a
+// subagent reports to ("primary" for "primary.subagents.ui").
+func RootAgent(path string) string {
+	root, _, _ := strings.Cut(path, ".")
+	return root
+}
+
+// IsSubagent reports whether an agent path is deeper than one segment.
+func IsSubagent(path string) bool { return strings.Contains(path, ".") }
+
+// MayPropose lets only subagents propose todos: a root agent or an operator
+// changes the list directly, so a proposal from one would wait on itself.
+func MayPropose(agentPath string) error {
+	switch {
+	case IsSubagent(agentPath):
+		return nil
+	case agentPath == "":
+		return refuse("td todo propose is for subagent sessions; an operator adds todos directly with td todo add")
+	}
+	return refuse(fmt.Sprintf("%s is a root agent: it adds todos directly with td todo add; td todo propose is for its subagents", agentPath))
+}
+
+// MayReviewProposals refuses subagent sessions any decision on proposals:
+// a subagent never accepts its own or a sibling's todos.
+func MayReviewProposals(agentPath string) error {
+	if IsSubagent(agentPath) {
+		return refuse(fmt.Sprintf("subagent sessions cannot accept or reject proposals; the root agent %s or an operator decides", RootAgent(agentPath)))
+	}
+	return nil
+}
+
+// ProposalReview is what the rules need to know about one decision on a
+// proposal.
+type ProposalReview struct {
+	// Role and Agent describe the deciding session; Agent is "" for an
+	// operator session.
+	Role  Role
+	Agent string
+	// ID, Proposer and State describe the proposal.
+	ID       string
+	Proposer string
+	State    string
+	// Decision is DecisionAccept or DecisionReject.
+	Decision string
+}
+
+// MayDecideProposal decides whether a session may accept or reject a
+// proposal: operators may decide any; a root agent only its own subagents'
+// (the proposer's path starts with its own); subagents none. A proposal is
+// decided once: accepting or rejecting it again is refused with its state.
+func MayDecideProposal(r ProposalReview) error {
+	if r.Role != Operator && r.Role != Agent {
+		return fmt.Errorf("unknown session role %q: want operator or agent", r.Role)
+	}
+	if r.Decision != DecisionAccept && r.Decision != DecisionReject {
+		return fmt.Errorf("unknown decision %q: want accept or reject", r.Decision)
+	}
+	switch r.State {
+	case ProposalPending, ProposalAccepted, ProposalRejected:
+	default:
+		return fmt.Errorf("unknown proposal state %q", r.State)
+	}
+	if err := MayReviewProposals(r.Agent); err != nil {
+		return err
+	}
+	root := RootAgent(r.Proposer)
+	if r.Role != Operator && r.Agent != root {
+		return refuse(fmt.Sprintf("only %s (the root agent of %s) or an operator may %s proposal %s", root, r.Proposer, r.Decision, r.ID))
+	}
+	switch {
+	case r.State == ProposalAccepted && r.Decision == DecisionAccept:
+		return refuse(fmt.Sprintf("proposal %s was already accepted; its items are on the list", r.ID))
+	case r.State == ProposalAccepted:
+		return refuse(fmt.Sprintf("proposal %s was already accepted; drop the items you do not want with td todo drop", r.ID))
+	case r.State == ProposalRejected && r.Decision == DecisionAccept:
+		return refuse(fmt.Sprintf("proposal %s was rejected, and a rejection is final; ask %s to propose the items again", r.ID, r.Proposer))
+	case r.State == ProposalRejected:
+		return refuse(fmt.Sprintf("proposal %s was already rejected; there is nothing left to decide", r.ID))
+	}
+	return nil
+}

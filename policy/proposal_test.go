@@ -1,0 +1,125 @@
+package policy
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestMayPropose(t *testing.T) {
+	rows := []struct {
+		path    string
+		refusal string
+	}{
+		{path: "primary.subagents.ui"},
+		{path: "primary.ui"},
+		{path: "", refusal: "td todo propose is for subagent sessions; an operator adds todos directly with td todo add"},
+		{path: "primary", refusal: "primary is a root agent: it adds todos directly with td todo add; td todo propose is for its subagents"},
+	}
+	for _, row := range rows {
+		t.Run(row.path, func(t *testing.T) {
+			checkRefusal(t, MayPropose(row.path), row.refusal, false)
+		})
+	}
+}
+
+func TestMayDecideProposal(t *testing.T) {
+	const (
+		sub      = "primary.subagents.ui"
+		deep     = "primary.subagents.ui.icons"
+		subRef   = "subagent sessions cannot accept or reject proposals; the root agent primary or an operator decides"
+		acceptOK = "proposal p1x was already accepted; its items are on the list"
+		rejectOK = "proposal p1x was already accepted; drop the items you do not want with td todo drop"
+		acceptNo = "proposal p1x was rejected, and a rejection is final; ask primary.subagents.ui to propose the items again"
+		rejectNo = "proposal p1x was already rejected; there is nothing left to decide"
+	)
+	rows := []struct {
+		name     string
+		role     Role
+		agent    string
+		proposer string
+		state    string
+		decision string
+		refusal  string // exact refusal; "" when allowed
+		invalid  bool   // bad input rather than a refusal
+	}{
+		// Who decides a pending proposal.
+		{name: "operator accepts", role: Operator, proposer: sub, state: ProposalPending, decision: DecisionAccept},
+		{name: "operator rejects", role: Operator, proposer: sub, state: ProposalPending, decision: DecisionReject},
+		{name: "root accepts", role: Agent, agent: "primary", proposer: sub, state: ProposalPending, decision: DecisionAccept},
+		{name: "root rejects", role: Agent, agent: "primary", proposer: sub, state: ProposalPending, decision: DecisionReject},
+		{name: "root accepts a deep subagent", role: Agent, agent: "primary", proposer: deep, state: ProposalPending, decision: DecisionAccept},
+		{name: "another root", role: Agent, agent: "reviewer", proposer: sub, state: ProposalPending, decision: DecisionAccept,
+			refusal: "only primary (the root agent of primary.subagents.ui) or an operator may accept proposal p1x"},
+		{name: "a root whose name is a prefix", role: Agent, agent: "prim", proposer: sub, state: ProposalPending, decision: DecisionReject,
+			refusal: "only primary (the root agent of primary.subagents.ui) or an operator may reject proposal p1x"},
+		{name: "unlisted operator session", role: Agent, proposer: sub, state: ProposalPending, decision: DecisionAccept,
+			refusal: "only primary (the root agent of primary.subagents.ui) or an operator may accept proposal p1x"},
+		{name: "the proposer itself", role: Agent, agent: sub, proposer: sub, state: ProposalPending, decision: DecisionAccept, refusal: subRef},
+		{name: "a sibling", role: Agent, agent: "primary.subagents.api", proposer: sub, state: ProposalPending, decision: DecisionReject, refusal: subRef},
+
+		// A decision is final, whoever asks.
+		{name: "accept accepted", role: Operator, proposer: sub, state: ProposalAccepted, decision: DecisionAccept, refusal: acceptOK},
+		{name: "reject accepted", role: Agent, agent: "primary", proposer: sub, state: ProposalAccepted, decision: DecisionReject, refusal: rejectOK},
+		{name: "accept rejected", role: Agent, agent: "primary", proposer: sub, state: ProposalRejected, decision: DecisionAccept, refusal: acceptNo},
+		{name: "reject rejected", role: Operator, proposer: sub, state: ProposalRejected, decision: DecisionReject, refusal: rejectNo},
+		// Who may decide is checked before the state.
+		{name: "subagent on a decided one", role: Agent, agent: sub, proposer: sub, state: ProposalAccepted, decision: DecisionAccept, refusal: subRef},
+
+		// Bad facts are errors, not refusals.
+		{name: "unknown role", role: "", proposer: sub, state: ProposalPending, decision: DecisionAccept, invalid: true},
+		{name: "unknown decision", role: Operator, proposer: sub, state: ProposalPending, decision: "maybe", invalid: true},
+		{name: "unknown state", role: Operator, proposer: sub, state: "waiting", decision: DecisionAccept, invalid: true},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			err := MayDecideProposal(ProposalReview{Role: row.role, Agent: row.agent, ID: "p1x",
+				Proposer: row.proposer, State: row.state, Decision: row.decision})
+			checkRefusal(t, err, row.refusal, row.invalid)
+		})
+	}
+}
+
+func TestValidTodoReview(t *testing.T) {
+	for _, mode := range []string{"", "review", "auto"} {
+		if err := ValidTodoReview(mode); err != nil {
+			t.Errorf("ValidTodoReview(%q) = %v", mode, err)
+		}
+	}
+	for _, mode := range []string{"Auto", "yes", "manual"} {
+		if err := ValidTodoReview(mode); err == nil {
+			t.Errorf("ValidTodoReview(%q) accepted", mode)
+		}
+	}
+	if AutoAccepts("") || AutoAccepts(TodoReviewReview) || !AutoAccepts(TodoReviewAuto) {
+		t.Errorf("AutoAccepts: only auto accepts at once; review is the default")
+	}
+}
+
+func TestRootAgent(t *testing.T) {
+	for path, want := range map[string]string{"primary": "primary", "primary.subagents.ui": "primary", "": ""} {
+		if got := RootAgent(path); got != want {
+			t.Errorf("RootAgent(%q) = %q; want %q", path, got, want)
+		}
+	}
+}
+
+// checkRefusal fails unless err is the exact refusal (nil when refusal is
+// ""), or, with invalid, an error that is not a refusal.
+func checkRefusal(t *testing.T, err error, refusal string, invalid bool) {
+	t.Helper()
+	var r *RefusalError
+	switch {
+	case invalid:
+		if err == nil || errors.As(err, &r) {
+			t.Fatalf("got %v; want an error that is not a refusal", err)
+		}
+	case refusal == "":
+		if err != nil {
+			t.Fatalf("got %v; want allowed", err)
+		}
+	default:
+		if !errors.As(err, &r) || err.Error() != refusal {
+			t.Fatalf("got %v; want refusal %q", err, refusal)
+		}
+	}
+}
