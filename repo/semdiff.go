@@ -1,0 +1,345 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tdproject/td/markdown"
+)
+
+// Kinds of IssueEvent: what changed between two versions of an issue file.
+// Checklist kinds come in two families, "criterion_…" for acceptance
+// criteria and "todo_…" for steps, with the same suffixes.
+const (
+	EventOpened      = "opened"        // the file appeared
+	EventDeleted     = "deleted"       // the file disappeared
+	EventClosed      = "closed"        // status became closed
+	EventReopened    = "reopened"      // status left closed
+	EventStatus      = "status"        // any other status change
+	EventTitle       = "title"         // the issue was re-scoped by its title
+	EventType        = "type"          // bug, feature, task…
+	EventPriority    = "priority"      // P0..P4
+	EventAssignee    = "assignee"      // who the issue is assigned to
+	EventImplementer = "implementer"   // the session implementing it
+	EventCreatedBy   = "created_by"    // the creator field, which the policy reads
+	EventMinor       = "minor"         // the minor flag
+	EventResolution  = "resolution"    // resolution changed while closed
+	EventLabelAdded  = "label_added"   // a label appeared
+	EventLabelGone   = "label_removed" // a label went away
+	EventLinkAdded   = "link_added"    // a typed link appeared
+	EventLinkGone    = "link_removed"  // a typed link went away
+	EventDescription = "description"   // the free description was edited
+
+	// Suffixes of the checklist kinds.
+	ItemAdded     = "added"     // a new item
+	ItemCompleted = "completed" // marked [x]
+	ItemDropped   = "dropped"   // marked [-]
+	ItemBlocked   = "blocked"   // marked [!]
+	ItemUnblocked = "unblocked" // [!] back to pending or in progress
+	ItemStarted   = "started"   // pending to in progress
+	ItemReopened  = "reopened"  // completed or dropped back to pending or in progress
+	ItemStatus    = "status"    // any other marker change (in progress back to pending)
+	ItemDeleted   = "deleted"   // the item's line is gone (a text edit is a deletion and an addition)
+)
+
+// Prefixes of the checklist kinds: the family an item belongs to.
+const (
+	CriterionPrefix = "criterion_"
+	TodoPrefix      = "todo_"
+)
+
+// IssueEvent is one meaningful change between two versions of an issue
+// file, such as a status change or a criterion completed: the unit td diff
+// and td log summarise. Field names are stable in JSON.
+type IssueEvent struct {
+	// Kind is one of the Event constants, or a checklist kind:
+	// CriterionPrefix or TodoPrefix followed by an Item suffix.
+	Kind string `json:"kind"`
+	// From and To are the old and new values of a field change, or the
+	// old and new status of a checklist item.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Text is the item's text, the label, the link target or the title.
+	Text string `json:"text,omitempty"`
+	// Link is the kind of a link added or removed.
+	Link string `json:"link,omitempty"`
+	// Phase is the phase of a step.
+	Phase string `json:"phase,omitempty"`
+}
+
+// IsCriterion reports whether the event concerns an acceptance criterion.
+func (e IssueEvent) IsCriterion() bool { return strings.HasPrefix(e.Kind, CriterionPrefix) }
+
+// IsItem reports whether the event concerns a checklist item.
+func (e IssueEvent) IsItem() bool {
+	return e.IsCriterion() || strings.HasPrefix(e.Kind, TodoPrefix)
+}
+
+// Suffix is the checklist kind without its family ("completed" for
+// "criterion_completed"); for other events it is the kind.
+func (e IssueEvent) Suffix() string {
+	if s, ok := strings.CutPrefix(e.Kind, CriterionPrefix); ok {
+		return s
+	}
+	if s, ok := strings.CutPrefix(e.Kind, TodoPrefix); ok {
+		return s
+	}
+	return e.Kind
+}
+
+// String is the event as one line: `status open -> in_progress`,
+// `criterion completed: "X"`.
+func (e IssueEvent) String() string {
+	if e.IsItem() {
+		noun := "todo"
+		if e.IsCriterion() {
+			noun = "criterion"
+		}
+		s := fmt.Sprintf("%s %s: %q", noun, e.Suffix(), e.Text)
+		switch e.Suffix() {
+		case ItemStatus:
+			s = fmt.Sprintf("%s %q: %s -> %s", noun, e.Text, e.From, e.To)
+		case ItemAdded:
+			if e.To != "" && e.To != markdown.StatusPending {
+				s += " (" + e.To + ")"
+			}
+		}
+		if e.Phase != "" {
+			s += " [" + e.Phase + "]"
+		}
+		return s
+	}
+	switch e.Kind {
+	case EventOpened:
+		return fmt.Sprintf("opened: %q", e.Text)
+	case EventDeleted:
+		return "deleted"
+	case EventClosed:
+		if e.To != "" {
+			return "closed (" + e.To + ")"
+		}
+		return "closed"
+	case EventReopened:
+		return "reopened: closed -> " + e.To
+	case EventTitle:
+		return fmt.Sprintf("title %q -> %q", e.From, e.To)
+	case EventMinor:
+		if e.To == "true" {
+			return "marked minor"
+		}
+		return "no longer minor"
+	case EventLabelAdded:
+		return "label added: " + e.Text
+	case EventLabelGone:
+		return "label removed: " + e.Text
+	case EventLinkAdded:
+		return "link added: " + e.Link + " " + e.Text
+	case EventLinkGone:
+		return "link removed: " + e.Link + " " + e.Text
+	case EventDescription:
+		return "description edited"
+	}
+	return fmt.Sprintf("%s %s -> %s", e.Kind, orNone(e.From), orNone(e.To))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// DescribeIssueChange lists what changed between two versions of an issue
+// file, in a stable order: the issue's fields, then its links and labels,
+// then its criteria and steps in document order. A nil before means the
+// file was created, a nil after that it was deleted. A version td cannot
+// read is an error saying where.
+func DescribeIssueChange(before, after []byte) ([]IssueEvent, error) {
+	var a, b *Issue
+	var err error
+	if before != nil {
+		if a, err = parseIssueBytes(before); err != nil {
+			return nil, fmt.Errorf("the earlier version, %w", err)
+		}
+	}
+	if after != nil {
+		if b, err = parseIssueBytes(after); err != nil {
+			return nil, fmt.Errorf("the later version, %w", err)
+		}
+	}
+	return describeIssues(a, b), nil
+}
+
+// parseIssueBytes parses an issue file whose name is not known, taking the
+// ID from its own frontmatter. Errors say "line N: reason".
+func parseIssueBytes(data []byte) (*Issue, error) {
+	doc, err := markdown.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	var f struct {
+		ID string `yaml:"id"`
+	}
+	if err := doc.Front.Decode(&f); err != nil {
+		return nil, err
+	}
+	is, err := parseIssue("", f.ID, data)
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return nil, &markdown.Error{Line: max(pe.Line, 1), Msg: pe.Msg}
+	}
+	return is, err
+}
+
+// describeIssues compares two parsed versions of one issue; either may be
+// nil (created, deleted).
+func describeIssues(a, b *Issue) []IssueEvent {
+	switch {
+	case a == nil && b == nil:
+		return nil
+	case a == nil:
+		out := []IssueEvent{{Kind: EventOpened, Text: b.Title}}
+		if b.Status != StatusOpen {
+			out = append(out, statusEvent(StatusOpen, b))
+		}
+		return append(out, describeItems(nil, b.Todos())...)
+	case b == nil:
+		return []IssueEvent{{Kind: EventDeleted, Text: a.Title}}
+	}
+	var out []IssueEvent
+	field := func(kind, from, to string) {
+		if from != to {
+			out = append(out, IssueEvent{Kind: kind, From: from, To: to})
+		}
+	}
+	if a.Status != b.Status {
+		out = append(out, statusEvent(a.Status, b))
+	} else if a.Status == StatusClosed {
+		field(EventResolution, a.Resolution, b.Resolution)
+	}
+	field(EventTitle, a.Title, b.Title)
+	field(EventType, a.Type, b.Type)
+	field(EventPriority, a.Priority, b.Priority)
+	field(EventAssignee, a.Assignee, b.Assignee)
+	field(EventImplementer, a.Implementer, b.Implementer)
+	field(EventCreatedBy, a.CreatedBy, b.CreatedBy)
+	if a.Minor != b.Minor {
+		out = append(out, IssueEvent{Kind: EventMinor, From: fmt.Sprint(a.Minor), To: fmt.Sprint(b.Minor)})
+	}
+	if a.Description() != b.Description() {
+		out = append(out, IssueEvent{Kind: EventDescription})
+	}
+	for _, l := range b.Links {
+		if !slices.Contains(a.Links, l) {
+			out = append(out, IssueEvent{Kind: EventLinkAdded, Link: l.Kind, Text: l.To})
+		}
+	}
+	for _, l := range a.Links {
+		if !slices.Contains(b.Links, l) {
+			out = append(out, IssueEvent{Kind: EventLinkGone, Link: l.Kind, Text: l.To})
+		}
+	}
+	for _, l := range b.Labels {
+		if !slices.Contains(a.Labels, l) {
+			out = append(out, IssueEvent{Kind: EventLabelAdded, Text: l})
+		}
+	}
+	for _, l := range a.Labels {
+		if !slices.Contains(b.Labels, l) {
+			out = append(out, IssueEvent{Kind: EventLabelGone, Text: l})
+		}
+	}
+	return append(out, describeItems(a.Todos(), b.Todos())...)
+}
+
+// statusEvent describes the move from status `from` to b's status.
+func statusEvent(from string, b *Issue) IssueEvent {
+	switch {
+	case b.Status == StatusClosed:
+		return IssueEvent{Kind: EventClosed, From: from, To: b.Resolution}
+	case from == StatusClosed:
+		return IssueEvent{Kind: EventReopened, From: from, To: b.Status}
+	}
+	return IssueEvent{Kind: EventStatus, From: from, To: b.Status}
+}
+
+// itemKey identifies a checklist item across versions: its kind, phase and
+// text, and which occurrence of that triple it is (a file may repeat one).
+type itemKey struct {
+	kind, phase, text string
+	nth               int
+}
+
+func keyItems(items []markdown.Item) []itemKey {
+	seen := map[itemKey]int{}
+	keys := make([]itemKey, len(items))
+	for i, it := range items {
+		k := itemKey{kind: it.Kind, phase: it.Phase, text: it.Text}
+		keys[i] = k
+		keys[i].nth = seen[k]
+		seen[k]++
+	}
+	return keys
+}
+
+// describeItems compares two checklists item by item: criteria first,
+// then steps, each in the order of the later version, deletions after.
+func describeItems(before, after []markdown.Item) []IssueEvent {
+	bk, ak := keyItems(before), keyItems(after)
+	old := make(map[itemKey]markdown.Item, len(before))
+	for i, it := range before {
+		old[bk[i]] = it
+	}
+	present := make(map[itemKey]bool, len(after))
+	var out []IssueEvent
+	for _, kind := range []string{markdown.KindCriterion, markdown.KindStep} {
+		for i, it := range after {
+			if it.Kind != kind {
+				continue
+			}
+			present[ak[i]] = true
+			prev, ok := old[ak[i]]
+			switch {
+			case !ok:
+				out = append(out, itemEvent(it, ItemAdded, "", it.Status))
+			case prev.Status != it.Status:
+				out = append(out, itemEvent(it, itemTransition(prev.Status, it.Status), prev.Status, it.Status))
+			}
+		}
+		for i, it := range before {
+			if it.Kind == kind && !present[bk[i]] {
+				out = append(out, itemEvent(it, ItemDeleted, it.Status, ""))
+			}
+		}
+	}
+	return out
+}
+
+func itemEvent(it markdown.Item, suffix, from, to string) IssueEvent {
+	prefix := TodoPrefix
+	if it.Kind == markdown.KindCriterion {
+		prefix = CriterionPrefix
+	}
+	return IssueEvent{Kind: prefix + suffix, Text: it.Text, Phase: it.Phase, From: from, To: to}
+}
+
+// itemTransition names a marker change.
+func itemTransition(from, to string) string {
+	switch {
+	case to == markdown.StatusCompleted:
+		return ItemCompleted
+	case to == markdown.StatusAbandoned:
+		return ItemDropped
+	case to == markdown.StatusBlocked:
+		return ItemBlocked
+	case from == markdown.StatusBlocked:
+		return ItemUnblocked
+	case from == markdown.StatusCompleted || from == markdown.StatusAbandoned:
+		return ItemReopened
+	case from == markdown.StatusPending && to == markdown.StatusInProgress:
+		return ItemStarted
+	}
+	return ItemStatus
+}
