@@ -1,0 +1,230 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Link kinds. The first four are stored, once, in the frontmatter of the
+// source issue; the last three are the same links seen from their target,
+// computed and never stored.
+const (
+	ChildOf     = "child_of"
+	DuplicateOf = "duplicate_of"
+	BlockedBy   = "blocked_by"
+	RelatesTo   = "relates_to"
+
+	ParentOf     = "parent_of"
+	DuplicatedBy = "duplicated_by"
+	Blocks       = "blocks"
+)
+
+// LinkKinds returns the stored link kinds in the order td lists them.
+func LinkKinds() []string { return []string{ChildOf, DuplicateOf, BlockedBy, RelatesTo} }
+
+// IsLinkKind reports whether kind is one of the stored link kinds.
+func IsLinkKind(kind string) bool {
+	switch kind {
+	case ChildOf, DuplicateOf, BlockedBy, RelatesTo:
+		return true
+	}
+	return false
+}
+
+// InverseKind names a stored link as its target sees it: parent_of for
+// child_of, duplicated_by for duplicate_of, blocks for blocked_by, and
+// relates_to for itself. It returns "" for anything else.
+func InverseKind(kind string) string {
+	switch kind {
+	case ChildOf:
+		return ParentOf
+	case DuplicateOf:
+		return DuplicatedBy
+	case BlockedBy:
+		return Blocks
+	case RelatesTo:
+		return RelatesTo
+	}
+	return ""
+}
+
+// storedKindOf maps an inverse kind back to the stored kind it stands for.
+func storedKindOf(inverse string) string {
+	switch inverse {
+	case ParentOf:
+		return ChildOf
+	case DuplicatedBy:
+		return DuplicateOf
+	case Blocks:
+		return BlockedBy
+	}
+	return ""
+}
+
+// Symmetric reports whether a link of kind means the same read from
+// either end (relates_to): it is stored once and found from both sides.
+func Symmetric(kind string) bool { return kind == RelatesTo }
+
+// Acyclic reports whether links of kind may never form a cycle: an issue
+// cannot be its own ancestor, nor wait on itself through a chain.
+func Acyclic(kind string) bool { return kind == ChildOf || kind == BlockedBy }
+
+// single reports whether an issue may hold at most one link of kind: one
+// parent, one original it duplicates.
+func single(kind string) bool { return kind == ChildOf || kind == DuplicateOf }
+
+// Edge is one stored link: the frontmatter of From holds {kind: Kind, to: To}.
+type Edge struct {
+	From, Kind, To string
+}
+
+func (e Edge) String() string { return e.From + " " + e.Kind + " " + e.To }
+
+// KindError is a link kind td does not know: bad input rather than a
+// refusal.
+type KindError struct {
+	Kind string
+}
+
+func (e *KindError) Error() string {
+	return fmt.Sprintf("link kind %q must be one of %s (or an inverse: %s, %s, %s)",
+		e.Kind, strings.Join(LinkKinds(), ", "), ParentOf, DuplicatedBy, Blocks)
+}
+
+// StoredEdge turns what a user typed (ID KIND OTHER) into the link as it
+// is stored. A stored kind stays as typed; an inverse kind swaps the ends,
+// so that "a blocks b" is stored as b blocked_by a, in b's frontmatter.
+// Kinds are matched case-insensitively.
+func StoredEdge(from, kind, to string) (Edge, error) {
+	k := strings.ToLower(strings.TrimSpace(kind))
+	if IsLinkKind(k) {
+		return Edge{From: from, Kind: k, To: to}, nil
+	}
+	if s := storedKindOf(k); s != "" {
+		return Edge{From: to, Kind: s, To: from}, nil
+	}
+	return Edge{}, &KindError{Kind: kind}
+}
+
+// SameLink reports whether a and b are one link: identical, or relates_to
+// between the same two issues in either direction.
+func SameLink(a, b Edge) bool {
+	if a == b {
+		return true
+	}
+	return a.Kind == b.Kind && Symmetric(a.Kind) && a.From == b.To && a.To == b.From
+}
+
+// FindLink returns the stored link among existing that is the same link
+// as e (for relates_to, possibly stored on the other issue).
+func FindLink(existing []Edge, e Edge) (Edge, bool) {
+	for _, x := range existing {
+		if SameLink(x, e) {
+			return x, true
+		}
+	}
+	return Edge{}, false
+}
+
+// CheckLink decides whether the link e may be added. existing must hold
+// the links stored on e.From and on e.To, and, for an acyclic kind, every
+// stored link of that kind. The rules: no link from an issue to itself, no
+// link twice (relates_to counts in both directions), one parent and one
+// original per issue, and no cycle of child_of or blocked_by.
+func CheckLink(existing []Edge, e Edge) error {
+	if !IsLinkKind(e.Kind) {
+		return &KindError{Kind: e.Kind}
+	}
+	if e.From == e.To {
+		return refuse(fmt.Sprintf("%s cannot be linked to itself; name another issue", e.From))
+	}
+	if x, ok := FindLink(existing, e); ok {
+		if x == e {
+			return refuse(fmt.Sprintf("already linked: %s; td links %s shows every link", x, e.From))
+		}
+		return refuse(fmt.Sprintf("already linked: %s (%s goes both ways); td links %s shows every link", x, x.Kind, e.From))
+	}
+	if single(e.Kind) {
+		for _, x := range existing {
+			if x.From == e.From && x.Kind == e.Kind {
+				what := "one parent"
+				if e.Kind == DuplicateOf {
+					what = "one original"
+				}
+				return refuse(fmt.Sprintf("%s is already %s %s and an issue has %s; td unlink %s first", e.From, e.Kind, x.To, what, x))
+			}
+		}
+	}
+	if path := Cycle(existing, e); path != nil {
+		return refuse(fmt.Sprintf("%s would make a cycle: %s; %s links may not loop, so remove one of them with td unlink first",
+			e, cyclePath(path, e.Kind), e.Kind))
+	}
+	return nil
+}
+
+// Cycle returns the cycle that adding e would close, as the issues along
+// it from e.From back to e.From (a, b, a for a child_of b when b child_of a
+// exists), or nil when there is none or e.Kind may loop. It follows only
+// existing links of e's kind and prefers the shortest cycle.
+func Cycle(existing []Edge, e Edge) []string {
+	if !Acyclic(e.Kind) {
+		return nil
+	}
+	if e.From == e.To {
+		return []string{e.From, e.From}
+	}
+	next := map[string][]string{}
+	for _, x := range existing {
+		if x.Kind == e.Kind {
+			next[x.From] = append(next[x.From], x.To)
+		}
+	}
+	// Breadth first from e.To: a path back to e.From closes the cycle.
+	prev := map[string]string{e.To: ""}
+	queue := []string{e.To}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, n := range next[cur] {
+			if _, seen := prev[n]; seen {
+				continue
+			}
+			prev[n] = cur
+			if n == e.From {
+				var back []string
+				for at := n; at != ""; at = prev[at] {
+					back = append(back, at)
+				}
+				path := []string{e.From}
+				for i := len(back) - 1; i >= 0; i-- {
+					path = append(path, back[i])
+				}
+				return path
+			}
+			queue = append(queue, n)
+		}
+	}
+	return nil
+}
+
+// cyclePath writes a cycle as td-a child_of td-b child_of td-a.
+func cyclePath(path []string, kind string) string {
+	return strings.Join(path, " "+kind+" ")
+}
+
+// NoSuchLink refuses to remove the link e, which is not stored. links are
+// the links of e.From that td unlink could remove (its own, and relates_to
+// stored on others); the refusal lists them.
+func NoSuchLink(e Edge, links []Edge) error {
+	if len(links) == 0 {
+		return refuse(fmt.Sprintf("%s has no links, so there is no %s link to %s to remove", e.From, e.Kind, e.To))
+	}
+	have := make([]string, len(links))
+	for i, x := range links {
+		if x.From != e.From && Symmetric(x.Kind) {
+			x = Edge{From: x.To, Kind: x.Kind, To: x.From}
+		}
+		have[i] = x.String()
+	}
+	return refuse(fmt.Sprintf("%s has no %s link to %s; its links: %s", e.From, e.Kind, e.To, strings.Join(have, ", ")))
+}

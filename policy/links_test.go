@@ -1,0 +1,155 @@
+package policy
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+func TestStoredEdge(t *testing.T) {
+	for _, tc := range []struct {
+		from, kind, to string
+		want           Edge
+		bad            bool
+	}{
+		{"a", "child_of", "b", Edge{"a", ChildOf, "b"}, false},
+		{"a", "duplicate_of", "b", Edge{"a", DuplicateOf, "b"}, false},
+		{"a", "blocked_by", "b", Edge{"a", BlockedBy, "b"}, false},
+		{"a", "relates_to", "b", Edge{"a", RelatesTo, "b"}, false},
+		{"a", " Child_Of ", "b", Edge{"a", ChildOf, "b"}, false},
+		// Inverses are stored on the other issue.
+		{"a", "parent_of", "b", Edge{"b", ChildOf, "a"}, false},
+		{"a", "duplicated_by", "b", Edge{"b", DuplicateOf, "a"}, false},
+		{"a", "blocks", "b", Edge{"b", BlockedBy, "a"}, false},
+		{"a", "depends_on", "b", Edge{}, true},
+		{"a", "", "b", Edge{}, true},
+	} {
+		got, err := StoredEdge(tc.from, tc.kind, tc.to)
+		var ke *KindError
+		if tc.bad != errors.As(err, &ke) {
+			t.Errorf("StoredEdge(%q, %q, %q) error %v, want bad=%v", tc.from, tc.kind, tc.to, err, tc.bad)
+		}
+		if got != tc.want {
+			t.Errorf("StoredEdge(%q, %q, %q) = %v, want %v", tc.from, tc.kind, tc.to, got, tc.want)
+		}
+	}
+	_, err := StoredEdge("a", "depends_on", "b")
+	want := `link kind "depends_on" must be one of child_of, duplicate_of, blocked_by, relates_to (or an inverse: parent_of, duplicated_by, blocks)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+func TestInverseKind(t *testing.T) {
+	for kind, want := range map[string]string{
+		ChildOf: ParentOf, DuplicateOf: DuplicatedBy, BlockedBy: Blocks, RelatesTo: RelatesTo, "parent_of": "", "x": "",
+	} {
+		if got := InverseKind(kind); got != want {
+			t.Errorf("InverseKind(%q) = %q, want %q", kind, got, want)
+		}
+	}
+	for _, k := range LinkKinds() {
+		if !IsLinkKind(k) {
+			t.Errorf("IsLinkKind(%q) = false", k)
+		}
+		if k2, err := StoredEdge("a", InverseKind(k), "b"); err != nil || k2.Kind != k {
+			t.Errorf("the inverse of %s does not map back: %v %v", k, k2, err)
+		}
+	}
+}
+
+func TestCheckLink(t *testing.T) {
+	e := func(from, kind, to string) Edge { return Edge{from, kind, to} }
+	rows := []struct {
+		name     string
+		existing []Edge
+		add      Edge
+		refusal  string // "" when allowed
+	}{
+		{"a first link", nil, e("a", ChildOf, "b"), ""},
+		{"every kind", []Edge{e("a", ChildOf, "b")}, e("a", BlockedBy, "b"), ""},
+		{"self link", nil, e("a", RelatesTo, "a"), "a cannot be linked to itself; name another issue"},
+		{"self child", nil, e("a", ChildOf, "a"), "a cannot be linked to itself; name another issue"},
+		{"twice", []Edge{e("a", BlockedBy, "b")}, e("a", BlockedBy, "b"),
+			"already linked: a blocked_by b; td links a shows every link"},
+		{"relates_to is stored once for both ends", []Edge{e("a", RelatesTo, "b")}, e("b", RelatesTo, "a"),
+			"already linked: a relates_to b (relates_to goes both ways); td links b shows every link"},
+		{"a directional link may point back", []Edge{e("a", DuplicateOf, "b")}, e("b", DuplicateOf, "a"), ""},
+		{"blocked_by both ways is a cycle", []Edge{e("a", BlockedBy, "b")}, e("b", BlockedBy, "a"),
+			"b blocked_by a would make a cycle: b blocked_by a blocked_by b; blocked_by links may not loop, so remove one of them with td unlink first"},
+		{"one parent", []Edge{e("a", ChildOf, "c")}, e("a", ChildOf, "b"),
+			"a is already child_of c and an issue has one parent; td unlink a child_of c first"},
+		{"one original", []Edge{e("a", DuplicateOf, "c")}, e("a", DuplicateOf, "b"),
+			"a is already duplicate_of c and an issue has one original; td unlink a duplicate_of c first"},
+		{"many blockers", []Edge{e("a", BlockedBy, "c")}, e("a", BlockedBy, "b"), ""},
+		{"many children", []Edge{e("c", ChildOf, "b")}, e("a", ChildOf, "b"), ""},
+		{"a three-step cycle", []Edge{e("b", ChildOf, "c"), e("c", ChildOf, "a")}, e("a", ChildOf, "b"),
+			"a child_of b would make a cycle: a child_of b child_of c child_of a; child_of links may not loop, so remove one of them with td unlink first"},
+		{"other kinds do not close a cycle", []Edge{e("b", BlockedBy, "a")}, e("a", ChildOf, "b"), ""},
+		{"a diamond is no cycle", []Edge{e("a", BlockedBy, "b"), e("a", BlockedBy, "c"), e("b", BlockedBy, "d")}, e("c", BlockedBy, "d"), ""},
+		{"relates_to may loop", []Edge{e("b", RelatesTo, "c"), e("c", RelatesTo, "a")}, e("a", RelatesTo, "b"), ""},
+		{"unknown kind", nil, e("a", "depends_on", "b"),
+			`link kind "depends_on" must be one of child_of, duplicate_of, blocked_by, relates_to (or an inverse: parent_of, duplicated_by, blocks)`},
+	}
+	for _, tc := range rows {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckLink(tc.existing, tc.add)
+			got := ""
+			if err != nil {
+				got = err.Error()
+				var re *RefusalError
+				var ke *KindError
+				if !errors.As(err, &re) && !errors.As(err, &ke) {
+					t.Errorf("error %T is neither a refusal nor a kind error", err)
+				}
+			}
+			if got != tc.refusal {
+				t.Errorf("got %q\nwant %q", got, tc.refusal)
+			}
+		})
+	}
+}
+
+func TestCycle(t *testing.T) {
+	e := func(from, to string) Edge { return Edge{from, ChildOf, to} }
+	for _, tc := range []struct {
+		name     string
+		existing []Edge
+		add      Edge
+		want     []string
+	}{
+		{"none", []Edge{e("b", "c")}, e("a", "b"), nil},
+		{"two", []Edge{e("b", "a")}, e("a", "b"), []string{"a", "b", "a"}},
+		{"shortest of two", []Edge{e("b", "c"), e("c", "d"), e("d", "a"), e("b", "a")}, e("a", "b"), []string{"a", "b", "a"}},
+		{"long", []Edge{e("b", "c"), e("c", "d"), e("d", "a")}, e("a", "b"), []string{"a", "b", "c", "d", "a"}},
+		{"a cycle elsewhere is not this one's", []Edge{e("c", "d"), e("d", "c")}, e("a", "c"), nil},
+		{"relates_to never", []Edge{{"b", RelatesTo, "a"}}, Edge{"a", RelatesTo, "b"}, nil},
+	} {
+		if got := Cycle(tc.existing, tc.add); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestFindLinkAndNoSuchLink(t *testing.T) {
+	stored := []Edge{{"a", ChildOf, "p"}, {"x", RelatesTo, "a"}}
+	if got, ok := FindLink(stored, Edge{"a", RelatesTo, "x"}); !ok || got != (Edge{"x", RelatesTo, "a"}) {
+		t.Errorf("relates_to from the other end: got %v %v", got, ok)
+	}
+	if _, ok := FindLink(stored, Edge{"p", ChildOf, "a"}); ok {
+		t.Errorf("a directional link matched backwards")
+	}
+	for _, tc := range []struct {
+		links []Edge
+		want  string
+	}{
+		{nil, "a has no links, so there is no blocked_by link to b to remove"},
+		{stored, "a has no blocked_by link to b; its links: a child_of p, a relates_to x"},
+	} {
+		err := NoSuchLink(Edge{"a", BlockedBy, "b"}, tc.links)
+		var re *RefusalError
+		if !errors.As(err, &re) || err.Error() != tc.want {
+			t.Errorf("got %v, want refusal %q", err, tc.want)
+		}
+	}
+}
