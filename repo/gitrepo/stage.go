@@ -61,15 +61,31 @@ type indexPatcher func(data []byte, indexMtime uint32, changes []*change, trustE
 // updateIndex rewrites the index with changes under index.lock, trying
 // patch first and go-git's codec when patch cannot handle the index.
 func (r *Repo) updateIndex(changes []*change, patch indexPatcher) error {
-	path := filepath.Join(r.gitDir, "index")
-	lock, err := acquireLock(path)
+	lock, out, err := r.patchedIndex(changes, patch)
 	if err != nil {
 		return err
 	}
 	defer lock.release()
+	if out == nil {
+		return nil
+	}
+	return lock.commit(out)
+}
+
+// patchedIndex takes index.lock and returns it with the index's new content
+// (nil when nothing changed), trying patch first and go-git's codec when
+// patch cannot handle the index. The caller commits or releases the lock, so
+// that a commit can be made while the index cannot move.
+func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, []byte, error) {
+	path := filepath.Join(r.gitDir, "index")
+	lock, err := acquireLock(path)
+	if err != nil {
+		return nil, nil, err
+	}
 	data, mtime, err := readIndexFile(path)
 	if err != nil {
-		return err
+		lock.release()
+		return nil, nil, err
 	}
 	out, err := patch(data, mtime, changes, r.trustExecBit)
 	if errors.Is(err, errNeedsCodec) {
@@ -79,12 +95,10 @@ func (r *Repo) updateIndex(changes []*change, patch indexPatcher) error {
 		out, err = codecIndex(data, mtime, changes, r.trustExecBit)
 	}
 	if err != nil {
-		return err
+		lock.release()
+		return nil, nil, err
 	}
-	if out == nil {
-		return nil
-	}
-	return lock.commit(out)
+	return lock, out, nil
 }
 
 // readIndexFile returns the index file's content, nil when there is none,
@@ -214,24 +228,7 @@ func readRegular(full string) ([]byte, fs.FileInfo, error) {
 // writeBlob stores content as a loose blob object through go-git's object
 // storage and returns its name.
 func (r *Repo) writeBlob(content []byte) ([hashLen]byte, error) {
-	obj := r.storage.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
-	obj.SetSize(int64(len(content)))
-	w, err := obj.Writer()
-	if err != nil {
-		return [hashLen]byte{}, err
-	}
-	if _, err := w.Write(content); err != nil {
-		return [hashLen]byte{}, err
-	}
-	if err := w.Close(); err != nil {
-		return [hashLen]byte{}, err
-	}
-	h, err := r.storage.SetEncodedObject(obj)
-	if err != nil {
-		return [hashLen]byte{}, err
-	}
-	return h, nil
+	return r.writeObject(plumbing.BlobObject, content)
 }
 
 // relPath turns a path given to Stage into the slash-separated path relative

@@ -1,0 +1,570 @@
+package gitrepo
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Commit makes a commit of a few paths on top of HEAD without touching the
+// rest of the index, as td's auto git mode needs: the user's staged and
+// unstaged changes stay as they were and are not part of the commit.
+//
+// The commit's tree is HEAD's tree with only the given paths replaced or
+// removed: the trees on the way to them are rebuilt and every other entry is
+// kept by object name, so the cost grows with the size of the directories
+// holding the paths, not with the size of the work tree. The branch is
+// moved as git moves it: under refs/heads/<branch>.lock, after checking
+// that it still points where the commit was built (a compare-and-swap), with
+// a line appended to its reflog.
+
+// CommitRequest is a commit of some work tree paths on top of HEAD.
+type CommitRequest struct {
+	// Paths are committed with their content on disk, relative to Root
+	// (slash or OS separators); a path whose file is missing is removed.
+	Paths     []string
+	Message   string // the whole message; a final newline is added when missing
+	Author    Signature
+	Committer Signature
+}
+
+// CommitResult says what Commit did.
+type CommitResult struct {
+	Hash   string // the new commit; "" when HEAD already had the paths' content
+	Parent string // the commit it was made on; "" for a root commit
+	Ref    string // the reference moved: refs/heads/<branch>, or HEAD when detached
+	// Staged reports that the index records the paths' content, as Stage
+	// leaves it; it is true after a refused commit too, when the index
+	// could be written.
+	Staged bool
+	// Rebuilt reports that the branch moved while the commit was being
+	// made, and the commit was made again on the branch's new tip.
+	Rebuilt bool
+}
+
+// ErrOperationInProgress is wrapped by the error Commit returns while git is
+// in the middle of a merge, rebase, cherry-pick or revert: a commit then
+// belongs to the person concluding it.
+var ErrOperationInProgress = errors.New("a git operation is in progress")
+
+// inProgressError names the operation and the file that shows it.
+type inProgressError struct{ what, marker string }
+
+func (e *inProgressError) Error() string {
+	return e.what + " is in progress (" + e.marker + " exists)"
+}
+
+func (e *inProgressError) Is(target error) bool { return target == ErrOperationInProgress }
+
+// Commit records the content of req.Paths in the index, as Stage does, and
+// commits them on top of HEAD with nothing else: the commit's tree is HEAD's
+// with those paths replaced. The index stays locked until the branch has
+// moved, so no git commit can run in between. A branch that moves meanwhile
+// (a concurrent update-ref) is detected under the branch's lock and the
+// commit is made again on its new tip, so nothing is lost. On a branch
+// without commits the commit is a root commit; on a detached HEAD, HEAD
+// moves. When HEAD already has the paths' content no commit is made.
+//
+// During a merge, rebase, cherry-pick or revert the paths are staged but not
+// committed, and the error wraps ErrOperationInProgress. Any error leaves
+// CommitResult.Staged saying whether the index was written.
+func (r *Repo) Commit(req CommitRequest) (CommitResult, error) {
+	return r.commit(req, nil)
+}
+
+// commit is Commit with a function called after the commit is built and
+// before the branch is locked, so that tests can move the branch there.
+func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult, err error) {
+	if len(req.Paths) == 0 {
+		return res, nil
+	}
+	r.stageMu.Lock()
+	defer r.stageMu.Unlock()
+	fail := func(err error) (CommitResult, error) {
+		return res, fmt.Errorf("commit %s: %w", describePaths(req.Paths), err)
+	}
+	changes, err := r.prepareChanges(req.Paths)
+	if err != nil {
+		return fail(err)
+	}
+	ilock, index, err := r.patchedIndex(changes, patchIndex)
+	if err != nil {
+		return fail(err)
+	}
+	defer ilock.release()
+	// The index is written whatever becomes of the commit: td's files are
+	// then at least staged, as in git mode stage.
+	defer func() {
+		if index != nil {
+			if ierr := ilock.commit(index); ierr != nil {
+				if err == nil {
+					err = fmt.Errorf("commit %s: the commit was made, but the index could not be updated: %w", describePaths(req.Paths), ierr)
+				}
+				return
+			}
+		}
+		res.Staged = true
+	}()
+
+	if e := r.operationInProgress(); e != nil {
+		return fail(e)
+	}
+	ref, err := r.headRef()
+	if err != nil {
+		return fail(err)
+	}
+	res.Ref = ref
+	tip, err := r.refValue(ref)
+	if err != nil {
+		return fail(err)
+	}
+	o := r.lockedObjects()
+	defer o.closeFiles()
+	b := &commitBuilder{r: r, o: o, changes: changes, req: req}
+	made, err := b.build(tip)
+	if err != nil {
+		return fail(err)
+	}
+	if beforeRefLock != nil {
+		beforeRefLock()
+	}
+
+	rlock, err := acquireLock(r.refPath(ref))
+	if err != nil {
+		return fail(err)
+	}
+	defer rlock.release()
+	if again, err := r.headRef(); err != nil || again != ref {
+		return fail(fmt.Errorf("HEAD stopped pointing to %s while td was committing", ref))
+	}
+	cur, err := r.refValue(ref)
+	if err != nil {
+		return fail(err)
+	}
+	if cur != tip {
+		// Another writer moved the branch between the first read and the
+		// lock; under the lock it cannot move again.
+		res.Rebuilt, tip = true, cur
+		if made, err = b.build(tip); err != nil {
+			return fail(err)
+		}
+	}
+	if made.IsZero() {
+		return res, nil
+	}
+	if err := rlock.commit([]byte(made.String() + "\n")); err != nil {
+		return fail(err)
+	}
+	res.Hash = made.String()
+	if !tip.IsZero() {
+		res.Parent = tip.String()
+	}
+	r.appendReflogs(ref, tip, made, req.Committer, reflogMessage(req.Message, tip.IsZero()))
+	return res, nil
+}
+
+// commitBuilder writes the trees and the commit object of one Commit call.
+type commitBuilder struct {
+	r       *Repo
+	o       *objectReader
+	changes []*change
+	req     CommitRequest
+}
+
+// build writes the commit of the changes on top of parent (zero for a root
+// commit) and returns its name, or the zero hash when the tree would be the
+// parent's.
+func (b *commitBuilder) build(parent plumbing.Hash) (plumbing.Hash, error) {
+	var base plumbing.Hash
+	if !parent.IsZero() {
+		c, err := b.o.readCommit(parent)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		base = c.tree
+	}
+	edits := make([]treeEdit, len(b.changes))
+	for i, c := range b.changes {
+		edits[i] = treeEdit{rest: c.path, c: c}
+	}
+	tree, empty, err := b.tree(base, edits, 0)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if tree == base && !base.IsZero() || empty && parent.IsZero() {
+		return plumbing.ZeroHash, nil
+	}
+	if empty {
+		if tree, err = b.r.writeObject(plumbing.TreeObject, nil); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("write the empty tree: %w", err)
+		}
+	}
+	h, err := b.r.writeObject(plumbing.CommitObject, commitObject(tree, parent, b.req))
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write the commit object: %w", err)
+	}
+	return h, nil
+}
+
+// treeEdit is a change seen from inside a tree: rest is its path below it.
+type treeEdit struct {
+	rest string
+	c    *change
+}
+
+// editGroup gathers the edits of one entry of a tree: the file itself, or
+// the paths below it when it is a directory.
+type editGroup struct {
+	name  string
+	file  *change
+	below []treeEdit
+	base  rawEntry // the entry the tree had under this name
+	had   bool
+}
+
+// maxCommitDepth bounds the directory depth of a committed path.
+const maxCommitDepth = 256
+
+// tree returns the name of the tree base (zero for none) with edits
+// applied, and whether that tree is empty (then nothing is written). Entries
+// no edit touches are copied as they are, by object name, and a tree left
+// unchanged is not written again.
+func (b *commitBuilder) tree(base plumbing.Hash, edits []treeEdit, depth int) (plumbing.Hash, bool, error) {
+	if depth > maxCommitDepth {
+		return plumbing.ZeroHash, false, errors.New("a path is nested too deeply")
+	}
+	var data []byte
+	if !base.IsZero() {
+		typ, d, err := b.o.read(base)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		if typ != plumbing.TreeObject {
+			return plumbing.ZeroHash, false, fmt.Errorf("object %s is a %s, not a tree", base, typ)
+		}
+		data = d
+	}
+	var groups []*editGroup
+	byName := map[string]*editGroup{}
+	for _, e := range edits {
+		name, rest, more := strings.Cut(e.rest, "/")
+		g := byName[name]
+		if g == nil {
+			g = &editGroup{name: name}
+			byName[name] = g
+			groups = append(groups, g)
+		}
+		if more {
+			g.below = append(g.below, treeEdit{rest: rest, c: e.c})
+		} else {
+			g.file = e.c
+		}
+	}
+	kept := make([]rawEntry, 0, len(data)/40)
+	for rest := data; len(rest) > 0; {
+		e, next, err := nextRawEntry(rest)
+		if err != nil {
+			return plumbing.ZeroHash, false, fmt.Errorf("read tree %s: %w", base, err)
+		}
+		if g := byName[string(e.name)]; g != nil {
+			g.base, g.had = e, true
+		} else {
+			kept = append(kept, e)
+		}
+		rest = next
+	}
+	var added []rawEntry
+	for _, g := range groups {
+		e, ok, err := b.entry(g, depth)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		if ok {
+			added = append(added, e)
+		}
+	}
+	slices.SortFunc(added, compareEntryNames)
+	out := make([]byte, 0, len(data)+len(added)*64)
+	i := 0
+	for _, e := range kept {
+		for ; i < len(added) && compareEntryNames(added[i], e) < 0; i++ {
+			out = append(out, added[i].whole...)
+		}
+		out = append(out, e.whole...)
+	}
+	for ; i < len(added); i++ {
+		out = append(out, added[i].whole...)
+	}
+	if len(out) == 0 {
+		return plumbing.ZeroHash, true, nil
+	}
+	if bytes.Equal(out, data) {
+		return base, false, nil
+	}
+	h, err := b.r.writeObject(plumbing.TreeObject, out)
+	if err != nil {
+		return plumbing.ZeroHash, false, fmt.Errorf("write a tree: %w", err)
+	}
+	return h, false, nil
+}
+
+// entry returns what the tree holds under g's name once g's edits are
+// applied, and false when it holds nothing. What is on disk decides: a file
+// replaces a directory of the same name and the other way round, while a
+// removal only removes the kind of entry it names.
+func (b *commitBuilder) entry(g *editGroup, depth int) (rawEntry, bool, error) {
+	if g.file != nil && !g.file.remove {
+		return newRawEntry(g.file.indexMode(b.r.trustExecBit), g.name, g.file.hash), true, nil
+	}
+	if len(g.below) == 0 {
+		// A file removed: a directory of that name stays.
+		return g.base, g.had && g.base.dir, nil
+	}
+	var sub plumbing.Hash
+	if g.had && g.base.dir {
+		sub = entryHash(g.base)
+	}
+	h, empty, err := b.tree(sub, g.below, depth+1)
+	if err != nil {
+		return rawEntry{}, false, err
+	}
+	if empty {
+		// Everything below was removed: a file of that name stays.
+		return g.base, g.had && !g.base.dir, nil
+	}
+	return newRawEntry(modeTree, g.name, h), true, nil
+}
+
+// newRawEntry encodes one tree entry: "<octal mode> <name>\0<object name>".
+func newRawEntry(mode uint32, name string, hash [hashLen]byte) rawEntry {
+	whole := strconv.AppendUint(nil, uint64(mode), 8)
+	whole = append(whole, ' ')
+	nameStart := len(whole)
+	whole = append(whole, name...)
+	whole = append(whole, 0)
+	whole = append(whole, hash[:]...)
+	return rawEntry{whole: whole, name: whole[nameStart : nameStart+len(name)], dir: mode == modeTree}
+}
+
+// entryHash is the object name ending a raw tree entry.
+func entryHash(e rawEntry) plumbing.Hash {
+	var h plumbing.Hash
+	copy(h[:], e.whole[len(e.whole)-hashLen:])
+	return h
+}
+
+// commitObject encodes a commit object's content.
+func commitObject(tree, parent plumbing.Hash, req CommitRequest) []byte {
+	var b bytes.Buffer
+	b.WriteString("tree " + tree.String() + "\n")
+	if !parent.IsZero() {
+		b.WriteString("parent " + parent.String() + "\n")
+	}
+	b.WriteString("author " + formatSignature(req.Author) + "\n")
+	b.WriteString("committer " + formatSignature(req.Committer) + "\n\n")
+	b.WriteString(req.Message)
+	if !strings.HasSuffix(req.Message, "\n") {
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// formatSignature encodes an author or committer line's value as git
+// writes it: "Name <email> seconds ±hhmm". Angle brackets and line breaks,
+// which would corrupt the line, are dropped from the name and the email.
+func formatSignature(s Signature) string {
+	clean := func(v string) string {
+		return strings.TrimSpace(strings.Map(func(r rune) rune {
+			if r == '<' || r == '>' || r == '\n' || r == '\r' || r == 0 {
+				return -1
+			}
+			return r
+		}, v))
+	}
+	_, off := s.When.Zone()
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	return fmt.Sprintf("%s <%s> %d %c%02d%02d", clean(s.Name), clean(s.Email), s.When.Unix(), sign, off/3600, off%3600/60)
+}
+
+// reflogMessage is the reflog's account of a commit, as git commit writes
+// it: "commit: <subject>", or "commit (initial): <subject>" for a root commit.
+func reflogMessage(msg string, initial bool) string {
+	subject, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+	if initial {
+		return "commit (initial): " + subject
+	}
+	return "commit: " + subject
+}
+
+// writeObject stores content as a loose object of the given type through
+// go-git's object storage and returns its name.
+func (r *Repo) writeObject(typ plumbing.ObjectType, content []byte) ([hashLen]byte, error) {
+	obj := r.storage.NewEncodedObject()
+	obj.SetType(typ)
+	obj.SetSize(int64(len(content)))
+	w, err := obj.Writer()
+	if err != nil {
+		return [hashLen]byte{}, err
+	}
+	if _, err := w.Write(content); err != nil {
+		return [hashLen]byte{}, err
+	}
+	if err := w.Close(); err != nil {
+		return [hashLen]byte{}, err
+	}
+	return r.storage.SetEncodedObject(obj)
+}
+
+// lockedObjects returns an object reader for a caller that already holds
+// stageMu; closeFiles releases its files but not the mutex.
+func (r *Repo) lockedObjects() *objectReader {
+	return &objectReader{
+		r:     r,
+		dirs:  objectDirs(filepath.Join(r.commonDir, "objects")),
+		cache: make(map[packPos]cachedObject),
+	}
+}
+
+func (o *objectReader) closeFiles() {
+	for _, p := range o.packs {
+		if p.f != nil {
+			p.f.Close()
+		}
+	}
+}
+
+// operationInProgress reports a merge, rebase, cherry-pick or revert that
+// git has stopped in the middle of, by the files git leaves for it.
+func (r *Repo) operationInProgress() error {
+	for _, m := range []struct{ name, what string }{
+		{"MERGE_HEAD", "a merge"},
+		{"rebase-merge", "a rebase"},
+		{"rebase-apply", "a rebase or git am"},
+		{"CHERRY_PICK_HEAD", "a cherry-pick"},
+		{"REVERT_HEAD", "a revert"},
+	} {
+		p := filepath.Join(r.gitDir, m.name)
+		if _, err := os.Lstat(p); err == nil {
+			marker := p
+			if rel, err := filepath.Rel(r.root, p); err == nil && filepath.IsLocal(rel) {
+				marker = filepath.ToSlash(rel)
+			}
+			return &inProgressError{what: m.what, marker: marker}
+		}
+	}
+	return nil
+}
+
+// headRef returns the reference a commit moves: the branch HEAD points to
+// (refs/heads/<name>), or HEAD itself when it is detached.
+func (r *Repo) headRef() (string, error) {
+	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	s := strings.TrimSpace(string(b))
+	if target, ok := strings.CutPrefix(s, "ref:"); ok {
+		target = strings.TrimSpace(target)
+		if !strings.HasPrefix(target, "refs/heads/") || !validRevName(target) {
+			return "", fmt.Errorf("HEAD points to %s, which is not a branch", target)
+		}
+		if _, err := os.Stat(filepath.Join(r.commonDir, "reftable")); err == nil {
+			return "", errors.New("the repository keeps its references in a reftable, which td cannot update")
+		}
+		return target, nil
+	}
+	if _, ok := parseFullHash(s); ok {
+		return "HEAD", nil
+	}
+	return "", fmt.Errorf("HEAD holds %q, neither a branch nor a commit", s)
+}
+
+// refPath is the file of a reference: HEAD in the work tree's git directory,
+// branches in the repository's shared one.
+func (r *Repo) refPath(ref string) string {
+	if ref == "HEAD" {
+		return filepath.Join(r.gitDir, "HEAD")
+	}
+	return filepath.Join(r.commonDir, filepath.FromSlash(ref))
+}
+
+// refValue reads what a branch (or a detached HEAD) points to, from its
+// loose file or else from packed-refs; the zero hash means the branch has
+// no commits yet.
+func (r *Repo) refValue(ref string) (plumbing.Hash, error) {
+	b, err := os.ReadFile(r.refPath(ref))
+	switch {
+	case err == nil:
+		s := strings.TrimSpace(string(b))
+		h, ok := parseFullHash(s)
+		if !ok {
+			return plumbing.ZeroHash, fmt.Errorf("%s holds %q, not a commit", ref, s)
+		}
+		return h, nil
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return plumbing.ZeroHash, fmt.Errorf("read %s: %w", ref, err)
+	case ref == "HEAD":
+		return plumbing.ZeroHash, errors.New("HEAD is missing")
+	}
+	packed, err := os.ReadFile(filepath.Join(r.commonDir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read packed-refs: %w", err)
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		hash, name, ok := strings.Cut(strings.TrimRight(line, "\r"), " ")
+		if !ok || name != ref {
+			continue
+		}
+		if h, ok := parseFullHash(hash); ok {
+			return h, nil
+		}
+		return plumbing.ZeroHash, fmt.Errorf("packed-refs holds %q for %s, not a commit", hash, ref)
+	}
+	return plumbing.ZeroHash, nil
+}
+
+// appendReflogs records a move of ref in its reflog and, for a branch, in
+// HEAD's, as git does. A reflog is written when it exists already or when
+// core.logAllRefUpdates is not false; failing to write one does not undo
+// the commit, so it is not an error.
+func (r *Repo) appendReflogs(ref string, old, made plumbing.Hash, who Signature, msg string) {
+	line := old.String() + " " + made.String() + " " + formatSignature(who) + "\t" + msg + "\n"
+	create := true
+	switch strings.ToLower(strings.TrimSpace(r.ConfigValue("core", "", "logallrefupdates"))) {
+	case "false", "no", "off", "0":
+		create = false
+	}
+	for _, name := range []string{ref, "HEAD"} {
+		p := filepath.Join(r.commonDir, "logs", filepath.FromSlash(name))
+		if name == "HEAD" {
+			p = filepath.Join(r.gitDir, "logs", "HEAD")
+		}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			if !create || os.MkdirAll(filepath.Dir(p), 0o777) != nil {
+				continue
+			}
+		}
+		if f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666); err == nil {
+			_, _ = f.WriteString(line)
+			_ = f.Close()
+		}
+		if ref == "HEAD" {
+			break
+		}
+	}
+}
