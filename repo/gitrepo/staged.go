@@ -1,0 +1,498 @@
+package gitrepo
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+)
+
+// StagedChange is one path whose index entry differs from HEAD's tree: what
+// git commit would record for it, as git diff --cached lists it.
+type StagedChange struct {
+	Path     string // slash-separated, relative to the work tree root
+	Added    bool   // HEAD has no file at the path
+	Deleted  bool   // the index has no entry at the path
+	Unmerged bool   // the index holds a merge conflict for the path
+	Hash     string // the staged object; "" when deleted or unmerged
+	Mode     uint32 // the staged mode: 0o100644, 0o100755, 0o120000 or 0o160000
+	OldHash  string // HEAD's object; "" when added
+	OldMode  uint32
+}
+
+// StagedChanges compares the repository's index with HEAD's tree and
+// returns the paths that differ, sorted: added, modified (content or mode),
+// deleted and unmerged. On a branch without commits every entry is added.
+// Entries marked intent-to-add are not part of the next commit and are left
+// out.
+//
+// The index is read directly, not through go-git's work tree status, which
+// hashes the whole work tree. Directories whose cached tree in the index
+// (the TREE extension) names HEAD's tree are skipped without reading it, so
+// the cost follows the directories that changed.
+func (r *Repo) StagedChanges() ([]StagedChange, error) {
+	return r.StagedChangesIn("")
+}
+
+// StagedChangesIn is StagedChanges for another index file, such as the
+// temporary one git names in GIT_INDEX_FILE while a hook runs during git
+// commit -a. A relative path is taken from the work tree root; "" means the
+// repository's own index.
+func (r *Repo) StagedChangesIn(indexFile string) ([]StagedChange, error) {
+	d, err := r.stagedDiff(indexFile)
+	if err != nil {
+		return nil, err
+	}
+	return d.out, nil
+}
+
+// stagedDiff runs the comparison of StagedChangesIn, returning the walk so
+// that tests can see which trees it read.
+func (r *Repo) stagedDiff(indexFile string) (*stagedDiff, error) {
+	path := filepath.Join(r.gitDir, "index")
+	if indexFile != "" {
+		path = resolveFrom(r.root, indexFile)
+	}
+	data, _, err := readIndexFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("staged changes: %w", err)
+	}
+	entries, tree, err := readIndexEntries(data)
+	if err != nil {
+		return nil, fmt.Errorf("staged changes: read %s: %w", path, err)
+	}
+	o := r.openObjects()
+	defer o.close()
+	var head plumbing.Hash
+	if h, err := o.resolve("HEAD"); err == nil {
+		c, err := o.readCommit(h)
+		if err != nil {
+			return nil, fmt.Errorf("staged changes: %w", err)
+		}
+		head = c.tree
+	} else if !errors.Is(err, errUnborn) {
+		return nil, fmt.Errorf("staged changes: %w", err)
+	}
+	d := &stagedDiff{o: o}
+	if err := d.dir("", entries, head, tree); err != nil {
+		return nil, fmt.Errorf("staged changes: %w", err)
+	}
+	sort.Slice(d.out, func(i, j int) bool { return d.out[i].Path < d.out[j].Path })
+	return d, nil
+}
+
+// indexEntry is what the comparison needs of one index entry.
+type indexEntry struct {
+	name  string
+	mode  uint32
+	hash  plumbing.Hash
+	stage int
+	ita   bool // intent-to-add: recorded, but not part of the next commit
+}
+
+// readIndexEntries decodes the entries of an index file, and its cached
+// tree when there is one. Versions 2 and 3 are read here; anything else
+// goes through go-git's decoder, without the cached tree.
+func readIndexEntries(data []byte) ([]indexEntry, *treeNode, error) {
+	if data == nil {
+		return nil, nil, nil
+	}
+	be := binary.BigEndian
+	if len(data) < indexHeaderLen+hashLen || string(data[:4]) != indexSignature {
+		return nil, nil, errors.New("not a git index file")
+	}
+	body := len(data) - hashLen
+	if trailer := data[body:]; !isZero(trailer) {
+		if sum := sha1.Sum(data[:body]); !bytes.Equal(sum[:], trailer) {
+			return nil, nil, errors.New("the index checksum does not match its content; git status rebuilds a damaged index")
+		}
+	}
+	version := be.Uint32(data[4:])
+	if version != 2 && version != 3 {
+		return decodeIndexEntries(data)
+	}
+	count := be.Uint32(data[8:])
+	entries := make([]indexEntry, 0, count)
+	off := indexHeaderLen
+	for range count {
+		if off+entryFixedLen > body {
+			return nil, nil, errors.New("the index is cut short")
+		}
+		flags := be.Uint16(data[off+entryFlagsOff:])
+		fixed := entryFixedLen
+		var xflags uint16
+		if flags&flagExtended != 0 {
+			if version < 3 || off+entryFixedLen+2 > body {
+				return nil, nil, errors.New("the index has a malformed entry")
+			}
+			xflags = be.Uint16(data[off+entryFixedLen:])
+			fixed += 2
+		}
+		nameStart := off + fixed
+		nameLen := int(flags & flagNameMask)
+		if nameLen == flagNameMask {
+			n := bytes.IndexByte(data[nameStart:body], 0)
+			if n < 0 {
+				return nil, nil, errors.New("the index has a malformed entry")
+			}
+			nameLen = n
+		}
+		size := entryLen(fixed, nameLen)
+		if nameStart+nameLen > body || off+size > body {
+			return nil, nil, errors.New("the index is cut short")
+		}
+		e := indexEntry{
+			name:  string(data[nameStart : nameStart+nameLen]),
+			mode:  be.Uint32(data[off+entryModeOffset:]),
+			stage: int(flags&flagStageMask) >> 12,
+			ita:   xflags&xflagIntentToAdd != 0,
+		}
+		copy(e.hash[:], data[off+entryHashOffset:off+entryHashOffset+hashLen])
+		entries = append(entries, e)
+		off += size
+	}
+	var tree *treeNode
+	for p := off; p+8 <= body; {
+		n := int(be.Uint32(data[p+4:]))
+		if n < 0 || n > body-p-8 {
+			break
+		}
+		if string(data[p:p+4]) == "TREE" {
+			if t, rest, ok := parseTree(data[p+8:p+8+n], 0); ok && len(rest) == 0 {
+				tree = t
+			}
+		}
+		p += 8 + n
+	}
+	return entries, tree, nil
+}
+
+// decodeIndexEntries reads an index through go-git's decoder (version 4,
+// for example).
+func decodeIndexEntries(data []byte) ([]indexEntry, *treeNode, error) {
+	idx := &index.Index{}
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+		return nil, nil, err
+	}
+	entries := make([]indexEntry, 0, len(idx.Entries))
+	for _, e := range idx.Entries {
+		entries = append(entries, indexEntry{name: e.Name, mode: uint32(e.Mode), hash: e.Hash, stage: int(e.Stage), ita: e.IntentToAdd})
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	return entries, nil, nil
+}
+
+// stagedDiff walks the index and HEAD's tree together, one directory at a
+// time.
+type stagedDiff struct {
+	o     *objectReader
+	out   []StagedChange
+	reads int // trees decoded
+}
+
+// headItem is one entry of a tree object.
+type headItem struct {
+	name string
+	mode uint32
+	hash plumbing.Hash
+}
+
+func (h headItem) isTree() bool { return h.mode&modeTypeMask == modeTree }
+
+// dir compares entries, the index entries below prefix ("" or "dir/"),
+// with the tree head (zero when HEAD has no such directory). node is the
+// index's cached tree for the directory, nil when unknown.
+func (d *stagedDiff) dir(prefix string, entries []indexEntry, head plumbing.Hash, node *treeNode) error {
+	if node != nil && node.count >= 0 && !head.IsZero() && bytes.Equal(node.hash, head[:]) {
+		return nil
+	}
+	items, err := d.tree(head)
+	if err != nil {
+		return err
+	}
+	byName := make(map[string]headItem, len(items))
+	for _, it := range items {
+		byName[it.name] = it
+	}
+	seen := make(map[string]bool, len(entries))
+	for i := 0; i < len(entries); {
+		rest := entries[i].name[len(prefix):]
+		name, _, isDir := strings.Cut(rest, "/")
+		j := i + 1
+		if isDir {
+			for j < len(entries) && strings.HasPrefix(entries[j].name[len(prefix):], name+"/") {
+				j++
+			}
+		} else {
+			for j < len(entries) && entries[j].name == entries[i].name {
+				j++
+			}
+		}
+		h, inHead := byName[name]
+		seen[name] = true
+		path := prefix + name
+		if isDir {
+			var sub plumbing.Hash
+			switch {
+			case inHead && h.isTree():
+				sub = h.hash
+			case inHead:
+				d.deleted(path, h)
+			}
+			if err := d.dir(path+"/", entries[i:j], sub, node.childNamed(name)); err != nil {
+				return err
+			}
+			i = j
+			continue
+		}
+		if inHead && h.isTree() {
+			if err := d.deletedTree(path+"/", h.hash); err != nil {
+				return err
+			}
+			inHead = false
+		}
+		d.file(path, entries[i:j], h, inHead)
+		i = j
+	}
+	for _, it := range items {
+		if seen[it.name] {
+			continue
+		}
+		if it.isTree() {
+			if err := d.deletedTree(prefix+it.name+"/", it.hash); err != nil {
+				return err
+			}
+			continue
+		}
+		d.deleted(prefix+it.name, it)
+	}
+	return nil
+}
+
+// file compares the index entries of one path (several when it is
+// unmerged) with HEAD's file there.
+func (d *stagedDiff) file(path string, group []indexEntry, h headItem, inHead bool) {
+	c := StagedChange{Path: path, Added: !inHead}
+	if inHead {
+		c.OldHash, c.OldMode = h.hash.String(), h.mode
+	}
+	e := group[0]
+	switch {
+	case len(group) > 1 || e.stage != 0:
+		c.Unmerged = true
+	case e.ita:
+		return
+	case inHead && e.hash == h.hash && e.mode == h.mode:
+		return
+	default:
+		c.Hash, c.Mode = e.hash.String(), e.mode
+	}
+	d.out = append(d.out, c)
+}
+
+func (d *stagedDiff) deleted(path string, h headItem) {
+	d.out = append(d.out, StagedChange{Path: path, Deleted: true, OldHash: h.hash.String(), OldMode: h.mode})
+}
+
+// deletedTree reports every file of a tree HEAD has and the index has not.
+func (d *stagedDiff) deletedTree(prefix string, tree plumbing.Hash) error {
+	items, err := d.tree(tree)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if it.isTree() {
+			if err := d.deletedTree(prefix+it.name+"/", it.hash); err != nil {
+				return err
+			}
+			continue
+		}
+		d.deleted(prefix+it.name, it)
+	}
+	return nil
+}
+
+// tree decodes the entries of a tree object; the zero hash is an empty tree.
+func (d *stagedDiff) tree(h plumbing.Hash) ([]headItem, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	d.reads++
+	return readTreeItems(d.o, h)
+}
+
+// readTreeItems decodes the entries of the tree object h.
+func readTreeItems(o *objectReader, h plumbing.Hash) ([]headItem, error) {
+	typ, data, err := o.read(h)
+	if err != nil {
+		return nil, err
+	}
+	if typ != plumbing.TreeObject {
+		return nil, fmt.Errorf("object %s is a %s, not a tree", h, typ)
+	}
+	var items []headItem
+	for len(data) > 0 {
+		e, rest, err := nextRawEntry(data)
+		if err != nil {
+			return nil, fmt.Errorf("read tree %s: %w", h, err)
+		}
+		mode, err := parseMode(e.whole[:bytes.IndexByte(e.whole, ' ')])
+		if err != nil {
+			return nil, fmt.Errorf("read tree %s: %w", h, err)
+		}
+		it := headItem{name: string(e.name), mode: mode}
+		copy(it.hash[:], e.whole[len(e.whole)-hashLen:])
+		items = append(items, it)
+		data = rest
+	}
+	return items, nil
+}
+
+// childNamed returns the cached tree of the subdirectory name, nil when the
+// node or the child is unknown.
+func (n *treeNode) childNamed(name string) *treeNode {
+	if n == nil {
+		return nil
+	}
+	if i := n.child(name); i >= 0 {
+		return n.children[i]
+	}
+	return nil
+}
+
+// StagedBlob is what StageBlobs recorded for one path.
+type StagedBlob struct {
+	Path    string // slash-separated, relative to the work tree root
+	Hash    string // the blob's object name; "" when Removed
+	Mode    uint32 // the mode the index entry got
+	Removed bool   // the file was gone, and its entry was dropped
+}
+
+// StageBlobs is Stage, reporting the object each path was staged as: for a
+// caller that remembers what it wrote, so that it can later tell its own
+// staged content from someone else's.
+func (r *Repo) StageBlobs(paths ...string) ([]StagedBlob, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	r.stageMu.Lock()
+	defer r.stageMu.Unlock()
+	changes, err := r.prepareChanges(paths)
+	if err != nil {
+		return nil, fmt.Errorf("stage %s: %w", describePaths(paths), err)
+	}
+	if err := r.updateIndex(changes, patchIndex); err != nil {
+		return nil, fmt.Errorf("stage %s: %w", describePaths(paths), err)
+	}
+	out := make([]StagedBlob, len(changes))
+	for i, c := range changes {
+		out[i] = StagedBlob{Path: c.path, Removed: c.remove}
+		if !c.remove {
+			out[i].Hash = plumbing.Hash(c.hash).String()
+			out[i].Mode = c.indexMode(r.trustExecBit)
+		}
+	}
+	return out, nil
+}
+
+// HashBlob returns the object name git gives a file with this content.
+func HashBlob(content []byte) string {
+	return plumbing.ComputeHash(plumbing.BlobObject, content).String()
+}
+
+// BlobAt returns the content of the blob with the given full object name.
+func (r *Repo) BlobAt(hash string) ([]byte, error) {
+	h, ok := parseFullHash(hash)
+	if !ok {
+		return nil, fmt.Errorf("read blob %q: not a full object name", hash)
+	}
+	o := r.openObjects()
+	defer o.close()
+	typ, data, err := o.read(h)
+	if err != nil {
+		return nil, err
+	}
+	if typ != plumbing.BlobObject {
+		return nil, fmt.Errorf("object %s is a %s, not a blob", hash, typ)
+	}
+	return bytes.Clone(data), nil
+}
+
+// HeadBlobs returns the object names HEAD's tree has at the given paths
+// (slash-separated, relative to the work tree root); paths HEAD has no file
+// at are left out. Each directory on the way is read once, however many of
+// the paths it holds. On a branch without commits the map is empty.
+func (r *Repo) HeadBlobs(paths []string) (map[string]string, error) {
+	out := make(map[string]string, len(paths))
+	if len(paths) == 0 {
+		return out, nil
+	}
+	o := r.openObjects()
+	defer o.close()
+	h, err := o.resolve("HEAD")
+	if errors.Is(err, errUnborn) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD: %w", err)
+	}
+	c, err := o.readCommit(h)
+	if err != nil {
+		return nil, err
+	}
+	dirs := map[string]map[string]headItem{}
+	var list func(dir string) (map[string]headItem, error)
+	list = func(dir string) (map[string]headItem, error) {
+		if m, ok := dirs[dir]; ok {
+			return m, nil
+		}
+		tree := c.tree
+		if dir != "" {
+			parentDir, name := "", dir
+			if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+				parentDir, name = dir[:i], dir[i+1:]
+			}
+			parent, err := list(parentDir)
+			if err != nil {
+				return nil, err
+			}
+			it, ok := parent[name]
+			if !ok || !it.isTree() {
+				dirs[dir] = nil
+				return nil, nil
+			}
+			tree = it.hash
+		}
+		items, err := readTreeItems(o, tree)
+		if err != nil {
+			return nil, err
+		}
+		m := make(map[string]headItem, len(items))
+		for _, it := range items {
+			m[it.name] = it
+		}
+		dirs[dir] = m
+		return m, nil
+	}
+	for _, p := range paths {
+		dir, name := "", p
+		if i := strings.LastIndexByte(p, '/'); i >= 0 {
+			dir, name = p[:i], p[i+1:]
+		}
+		m, err := list(dir)
+		if err != nil {
+			return nil, fmt.Errorf("read HEAD's tree at %s: %w", p, err)
+		}
+		if it, ok := m[name]; ok && !it.isTree() {
+			out[p] = it.hash.String()
+		}
+	}
+	return out, nil
+}
