@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/repo/gitrepo"
 )
 
 // Kinds of IssueEvent: what changed between two versions of an issue file.
@@ -342,4 +344,276 @@ func itemTransition(from, to string) string {
 		return ItemStarted
 	}
 	return ItemStatus
+}
+
+// DiffRange is the pair of snapshots td diff compares.
+type DiffRange struct {
+	// BaseRev is the base revision as asked for, or the default branch.
+	BaseRev string `json:"base_rev"`
+	// Base is the commit compared: the merge base of BaseRev and HEAD
+	// when MergeBase is set, else BaseRev's commit.
+	Base      string `json:"base"`
+	MergeBase bool   `json:"merge_base"`
+	// HeadRev is the head revision as asked for; "" means the work tree.
+	HeadRev string `json:"head_rev"`
+	// Head is HeadRev's commit; "" for the work tree.
+	Head string `json:"head"`
+}
+
+// ResolveDiffRange decides what td diff [BASE [HEAD]] compares. With no
+// HEAD the later side is the work tree, uncommitted changes included, and
+// the earlier side is where this branch left BASE: their merge base, so
+// that only this branch's changes show, as in a pull request (git diff
+// BASE...). BASE defaults to the default branch (origin/HEAD, main,
+// master). With both given, the two revisions are compared as they are.
+func (s *Store) ResolveDiffRange(base, head string) (*DiffRange, error) {
+	g, err := s.repo()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, errorf(CodeRefused, "%s is not in a git repository, so there are no revisions to compare", s.Root)
+	}
+	if base == "" {
+		if base, err = g.DefaultBranch(); err != nil {
+			if errors.Is(err, gitrepo.ErrNoDefaultBranch) {
+				return nil, &Error{Code: CodeNotFound, Err: err,
+					Msg: "there is no origin/HEAD, main or master branch to compare with; name the base revision: td diff BASE"}
+			}
+			return nil, err
+		}
+	}
+	r := &DiffRange{BaseRev: base, HeadRev: head}
+	if r.Base, err = g.Resolve(base); err != nil {
+		return nil, revisionError(base, err)
+	}
+	if head != "" {
+		if r.Head, err = g.Resolve(head); err != nil {
+			return nil, revisionError(head, err)
+		}
+		return r, nil
+	}
+	if _, err := g.Resolve("HEAD"); err != nil {
+		return nil, &Error{Code: CodeNotFound, Err: err,
+			Msg: "HEAD has no commits yet, so it has no history in common with " + base + "; commit first, or compare two revisions: td diff BASE HEAD"}
+	}
+	mb, err := g.MergeBase(base, "HEAD")
+	if errors.Is(err, gitrepo.ErrNoMergeBase) {
+		return nil, &Error{Code: CodeRefused, Err: err,
+			Msg: fmt.Sprintf("%s and HEAD share no history; compare the two revisions as they are: td diff %s HEAD", base, base)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Base, r.MergeBase = mb, true
+	return r, nil
+}
+
+// IssueDiff is what changed for one issue between two snapshots: its file,
+// the ledger entries and the security events added.
+type IssueDiff struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Events are the changes to the issue file, in DescribeIssueChange's
+	// order.
+	Events []IssueEvent `json:"events"`
+	// Ledger holds the ledger entries the later side has and the earlier
+	// one has not, in file order.
+	Ledger []audit.Entry `json:"ledger"`
+	// Security holds the security events added that name this issue.
+	Security []audit.SecurityEvent `json:"security_events"`
+}
+
+// TodosDiff is the semantic difference of .todos between two snapshots.
+type TodosDiff struct {
+	Range *DiffRange `json:"range"`
+	// Issues are the issues with any change, by ID.
+	Issues []IssueDiff `json:"issues"`
+	// Security holds the security events added that name no issue (flag
+	// changes, for example).
+	Security []audit.SecurityEvent `json:"security_events"`
+	// Problems are files one side holds that td could not read; the rest
+	// of the diff stands without them.
+	Problems []error `json:"-"`
+}
+
+// Diff compares .todos at the two ends of r.
+func (s *Store) Diff(r *DiffRange) (*TodosDiff, error) {
+	base, err := s.SnapshotAt(r.Base)
+	if err != nil {
+		return nil, err
+	}
+	base.Rev = r.BaseRev
+	var head *Snapshot
+	if r.Head == "" {
+		head, err = s.WorkTreeSnapshot()
+	} else {
+		head, err = s.SnapshotAt(r.Head)
+		if head != nil {
+			head.Rev = r.HeadRev
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := diffSnapshots(base, head)
+	d.Range = r
+	return d, nil
+}
+
+// diffSnapshots compares two snapshots file by file: issue files through
+// DescribeIssueChange's reading, ledgers and security events by the lines
+// added.
+func diffSnapshots(base, head *Snapshot) *TodosDiff {
+	d := &TodosDiff{Issues: []IssueDiff{}, Security: []audit.SecurityEvent{}}
+	head.prefetch(head.Paths())
+	paths := unionPaths(base.Paths(), head.Paths())
+	var changed []string
+	for _, p := range paths {
+		if !base.Same(head, p) {
+			changed = append(changed, p)
+		}
+	}
+	base.prefetch(changed)
+	byID := map[string]*IssueDiff{}
+	issue := func(id string) *IssueDiff {
+		if byID[id] == nil {
+			byID[id] = &IssueDiff{ID: id, Events: []IssueEvent{}, Ledger: []audit.Entry{}, Security: []audit.SecurityEvent{}}
+		}
+		return byID[id]
+	}
+	read := func(sn *Snapshot, p string) ([]byte, bool) {
+		if !sn.Has(p) {
+			return nil, true
+		}
+		data, err := sn.Read(p)
+		if err != nil {
+			d.Problems = append(d.Problems, fmt.Errorf("%s: %w", sn.Label(), err))
+			return nil, false
+		}
+		return data, true
+	}
+	for _, p := range changed {
+		before, okB := read(base, p)
+		after, okA := read(head, p)
+		if !okB || !okA {
+			continue
+		}
+		id, isIssuePath := issueIDOf(p)
+		switch {
+		case p == TodosDir+"/"+SecurityEvents:
+			events, _ := audit.ParseSecurityEvents(addedLines(before, after))
+			for _, ev := range events {
+				if ev.IssueID == "" {
+					d.Security = append(d.Security, ev)
+				} else {
+					is := issue(ev.IssueID)
+					is.Security = append(is.Security, ev)
+				}
+			}
+		case !isIssuePath || !ValidIssueID(id):
+		case strings.HasSuffix(p, ".jsonl"):
+			entries, _ := audit.ParseLedger(addedLines(before, after))
+			is := issue(id)
+			is.Ledger = append(is.Ledger, entries...)
+		default:
+			a, errA := parseSnapshotIssue(p, id, before)
+			b, errB := parseSnapshotIssue(p, id, after)
+			if errA != nil || errB != nil {
+				d.Problems = append(d.Problems, cmpErr(errA, base), cmpErr(errB, head))
+				d.Problems = slices.DeleteFunc(d.Problems, func(e error) bool { return e == nil })
+				continue
+			}
+			issue(id).Events = append(issue(id).Events, describeIssues(a, b)...)
+		}
+	}
+	for id, is := range byID {
+		is.Title = snapshotTitle(head, id)
+		if is.Title == "" {
+			is.Title = snapshotTitle(base, id)
+		}
+		if len(is.Events)+len(is.Ledger)+len(is.Security) > 0 {
+			d.Issues = append(d.Issues, *is)
+		}
+	}
+	slices.SortFunc(d.Issues, func(a, b IssueDiff) int { return strings.Compare(a.ID, b.ID) })
+	return d
+}
+
+func cmpErr(err error, sn *Snapshot) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", sn.Label(), err)
+}
+
+// parseSnapshotIssue parses an issue file's bytes; nil data (no file) is a
+// nil issue.
+func parseSnapshotIssue(p, id string, data []byte) (*Issue, error) {
+	if data == nil {
+		return nil, nil
+	}
+	return parseIssue(p, id, data)
+}
+
+// snapshotTitle is the title of the issue in the snapshot, "" when it has
+// no readable file there.
+func snapshotTitle(sn *Snapshot, id string) string {
+	p := TodosDir + "/" + IssuesDir + "/" + id + ".md"
+	if !sn.Has(p) {
+		return ""
+	}
+	data, err := sn.Read(p)
+	if err != nil {
+		return ""
+	}
+	is, err := parseIssue(p, id, data)
+	if err != nil {
+		return ""
+	}
+	return is.Title
+}
+
+// unionPaths merges two sorted path lists.
+func unionPaths(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// addedLines returns the lines of an append-only log that after holds
+// beyond those of before: each line of before cancels one identical line
+// of after, wherever a union merge put it. Blank lines are dropped.
+func addedLines(before, after []byte) []byte {
+	count := map[string]int{}
+	for _, l := range logLines(before) {
+		count[l.text]++
+	}
+	var out []byte
+	for _, l := range logLines(after) {
+		if count[l.text] > 0 {
+			count[l.text]--
+			continue
+		}
+		out = append(out, l.text...)
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// logLine is one non-blank line of an append-only log, trimmed, with its
+// 1-based line number.
+type logLine struct {
+	n    int
+	text string
+}
+
+func logLines(data []byte) []logLine {
+	var out []logLine
+	for n, l := range strings.Split(string(data), "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			out = append(out, logLine{n + 1, t})
+		}
+	}
+	return out
 }

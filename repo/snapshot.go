@@ -1,0 +1,276 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tdproject/td/repo/gitrepo"
+)
+
+// Snapshot is the .todos tree at one revision, or in the work tree as it
+// is on disk (uncommitted changes included): which of td's files exist,
+// and their bytes on demand. td diff compares two snapshots; td check reads
+// the work tree's and compares it with a base revision's.
+//
+// The files a snapshot holds are td's own: config.yaml,
+// security_events.jsonl, anchors.md, issues/*.md, history/*.jsonl and
+// sessions/*.yaml. The local/ directory, dot files and anything else are
+// left out. Reads are safe from several goroutines.
+type Snapshot struct {
+	// Rev is the revision as given; "" for the work tree.
+	Rev string
+	// Commit is the full object name of the revision's commit; "" for the
+	// work tree.
+	Commit string
+
+	files map[string]*snapFile
+	paths []string
+	read  func(f *snapFile) ([]byte, error)
+}
+
+// snapFile is one file of a snapshot. Its content is read once.
+type snapFile struct {
+	path    string // relative to the work tree root, slash-separated
+	hash    string // the blob's object name; for the work tree, known once read
+	problem string // why td will not read it ("is a symlink; …"), or ""
+
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// WorkTree reports whether the snapshot is of the work tree.
+func (sn *Snapshot) WorkTree() bool { return sn.Commit == "" }
+
+// Label names the snapshot for people: the revision, or "work tree".
+func (sn *Snapshot) Label() string {
+	if sn.WorkTree() {
+		return "work tree"
+	}
+	return sn.Rev
+}
+
+// Paths returns the files of the snapshot, sorted.
+func (sn *Snapshot) Paths() []string { return sn.paths }
+
+// Has reports whether the snapshot holds the file at path.
+func (sn *Snapshot) Has(path string) bool { return sn.files[path] != nil }
+
+// Read returns the content of the file at path. A file td will not read
+// (a symlink, one over its size limit) is a *ParseError naming it; a path
+// the snapshot does not hold wraps fs.ErrNotExist.
+func (sn *Snapshot) Read(path string) ([]byte, error) {
+	f := sn.files[path]
+	if f == nil {
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	}
+	f.once.Do(func() {
+		if f.problem != "" {
+			f.err = &ParseError{Path: f.path, Msg: f.problem}
+			return
+		}
+		f.data, f.err = sn.read(f)
+		if f.err == nil && f.hash == "" {
+			f.hash = gitrepo.BlobHash(f.data)
+		}
+	})
+	return f.data, f.err
+}
+
+// Same reports whether the file at path has the same content in both
+// snapshots (both absent counts as the same). For the work tree it reads
+// the file to learn its object name.
+func (sn *Snapshot) Same(other *Snapshot, path string) bool {
+	a, b := sn.files[path], other.files[path]
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	ha, hb := sn.hashOf(a), other.hashOf(b)
+	return ha != "" && ha == hb
+}
+
+func (sn *Snapshot) hashOf(f *snapFile) string {
+	if _, err := sn.Read(f.path); err != nil {
+		return ""
+	}
+	return f.hash
+}
+
+// prefetch reads the files at paths in parallel, so that later reads come
+// from memory. Errors stay with each file for Read to return.
+func (sn *Snapshot) prefetch(paths []string) {
+	forEach(len(paths), ioWorkers(), 64, func(i int) { sn.Read(paths[i]) })
+}
+
+// snapshotSizeLimit is the largest file of each kind td reads.
+func snapshotSizeLimit(rel string) int64 {
+	switch {
+	case strings.HasSuffix(rel, ".md"):
+		return MaxIssueFileSize
+	case strings.HasSuffix(rel, ".jsonl"):
+		return maxLedgerSize
+	}
+	return 1 << 20
+}
+
+// snapshotWants reports whether rel (relative to .todos) is one of td's
+// committed files, and so belongs in a snapshot.
+func snapshotWants(rel string) bool {
+	dir, name := path.Split(rel)
+	if strings.HasPrefix(name, ".") {
+		return false
+	}
+	switch dir {
+	case "":
+		return name == ConfigFile || name == SecurityEvents || name == AnchorsFile
+	case IssuesDir + "/":
+		return strings.HasSuffix(name, ".md")
+	case HistoryDir + "/":
+		return strings.HasSuffix(name, ".jsonl")
+	case SessionsDir + "/":
+		return strings.HasSuffix(name, ".yaml")
+	}
+	return false
+}
+
+// WorkTreeSnapshot lists td's files in the work tree.
+func (s *Store) WorkTreeSnapshot() (*Snapshot, error) {
+	sn := &Snapshot{files: map[string]*snapFile{}}
+	add := func(rel string, mode fs.FileMode) {
+		if !snapshotWants(rel) {
+			return
+		}
+		f := &snapFile{path: TodosDir + "/" + rel}
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			f.problem = "is a symlink; td does not follow symlinks under .todos"
+		case !mode.IsRegular():
+			f.problem = "is not a regular file"
+		}
+		sn.files[f.path] = f
+	}
+	top, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil, s.fileError(s.Dir, err)
+	}
+	for _, e := range top {
+		add(e.Name(), e.Type())
+	}
+	for _, d := range []string{IssuesDir, HistoryDir, SessionsDir} {
+		if err := refuseSymlink(s.path(d)); err != nil {
+			return nil, err
+		}
+		ents, err := os.ReadDir(s.path(d))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, s.fileError(s.path(d), err)
+		}
+		for _, e := range ents {
+			add(d+"/"+e.Name(), e.Type())
+		}
+	}
+	sn.read = func(f *snapFile) ([]byte, error) {
+		data, err := readRegular(filepath.Join(s.Root, filepath.FromSlash(f.path)), snapshotSizeLimit(f.path))
+		var r *refusal
+		if errors.As(err, &r) {
+			return nil, &ParseError{Path: f.path, Msg: r.reason}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f.path, err)
+		}
+		return data, nil
+	}
+	sn.sortPaths()
+	return sn, nil
+}
+
+// SnapshotAt lists td's files in the commit rev names. An unknown revision
+// is a not_found error saying so.
+func (s *Store) SnapshotAt(rev string) (*Snapshot, error) {
+	g, err := s.repo()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, errorf(CodeRefused, "comparing with revision %q needs a git repository, and %s is not in one", rev, s.Root)
+	}
+	prefix, err := s.todosInRepo(g)
+	if err != nil {
+		return nil, err
+	}
+	commit, files, err := g.ListTree(rev, prefix)
+	if err != nil {
+		return nil, revisionError(rev, err)
+	}
+	sn := &Snapshot{Rev: rev, Commit: commit, files: map[string]*snapFile{}}
+	for _, tf := range files {
+		rel := strings.TrimPrefix(tf.Path, prefix+"/")
+		if !snapshotWants(rel) {
+			continue
+		}
+		f := &snapFile{path: TodosDir + "/" + rel, hash: tf.Hash}
+		if !tf.IsRegular() {
+			f.problem = "is a symlink; td does not follow symlinks under .todos"
+		}
+		sn.files[f.path] = f
+	}
+	sn.read = func(f *snapFile) ([]byte, error) {
+		data, err := g.ReadBlob(f.hash)
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", f.path, rev, err)
+		}
+		if limit := snapshotSizeLimit(f.path); int64(len(data)) > limit {
+			return nil, &ParseError{Path: f.path, Msg: fmt.Sprintf("is %d bytes at %s, over the %d byte limit", len(data), rev, limit)}
+		}
+		return data, nil
+	}
+	sn.sortPaths()
+	return sn, nil
+}
+
+// todosInRepo is the path of .todos relative to the git work tree root,
+// which differs from ".todos" when td's root is a subdirectory of it.
+func (s *Store) todosInRepo(g *gitrepo.Repo) (string, error) {
+	rel, err := filepath.Rel(g.Root(), s.Dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", errorf(CodeInternal, "%s is outside the git work tree %s", s.Dir, g.Root())
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+func (sn *Snapshot) sortPaths() {
+	sn.paths = make([]string, 0, len(sn.files))
+	for p := range sn.files {
+		sn.paths = append(sn.paths, p)
+	}
+	sort.Strings(sn.paths)
+}
+
+// revisionError turns a failure to find a revision into one sentence.
+func revisionError(rev string, err error) error {
+	if errors.Is(err, gitrepo.ErrUnknownRevision) {
+		return &Error{Code: CodeNotFound, Msg: fmt.Sprintf("unknown revision %q: name a branch, tag or commit (git branch -a lists the branches)", rev), Err: err}
+	}
+	return fmt.Errorf("read revision %s: %w", rev, err)
+}
+
+// issueIDOf returns the issue a snapshot path belongs to (its issue file
+// or its ledger) and whether it is one of those.
+func issueIDOf(p string) (string, bool) {
+	if name, ok := strings.CutPrefix(p, TodosDir+"/"+IssuesDir+"/"); ok {
+		return strings.CutSuffix(name, ".md")
+	}
+	if name, ok := strings.CutPrefix(p, TodosDir+"/"+HistoryDir+"/"); ok {
+		return strings.CutSuffix(name, ".jsonl")
+	}
+	return "", false
+}
