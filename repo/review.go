@@ -103,12 +103,19 @@ func (s *Store) Approve(se *Session, ref string, o TransitionOptions) (*Transiti
 // policy as approval. A session the policy refuses may still close with a
 // self-close exception, which is audited like the creator exception.
 func (s *Store) Close(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
-	reason := strings.TrimSpace(o.Reason)
-	selfClose := strings.TrimSpace(o.SelfCloseException)
 	resolution, err := oneOf(o.Resolution, "done", []string{"done", "wontfix"}, true)
 	if err != nil {
 		return nil, errorf(CodeInvalid, "resolution %v (a duplicate is closed with --duplicate-of)", err)
 	}
+	return s.closeAs(se, ref, o, resolution, nil)
+}
+
+// closeAs is Close with the resolution decided. extra, when given, changes
+// the issue in the same locked update before the policy decides (the link
+// of a duplicate); an error from it refuses the close.
+func (s *Store) closeAs(se *Session, ref string, o TransitionOptions, resolution string, extra func(tx *Tx, is *Issue, res *TransitionResult) error) (*TransitionResult, error) {
+	reason := strings.TrimSpace(o.Reason)
+	selfClose := strings.TrimSpace(o.SelfCloseException)
 	mode, err := s.ReviewMode()
 	if err != nil {
 		return nil, err
@@ -116,6 +123,11 @@ func (s *Store) Close(se *Session, ref string, o TransitionOptions) (*Transition
 	return s.transition(se, ref, audit.ActionClosed, func(tx *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
 		if is.Status == StatusClosed {
 			return nil, "", wrongStatus(is, "close")
+		}
+		if extra != nil {
+			if err := extra(tx, is, res); err != nil {
+				return nil, "", err
+			}
 		}
 		facts, err := s.ReviewFacts(is, se)
 		if err != nil {

@@ -27,6 +27,7 @@ type transitionJSON struct {
 	Decision              *decisionJSON         `json:"decision,omitempty"`
 	ClosedAgainstCriteria bool                  `json:"closed_against_criteria"`
 	SecurityEvents        []audit.SecurityEvent `json:"security_events"`
+	OpenChildren          []childJSON           `json:"open_children,omitempty"`
 }
 
 // transitionFunc is a workflow step of the repo package, as a method
@@ -84,11 +85,18 @@ Examples:
 apply; a session they refuse may close with --self-close-exception REASON,
 which is audited like the creator exception.
 
+--duplicate-of OTHER adds the duplicate_of link and closes with resolution
+duplicate, in one step. Children (issues child_of this one) that are not
+closed stay open: on a terminal td lists them and asks first, otherwise it
+warns on stderr; --yes skips both.
+
 Examples:
    td close td-k3x9qa --resolution wontfix --reason "superseded by the new login"
+   td close td-k3x9qa --duplicate-of td-m2p7qd
+   td close td-a0b1c2 --yes
    td close td-k3x9qa --self-close-exception "one-line typo fix, nobody else around"`,
-			flags: []cli.Flag{reasonFlag("why"), &cli.StringFlag{Name: "resolution", Value: "done", Usage: "done or wontfix"},
-				&cli.StringFlag{Name: "self-close-exception", Usage: "close your own work anyway, for this `REASON` (audited)"}},
+			flags: append([]cli.Flag{reasonFlag("why"), &cli.StringFlag{Name: "resolution", Value: "done", Usage: "done or wontfix"},
+				&cli.StringFlag{Name: "self-close-exception", Usage: "close your own work anyway, for this `REASON` (audited)"}}, closeFlags()...),
 			run: (*repo.Store).Close},
 		{name: "reopen", usage: "reopen a closed issue", done: "Reopened",
 			desc: "Examples:\n   td reopen td-k3x9qa --reason \"the bug is back on main\"", flags: []cli.Flag{reasonFlag("why")},
@@ -116,7 +124,13 @@ Examples:
 				}
 				o := repo.TransitionOptions{Reason: c.String("reason"), Force: c.Bool("force"),
 					SelfCloseException: c.String("self-close-exception"), Resolution: c.String("resolution")}
-				res, err := st.run(s, se, a[0], o)
+				run, children := st.run, []*repo.Issue(nil)
+				if st.name == "close" {
+					if run, children, err = r.prepareClose(c, s, a[0]); err != nil {
+						return err
+					}
+				}
+				res, err := run(s, se, a[0], o)
 				if err != nil {
 					if res != nil {
 						for _, ev := range res.Security {
@@ -125,18 +139,21 @@ Examples:
 					}
 					return err
 				}
-				return r.printTransition(st, res)
+				return r.printTransition(st, res, children)
 			},
 		})
 	}
 	return cmds
 }
 
-func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult) error {
+// printTransition reports a workflow step; children are the open
+// children a close left open, for the warning (or the JSON) that names them.
+func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult, children []*repo.Issue) error {
 	is := res.Issue
 	if r.st.json {
 		out := transitionJSON{Issue: toIssueJSON(is), Action: st.name, From: res.From, To: is.Status, Changed: !res.Unchanged, Reason: res.Reason,
-			OpenCriteria: res.OpenCriteria, ClosedAgainstCriteria: res.ClosedAgainstCriteria, SecurityEvents: []audit.SecurityEvent{}}
+			OpenCriteria: res.OpenCriteria, ClosedAgainstCriteria: res.ClosedAgainstCriteria, SecurityEvents: []audit.SecurityEvent{},
+			OpenChildren: toChildrenJSON(children)}
 		if d := res.Decision; d != nil {
 			out.Decision = &decisionJSON{Allowed: d.Allowed, CreatorException: d.CreatorException,
 				SelfCloseException: d.SelfCloseException, ReasonRequired: d.ReasonRequired, Refusal: d.Refusal}
@@ -154,7 +171,7 @@ func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult) er
 	}
 	r.st.printf("%s %s %q%s: %s -> %s", st.done, is.ID, is.Title, forReview, res.From, r.st.statusColor(is.Status))
 	if is.Status == repo.StatusClosed && is.Resolution != "" {
-		r.st.printf(" (%s)", is.Resolution)
+		r.st.printf(" (%s%s)", is.Resolution, duplicateOf(is))
 	}
 	if st.name == "start" {
 		r.st.printf(", implementer %s", is.Implementer)
@@ -177,6 +194,7 @@ func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult) er
 	if res.ClosedAgainstCriteria {
 		r.st.printf("Closed against its acceptance criteria: every criterion is done.\n")
 	}
+	r.warnOpenChildren(is.ID, children)
 	return nil
 }
 

@@ -1,0 +1,444 @@
+package repo
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy"
+)
+
+// Typed links between issues (child_of, duplicate_of, blocked_by,
+// relates_to) are stored once, in the frontmatter of their source issue;
+// the inverses a target sees (parent_of, duplicated_by, blocks) are
+// computed from the other issues' links. Links never gate a transition.
+
+// LinkResult says what td link or td unlink did.
+type LinkResult struct {
+	// Issue is the issue whose frontmatter holds (or held) the link, as
+	// written.
+	Issue *Issue
+	// Link is the link added or removed, as stored in Issue.
+	Link Link
+}
+
+// edge is the stored link l of the issue from, as the policy sees it.
+func edge(from string, l Link) policy.Edge { return policy.Edge{From: from, Kind: l.Kind, To: l.To} }
+
+func edgesOf(is *Issue) []policy.Edge {
+	out := make([]policy.Edge, len(is.Links))
+	for i, l := range is.Links {
+		out[i] = edge(is.ID, l)
+	}
+	return out
+}
+
+// storedEdge reads ID KIND OTHER as the link it stores: an unknown kind is
+// invalid input that names the kinds.
+func storedEdge(from, kind, to string) (policy.Edge, error) {
+	e, err := policy.StoredEdge(from, kind, to)
+	if err != nil {
+		return e, errorf(CodeInvalid, "%v", err)
+	}
+	return e, nil
+}
+
+// refuseSubagent refuses a subagent session the link commands, naming the
+// command its root agent would run.
+func refuseSubagent(se *Session, command string) error {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		root, _, _ := strings.Cut(se.Agent, ".")
+		return errorf(CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s", root, command)
+	}
+	return nil
+}
+
+// Link adds the link "from kind to" (an inverse kind such as blocks is
+// stored on the other issue) and records "linked" in the ledger of the
+// issue that stores it. Both issues must exist; a link twice, a link to
+// itself, a second parent or original, and a cycle of child_of or
+// blocked_by are refused.
+func (s *Store) Link(se *Session, from, kind, to string) (*LinkResult, error) {
+	if err := refuseSubagent(se, strings.Join([]string{"link", from, kind, to}, " ")); err != nil {
+		return nil, err
+	}
+	e, err := storedEdge(from, kind, to)
+	if err != nil {
+		return nil, err
+	}
+	if e.From, err = s.ResolveID(e.From); err != nil {
+		return nil, err
+	}
+	if e.To, err = s.ResolveID(e.To); err != nil {
+		return nil, err
+	}
+	res := &LinkResult{Link: Link{Kind: e.Kind, To: e.To}}
+	err = s.Update(func(tx *Tx) error {
+		holder, err := s.readIssueFile(e.From)
+		if err != nil {
+			return err
+		}
+		res.Issue = holder
+		if err := s.checkLink(holder, e); err != nil {
+			return err
+		}
+		if err := holder.setLinks(append(slices.Clip(holder.Links), res.Link)); err != nil {
+			return err
+		}
+		return s.writeIssue(tx, se, holder, audit.ActionLinked, linkDetails(res.Link), "")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// checkLink gathers the links the policy needs to judge e, whose source is
+// holder (read under the lock): the links of both ends and, for a kind that
+// may not loop, every stored link of that kind.
+func (s *Store) checkLink(holder *Issue, e policy.Edge) error {
+	existing := edgesOf(holder)
+	if e.To != holder.ID {
+		other, err := s.readIssueFile(e.To)
+		if err != nil {
+			return err
+		}
+		existing = append(existing, edgesOf(other)...)
+		if policy.Acyclic(e.Kind) {
+			all, _, err := s.loadAll()
+			if err != nil {
+				return err
+			}
+			for _, is := range all {
+				if is.ID == holder.ID || is.ID == other.ID {
+					continue // read above, fresh
+				}
+				for _, l := range is.Links {
+					if l.Kind == e.Kind {
+						existing = append(existing, edge(is.ID, l))
+					}
+				}
+			}
+		}
+	}
+	return policy.CheckLink(existing, e)
+}
+
+func linkDetails(l Link) map[string]any { return map[string]any{"kind": l.Kind, "to": l.To} }
+
+// setLinks rewrites the links field, and the struct's copy of it.
+func (is *Issue) setLinks(links []Link) error {
+	if links == nil {
+		links = []Link{}
+	}
+	if err := is.setField("links", links); err != nil {
+		return err
+	}
+	is.Links = links
+	return nil
+}
+
+// resolveLinkEnd resolves an end of a link to remove. An ID that names no
+// issue file is still accepted in full, so that a link to a deleted issue
+// can be removed.
+func (s *Store) resolveLinkEnd(ref string) (string, error) {
+	id, err := s.ResolveID(ref)
+	if err == nil || CodeOf(err) != CodeNotFound {
+		return id, err
+	}
+	if r, nerr := normalizeRef(ref); nerr == nil && ValidIssueID(r) {
+		return r, nil
+	}
+	return "", err
+}
+
+// Unlink removes the link "from kind to" from whichever issue stores it
+// (relates_to may be stored on either end) and records "unlinked" in that
+// issue's ledger. Removing a link that is not there is refused with the
+// links that are.
+func (s *Store) Unlink(se *Session, from, kind, to string) (*LinkResult, error) {
+	if err := refuseSubagent(se, strings.Join([]string{"unlink", from, kind, to}, " ")); err != nil {
+		return nil, err
+	}
+	e, err := storedEdge(from, kind, to)
+	if err != nil {
+		return nil, err
+	}
+	if e.From, err = s.resolveLinkEnd(e.From); err != nil {
+		return nil, err
+	}
+	if e.To, err = s.resolveLinkEnd(e.To); err != nil {
+		return nil, err
+	}
+	res := &LinkResult{}
+	err = s.Update(func(tx *Tx) error {
+		holder, err := s.readIssueFile(e.From)
+		if err != nil {
+			return err
+		}
+		stored, ok := policy.FindLink(edgesOf(holder), e)
+		if !ok && policy.Symmetric(e.Kind) && e.To != e.From {
+			// relates_to typed from the end that does not store it.
+			if other, err := s.readIssueFile(e.To); err == nil {
+				if stored, ok = policy.FindLink(edgesOf(other), e); ok {
+					holder = other
+				}
+			} else if CodeOf(err) != CodeNotFound {
+				return err
+			}
+		}
+		if !ok {
+			return s.noSuchLink(holder, e)
+		}
+		res.Issue, res.Link = holder, Link{Kind: stored.Kind, To: stored.To}
+		kept := make([]Link, 0, len(holder.Links))
+		for _, l := range holder.Links {
+			if l != res.Link {
+				kept = append(kept, l)
+			}
+		}
+		if err := holder.setLinks(kept); err != nil {
+			return err
+		}
+		return s.writeIssue(tx, se, holder, audit.ActionUnlinked, linkDetails(res.Link), "")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// noSuchLink refuses an unlink, listing what td unlink could remove from
+// the issue: its own links and the relates_to links others store.
+func (s *Store) noSuchLink(holder *Issue, e policy.Edge) error {
+	links := edgesOf(holder)
+	all, _, err := s.loadAll()
+	if err != nil {
+		return err
+	}
+	for _, is := range all {
+		if is.ID == holder.ID {
+			continue
+		}
+		for _, l := range is.Links {
+			if l.To == holder.ID && policy.Symmetric(l.Kind) {
+				links = append(links, edge(is.ID, l))
+			}
+		}
+	}
+	return policy.NoSuchLink(e, links)
+}
+
+// LinkedIssue is one link of an issue as td links shows it.
+type LinkedIssue struct {
+	// Kind is the link as the issue sees it: a stored kind for its own
+	// links, an inverse (parent_of, duplicated_by, blocks, relates_to) for
+	// links stored on the other issue.
+	Kind string
+	// ID is the other issue.
+	ID string
+	// Stored is true when the link is in this issue's frontmatter.
+	Stored bool
+	// Other is the other issue; nil when no readable file has that ID.
+	Other *Issue
+}
+
+// inverseOrder ranks the computed links: children first, then
+// duplicates, the issues this one blocks, and related ones.
+func inverseOrder(kind string) int {
+	return slices.Index([]string{policy.ParentOf, policy.DuplicatedBy, policy.Blocks, policy.RelatesTo}, kind)
+}
+
+// Links returns the issue ref and every link it has: its own, in file
+// order, then those other issues store about it, by kind and ID. The
+// files td could not read come back beside them: their links are unknown.
+func (s *Store) Links(ref string) (*Issue, []LinkedIssue, []error, error) {
+	is, err := s.Issue(ref)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	all, perrs, err := s.loadAll()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	byID := make(map[string]*Issue, len(all))
+	for _, x := range all {
+		byID[x.ID] = x
+	}
+	var out []LinkedIssue
+	for _, l := range is.Links {
+		out = append(out, LinkedIssue{Kind: l.Kind, ID: l.To, Stored: true, Other: byID[l.To]})
+	}
+	var computed []LinkedIssue
+	for _, x := range all {
+		if x.ID == is.ID {
+			continue
+		}
+		for _, l := range x.Links {
+			if l.To == is.ID {
+				computed = append(computed, LinkedIssue{Kind: policy.InverseKind(l.Kind), ID: x.ID, Other: x})
+			}
+		}
+	}
+	slices.SortStableFunc(computed, func(a, b LinkedIssue) int {
+		if c := inverseOrder(a.Kind) - inverseOrder(b.Kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return is, append(out, computed...), perrs, nil
+}
+
+// Ready lists the open issues matching f whose blocked_by links all point
+// at closed issues: the work that can be picked up now. Issues in progress,
+// blocked or in review are not candidates. A blocker td cannot read, or
+// that no longer exists, counts as open; a missing one is reported beside
+// the unreadable files, with the unlink that removes it.
+func (s *Store) Ready(f Filter) ([]*Issue, []error, error) {
+	f.Statuses, f.All = []string{StatusOpen}, false
+	if err := f.Validate(); err != nil {
+		return nil, nil, err
+	}
+	all, perrs, err := s.loadAll()
+	if err != nil {
+		return nil, nil, err
+	}
+	status := make(map[string]string, len(all))
+	for _, is := range all {
+		status[is.ID] = is.Status
+	}
+	unreadable := map[string]bool{}
+	for _, pe := range perrs {
+		var p *ParseError
+		if errors.As(pe, &p) {
+			unreadable[strings.TrimSuffix(path.Base(p.Path), ".md")] = true
+		}
+	}
+	var out []*Issue
+	for _, is := range all {
+		if !f.match(is) {
+			continue
+		}
+		ready := true
+		for _, l := range is.Links {
+			if l.Kind != policy.BlockedBy {
+				continue
+			}
+			st, known := status[l.To]
+			if !known && !unreadable[l.To] {
+				perrs = append(perrs, errorf(CodeNotFound, "%s is blocked_by %s, which does not exist; td unlink %s blocked_by %s removes the link", is.ID, l.To, is.ID, l.To))
+			}
+			if st != StatusClosed {
+				ready = false
+			}
+		}
+		if ready {
+			out = append(out, is)
+		}
+	}
+	SortIssues(out)
+	return out, perrs, nil
+}
+
+// OpenChildren lists the issues that are child_of id and not closed, for
+// the warning td close gives. To keep a close within its time budget it
+// does not stat every issue file: it looks in the index cache as td last
+// wrote it (rebuilding it only when missing or corrupt) and reads each
+// child it finds there again. A child made by a hand edit or a pull is
+// seen once any td listing has refreshed the cache.
+func (s *Store) OpenChildren(id string) ([]*Issue, error) {
+	var candidates []string
+	data, err := os.ReadFile(s.path(LocalDir, indexFile))
+	if err == nil {
+		if _, err = openCache(data, indexMagic, indexVersion); err == nil {
+			candidates, err = cachedChildren(data, id)
+		}
+	}
+	if err != nil {
+		all, _, err := s.loadAll()
+		if err != nil {
+			return nil, err
+		}
+		candidates = childrenIn(all, id)
+	}
+	var out []*Issue
+	for _, c := range candidates {
+		is, err := s.readIssueFile(c)
+		if err != nil {
+			continue // gone or unreadable since: td list reports it
+		}
+		if is.Status != StatusClosed && slices.Contains(is.Links, Link{Kind: policy.ChildOf, To: id}) {
+			out = append(out, is)
+		}
+	}
+	SortIssues(out)
+	return out, nil
+}
+
+// cachedChildren finds the issues the index cache records as child_of id.
+// A link is encoded as its kind and its target, so when those bytes occur
+// nowhere in the cache no entry needs decoding: the common case of an
+// issue without children costs one search.
+func cachedChildren(data []byte, id string) ([]string, error) {
+	var w indexWriter
+	w.str(policy.ChildOf)
+	w.str(id)
+	if !bytes.Contains(data, w.b.Bytes()) {
+		return nil, nil
+	}
+	entries, err := decodeIndexEntries(data)
+	if err != nil {
+		return nil, err
+	}
+	var all []*Issue
+	for _, e := range entries {
+		if e.issue != nil {
+			all = append(all, e.issue)
+		}
+	}
+	return childrenIn(all, id), nil
+}
+
+func childrenIn(all []*Issue, id string) []string {
+	var out []string
+	for _, is := range all {
+		if slices.Contains(is.Links, Link{Kind: policy.ChildOf, To: id}) {
+			out = append(out, is.ID)
+		}
+	}
+	return out
+}
+
+// CloseDuplicate closes the issue ref with resolution duplicate and adds
+// its duplicate_of link to other, in one locked update, under the same
+// review policy as Close. The link is recorded in the ledger right after
+// the close. An issue already duplicate_of other is just closed; one that
+// is duplicate_of a third issue is refused.
+func (s *Store) CloseDuplicate(se *Session, ref, other string, o TransitionOptions) (*TransitionResult, error) {
+	if o.Resolution != "" && o.Resolution != "duplicate" {
+		return nil, errorf(CodeInvalid, "--duplicate-of closes with resolution duplicate, not %s; drop --resolution", o.Resolution)
+	}
+	to, err := s.ResolveID(other)
+	if err != nil {
+		return nil, err
+	}
+	return s.closeAs(se, ref, o, "duplicate", func(tx *Tx, is *Issue, res *TransitionResult) error {
+		e := policy.Edge{From: is.ID, Kind: policy.DuplicateOf, To: to}
+		l := Link{Kind: e.Kind, To: e.To}
+		if slices.Contains(is.Links, l) {
+			return nil
+		}
+		if err := s.checkLink(is, e); err != nil {
+			return err
+		}
+		if err := is.setLinks(append(slices.Clip(is.Links), l)); err != nil {
+			return err
+		}
+		res.after = append(res.after, audit.Entry{Action: audit.ActionLinked, Details: linkDetails(l)})
+		return nil
+	})
+}
