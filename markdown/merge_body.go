@@ -1,0 +1,480 @@
+package markdown
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// tokenPrefix starts the line that stands for a run of todos while the
+// rest of the body is merged line by line. A body holding a NUL byte is
+// never merged this way, so the line cannot clash with the user's text.
+const tokenPrefix = "\x00td-todos\x00"
+
+// groupKey names where a todo lives: its section, and for a step its phase.
+type groupKey struct {
+	kind, phase, origin string
+}
+
+// token is the line, without its ending, that stands for the group's todos.
+func (k groupKey) token() string {
+	return tokenPrefix + k.kind + "\x00" + k.phase + "\x00" + k.origin + "\x00"
+}
+
+// describe names the group in a conflict phrase.
+func (k groupKey) describe() string {
+	switch {
+	case k.kind == KindCriterion:
+		return "the acceptance criteria"
+	case k.phase == "":
+		return "the todos"
+	}
+	return fmt.Sprintf("the todos under %q", phaseHeading(k.phase, k.origin))
+}
+
+// todo is one checklist item of one side, with its bytes.
+type todo struct {
+	Item
+	// raw is the item's bytes, notes and nested content included, always
+	// ending with a line break.
+	raw []byte
+	// residue is what the item says besides its status and notes: its
+	// bytes with the marker masked, the notes cut and blank lines dropped.
+	residue string
+}
+
+// run is the todos of one group on one side: consecutive items with
+// nothing but blank lines between them.
+type run struct {
+	key   groupKey
+	todos []todo
+	// body is the bytes from the first item to the end of the last, without
+	// the last line ending (which stays with the token line).
+	body  []byte
+	loose bool // blank lines separate the items
+}
+
+func (r *run) find(text string) *todo {
+	if r == nil {
+		return nil
+	}
+	for i := range r.todos {
+		if r.todos[i].Text == text {
+			return &r.todos[i]
+		}
+	}
+	return nil
+}
+
+func (r *run) texts() []string {
+	if r == nil {
+		return nil
+	}
+	out := make([]string, len(r.todos))
+	for i, t := range r.todos {
+		out[i] = t.Text
+	}
+	return out
+}
+
+// bodyLayout is a body split for merging: the skeleton (the body with each
+// run of todos replaced by its token line) and the runs.
+type bodyLayout struct {
+	skeleton []byte
+	runs     map[groupKey]*run
+	order    []groupKey
+	eol      string
+}
+
+// layoutBody splits a body for merging. It reports false when the todos
+// cannot be merged one by one: a NUL byte, a group whose todos are split by
+// other text, or two todos with the same text in one group.
+func layoutBody(body []byte) (*bodyLayout, bool) {
+	if bytes.IndexByte(body, 0) >= 0 {
+		return nil, false
+	}
+	c := ParseChecklist(body)
+	l := &bodyLayout{runs: map[groupKey]*run{}, eol: c.eol}
+	var sk bytes.Buffer
+	pos, start, prevEnd := 0, 0, 0
+	var cur *run
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		ending := lineEnding(c.body[:prevEnd])
+		cur.body = c.body[start : prevEnd-len(ending)]
+		sk.Write(c.body[pos:start])
+		sk.WriteString(cur.key.token())
+		sk.WriteString(ending)
+		pos = prevEnd
+	}
+	for i, it := range c.items {
+		key := groupKey{kind: it.Kind, phase: it.Phase, origin: it.Origin}
+		if cur == nil || cur.key != key || !isBlank(c.body[prevEnd:it.Start]) {
+			flush()
+			if _, seen := l.runs[key]; seen || strings.ContainsAny(key.token(), "\r\n") {
+				return nil, false
+			}
+			cur = &run{key: key}
+			l.runs[key], l.order, start = cur, append(l.order, key), it.Start
+		} else if prevEnd < it.Start {
+			cur.loose = true
+		}
+		if cur.find(it.Text) != nil {
+			return nil, false
+		}
+		raw := bytes.Clone(c.body[it.Start:it.End])
+		if lineEnding(raw) == "" {
+			raw = append(raw, c.eol...)
+		}
+		cur.todos = append(cur.todos, todo{Item: it, raw: raw, residue: residueOf(c.body, it, c.marks[i])})
+		prevEnd = it.End
+	}
+	flush()
+	sk.Write(c.body[pos:])
+	l.skeleton = sk.Bytes()
+	return l, true
+}
+
+// lineEnding returns the line ending that b ends with: "\r\n", "\n" or "".
+func lineEnding(b []byte) string {
+	switch {
+	case bytes.HasSuffix(b, []byte("\r\n")):
+		return "\r\n"
+	case bytes.HasSuffix(b, []byte("\n")):
+		return "\n"
+	}
+	return ""
+}
+
+// residueOf returns what item it says besides its status and notes.
+func residueOf(body []byte, it Item, m itemMarks) string {
+	var b []byte
+	b = append(b, body[it.Start:m.marker]...)
+	b = append(b, '?')
+	pos := m.marker + 1
+	for _, q := range m.notes {
+		if q[0] >= pos {
+			b = append(b, body[pos:q[0]]...)
+			pos = q[1]
+		}
+	}
+	b = append(b, body[pos:it.End]...)
+	var out strings.Builder
+	for _, line := range splitLines(b) {
+		if !isBlank(line) {
+			out.Write(bytes.TrimRight(line, "\r\n"))
+			out.WriteByte('\n')
+		}
+	}
+	return out.String()
+}
+
+// mergeBody merges issue bodies: the todos one by one, the rest of the
+// text line by line (see MergeIssue).
+func mergeBody(o, a, b []byte) ([]byte, []string) {
+	switch {
+	case bytes.Equal(a, b), bytes.Equal(b, o):
+		return a, nil
+	case bytes.Equal(a, o):
+		return b, nil
+	}
+	lo, okO := layoutBody(o)
+	la, okA := layoutBody(a)
+	lb, okB := layoutBody(b)
+	if !okO || !okA || !okB {
+		out, conflict := MergeLines(o, a, b, "ours", "theirs")
+		if conflict {
+			return nil, []string{"the same lines of the body"}
+		}
+		return out, nil
+	}
+	sk, conflict := MergeLines(lo.skeleton, la.skeleton, lb.skeleton, "ours", "theirs")
+	if conflict {
+		return nil, []string{"the same lines of the description or other text of the body"}
+	}
+	var keys []groupKey
+	for _, l := range []*bodyLayout{lo, la, lb} {
+		for _, k := range l.order {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	merged := map[groupKey]*run{}
+	var conflicts []string
+	for _, k := range keys {
+		r, c := mergeRun(k, lo.runs[k], la.runs[k], lb.runs[k], la.eol)
+		merged[k] = r
+		conflicts = append(conflicts, c...)
+	}
+	if len(conflicts) > 0 {
+		return nil, conflicts
+	}
+	tokens := map[string]groupKey{}
+	for _, k := range keys {
+		tokens[k.token()] = k
+	}
+	var out bytes.Buffer
+	var want []Item
+	used := map[groupKey]bool{}
+	for _, line := range splitLines(sk) {
+		if !bytes.HasPrefix(line, []byte(tokenPrefix)) {
+			out.Write(line)
+			continue
+		}
+		ending := lineEnding(line)
+		k, ok := tokens[string(line[:len(line)-len(ending)])]
+		if !ok || used[k] {
+			return nil, []string{"the place of the todos in the body"}
+		}
+		used[k] = true
+		r := merged[k]
+		if len(r.todos) == 0 {
+			continue
+		}
+		out.Write(r.body)
+		out.WriteString(ending)
+		for _, t := range r.todos {
+			want = append(want, t.Item)
+		}
+	}
+	for _, k := range keys {
+		if !used[k] && len(merged[k].todos) > 0 {
+			conflicts = append(conflicts, k.describe()+" (their place in the body is gone)")
+		}
+	}
+	if len(conflicts) > 0 {
+		return nil, conflicts
+	}
+	body := out.Bytes()
+	if !slices.EqualFunc(ParseChecklist(body).items, want, sameItem) {
+		return nil, []string{"the checklist (the merged list would not read back as merged)"}
+	}
+	return body, nil
+}
+
+// mergeRun merges the todos of one group. Each side's run may be nil. The
+// order is the one side's when the other kept the base order and members;
+// otherwise the base todos in base order, then ours' additions, then
+// theirs'.
+func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
+	so, sa, sb := o.texts(), a.texts(), b.texts()
+	var all []string
+	for _, s := range [][]string{so, sa, sb} {
+		for _, t := range s {
+			if !slices.Contains(all, t) {
+				all = append(all, t)
+			}
+		}
+	}
+	var conflicts []string
+	result := map[string]*todo{}
+	for _, text := range all {
+		t, c := mergeTodo(o.find(text), a.find(text), b.find(text), eol)
+		if c != "" {
+			conflicts = append(conflicts, c)
+		} else if t != nil {
+			result[text] = t
+		}
+	}
+	var seq []string
+	switch {
+	case slices.Equal(sa, sb), slices.Equal(sb, so):
+		seq = sa
+	case slices.Equal(sa, so):
+		seq = sb
+	default:
+		if !keepsOrder(so, sa) || !keepsOrder(so, sb) {
+			conflicts = append(conflicts, "the order of "+k.describe())
+			break
+		}
+		for _, t := range so {
+			if slices.Contains(sa, t) && slices.Contains(sb, t) {
+				seq = append(seq, t)
+			}
+		}
+		for _, t := range slices.Concat(sa, sb) {
+			if !slices.Contains(so, t) && !slices.Contains(seq, t) {
+				seq = append(seq, t)
+			}
+		}
+	}
+	if len(conflicts) > 0 {
+		return nil, conflicts
+	}
+	out := &run{key: k}
+	for _, text := range seq {
+		t, ok := result[text]
+		if !ok {
+			return nil, []string{fmt.Sprintf("the todo %q", text)}
+		}
+		out.todos = append(out.todos, *t)
+	}
+	if len(out.todos) != len(result) {
+		return nil, []string{"the members of " + k.describe()}
+	}
+	for _, side := range []*run{a, b} {
+		if side != nil && sameTodos(out.todos, side.todos) {
+			out.body = side.body
+			return out, nil
+		}
+	}
+	for _, side := range []*run{a, b, o} {
+		if side != nil && len(side.todos) > 1 {
+			out.loose = side.loose
+			break
+		}
+	}
+	var body []byte
+	for i, t := range out.todos {
+		if i > 0 && out.loose {
+			body = append(body, eol...)
+		}
+		body = append(body, t.raw...)
+	}
+	out.body = body[:len(body)-len(lineEnding(body))]
+	return out, nil
+}
+
+// keepsOrder reports whether the todos side kept from base are in base
+// order.
+func keepsOrder(base, side []string) bool {
+	last := -1
+	for _, t := range side {
+		if i := slices.Index(base, t); i >= 0 {
+			if i < last {
+				return false
+			}
+			last = i
+		}
+	}
+	return true
+}
+
+// sameTodos reports whether two lists hold the same todos with the same
+// bytes.
+func sameTodos(x, y []todo) bool {
+	return slices.EqualFunc(x, y, func(p, q todo) bool { return p.Text == q.Text && bytes.Equal(p.raw, q.raw) })
+}
+
+// mergeTodo merges one todo, nil meaning absent on that side. It returns
+// the merged todo (nil when it is deleted) or a conflict phrase.
+func mergeTodo(o, a, b *todo, eol string) (*todo, string) {
+	switch {
+	case a == nil && b == nil:
+		return nil, ""
+	case a == nil || b == nil:
+		kept := a
+		if kept == nil {
+			kept = b
+		}
+		if o == nil {
+			return kept, ""
+		}
+		if bytes.Equal(kept.raw, o.raw) {
+			return nil, ""
+		}
+		return nil, fmt.Sprintf("the todo %q (one side deleted it, the other changed it)", kept.Text)
+	case bytes.Equal(a.raw, b.raw):
+		return a, ""
+	case o != nil && bytes.Equal(b.raw, o.raw):
+		return a, ""
+	case o != nil && bytes.Equal(a.raw, o.raw):
+		return b, ""
+	}
+	conflict := fmt.Sprintf("the todo %q", a.Text)
+	status, ok := mergeStatus(o, a.Status, b.Status)
+	if !ok {
+		return nil, conflict
+	}
+	carrier, other := a, b
+	switch {
+	case a.residue == b.residue:
+	case o != nil && b.residue == o.residue:
+	case o != nil && a.residue == o.residue:
+		carrier, other = b, a
+	default:
+		return nil, conflict
+	}
+	var base []string
+	if o != nil {
+		base = o.Notes
+	}
+	var extra []string
+	for _, n := range carrier.Notes {
+		if slices.Contains(base, n) && !slices.Contains(other.Notes, n) {
+			return nil, conflict + " (one side removed a note)"
+		}
+	}
+	for _, n := range other.Notes {
+		if !slices.Contains(base, n) && !slices.Contains(carrier.Notes, n) && !slices.Contains(extra, n) {
+			extra = append(extra, n)
+		}
+	}
+	t, ok := rewriteTodo(carrier, status, extra, eol)
+	if !ok {
+		return nil, conflict
+	}
+	return t, ""
+}
+
+// mergeStatus is the three-way merge of a todo's status; o is nil for a
+// todo both sides added. When both sides changed it differently and one of
+// them to in progress, the other wins.
+func mergeStatus(o *todo, a, b string) (string, bool) {
+	switch {
+	case a == b:
+		return a, true
+	case o != nil && a == o.Status:
+		return b, true
+	case o != nil && b == o.Status:
+		return a, true
+	case a == StatusInProgress:
+		return b, true
+	case b == StatusInProgress:
+		return a, true
+	}
+	return "", false
+}
+
+// rewriteTodo returns t with the given status and the extra notes appended,
+// edited the way td edits a todo: the marker rewritten in place and each
+// note added as a block quote after the item.
+func rewriteTodo(t *todo, status string, extra []string, eol string) (*todo, bool) {
+	if status == t.Status && len(extra) == 0 {
+		return t, true
+	}
+	if e := lineEnding(t.raw); e != "" {
+		eol = e
+	}
+	prefix := "## " + todosTitle + eol + eol
+	c := ParseChecklist(append([]byte(prefix), t.raw...))
+	if len(c.items) != 1 || c.items[0].Text != t.Text || c.items[0].Status != t.Status || !slices.Equal(c.items[0].Notes, t.Notes) {
+		return nil, false
+	}
+	if err := c.SetStatus(0, status); err != nil {
+		return nil, false
+	}
+	for _, n := range extra {
+		if err := c.AddNote(0, n); err != nil {
+			return nil, false
+		}
+	}
+	if !bytes.HasPrefix(c.body, []byte(prefix)) {
+		return nil, false
+	}
+	out := *t
+	out.raw = bytes.Clone(c.body[len(prefix):])
+	if lineEnding(out.raw) == "" {
+		out.raw = append(out.raw, eol...)
+	}
+	out.Status = status
+	out.Notes = slices.Concat(t.Notes, extra)
+	if !slices.Equal(c.items[0].Notes, out.Notes) {
+		return nil, false
+	}
+	return &out, true
+}

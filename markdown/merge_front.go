@@ -1,0 +1,330 @@
+package markdown
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Frontmatter keys the merge treats specially.
+const (
+	labelsKey    = "labels"
+	linksKey     = "links"
+	updatedAtKey = "updated_at"
+)
+
+// mergeFront merges the frontmatter key by key (see MergeIssue). The result
+// starts from the side whose layout (comments, blank lines, key order) the
+// merge keeps and takes the other side's changes one key at a time through
+// the line editor, so every byte neither side touched stays as it was.
+func mergeFront(o, a, b *Frontmatter) (*Frontmatter, []string) {
+	switch {
+	case bytes.Equal(a.raw, b.raw), bytes.Equal(b.raw, o.raw):
+		return a, nil
+	case bytes.Equal(a.raw, o.raw):
+		return b, nil
+	}
+	for _, fm := range []*Frontmatter{o, a, b} {
+		if fm.layout != "" {
+			return nil, []string{"the frontmatter (" + fm.layout + ")"}
+		}
+	}
+	common := map[string]bool{}
+	for _, k := range o.Keys() {
+		if a.Has(k) && b.Has(k) {
+			common[k] = true
+		}
+	}
+	lo, la, lb := frontLayout(o, common), frontLayout(a, common), frontLayout(b, common)
+	carrier, other := a, b
+	switch {
+	case la == lb, lb == lo:
+	case la == lo:
+		carrier, other = b, a
+	default:
+		return nil, []string{"the comments or the key order of the frontmatter"}
+	}
+	keys := o.Keys()
+	for _, fm := range []*Frontmatter{a, b} {
+		for _, k := range fm.Keys() {
+			if !o.Has(k) && !containsString(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	out := *carrier
+	fm := &out
+	var conflicts []string
+	for _, k := range keys {
+		eo, ea, eb := entryText(o, k), entryText(a, k), entryText(b, k)
+		var src *Frontmatter
+		switch {
+		case equalEntry(ea, eb), equalEntry(eb, eo):
+			src = a
+		case equalEntry(ea, eo):
+			src = b
+		case ea != nil && eb != nil && sameValue(a.Node(k), b.Node(k)):
+			src = carrier // the same value, written differently
+		case k == labelsKey || k == linksKey:
+			node, ok := mergeSet(o.Node(k), a.Node(k), b.Node(k), carrier.Node(k))
+			if !ok {
+				conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+				continue
+			}
+			if sameValue(node, carrier.Node(k)) {
+				continue
+			}
+			if sameValue(node, other.Node(k)) {
+				src = other
+				break
+			}
+			if err := fm.Set(k, node); err != nil {
+				conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+			}
+			continue
+		case k == updatedAtKey:
+			var ok bool
+			if src, ok = later(a, b, k); !ok {
+				conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+				continue
+			}
+		default:
+			conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+			continue
+		}
+		if equalEntry(entryText(carrier, k), entryText(src, k)) {
+			continue
+		}
+		if err := spliceEntry(fm, k, src); err != nil {
+			conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+		}
+	}
+	if len(conflicts) > 0 {
+		return nil, conflicts
+	}
+	return fm, nil
+}
+
+// frontLayout describes what a frontmatter holds besides its keys' values:
+// the comment and blank lines between the entries, and the order of the
+// keys every side has.
+func frontLayout(fm *Frontmatter, common map[string]bool) string {
+	var b strings.Builder
+	pos := 0
+	for _, e := range fm.entries {
+		b.Write(fm.raw[pos:e.start])
+		pos = e.end
+	}
+	b.Write(fm.raw[pos:])
+	b.WriteByte(0)
+	for _, e := range fm.entries {
+		if common[e.name] {
+			b.WriteString(e.name)
+			b.WriteByte(0)
+		}
+	}
+	return b.String()
+}
+
+// entryText returns the lines of key, or nil when it is absent.
+func entryText(fm *Frontmatter, key string) []byte {
+	i := fm.find(key)
+	if i < 0 {
+		return nil
+	}
+	e := fm.entries[i]
+	return fm.raw[e.start:e.end:e.end]
+}
+
+// equalEntry compares two entries' lines, nil (absent) equal only to nil.
+func equalEntry(x, y []byte) bool {
+	return (x == nil) == (y == nil) && bytes.Equal(x, y)
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// spliceEntry makes key in fm what it is in src: its exact lines when they
+// fit (same indentation and line endings), else its value in canonical
+// form; absent in src means removed.
+func spliceEntry(fm *Frontmatter, key string, src *Frontmatter) error {
+	j := src.find(key)
+	if j < 0 {
+		return fm.Remove(key)
+	}
+	text := entryText(src, key)
+	if src.indent == fm.indent && hasLineEndings(text, fm.eol) {
+		if next, ok := fm.withLines(key, text, src.entries[j].value); ok {
+			*fm = *next
+			return nil
+		}
+	}
+	return fm.Set(key, src.entries[j].value)
+}
+
+// withLines returns fm with the lines of key replaced by text (appended
+// when key is absent), if the result parses, keeps every other key as it
+// was and reads key back as value.
+func (fm *Frontmatter) withLines(key string, text []byte, value *yaml.Node) (*Frontmatter, bool) {
+	start := fm.appendAt()
+	end := start
+	want := fm.Keys()
+	if i := fm.find(key); i >= 0 {
+		start, end = fm.entries[i].start, fm.entries[i].end
+	} else {
+		want = append(want, key)
+	}
+	raw := make([]byte, 0, len(fm.raw)+len(text))
+	raw = append(raw, fm.raw[:start]...)
+	raw = append(raw, text...)
+	raw = append(raw, fm.raw[end:]...)
+	if delimitable(raw) != "" {
+		return nil, false
+	}
+	next, err := parseFront(raw, fm.eol, fm.firstLine)
+	if err != nil || next.layout != "" || fm.verify(next, want, key) != nil {
+		return nil, false
+	}
+	if !sameNode(value, next.Node(key), false) {
+		return nil, false
+	}
+	return next, true
+}
+
+// hasLineEndings reports whether every line break in text is eol.
+func hasLineEndings(text []byte, eol string) bool {
+	lf, cr := bytes.Count(text, []byte("\n")), bytes.Count(text, []byte("\r"))
+	if eol == "\r\n" {
+		return cr == lf && bytes.Count(text, []byte("\r\n")) == lf
+	}
+	return cr == 0
+}
+
+// later returns the side whose key holds the later RFC 3339 time; a tie
+// goes to the greater text so that the choice does not depend on which
+// side is ours. It reports false when either side has no such time.
+func later(a, b *Frontmatter, key string) (*Frontmatter, bool) {
+	na, nb := a.Node(key), b.Node(key)
+	if na == nil || nb == nil || na.Kind != yaml.ScalarNode || nb.Kind != yaml.ScalarNode {
+		return nil, false
+	}
+	ta, err := time.Parse(time.RFC3339, na.Value)
+	if err != nil {
+		return nil, false
+	}
+	tb, err := time.Parse(time.RFC3339, nb.Value)
+	if err != nil {
+		return nil, false
+	}
+	switch {
+	case ta.After(tb):
+		return a, true
+	case tb.After(ta):
+		return b, true
+	case bytes.Compare(entryText(a, key), entryText(b, key)) >= 0:
+		return a, true
+	}
+	return b, true
+}
+
+// mergeSet merges three versions of a sequence as sets: the base's
+// elements that neither side removed, in base order, then ours' additions,
+// then theirs'. A missing or null base is the empty set; the sides must
+// both be sequences. The result has the style of like, the version the
+// merge writes over.
+func mergeSet(o, a, b, like *yaml.Node) (*yaml.Node, bool) {
+	elems := func(n *yaml.Node, missingOK bool) ([]*yaml.Node, []string, bool) {
+		if n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+			return nil, nil, missingOK || n != nil
+		}
+		if n.Kind != yaml.SequenceNode {
+			return nil, nil, false
+		}
+		var nodes []*yaml.Node
+		var keys []string
+		for _, c := range n.Content {
+			k := nodeKey(c)
+			if !containsString(keys, k) {
+				nodes, keys = append(nodes, c), append(keys, k)
+			}
+		}
+		return nodes, keys, true
+	}
+	_, ko, okO := elems(o, true)
+	na, ka, okA := elems(a, false)
+	nb, kb, okB := elems(b, false)
+	if !okO || !okA || !okB {
+		return nil, false
+	}
+	out := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+	if like != nil && like.Kind == yaml.SequenceNode {
+		out.Style = like.Style
+	}
+	var seen []string
+	add := func(n *yaml.Node, k string) {
+		if !containsString(seen, k) {
+			seen = append(seen, k)
+			out.Content = append(out.Content, n)
+		}
+	}
+	for _, k := range ko {
+		ia, ib := indexString(ka, k), indexString(kb, k)
+		if ia >= 0 && ib >= 0 {
+			add(na[ia], k)
+		}
+	}
+	for i, k := range ka {
+		if !containsString(ko, k) {
+			add(na[i], k)
+		}
+	}
+	for i, k := range kb {
+		if !containsString(ko, k) {
+			add(nb[i], k)
+		}
+	}
+	return out, true
+}
+
+// sameValue reports whether two values, either possibly absent, hold the
+// same data.
+func sameValue(x, y *yaml.Node) bool {
+	if x == nil || y == nil {
+		return x == y
+	}
+	return sameNode(x, y, false)
+}
+
+func indexString(ss []string, s string) int {
+	for i, x := range ss {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// nodeKey identifies a YAML value by its data (kinds, resolved tags and
+// values), whatever its style, so set elements compare by what they say.
+func nodeKey(n *yaml.Node) string {
+	var b strings.Builder
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		fmt.Fprintf(&b, "%d %s %d:%s %d(", n.Kind, n.ShortTag(), len(n.Value), n.Value, len(n.Content))
+		for _, c := range n.Content {
+			walk(c)
+		}
+		b.WriteByte(')')
+	}
+	walk(n)
+	return b.String()
+}

@@ -1,0 +1,325 @@
+package markdown
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// mergeBase is an issue file as td writes it.
+const mergeBase = `---
+id: td-qkm5oz
+title: Sign in with GitHub
+status: in_progress
+type: task
+priority: P2
+minor: false
+labels: [auth]
+created_by: ses_qmt3y9ft
+implementer: ses_qmt3y9ft
+assignee: ""
+resolution: ""
+links: []
+created_at: 2026-11-21T10:00:00Z
+updated_at: 2026-11-21T10:00:00Z
+---
+
+Users sign in with their GitHub account.
+
+## Acceptance criteria
+
+- [ ] A user can sign in
+
+## Todos
+
+- [/] Register the app
+- [ ] Write the callback
+- [ ] Test it
+`
+
+// edited applies each old, new pair of replacements to s once, failing the
+// test when old is not there.
+func edited(t *testing.T, s string, pairs ...string) string {
+	t.Helper()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if !strings.Contains(s, pairs[i]) {
+			t.Fatalf("edit: %q is not in the text", pairs[i])
+		}
+		s = strings.Replace(s, pairs[i], pairs[i+1], 1)
+	}
+	return s
+}
+
+func TestMergeIssueClean(t *testing.T) {
+	const (
+		upd10 = "updated_at: 2026-11-21T10:00:00Z"
+		upd11 = "updated_at: 2026-11-21T11:00:00Z"
+		upd12 = "updated_at: 2026-11-21T12:00:00Z"
+	)
+	tests := []struct {
+		name              string
+		base              string
+		ours, theirs      []string // replacements applied to base
+		want              []string // replacements applied to base
+		wantOurs, wantAll bool     // want is ours, or base edited by both lists
+	}{
+		{
+			name:   "different items ticked",
+			ours:   []string{"- [/] Register", "- [x] Register", "- [ ] Write", "- [/] Write", upd10, upd11},
+			theirs: []string{"- [ ] Test it", "- [x] Test it", upd10, upd12},
+			want:   []string{"- [/] Register", "- [x] Register", "- [ ] Write", "- [/] Write", "- [ ] Test it", "- [x] Test it", upd10, upd12},
+		},
+		{
+			// Ours finished the active step and td started the next; theirs
+			// finished that next step. Done beats the automatic start.
+			name:   "a step started on one side and done on the other",
+			ours:   []string{"- [/] Register", "- [x] Register", "- [ ] Write", "- [/] Write", upd10, upd11},
+			theirs: []string{"- [ ] Write", "- [x] Write", upd10, upd12},
+			want:   []string{"- [/] Register", "- [x] Register", "- [ ] Write", "- [x] Write", upd10, upd12},
+		},
+		{
+			name:   "different labels added",
+			ours:   []string{"labels: [auth]", "labels: [auth, x]", upd10, upd12},
+			theirs: []string{"labels: [auth]", "labels: [auth, ops]", upd10, upd11},
+			want:   []string{"labels: [auth]", "labels: [auth, x, ops]", upd10, upd12},
+		},
+		{
+			name:   "the same label added on both sides",
+			ours:   []string{"labels: [auth]", "labels: [auth, x]", upd10, upd11},
+			theirs: []string{"labels: [auth]", "labels: [auth, x]", upd10, upd12},
+			want:   []string{"labels: [auth]", "labels: [auth, x]", upd10, upd12},
+		},
+		{
+			name:   "a label removed on one side and another added on the other",
+			ours:   []string{"labels: [auth]", "labels: []", upd10, upd11},
+			theirs: []string{"labels: [auth]", "labels: [auth, ui]", upd10, upd12},
+			want:   []string{"labels: [auth]", "labels: [ui]", upd10, upd12},
+		},
+		{
+			name:   "links merged as sets",
+			ours:   []string{"links: []", "links:\n  - {kind: child_of, to: td-a0b1c2}", upd10, upd11},
+			theirs: []string{"links: []", "links:\n  - {kind: relates_to, to: td-z9y8x7}", upd10, upd12},
+			want:   []string{"links: []", "links:\n  - {kind: child_of, to: td-a0b1c2}\n  - {kind: relates_to, to: td-z9y8x7}", upd10, upd12},
+		},
+		{
+			name:   "notes unioned",
+			ours:   []string{"- [ ] Write the callback\n", "- [ ] Write the callback\n  > state must be verified\n", upd10, upd11},
+			theirs: []string{"- [ ] Write the callback\n", "- [ ] Write the callback\n  > use the fake provider\n", upd10, upd12},
+			want:   []string{"- [ ] Write the callback\n", "- [ ] Write the callback\n  > state must be verified\n\n  > use the fake provider\n", upd10, upd12},
+		},
+		{
+			name:   "a note and a status change on the same todo",
+			ours:   []string{"- [ ] Test it\n", "- [ ] Test it\n  > flaky on CI\n"},
+			theirs: []string{"- [ ] Test it\n", "- [!] Test it\n"},
+			want:   []string{"- [ ] Test it\n", "- [!] Test it\n  > flaky on CI\n"},
+		},
+		{
+			name:   "the same todo added on both sides",
+			ours:   []string{"- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n", upd10, upd11},
+			theirs: []string{"- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n", upd10, upd12},
+			want:   []string{"- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n", upd10, upd12},
+		},
+		{
+			name:   "different todos added on both sides, ours first",
+			ours:   []string{"- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n"},
+			theirs: []string{"- [ ] Test it\n", "- [ ] Test it\n- [ ] Announce\n- [ ] Celebrate\n"},
+			want:   []string{"- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n- [ ] Announce\n- [ ] Celebrate\n"},
+		},
+		{
+			name:   "a criterion added on one side, a phase on the other",
+			ours:   []string{"- [ ] A user can sign in\n", "- [ ] A user can sign in\n- [ ] Tokens refresh\n"},
+			theirs: []string{"- [ ] Test it\n", "- [ ] Test it\n\n### Release\n- [ ] Tag it\n"},
+			want:   []string{"- [ ] A user can sign in\n", "- [ ] A user can sign in\n- [ ] Tokens refresh\n", "- [ ] Test it\n", "- [ ] Test it\n\n### Release\n- [ ] Tag it\n"},
+		},
+		{
+			name:   "a todo deleted on one side and ticked elsewhere on the other",
+			ours:   []string{"- [ ] Write the callback\n", ""},
+			theirs: []string{"- [ ] Test it", "- [x] Test it"},
+			want:   []string{"- [ ] Write the callback\n", "", "- [ ] Test it", "- [x] Test it"},
+		},
+		{
+			name:   "the description edited on one side, a todo ticked on the other",
+			ours:   []string{"their GitHub account.", "their GitHub account.\n\nGitLab comes later."},
+			theirs: []string{"- [ ] Test it", "- [x] Test it"},
+			want:   []string{"their GitHub account.", "their GitHub account.\n\nGitLab comes later.", "- [ ] Test it", "- [x] Test it"},
+		},
+		{
+			name:   "unknown keys added on both sides",
+			ours:   []string{upd10 + "\n", upd10 + "\nestimate: 3\n"},
+			theirs: []string{upd10 + "\n", upd10 + "\nsprint: 12 # q4\n"},
+			want:   []string{upd10 + "\n", upd10 + "\nestimate: 3\nsprint: 12 # q4\n"},
+		},
+		{
+			name:   "different fields changed",
+			ours:   []string{"priority: P2", "priority: P1", upd10, upd11},
+			theirs: []string{"title: Sign in with GitHub", "title: Sign in with GitHub or GitLab", upd10, upd12},
+			want:   []string{"priority: P2", "priority: P1", "title: Sign in with GitHub", "title: Sign in with GitHub or GitLab", upd10, upd12},
+		},
+		{
+			// Neither side wrote two active todos, but the merge must not
+			// invent a change to pick one: the next todo command does.
+			name:   "each side started a different todo",
+			base:   strings.Replace(mergeBase, "- [/] Register", "- [x] Register", 1),
+			ours:   []string{"- [ ] Write", "- [/] Write"},
+			theirs: []string{"- [ ] Test it", "- [/] Test it"},
+			want:   []string{"- [ ] Write", "- [/] Write", "- [ ] Test it", "- [/] Test it"},
+		},
+		{
+			name:   "a loose list keeps its blank lines when the other side only ticks",
+			base:   strings.Replace(mergeBase, "- [ ] Write the callback\n", "\n- [ ] Write the callback\n\n", 1),
+			ours:   []string{"- [ ] Test it", "- [x] Test it"},
+			theirs: []string{"- [ ] Write", "- [x] Write"},
+			want:   []string{"- [ ] Test it", "- [x] Test it", "- [ ] Write", "- [x] Write"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := tt.base
+			if base == "" {
+				base = mergeBase
+			}
+			ours, theirs := edited(t, base, tt.ours...), edited(t, base, tt.theirs...)
+			want := edited(t, base, tt.want...)
+			got, conflicts := MergeIssue([]byte(base), []byte(ours), []byte(theirs), "ours", "theirs")
+			if conflicts != nil || string(got) != want {
+				t.Fatalf("conflicts %q, got\n%s\nwant\n%s", conflicts, got, want)
+			}
+			if _, err := Parse(got); err != nil {
+				t.Fatalf("the merge does not parse: %v", err)
+			}
+			back, conflicts := MergeIssue([]byte(base), []byte(theirs), []byte(ours), "ours", "theirs")
+			if conflicts != nil || mergeContent(back) != mergeContent(got) {
+				t.Fatalf("the swapped merge differs (conflicts %q):\n%s", conflicts, back)
+			}
+		})
+	}
+}
+
+func TestMergeIssueConflicts(t *testing.T) {
+	tests := []struct {
+		name         string
+		ours, theirs []string
+		conflicts    []string
+	}{
+		{
+			name:      "the title edited on both sides",
+			ours:      []string{"title: Sign in with GitHub", "title: Sign in with GitLab"},
+			theirs:    []string{"title: Sign in with GitHub", "title: Sign in with Bitbucket"},
+			conflicts: []string{"the field title"},
+		},
+		{
+			name:      "the same todo done on one side and dropped on the other",
+			ours:      []string{"- [ ] Test it", "- [x] Test it"},
+			theirs:    []string{"- [ ] Test it", "- [-] Test it"},
+			conflicts: []string{`the todo "Test it"`},
+		},
+		{
+			name:      "a todo deleted on one side and changed on the other",
+			ours:      []string{"- [ ] Test it\n", ""},
+			theirs:    []string{"- [ ] Test it", "- [x] Test it"},
+			conflicts: []string{`the todo "Test it" (one side deleted it, the other changed it)`},
+		},
+		{
+			name:      "the same line of the description",
+			ours:      []string{"their GitHub account.", "their GitHub login."},
+			theirs:    []string{"their GitHub account.", "their GitHub handle."},
+			conflicts: []string{"the same lines of the description or other text of the body"},
+		},
+		{
+			name:      "the status changed on both sides and a todo text on one",
+			ours:      []string{"status: in_progress", "status: in_review", "- [ ] Test it", "- [ ] Test it well"},
+			theirs:    []string{"status: in_progress", "status: blocked", "- [ ] Test it", "- [x] Test it"},
+			conflicts: []string{"the field status", `the todo "Test it" (one side deleted it, the other changed it)`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ours, theirs := edited(t, mergeBase, tt.ours...), edited(t, mergeBase, tt.theirs...)
+			got, conflicts := MergeIssue([]byte(mergeBase), []byte(ours), []byte(theirs), "ours", "theirs")
+			if !slices.Equal(conflicts, tt.conflicts) {
+				t.Fatalf("conflicts %q, want %q", conflicts, tt.conflicts)
+			}
+			lines, _ := MergeLines([]byte(mergeBase), []byte(ours), []byte(theirs), "ours", "theirs")
+			if !bytes.Equal(got, lines) {
+				t.Fatalf("a conflict should give the line merge with its markers, got\n%s", got)
+			}
+			if !bytes.Contains(got, []byte("<<<<<<< ours\n")) {
+				t.Fatalf("no conflict markers in\n%s", got)
+			}
+		})
+	}
+}
+
+func TestMergeIssueCRLF(t *testing.T) {
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+	base := crlf(mergeBase)
+	ours := crlf(edited(t, mergeBase, "labels: [auth]", "labels: [auth, x]", "- [ ] Write the callback\n", "- [ ] Write the callback\n  > state\n", "updated_at: 2026-11-21T10:00:00Z", "updated_at: 2026-11-21T11:00:00Z"))
+	theirs := crlf(edited(t, mergeBase, "labels: [auth]", "labels: [ops, auth]", "- [ ] Write the callback\n", "- [x] Write the callback\n  > done\n", "- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n"))
+	want := crlf(edited(t, mergeBase, "labels: [auth]", "labels: [auth, x, ops]", "- [ ] Write the callback\n", "- [x] Write the callback\n  > state\n\n  > done\n", "- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n", "updated_at: 2026-11-21T10:00:00Z", "updated_at: 2026-11-21T11:00:00Z"))
+	got, conflicts := MergeIssue([]byte(base), []byte(ours), []byte(theirs), "ours", "theirs")
+	if conflicts != nil || string(got) != want {
+		t.Fatalf("conflicts %q, got %q\nwant %q", conflicts, got, want)
+	}
+}
+
+func TestMergeIssueUnreadableSideMergesByLine(t *testing.T) {
+	ours := edited(t, mergeBase, "- [ ] Test it", "- [x] Test it")
+	theirs := edited(t, mergeBase, "title: Sign in with GitHub\n", "title: [unclosed\n")
+	got, conflicts := MergeIssue([]byte(mergeBase), []byte(ours), []byte(theirs), "ours", "theirs")
+	want := edited(t, ours, "title: Sign in with GitHub\n", "title: [unclosed\n")
+	if conflicts != nil || string(got) != want {
+		t.Fatalf("conflicts %q, got\n%s", conflicts, got)
+	}
+	theirs = edited(t, mergeBase, "- [ ] Test it", "- [-] Test it", "title: Sign in with GitHub\n", "title: [unclosed\n")
+	got, conflicts = MergeIssue([]byte(mergeBase), []byte(ours), []byte(theirs), "ours", "theirs")
+	lines, _ := MergeLines([]byte(mergeBase), []byte(ours), []byte(theirs), "ours", "theirs")
+	if len(conflicts) != 1 || !bytes.Equal(got, lines) {
+		t.Fatalf("conflicts %q, got\n%s", conflicts, got)
+	}
+}
+
+// mergeContent describes what a merged file says, whatever the order in
+// which the merge met the two sides' additions: the frontmatter values
+// (labels and links as sets), the body's text around the todos, and each
+// group's todos as a set with their notes as a set.
+func mergeContent(data []byte) string {
+	f, err := Parse(data)
+	if err != nil {
+		return "unparsed:" + string(data)
+	}
+	var b strings.Builder
+	keys := f.Front.Keys()
+	slices.Sort(keys)
+	for _, k := range keys {
+		n := f.Front.Node(k)
+		if (k == labelsKey || k == linksKey) && n.Kind == 2 /* sequence */ {
+			var elems []string
+			for _, c := range n.Content {
+				elems = append(elems, nodeKey(c))
+			}
+			slices.Sort(elems)
+			b.WriteString(k + "=" + strings.Join(slices.Compact(elems), ";") + "\n")
+			continue
+		}
+		b.WriteString(k + "=" + nodeKey(n) + "\n")
+	}
+	l, ok := layoutBody(f.Body)
+	if !ok {
+		return b.String() + "body:" + string(f.Body)
+	}
+	b.Write(l.skeleton)
+	keysOf := slices.Clone(l.order)
+	slices.SortFunc(keysOf, func(x, y groupKey) int { return strings.Compare(x.token(), y.token()) })
+	for _, k := range keysOf {
+		var items []string
+		for _, t := range l.runs[k].todos {
+			notes := slices.Clone(t.Notes)
+			slices.Sort(notes)
+			items = append(items, t.Status+"|"+t.Text+"|"+strings.Join(notes, "\x01")+"|"+t.residue)
+		}
+		slices.Sort(items)
+		b.WriteString(k.token() + strings.Join(items, "\x02") + "\n")
+	}
+	return b.String()
+}
