@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
+	"github.com/tdproject/td/policy"
 	"gopkg.in/yaml.v3"
 )
 
@@ -73,7 +75,29 @@ func parseConfig(path string, data []byte) (*Config, error) {
 	if c.MetaPaths == nil {
 		c.MetaPaths = DefaultMetaPaths
 	}
+	agents := make([]string, 0, len(c.Agents))
+	for agent := range c.Agents {
+		agents = append(agents, agent)
+	}
+	sort.Strings(agents)
+	for _, agent := range agents {
+		if !ValidAgentPath(agent) {
+			return nil, &ParseError{Path: path, Msg: fmt.Sprintf("agents: %q is not an agent path such as primary or primary.subagents.ui", agent)}
+		}
+		if err := policy.ValidTodoReview(c.Agents[agent].TodoReview); err != nil {
+			return nil, &ParseError{Path: path, Msg: fmt.Sprintf("agents.%s.%v", agent, err)}
+		}
+	}
 	return &c, nil
+}
+
+// TodoReview is the todo_review mode for proposals from the agent at path:
+// its agents entry, else review.
+func (c *Config) TodoReview(path string) string {
+	if m := c.Agents[path].TodoReview; m != "" {
+		return m
+	}
+	return policy.TodoReviewReview
 }
 
 // IsOperator reports whether the git identity "Name <email>" (or a bare

@@ -66,6 +66,9 @@ type TodoResult struct {
 	// ProposedCriteria is true when an agent added acceptance criteria:
 	// proposals the operator ratifies at sign-off.
 	ProposedCriteria bool
+	// Proposals are the subagent proposals waiting for a decision; view
+	// fills it, other operations leave it nil.
+	Proposals []Proposal
 }
 
 // Todos returns the issue's acceptance criteria and steps as the file has
@@ -108,6 +111,13 @@ func (s *Store) todoIssue(se *Session, ref string) (string, error) {
 // progress (the first kept), the first pending step promoted when none is,
 // blocked items never promoted, nothing deleted, notes only appended.
 func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
+	if req.Op != TodoView {
+		// Before the issue: a subagent has none to find, and is told to
+		// propose instead.
+		if err := policy.MayMutate(se.Agent); err != nil {
+			return nil, err
+		}
+	}
 	id, err := s.todoIssue(se, req.Issue)
 	if err != nil {
 		return nil, err
@@ -120,10 +130,11 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		return todoResult(is, checklistOf(is), false, -1), nil
-	}
-	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, err
+		res := todoResult(is, checklistOf(is), false, -1)
+		if res.Proposals, err = s.pendingProposals(id); err != nil {
+			return nil, err
+		}
+		return res, nil
 	}
 	role := policy.Role(s.EffectiveRole(se))
 	var res *TodoResult

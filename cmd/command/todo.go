@@ -49,6 +49,9 @@ type todoJSON struct {
 	Changed     bool           `json:"changed"`
 	Fixes       []todoFixJSON  `json:"fixes"`
 	CriteriaMet bool           `json:"criteria_met"`
+	// Proposals are the subagent proposals waiting for a decision: in view
+	// output, and only when there are some.
+	Proposals []proposalJSON `json:"proposals,omitempty"`
 }
 
 type todoIssueJSON struct {
@@ -115,21 +118,33 @@ func summaryLine(s todoSummary) string {
 	return b.String()
 }
 
+// todoJSONOf is the stable JSON shape of a todo operation's result.
+func (r *runner) todoJSONOf(res *repo.TodoResult) todoJSON {
+	out := todoJSON{
+		Issue:   todoIssueJSON{ID: res.Issue.ID, Title: res.Issue.Title, Status: res.Issue.Status},
+		Items:   []todoItemJSON{},
+		Summary: summarize(res.Items), Changed: res.Changed, Fixes: []todoFixJSON{}, CriteriaMet: res.CriteriaMet,
+	}
+	out.Items = todoItemsJSON(res.Items)
+	for _, f := range res.Fixes {
+		out.Fixes = append(out.Fixes, todoFixJSON{Text: f.Text, From: f.From, To: f.To})
+	}
+	if len(res.Proposals) > 0 {
+		out.Proposals = proposalsJSONOf(res.Proposals)
+	}
+	return out
+}
+
 // printTodos prints the list after a todo operation: the items as the file
 // shows them, then the summary line.
-func (r *runner) printTodos(res *repo.TodoResult) error {
+func (r *runner) printTodos(res *repo.TodoResult) error { return r.printTodosFor(res, "") }
+
+// printTodosFor is printTodos for a list named with --issue issueFlag, which
+// the suggested commands repeat.
+func (r *runner) printTodosFor(res *repo.TodoResult, issueFlag string) error {
 	sum := summarize(res.Items)
 	if r.st.json {
-		out := todoJSON{
-			Issue:   todoIssueJSON{ID: res.Issue.ID, Title: res.Issue.Title, Status: res.Issue.Status},
-			Items:   []todoItemJSON{},
-			Summary: sum, Changed: res.Changed, Fixes: []todoFixJSON{}, CriteriaMet: res.CriteriaMet,
-		}
-		out.Items = todoItemsJSON(res.Items)
-		for _, f := range res.Fixes {
-			out.Fixes = append(out.Fixes, todoFixJSON{Text: f.Text, From: f.From, To: f.To})
-		}
-		return r.st.emitJSON(out)
+		return r.st.emitJSON(r.todoJSONOf(res))
 	}
 	for _, f := range res.Fixes {
 		// Promoting the first pending step is routine and shows in the
@@ -144,6 +159,7 @@ func (r *runner) printTodos(res *repo.TodoResult) error {
 	r.st.printf("%s %s\n", r.st.paint(ansiBold, res.Issue.ID), res.Issue.Title)
 	if res.Rendered == "" {
 		r.st.printf("\nNo todos yet. Plan the work with td todo set \"first step\" \"second step\"; the operator's definition of done goes in with td todo add --kind criterion.\n")
+		r.printWaitingProposals(res.Proposals, issueFlag)
 		return nil
 	}
 	r.st.printf("\n%s", r.paintChecklist(res.Rendered))
@@ -157,6 +173,7 @@ func (r *runner) printTodos(res *repo.TodoResult) error {
 	if res.CriteriaMet {
 		r.st.printf("All acceptance criteria are done: ask for sign-off with td review %s\n", res.Issue.ID)
 	}
+	r.printWaitingProposals(res.Proposals, issueFlag)
 	return nil
 }
 
@@ -197,7 +214,7 @@ func (r *runner) todoCommand() *cli.Command {
 		if err != nil {
 			return err
 		}
-		return r.printTodos(res)
+		return r.printTodosFor(res, req.Issue)
 	}
 	mark := func(op, usage, desc string, extra ...cli.Flag) *cli.Command {
 		return &cli.Command{
