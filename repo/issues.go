@@ -197,6 +197,9 @@ type CreateOptions struct {
 	Labels      []string
 	Minor       bool
 	Description string
+	// Parent, when set, links the new issue child_of it: what td create
+	// does inside a bound session.
+	Parent string
 }
 
 // CreateIssue writes a new issue file and its "created" ledger entry.
@@ -226,6 +229,13 @@ func (s *Store) CreateIssue(se *Session, o CreateOptions) (*Issue, error) {
 	now := s.Now()
 	is := &Issue{Title: title, Status: StatusOpen, Type: typ, Priority: prio, Minor: o.Minor,
 		Labels: labels, CreatedBy: se.ID, Links: []Link{}, CreatedAt: now, UpdatedAt: now}
+	if o.Parent != "" {
+		parent, err := s.ResolveID(o.Parent)
+		if err != nil {
+			return nil, err
+		}
+		is.Links = []Link{{Kind: "child_of", To: parent}}
+	}
 	err = s.Update(func(tx *Tx) error {
 		id, err := s.newIssueID()
 		if err != nil {
@@ -242,6 +252,9 @@ func (s *Store) CreateIssue(se *Session, o CreateOptions) (*Issue, error) {
 		details := map[string]any{"title": title}
 		if o.Minor {
 			details["minor"] = true
+		}
+		if len(is.Links) > 0 {
+			details["child_of"] = is.Links[0].To
 		}
 		return s.appendLedger(tx, id, audit.Entry{TS: now, Session: se.ID, Action: audit.ActionCreated, Details: details})
 	})

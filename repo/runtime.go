@@ -2,16 +2,71 @@ package repo
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
 )
 
+// Session lifecycle states (spec section 8).
+const (
+	StateBeginning   = "beginning"
+	StateBetweenTurn = "between_turn"
+	StateCompacted   = "compacted"
+	StateInterrupted = "interrupted"
+	StateResumed     = "resumed"
+)
+
+// maxActions is how many recent actions a runtime keeps: enough for the
+// post-compaction reminder's last three and a little history.
+const maxActions = 10
+
 // Runtime is a session's local state in .todos/local/sessions/<id>.json:
 // never committed, because it describes this checkout's conversation, not
-// the project. Only the bound issue lives here so far.
+// the project: the bound issue, the lifecycle state, the recent actions and
+// the counters stall detection reads.
 type Runtime struct {
-	BoundIssue string `json:"bound_issue,omitempty"`
+	BoundIssue   string         `json:"bound_issue,omitempty"`
+	State        string         `json:"state,omitempty"`
+	LastActivity time.Time      `json:"last_activity"`
+	StoppedAt    time.Time      `json:"stopped_at"`
+	Actions      []ActionRecord `json:"actions,omitempty"`
+	Compactions  int            `json:"compactions,omitempty"`
+	Errors       int            `json:"errors,omitempty"`
+	LastErrorSig string         `json:"last_error_signature,omitempty"`
+	LastError    string         `json:"last_error,omitempty"`
+	SameErrorRun int            `json:"same_error_run,omitempty"`
+	// NoProgressRun counts todo changes in a row that completed nothing.
+	NoProgressRun int `json:"no_progress_run,omitempty"`
+}
+
+// ActionRecord is one td command a session ran.
+type ActionRecord struct {
+	At      time.Time `json:"at"`
+	Command string    `json:"command"`
+	Issue   string    `json:"issue,omitempty"`
+	Failed  bool      `json:"failed,omitempty"`
+}
+
+// StallFacts are the runtime's counters as the stall rules read them.
+func (rt *Runtime) StallFacts() policy.StallFacts {
+	return policy.StallFacts{SameErrorRun: rt.SameErrorRun, LastError: rt.LastError, NoProgressRun: rt.NoProgressRun, Errors: rt.Errors}
+}
+
+// LastActive is when the session last did anything td saw: its last
+// command, its stop, or its start.
+func (rt *Runtime) LastActive(se *Session) time.Time {
+	t := se.CreatedAt
+	if rt.LastActivity.After(t) {
+		t = rt.LastActivity
+	}
+	if rt.StoppedAt.After(t) {
+		t = rt.StoppedAt
+	}
+	return t
 }
 
 func runtimeName(id string) string { return "sessions/" + id + ".json" }
@@ -37,12 +92,35 @@ func (s *Store) Runtime(id string) (*Runtime, error) {
 	return rt, nil
 }
 
-func (s *Store) writeRuntime(id string, rt *Runtime) error {
+// updateRuntime is a read-modify-write of one session's runtime under that
+// session's own lock, so that recording activity never waits for the
+// store lock. Callers that also hold the store lock take it first.
+func (s *Store) updateRuntime(id string, fn func(rt *Runtime) error) error {
+	if !ValidSessionID(id) {
+		return errorf(CodeInvalid, "%q is not a session ID", id)
+	}
+	dir := s.path(LocalDir, "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", s.rel(dir), err)
+	}
+	unlock, err := lockFile(filepath.Join(dir, id+".lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	rt, err := s.Runtime(id)
+	if err != nil {
+		return err
+	}
+	if err := fn(rt); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(rt, "", "  ")
 	if err != nil {
 		return err
 	}
-	return s.writeLocal(runtimeName(id), string(b)+"\n")
+	// Local, rebuilt by the next command if lost: no fsync.
+	return writeCacheFile(s.path(LocalDir, filepath.FromSlash(runtimeName(id))), append(b, '\n'))
 }
 
 // BoundIssue returns the issue the session is bound to, or "" when none.
@@ -102,8 +180,7 @@ func (s *Store) Bind(se *Session, ref string) (*BindResult, error) {
 			return nil
 		}
 		res.Changed = true
-		rt.BoundIssue = id
-		if err := s.writeRuntime(se.ID, rt); err != nil {
+		if err := s.setBinding(se.ID, id); err != nil {
 			return err
 		}
 		details := map[string]any{}
@@ -142,8 +219,7 @@ func (s *Store) Unbind(se *Session) (*BindResult, error) {
 		}
 		res.Previous, res.Changed = rt.BoundIssue, true
 		old := rt.BoundIssue
-		rt.BoundIssue = ""
-		if err := s.writeRuntime(se.ID, rt); err != nil {
+		if err := s.setBinding(se.ID, ""); err != nil {
 			return err
 		}
 		return s.releaseAssignee(tx, se, old)
@@ -152,6 +228,14 @@ func (s *Store) Unbind(se *Session) (*BindResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// setBinding points a session's runtime at an issue ("" for none).
+func (s *Store) setBinding(sessionID, issueID string) error {
+	return s.updateRuntime(sessionID, func(rt *Runtime) error {
+		rt.BoundIssue = issueID
+		return nil
+	})
 }
 
 // releaseAssignee records that the session left an issue, clearing the

@@ -79,7 +79,10 @@ func (s *Store) StartSession(o StartOptions) (*Session, error) {
 		se, err = s.startSession(tx, o)
 		return err
 	})
-	return se, err
+	if err != nil {
+		return nil, err
+	}
+	return se, s.markStarted(se)
 }
 
 // startSession creates a session inside a locked update.

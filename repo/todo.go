@@ -69,6 +69,8 @@ type TodoResult struct {
 	// Proposals are the subagent proposals waiting for a decision; view
 	// fills it, other operations leave it nil.
 	Proposals []Proposal
+	// Stalls are the session's stall warnings after a mutation.
+	Stalls []policy.Stall
 }
 
 // Todos returns the issue's acceptance criteria and steps as the file has
@@ -138,6 +140,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 	}
 	role := policy.Role(s.EffectiveRole(se))
 	var res *TodoResult
+	progress := false
 	err = s.Update(func(tx *Tx) error {
 		is, err := s.readIssueFile(id)
 		if err != nil {
@@ -177,6 +180,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 		res.Fixes = fixes
 		res.ProposedCriteria = req.Op == TodoAdd && req.Kind == markdown.KindCriterion && role != policy.Operator
 		res.CriteriaMet = criterionDone && len(openCriteriaOf(after)) == 0
+		progress = completedCount(after) > completedCount(before) || (req.Op == TodoAdd && len(after) > len(before))
 		if !changed {
 			return nil
 		}
@@ -196,7 +200,23 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A session that keeps changing its list without finishing anything is
+	// stalling; the count is local and a failure to keep it only a warning.
+	if res.Stalls, err = s.noteTodoChange(se, progress); err != nil {
+		s.warnf("stall count not kept: %v", err)
+	}
 	return res, nil
+}
+
+// completedCount counts the completed items of a list.
+func completedCount(items []markdown.Item) int {
+	n := 0
+	for _, it := range items {
+		if it.Status == markdown.StatusCompleted {
+			n++
+		}
+	}
+	return n
 }
 
 func todoResult(is *Issue, cl *markdown.Checklist, changed bool, touched int) *TodoResult {

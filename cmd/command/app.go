@@ -3,9 +3,11 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,11 +52,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	for _, c := range app.Commands {
 		setUsageHandlers(c)
+		r.recordRuns(c)
 	}
 	err := app.Run(reorderArgs(app, args))
 	if err == nil {
 		err = failure
 	}
+	r.recordAction(err)
 	if r.store != nil {
 		for _, w := range r.store.Warnings() {
 			st.warnf("%s", w)
@@ -84,6 +88,71 @@ type runner struct {
 	st     *streams
 	getenv func(string) string
 	store  *repo.Store
+	// actor is the session the command acted as, once resolved.
+	actor *repo.Session
+	// ran is the command line that ran, for the session's action record;
+	// sessionFlag is its --session.
+	ran, sessionFlag string
+}
+
+// unrecorded are the commands that do not count as a session's action:
+// the lifecycle commands keep the state themselves, and introspection or
+// plumbing says nothing about what the session did.
+var unrecorded = map[string]bool{
+	"session start": true, "session compact": true, "session stop": true, "session resume": true,
+	"session error": true, "session show": true, "session list": true, "session use": true,
+	"context": true, "whoami": true, "demo": true, "merge-driver": true, "version": true, "help": true,
+}
+
+// recordRuns wraps every action so the invocation knows which command ran.
+func (r *runner) recordRuns(c *cli.Command) {
+	if act := c.Action; act != nil {
+		c.Action = func(ctx *cli.Context) error {
+			path := commandPath(ctx)
+			if !unrecorded[path] {
+				words := []string{path}
+				for _, a := range ctx.Args().Slice() {
+					if a == "" || strings.ContainsAny(a, " \t\n\"'") {
+						a = strconv.Quote(a)
+					}
+					words = append(words, a)
+				}
+				r.ran = strings.Join(words, " ")
+				r.sessionFlag = ctx.String("session")
+			}
+			return act(ctx)
+		}
+	}
+	for _, sc := range c.Subcommands {
+		r.recordRuns(sc)
+	}
+}
+
+// recordAction notes the command in the acting session's runtime: its last
+// actions and its time (spec section 8). Read-only commands count when a
+// session was named (--session, TD_SESSION); a failure to record is a
+// warning, never the command's failure.
+func (r *runner) recordAction(err error) {
+	if r.ran == "" || r.store == nil {
+		return
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return
+	}
+	se := r.actor
+	if se == nil {
+		if r.sessionFlag == "" && r.getenv("TD_SESSION") == "" {
+			return
+		}
+		var rerr error
+		if se, _, rerr = r.store.CurrentSession(r.sessionFlag, false); rerr != nil || se == nil {
+			return
+		}
+	}
+	if rerr := r.store.RecordAction(se, r.ran, err != nil); rerr != nil {
+		r.st.warnf("action not recorded: %v", rerr)
+	}
 }
 
 var globalFlags = []cli.Flag{
@@ -123,6 +192,10 @@ Start with:
 			r.editCommand(),
 			r.commentCommand(),
 			r.sessionCommand(),
+			r.sendCommand(),
+			r.promoteCommand(),
+			r.contextCommand(),
+			r.anchorCommand(),
 			r.whoamiCommand(),
 		}, r.newCommands()...), append(append(append(append(r.linkCommands(), r.guardCommands()...), r.gitReviewCommands()...), r.logCommands()...), []*cli.Command{
 			r.demoCommand(),
@@ -191,6 +264,7 @@ func (r *runner) openActor(c *cli.Context) (*repo.Store, *repo.Session, error) {
 		return nil, nil, err
 	}
 	se, _, err := s.CurrentSession(c.String("session"), true)
+	r.actor = se
 	return s, se, err
 }
 

@@ -56,7 +56,9 @@ func (r *runner) createCommand() *cli.Command {
 		Aliases:   []string{"new"},
 		Usage:     "file a new issue",
 		ArgsUsage: "TITLE",
-		Description: `Creates .todos/issues/<id>.md and records "created" in its ledger.
+		Description: `Creates .todos/issues/<id>.md and records "created" in its ledger. Inside a
+session bound to an issue, the new issue is linked child_of the bound one
+(--no-parent to skip): work an agent discovers is filed under its task.
 
 Examples:
    td create "Sign in with GitHub" --type feature -p P1 -l auth
@@ -69,6 +71,7 @@ Examples:
 			&cli.BoolFlag{Name: "minor", Usage: "a minor issue: anyone may approve it, its implementer included"},
 			&cli.StringFlag{Name: "description", Aliases: []string{"d"}, Usage: "the description (markdown)"},
 			&cli.StringFlag{Name: "description-file", Usage: "read the description from `FILE` (- for standard input)"},
+			&cli.BoolFlag{Name: "no-parent", Usage: "inside a bound session, do not link the new issue child_of the bound one"},
 		},
 		Action: func(c *cli.Context) error {
 			a, err := args(c, 1, -1, "TITLE [flags]")
@@ -83,9 +86,15 @@ Examples:
 			if err != nil {
 				return err
 			}
+			parent := ""
+			if !c.Bool("no-parent") {
+				if parent, err = s.BoundIssue(se); err != nil {
+					return err
+				}
+			}
 			is, err := s.CreateIssue(se, repo.CreateOptions{
 				Title: strings.Join(a, " "), Type: c.String("type"), Priority: c.String("priority"),
-				Labels: c.StringSlice("label"), Minor: c.Bool("minor"), Description: desc,
+				Labels: c.StringSlice("label"), Minor: c.Bool("minor"), Description: desc, Parent: parent,
 			})
 			if err != nil {
 				return err
@@ -93,7 +102,7 @@ Examples:
 			if r.st.json {
 				return r.st.emitJSON(toIssueJSON(is))
 			}
-			r.st.printf("Created %s: %s\n", r.st.paint(ansiBold, is.ID), is.Title)
+			r.st.printf("Created %s: %s%s\n", r.st.paint(ansiBold, is.ID), is.Title, parentNote(is))
 			return nil
 		},
 	}

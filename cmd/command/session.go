@@ -22,25 +22,29 @@ func (r *runner) sessionCommand() *cli.Command {
 		Description: `A session is who acts. td finds the current one from --session, then
 $TD_SESSION, then this checkout's current session (td session use), then your
 default operator session for this checkout, made on first use.`,
-		Subcommands: append([]*cli.Command{
+		Subcommands: append(append([]*cli.Command{
 			{
 				Name:  "start",
-				Usage: "start a session and print its id and an export line",
+				Usage: "start a session and print its id, an export line and its context prefix",
 				Description: `Without --agent the session is an operator session (it counts as an operator
 only while your git identity is listed in config operators). Starting a
 session does not change who later commands in this checkout act as, unless
 --use is given: hand the printed export line to the shell or harness that
-will act as the session.
+will act as the session. After it comes the context prefix for the agent:
+the language, who the session is and what it may change, the anchors and
+the first thing to do (--quiet prints the export line alone).
 
 Examples:
    td session start --agent primary --name "login work"
-   eval "$(td session start --agent primary)"
-   td session start --agent primary --category meta --use`,
+   eval "$(td session start --agent primary --quiet)"
+   td session start --agent primary --category meta --use --format markdown`,
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "a name to recognise the session by"},
 					&cli.StringFlag{Name: "agent", Usage: "agent tree path (primary, primary.subagents.ui): an agent session"},
 					&cli.StringFlag{Name: "category", Value: repo.CategoryProject, Usage: "project (user code) or meta (td's governance files)"},
 					&cli.BoolFlag{Name: "use", Usage: "also make it this checkout's current session"},
+					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the export line"},
+					formatFlag,
 				},
 				Action: func(c *cli.Context) error {
 					if _, err := args(c, 0, 0, "[--name N] [--agent PATH] [--category project|meta] [--use]"); err != nil {
@@ -50,20 +54,34 @@ Examples:
 					if err != nil {
 						return err
 					}
+					if f := c.String("format"); f != formatText && f != formatMarkdown {
+						return usagef("--format %q must be text or markdown", f)
+					}
 					se, err := s.StartSession(repo.StartOptions{Name: c.String("name"), Agent: c.String("agent"), Category: c.String("category"), Use: c.Bool("use")})
 					if err != nil {
 						return err
 					}
+					if c.Bool("quiet") && !r.st.json {
+						r.st.printf("export TD_SESSION=%s\n", se.ID)
+						return nil
+					}
+					ctx, err := s.SessionContext(se, repo.ContextStart)
+					if err != nil {
+						return err
+					}
 					if r.st.json {
-						return r.st.emitJSON(r.sessionJSON(s, se, s.CurrentID()))
+						return r.st.emitJSON(struct {
+							sessionJSON
+							Context contextJSON `json:"context"`
+						}{r.sessionJSON(s, se, s.CurrentID()), toContextJSON(ctx)})
 					}
 					r.st.printf("Started %s (%s", se.ID, s.EffectiveRole(se))
 					if se.Agent != "" {
 						r.st.printf(" %s", se.Agent)
 					}
 					r.st.printf(", %s)\n", se.Category)
-					r.st.printf("export TD_SESSION=%s\n", se.ID)
-					return nil
+					r.st.printf("export TD_SESSION=%s\n\n", se.ID)
+					return r.printContext(ctx, c.String("format"))
 				},
 			},
 			{
@@ -189,7 +207,7 @@ Examples:
 					return nil
 				},
 			},
-		}, r.bindCommands()...),
+		}, r.bindCommands()...), r.lifecycleCommands()...),
 	}
 }
 

@@ -1,0 +1,193 @@
+package repo
+
+import (
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/policy"
+)
+
+// Idle thresholds of td session resume (spec section 8): under an hour the
+// context is shown as it is; from one hour to two days a resume block
+// comes first; after that the session starts fresh, binding kept.
+const (
+	ResumeBlockAfter = time.Hour
+	FreshStartAfter  = 48 * time.Hour
+)
+
+// maxCommandText bounds the text an action record keeps of a command line.
+const maxCommandText = 120
+
+// RecordAction notes that the session ran a td command: the action and its
+// time, for the post-compaction reminder and for resume's idle time. The
+// session is between turns afterwards.
+func (s *Store) RecordAction(se *Session, command string, failed bool) error {
+	now := s.Now()
+	return s.updateRuntime(se.ID, func(rt *Runtime) error {
+		rt.State = StateBetweenTurn
+		rt.LastActivity = now
+		rt.addAction(ActionRecord{At: now, Command: clip(command, maxCommandText), Issue: rt.BoundIssue, Failed: failed})
+		return nil
+	})
+}
+
+func (rt *Runtime) addAction(a ActionRecord) {
+	rt.Actions = append(rt.Actions, a)
+	if n := len(rt.Actions); n > maxActions {
+		rt.Actions = append([]ActionRecord(nil), rt.Actions[n-maxActions:]...)
+	}
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n - 1
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// LastActions returns the session's most recent actions, newest last.
+func (rt *Runtime) LastActions(n int) []ActionRecord {
+	if len(rt.Actions) <= n {
+		return rt.Actions
+	}
+	return rt.Actions[len(rt.Actions)-n:]
+}
+
+// noteTodoChange counts todo mutations that complete nothing, for stall
+// detection: progress resets the run.
+func (s *Store) noteTodoChange(se *Session, progress bool) ([]policy.Stall, error) {
+	var stalls []policy.Stall
+	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+		if progress {
+			rt.NoProgressRun = 0
+		} else {
+			rt.NoProgressRun++
+		}
+		stalls = policy.Stalls(rt.StallFacts())
+		return nil
+	})
+	return stalls, err
+}
+
+// ErrorReport is what td session error recorded.
+type ErrorReport struct {
+	Signature string
+	// Run is how many errors in a row had this signature.
+	Run    int
+	Errors int
+	Stalls []policy.Stall
+}
+
+// RecordError notes an error the session hit (a failed build, a tool
+// error): its signature, whether it repeats the last one, and the total,
+// and returns the stall warnings that now apply.
+func (s *Store) RecordError(se *Session, msg, at string) (*ErrorReport, error) {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return nil, errorf(CodeInvalid, "describe the error: td session error \"MESSAGE\" [--at file:line]")
+	}
+	sig := policy.ErrorSignature(msg, at)
+	now := s.Now()
+	rep := &ErrorReport{Signature: sig}
+	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+		if rt.LastErrorSig == sig {
+			rt.SameErrorRun++
+		} else {
+			rt.SameErrorRun = 1
+		}
+		rt.LastErrorSig = sig
+		rt.LastError = clip(msg, 80)
+		if at = strings.TrimSpace(at); at != "" {
+			rt.LastError += " at " + at
+		}
+		rt.Errors++
+		rt.State = StateBetweenTurn
+		rt.LastActivity = now
+		rep.Run, rep.Errors = rt.SameErrorRun, rt.Errors
+		rep.Stalls = policy.Stalls(rt.StallFacts())
+		return nil
+	})
+	return rep, err
+}
+
+// Stop marks the session interrupted: the binding and everything else is
+// kept, and the time is recorded so that resume can tell how long it idled.
+func (s *Store) Stop(se *Session) (*Runtime, error) {
+	now := s.Now()
+	var out *Runtime
+	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+		rt.State = StateInterrupted
+		rt.StoppedAt = now
+		out = rt
+		return nil
+	})
+	return out, err
+}
+
+// Compact marks the session compacted (its memory was summarised) and
+// returns the post-compaction reminder.
+func (s *Store) Compact(se *Session) (*Context, error) {
+	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+		rt.State = StateCompacted
+		rt.Compactions++
+		rt.LastActivity = s.Now()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.SessionContext(se, ContextCompact)
+}
+
+// Resume brings a session back after a pause. Idle time is measured from
+// its last activity or stop: under ResumeBlockAfter the plain context;
+// up to FreshStartAfter a resume block before the prefix; beyond, a fresh
+// start (state beginning, counters and recent actions cleared) with the
+// binding kept.
+func (s *Store) Resume(se *Session) (*Context, error) {
+	now := s.Now()
+	var info ResumeInfo
+	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+		prev := rt.LastActive(se)
+		info = ResumeInfo{Idle: now.Sub(prev), Previous: prev, PreviousState: rt.State}
+		switch {
+		case info.Idle > FreshStartAfter:
+			info.Fresh = true
+			*rt = Runtime{BoundIssue: rt.BoundIssue, State: StateBeginning}
+		case info.Idle >= ResumeBlockAfter:
+			info.Block = true
+			rt.State = StateResumed
+		default:
+			rt.State = StateResumed
+		}
+		rt.LastActivity = now
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	kind := ContextResume
+	if info.Fresh {
+		kind = ContextStart
+	}
+	ctx, err := s.SessionContext(se, kind)
+	if err != nil {
+		return nil, err
+	}
+	ctx.Resume = &info
+	return ctx, nil
+}
+
+// markStarted records a new session's first state.
+func (s *Store) markStarted(se *Session) error {
+	return s.updateRuntime(se.ID, func(rt *Runtime) error {
+		rt.State = StateBeginning
+		rt.LastActivity = se.CreatedAt
+		return nil
+	})
+}

@@ -1,0 +1,71 @@
+package repo
+
+import (
+	"github.com/tdproject/td/policy"
+)
+
+// SendOptions configures Send: the agent session to create.
+type SendOptions struct {
+	Agent    string // agent path, "primary" when empty
+	Name     string
+	Category string
+}
+
+// SendResult is the new session, bound to its issue.
+type SendResult struct {
+	Session *Session
+	Bind    *BindResult
+}
+
+// Send starts an agent session bound to an issue: how an operator (or a
+// root agent) hands work to a new agent. The sender's own session and
+// binding are untouched.
+func (s *Store) Send(from *Session, ref string, o SendOptions) (*SendResult, error) {
+	if err := policy.MayMutate(from.Agent); err != nil {
+		return nil, err
+	}
+	id, err := s.ResolveID(ref)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.readIssueFile(id); err != nil {
+		return nil, err
+	}
+	if o.Agent == "" {
+		o.Agent = "primary"
+	}
+	se, err := s.StartSession(StartOptions{Name: o.Name, Agent: o.Agent, Category: o.Category, Previous: ""})
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.Bind(se, id)
+	if err != nil {
+		return nil, err
+	}
+	return &SendResult{Session: se, Bind: b}, nil
+}
+
+// Promote files an issue for the work the session is doing and binds the
+// session to it. A session already bound files the new issue as a child
+// of its old one, unless noParent.
+func (s *Store) Promote(se *Session, o CreateOptions, noParent bool) (*Issue, *BindResult, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, nil, err
+	}
+	if !noParent && o.Parent == "" {
+		bound, err := s.BoundIssue(se)
+		if err != nil {
+			return nil, nil, err
+		}
+		o.Parent = bound
+	}
+	is, err := s.CreateIssue(se, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := s.Bind(se, is.ID)
+	if err != nil {
+		return is, nil, err
+	}
+	return b.Issue, b, nil
+}
