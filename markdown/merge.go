@@ -163,7 +163,34 @@ func hunks(base, side [][]byte) []hunk {
 		}
 		pi, pj = m[0]+1, m[1]+1
 	}
+	slideDown(out, base, side)
 	return out
+}
+
+// slideDown moves every pure insertion and pure deletion as far down as the
+// lines allow, without reaching the next hunk. An inserted block followed by
+// a copy of its first line could sit one line lower just as well ("\n" and a
+// heading inserted before a "\n"): always choosing the lowest place makes
+// the two sides of a merge describe the same insertion the same way, so an
+// identical change is taken once instead of twice.
+func slideDown(hs []hunk, base, side [][]byte) {
+	for i := range hs {
+		h := &hs[i]
+		nextB, nextS := len(base), len(side)
+		if i+1 < len(hs) {
+			nextB, nextS = hs[i+1].bLo, hs[i+1].sLo
+		}
+		switch {
+		case h.bLo == h.bHi && h.sLo < h.sHi:
+			for h.sHi < nextS && h.bHi < nextB && bytes.Equal(side[h.sLo], side[h.sHi]) {
+				h.bLo, h.bHi, h.sLo, h.sHi = h.bLo+1, h.bHi+1, h.sLo+1, h.sHi+1
+			}
+		case h.sLo == h.sHi && h.bLo < h.bHi:
+			for h.bHi < nextB && h.sHi < nextS && bytes.Equal(base[h.bLo], base[h.bHi]) {
+				h.bLo, h.bHi, h.sLo, h.sHi = h.bLo+1, h.bHi+1, h.sLo+1, h.sHi+1
+			}
+		}
+	}
 }
 
 // myers returns the matched line pairs of a shortest edit script between x

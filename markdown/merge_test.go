@@ -42,6 +42,19 @@ func TestMergeLines(t *testing.T) {
 	}
 }
 
+func TestMergeLinesTakesAnIdenticalInsertionOnce(t *testing.T) {
+	// Both sides insert a heading and a blank line before the last line;
+	// ours also edits the first line, which leads a shortest edit script to
+	// place its insertion one line higher than theirs.
+	base := lines("a", "t", "", "n")
+	ours := lines("A", "t", "", "h", "", "n")
+	theirs := lines("a", "t", "", "h", "", "n")
+	got, conflict := MergeLines([]byte(base), []byte(ours), []byte(theirs), "ours", "theirs")
+	if want := lines("A", "t", "", "h", "", "n"); conflict || string(got) != want {
+		t.Fatalf("got (conflict %v)\n%s\nwant\n%s", conflict, got, want)
+	}
+}
+
 func TestMergeLinesKeepsCRLFAndMissingFinalNewline(t *testing.T) {
 	base := "a\r\nb\r\nc"
 	got, conflict := MergeLines([]byte(base), []byte("A\r\nb\r\nc"), []byte("a\r\nb\r\nC"), "o", "t")
