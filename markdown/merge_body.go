@@ -403,6 +403,9 @@ func mergeTodo(o, a, b *todo, eol string) (*todo, string) {
 	if o != nil {
 		base = o.Notes
 	}
+	if hasRepeats(base) || hasRepeats(a.Notes) || hasRepeats(b.Notes) {
+		return nil, conflict + " (a note repeats, so the notes cannot be merged as a set)"
+	}
 	var extra []string
 	for _, n := range carrier.Notes {
 		if slices.Contains(base, n) && !slices.Contains(other.Notes, n) {
@@ -419,6 +422,16 @@ func mergeTodo(o, a, b *todo, eol string) (*todo, string) {
 		return nil, conflict
 	}
 	return t, ""
+}
+
+// hasRepeats reports whether a text occurs twice in ss.
+func hasRepeats(ss []string) bool {
+	for i, s := range ss {
+		if slices.Contains(ss[:i], s) {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeStatus is the three-way merge of a todo's status; o is nil for a
