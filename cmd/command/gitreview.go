@@ -12,7 +12,7 @@ import (
 
 // gitReviewCommands are td diff and td check: what changed in .todos between revisions, and whether it obeys td's rules.
 func (r *runner) gitReviewCommands() []*cli.Command {
-	return []*cli.Command{r.diffCommand()}
+	return []*cli.Command{r.diffCommand(), r.checkCommand()}
 }
 
 // Output formats of td diff.
@@ -272,4 +272,81 @@ func diffJSON(d *repo.TodosDiff) map[string]any {
 		problems = append(problems, p.Error())
 	}
 	return map[string]any{"range": d.Range, "issues": issues, "security_events": d.Security, "problems": problems}
+}
+
+func (r *runner) checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "check",
+		Usage: "check .todos against td's rules, and with --base against history (for CI and pre-commit)",
+		Description: `Reads every file under .todos with td's parsers and reports each violation
+as path:line: message, sorted, then a count on stderr; exit 1 if any:
+
+   parse            every issue, ledger, session, config and security event parses
+   file_name        file names are IDs, and an issue's id matches its file name
+   one_in_progress  at most one todo of an issue is in progress
+   link_target      links point at issues that exist
+   link_cycle       child_of and blocked_by links form no cycle
+   security_chain   the hash chain of .todos/security_events.jsonl verifies
+
+With --base REV, td check also compares the work tree with where this branch
+left REV (their merge base; REV itself when the branch is up to date):
+
+   append_only      every ledger line and security event there is still there,
+                    unchanged and in order (lines a union merge interleaved
+                    after them are fine)
+   review_policy    approvals and closures added since obey the review policy,
+                    given the ledger before them and the commits' metadata,
+                    and their exceptions are audited
+   criterion_drop   criteria dropped or deleted since were dropped by an
+                    operator session (a criterion_dropped ledger entry)
+
+Without --base those three are skipped, and td check says so.
+
+Examples:
+   td check
+   td check --base main
+   td check --base origin/main --json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "base", Usage: "also check the history since this `REV` (its merge base with HEAD)"},
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := args(c, 0, 0, "[--base REV]"); err != nil {
+				return err
+			}
+			s, err := r.open(c)
+			if err != nil {
+				return err
+			}
+			rep, err := s.Check(repo.CheckOptions{Base: c.String("base")})
+			if err != nil {
+				return err
+			}
+			if r.st.json {
+				if err := r.st.emitJSON(map[string]any{"ok": rep.OK(), "base": rep.Base, "base_commit": rep.BaseCommit,
+					"files": rep.Files, "issues": rep.Issues, "skipped": rep.Skipped, "violations": rep.Violations}); err != nil {
+					return err
+				}
+			} else {
+				for _, v := range rep.Violations {
+					r.st.printf("%s\n", v)
+				}
+				fmt.Fprintln(r.st.errOut, checkSummary(rep))
+			}
+			if !rep.OK() {
+				return silentFailure{}
+			}
+			return nil
+		},
+	}
+}
+
+// checkSummary is td check's last line: the count and what was compared.
+func checkSummary(rep *repo.CheckReport) string {
+	n := len(rep.Violations)
+	s := fmt.Sprintf("td check: %s in %s (%s)", pluralWord(n, "1 violation", fmt.Sprintf("%d violations", n)),
+		pluralWord(rep.Files, "1 file", fmt.Sprintf("%d files", rep.Files)), pluralWord(rep.Issues, "1 issue", fmt.Sprintf("%d issues", rep.Issues)))
+	if rep.Base != "" {
+		return s + fmt.Sprintf(", against %s (merge base %s).", rep.Base, shortHash(rep.BaseCommit))
+	}
+	return s + fmt.Sprintf("; skipped %s, which need a base: pass --base REV.", strings.Join(rep.Skipped, ", "))
 }
