@@ -191,6 +191,10 @@ type ScopeFacts struct {
 	// WrittenByTd is true when the change is exactly what td itself last
 	// wrote at the path: td acting for the session, not the session by hand.
 	WrittenByTd bool
+	// Merged is true when, during a merge, the change is what the merge
+	// itself produced: the other branch's version, or for an append-only
+	// log the union of both sides' lines.
+	Merged bool
 }
 
 // ScopeVerdict is the decision for one path: whether the session may change
@@ -225,6 +229,8 @@ func JudgeScope(f ScopeFacts) ScopeVerdict {
 			return ScopeVerdict{true, "meta path, open to meta sessions"}
 		case f.WrittenByTd:
 			return ScopeVerdict{true, "meta path, written by td"}
+		case f.Merged:
+			return ScopeVerdict{true, "meta path, as the merge brought it"}
 		}
 		return ScopeVerdict{false, "meta path; a project session changes it only through td commands: run td as a meta session (td session start --category meta) or ask an operator"}
 	default:

@@ -74,6 +74,14 @@ func TestJudgeScopeMatrix(t *testing.T) {
 			}
 		}
 	}
+	// What a merge brought in passes as td's own writes do, for project
+	// agents only where it matters.
+	if got := JudgeScope(ScopeFacts{Role: Agent, Category: CategoryProject, Class: ClassMeta, Merged: true}); !got.Allowed || got.Reason != "meta path, as the merge brought it" {
+		t.Errorf("merged meta path: %+v", got)
+	}
+	if got := JudgeScope(ScopeFacts{Role: Agent, Category: CategoryMeta, Class: ClassCode, Merged: true}); got.Allowed {
+		t.Errorf("a merge let a meta agent change code: %+v", got)
+	}
 	// A session without a category is a project session.
 	if got := JudgeScope(ScopeFacts{Role: Agent, Class: ClassMeta}); got.Allowed || got.Reason != refusedMeta {
 		t.Errorf("empty category: %+v", got)
