@@ -66,8 +66,9 @@ func storedKindOf(inverse string) string {
 func Symmetric(kind string) bool { return kind == RelatesTo }
 
 // Acyclic reports whether links of kind may never form a cycle: an issue
-// cannot be its own ancestor, nor wait on itself through a chain.
-func Acyclic(kind string) bool { return kind == ChildOf || kind == BlockedBy }
+// cannot be its own ancestor, wait on itself through a chain, or be a
+// duplicate of its own duplicate (then none of them is the original).
+func Acyclic(kind string) bool { return kind == ChildOf || kind == BlockedBy || kind == DuplicateOf }
 
 // single reports whether an issue may hold at most one link of kind: one
 // parent, one original it duplicates.
@@ -130,7 +131,8 @@ func FindLink(existing []Edge, e Edge) (Edge, bool) {
 // the links stored on e.From and on e.To, and, for an acyclic kind, every
 // stored link of that kind. The rules: no link from an issue to itself, no
 // link twice (relates_to counts in both directions), one parent and one
-// original per issue, and no cycle of child_of or blocked_by.
+// original per issue, and no cycle of child_of, blocked_by or
+// duplicate_of.
 func CheckLink(existing []Edge, e Edge) error {
 	if !IsLinkKind(e.Kind) {
 		return &KindError{Kind: e.Kind}

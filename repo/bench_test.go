@@ -117,6 +117,25 @@ func BenchmarkList10k(b *testing.B) {
 	}
 }
 
+// BenchmarkReady10k lists the open issues whose blockers are all closed,
+// with a warm index cache: the same read as list, plus each issue's
+// blocked_by links checked against the others' statuses. Target (td
+// ready): 40 ms.
+func BenchmarkReady10k(b *testing.B) {
+	root := benchRoot(b)
+	benchWarm(b, root)
+	b.ReportAllocs()
+	for b.Loop() {
+		list, _, err := benchOpen(b, root).Ready(Filter{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(list) < benchIssues/4 {
+			b.Fatalf("%d issues ready", len(list))
+		}
+	}
+}
+
 // BenchmarkListColdCache10k lists every open issue after deleting the index
 // cache, so that all 10,000 files are read and parsed and the cache written.
 func BenchmarkListColdCache10k(b *testing.B) {

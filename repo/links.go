@@ -99,7 +99,7 @@ func (s *Store) Link(se *Session, from, kind, to string) (*LinkResult, error) {
 
 // checkLink gathers the links the policy needs to judge e, whose source is
 // holder (read under the lock): the links of both ends and, for a kind that
-// may not loop, every stored link of that kind.
+// may not loop, every link of that kind reachable from e.To.
 func (s *Store) checkLink(holder *Issue, e policy.Edge) error {
 	existing := edgesOf(holder)
 	if e.To != holder.ID {
@@ -109,23 +109,72 @@ func (s *Store) checkLink(holder *Issue, e policy.Edge) error {
 		}
 		existing = append(existing, edgesOf(other)...)
 		if policy.Acyclic(e.Kind) {
-			all, _, err := s.loadAll()
+			reach, err := s.reachableEdges(e.Kind, other, holder)
 			if err != nil {
 				return err
 			}
-			for _, is := range all {
-				if is.ID == holder.ID || is.ID == other.ID {
-					continue // read above, fresh
-				}
-				for _, l := range is.Links {
-					if l.Kind == e.Kind {
-						existing = append(existing, edge(is.ID, l))
-					}
-				}
-			}
+			existing = append(existing, reach...)
 		}
 	}
 	return policy.CheckLink(existing, e)
+}
+
+// maxLinkWalk is how many issue files reachableEdges reads one by one
+// before it reads them all from the index instead.
+const maxLinkWalk = 64
+
+// reachableEdges returns the stored links of kind reachable from start,
+// following them file by file: a cycle through the new link must pass
+// there, and the chains of parents, originals and blockers are short, so
+// this reads a few files rather than stat every issue. holder is used as
+// read, not read again. Past maxLinkWalk files it takes every link of kind
+// from the index. Files td cannot read have no known links.
+func (s *Store) reachableEdges(kind string, start, holder *Issue) ([]policy.Edge, error) {
+	var out []policy.Edge
+	seen := map[string]bool{start.ID: true}
+	queue := []*Issue{start}
+	for len(queue) > 0 {
+		is := queue[0]
+		queue = queue[1:]
+		for _, l := range is.Links {
+			if l.Kind != kind {
+				continue
+			}
+			out = append(out, edge(is.ID, l))
+			if seen[l.To] {
+				continue
+			}
+			seen[l.To] = true
+			if len(seen) > maxLinkWalk {
+				return s.allEdges(kind)
+			}
+			if l.To == holder.ID {
+				queue = append(queue, holder)
+				continue
+			}
+			if next, err := s.readIssueFile(l.To); err == nil {
+				queue = append(queue, next)
+			}
+		}
+	}
+	return out, nil
+}
+
+// allEdges returns every stored link of kind, from the index.
+func (s *Store) allEdges(kind string) ([]policy.Edge, error) {
+	all, _, err := s.loadAll()
+	if err != nil {
+		return nil, err
+	}
+	var out []policy.Edge
+	for _, is := range all {
+		for _, l := range is.Links {
+			if l.Kind == kind {
+				out = append(out, edge(is.ID, l))
+			}
+		}
+	}
+	return out, nil
 }
 
 func linkDetails(l Link) map[string]any { return map[string]any{"kind": l.Kind, "to": l.To} }

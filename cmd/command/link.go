@@ -280,15 +280,25 @@ func (r *runner) prepareClose(c *cli.Context, s *repo.Store, ref string) (transi
 	if r.st.json || !r.interactive() {
 		return run, children, nil
 	}
-	r.st.printf("%s has %d open %s:\n", id, len(children), pluralWord(len(children), "child", "children"))
-	r.printChildren(r.st.out, children)
-	r.st.printf("Close %s anyway? They stay open. [y/N] ", id)
-	line, _ := bufio.NewReader(r.st.in).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
+	if r.askClose(id, children) {
 		return run, nil, nil
 	}
 	return nil, nil, &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s not closed: it has open children; close them first, or answer y (--yes skips the question)", id)}
+}
+
+// askClose lists the open children and asks whether to close id anyway;
+// only y or yes says so.
+func (r *runner) askClose(id string, children []*repo.Issue) bool {
+	n := len(children)
+	r.st.printf("%s has %d open %s:\n", id, n, pluralWord(n, "child", "children"))
+	r.printChildren(r.st.out, children)
+	r.st.printf("Close %s anyway? %s open. [y/N] ", id, pluralWord(n, "It stays", "They stay"))
+	line, _ := bufio.NewReader(r.st.in).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }
 
 // childJSON is an open child in td close --json.
@@ -329,11 +339,8 @@ func (r *runner) printChildren(w io.Writer, children []*repo.Issue) {
 // answered.
 func (r *runner) interactive() bool {
 	in, ok := r.st.in.(*os.File)
-	if !ok || !isTerminal(r.st.out) {
-		return false
-	}
-	fi, err := in.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	out, ok2 := r.st.out.(*os.File)
+	return ok && ok2 && isInteractiveFile(in) && isInteractiveFile(out)
 }
 
 // duplicateOf is " of OTHER" for an issue closed as a duplicate of OTHER,

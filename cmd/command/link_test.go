@@ -1,0 +1,35 @@
+package command
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tdproject/td/repo"
+)
+
+// TestAskClose checks the question td close asks on a terminal when the
+// issue has open children: only y or yes closes.
+func TestAskClose(t *testing.T) {
+	children := []*repo.Issue{{ID: "td-aaaaaa", Status: repo.StatusOpen, Title: "First"}, {ID: "td-bbbbbb", Status: repo.StatusInProgress, Title: "Second"}}
+	const question = "td-pppppp has 2 open children:\n" +
+		"  td-aaaaaa  open         First\n" +
+		"  td-bbbbbb  in_progress  Second\n" +
+		"Close td-pppppp anyway? They stay open. [y/N] "
+	for _, tc := range []struct {
+		answer string
+		want   bool
+	}{
+		{"y\n", true}, {"YES\n", true}, {" yes ", true},
+		{"\n", false}, {"n\n", false}, {"", false}, {"yeah\n", false},
+	} {
+		var out bytes.Buffer
+		r := &runner{st: &streams{in: strings.NewReader(tc.answer), out: &out, errOut: &out}}
+		if got := r.askClose("td-pppppp", children); got != tc.want {
+			t.Errorf("answer %q: close %v, want %v", tc.answer, got, tc.want)
+		}
+		if out.String() != question {
+			t.Errorf("answer %q: asked\n%s\nwant\n%s", tc.answer, out.String(), question)
+		}
+	}
+}

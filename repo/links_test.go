@@ -1,0 +1,187 @@
+package repo
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/repo/gen"
+)
+
+func TestLinkKindsMatchPolicy(t *testing.T) {
+	if !slices.Equal(LinkKinds, policy.LinkKinds()) {
+		t.Errorf("repo.LinkKinds %v and policy.LinkKinds() %v disagree", LinkKinds, policy.LinkKinds())
+	}
+}
+
+// newIssues files n issues and returns their IDs in order.
+func newIssues(t testing.TB, s *Store, se *Session, n int) []string {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		is, err := s.CreateIssue(se, CreateOptions{Title: fmt.Sprintf("issue %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = is.ID
+	}
+	return ids
+}
+
+// TestLinkCycleBeyondTheWalk closes a blocked_by chain longer than the
+// file-by-file walk reads: the refusal must come from the index instead.
+func TestLinkCycleBeyondTheWalk(t *testing.T) {
+	for _, n := range []int{3, maxLinkWalk + 10} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			s := newTestStore(t)
+			se := actor(t, s)
+			ids := newIssues(t, s, se, n)
+			for i := 0; i+1 < n; i++ {
+				if _, err := s.Link(se, ids[i], policy.BlockedBy, ids[i+1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := s.Link(se, ids[n-1], policy.BlockedBy, ids[0])
+			if CodeOf(err) != CodeRefused || !strings.Contains(err.Error(), "would make a cycle: "+ids[n-1]+" blocked_by "+ids[0]+" blocked_by "+ids[1]) {
+				t.Fatalf("closing the chain: %v", err)
+			}
+			// Not a cycle: a second way down the same chain.
+			if _, err := s.Link(se, ids[0], policy.BlockedBy, ids[n-1]); err != nil {
+				t.Fatalf("a shortcut down the chain: %v", err)
+			}
+		})
+	}
+}
+
+func TestOpenChildren(t *testing.T) {
+	s := newTestStore(t)
+	se := actor(t, s)
+	ids := newIssues(t, s, se, 4)
+	parent := ids[0]
+	for _, c := range ids[1:] {
+		if _, err := s.Link(se, c, policy.ChildOf, parent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Close(se, ids[3], TransitionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{ids[1], ids[2]}
+	slices.Sort(want)
+	check := func(what string, want []string) {
+		t.Helper()
+		got, err := s.OpenChildren(parent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotIDs []string
+		for _, is := range got {
+			gotIDs = append(gotIDs, is.ID)
+		}
+		slices.Sort(gotIDs)
+		if !slices.Equal(gotIDs, want) {
+			t.Errorf("%s: open children %v, want %v", what, gotIDs, want)
+		}
+	}
+	// Without an index the issues are read; with one, only the children.
+	if err := os.Remove(s.path(LocalDir, indexFile)); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	check("no index", want)
+	if _, _, err := s.List(Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	check("from the index", want)
+	// The index still says ids[1] is a child; its file says no more.
+	if _, err := s.Unlink(se, ids[1], policy.ChildOf, parent); err != nil {
+		t.Fatal(err)
+	}
+	check("after an unlink", []string{ids[2]})
+	if got, err := s.OpenChildren(ids[1]); err != nil || len(got) != 0 {
+		t.Errorf("an issue without children: %v %v", got, err)
+	}
+	// A corrupt index is rebuilt, not trusted.
+	if err := os.WriteFile(s.path(LocalDir, indexFile), []byte("TDIX\x01garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("corrupt index", []string{ids[2]})
+}
+
+// TestConcurrentLinks adds links to one issue from many stores at once, as
+// td processes would: the lock keeps every one.
+func TestConcurrentLinks(t *testing.T) {
+	s := newTestStore(t)
+	se := actor(t, s)
+	ids := newIssues(t, s, se, 9)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for _, other := range ids[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s2, err := Open(s.Root, s.opts)
+			if err == nil {
+				_, err = s2.Link(se, ids[0], policy.BlockedBy, other)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	is, err := s.Issue(ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(is.Links) != 8 {
+		t.Errorf("%d links kept, want 8: %v", len(is.Links), is.Links)
+	}
+}
+
+// BenchmarkOpenChildren10k is the check td close makes before closing an
+// issue with an open child: the index searched, decoded, one child read.
+func BenchmarkOpenChildren10k(b *testing.B) {
+	root := benchRoot(b)
+	benchWarm(b, root)
+	// Generated issue i+1 is child_of issue i when i+1 is 1 modulo 4.
+	parent := gen.ID(benchIssues/6 - (benchIssues/6)%8)
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := benchOpen(b, root).OpenChildren(parent)
+		if err != nil || len(got) != 1 {
+			b.Fatalf("open children %v %v", got, err)
+		}
+	}
+}
+
+// BenchmarkOpenChildrenNone10k is the same check for an issue without
+// children: one search of the index bytes.
+func BenchmarkOpenChildrenNone10k(b *testing.B) {
+	root := benchRoot(b)
+	benchWarm(b, root)
+	id := gen.ID(benchIssues / 3)
+	b.ReportAllocs()
+	for b.Loop() {
+		if got, err := benchOpen(b, root).OpenChildren(id); err != nil || len(got) != 0 {
+			b.Fatalf("open children %v %v", got, err)
+		}
+	}
+}
+
+// BenchmarkLink10k adds and removes a blocked_by link: the cycle check
+// walks the blocker's chain, then the write, ledger and stage of a
+// mutation. Target (a mutation): 25 ms.
+func BenchmarkLink10k(b *testing.B) {
+	from, to := gen.ID(benchIssues/7), gen.ID(benchIssues/7+3)
+	benchAlternate(b,
+		func(s *Store, se *Session) error { _, err := s.Link(se, from, policy.BlockedBy, to); return err },
+		func(s *Store, se *Session) error { _, err := s.Unlink(se, from, policy.BlockedBy, to); return err })
+}
