@@ -42,8 +42,9 @@ too: "td link A blocks B" stores B blocked_by A, in B.
 
 td refuses a link from an issue to itself, a link that is already there
 (relates_to in either direction), a second parent or a second original, and
-a child_of or blocked_by link that would close a cycle. Links never stop a
-status change: td ready lists the open issues whose blockers are all closed.
+a child_of, blocked_by or duplicate_of link that would close a cycle. Links
+never stop a status change: td ready lists the open issues whose blockers
+are all closed.
 
 Examples:
    td link td-k3x9qa child_of td-a0b1c2
