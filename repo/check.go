@@ -214,9 +214,9 @@ func (c *checker) parseAll() {
 	for i, p := range paths {
 		r := results[i]
 		c.report.Violations = append(c.report.Violations, r.violations...)
-		if id, ok := strings.CutPrefix(p, TodosDir+"/"+IssuesDir+"/"); ok {
+		if id, ok := issueIDOf(p); ok && ValidIssueID(id) && strings.HasSuffix(p, ".md") {
 			c.report.Issues++
-			c.ids[strings.TrimSuffix(id, ".md")] = true
+			c.ids[id] = true
 		}
 		switch {
 		case r.issue != nil:
@@ -338,7 +338,7 @@ func (c *checker) parseIssueFile(p, id string, data []byte) *Issue {
 				first = &it
 				continue
 			}
-			c.add(p, offset+it.Line, RuleInProgress, "%q is in progress as well as %q (line %d); at most one todo is in progress: mark one pending, or run td todo view --issue %s, which keeps the first", it.Text, first.Text, offset+first.Line, is.ID)
+			c.add(p, offset+it.Line, RuleInProgress, "%q is in progress as well as %q (line %d); at most one todo is in progress: mark all but one pending (\"[ ]\"), or let td's next todo change to %s keep the first", it.Text, first.Text, offset+first.Line, is.ID)
 		}
 	}
 	return is
@@ -368,7 +368,7 @@ func (c *checker) checkLinks() {
 				c.add(is.Path, is.Doc.Front.Line("links"), RuleLinkTarget, "%s %s: there is no issue %s; remove the link (td unlink %s %s %s) or restore the issue", l.Kind, l.To, l.To, id, l.Kind, l.To)
 				continue
 			}
-			if l.Kind == "child_of" || l.Kind == "blocked_by" {
+			if policy.Acyclic(l.Kind) {
 				if edges[l.Kind] == nil {
 					edges[l.Kind] = map[string][]string{}
 				}
@@ -376,20 +376,20 @@ func (c *checker) checkLinks() {
 			}
 		}
 	}
-	for _, kind := range []string{"child_of", "blocked_by"} {
-		for _, cycle := range linkCycles(edges[kind]) {
+	for _, kind := range []string{policy.ChildOf, policy.BlockedBy} {
+		for _, cycle := range linkCycles(kind, edges[kind]) {
 			first := c.issues[cycle[0]]
 			c.add(first.Path, first.Doc.Front.Line("links"), RuleLinkCycle, "%s links form a cycle: %s; remove one of them with td unlink",
-				kind, strings.Join(append(cycle, cycle[0]), " "+kind+" "))
+				kind, strings.Join(cycle, " "+kind+" "))
 		}
 	}
 }
 
 // linkCycles returns one cycle for every group of issues that reach each
-// other through the links (a strongly connected component with more than
-// one issue, or an issue linked to itself), each as the issues along it,
-// starting from the smallest ID.
-func linkCycles(next map[string][]string) [][]string {
+// other through links of kind (a strongly connected component with more
+// than one issue, or an issue linked to itself), each as the issues along
+// it from the group's smallest ID back to it, as policy.Cycle finds it.
+func linkCycles(kind string, next map[string][]string) [][]string {
 	index, low := map[string]int{}, map[string]int{}
 	onStack := map[string]bool{}
 	var stack []string
@@ -432,38 +432,19 @@ func linkCycles(next map[string][]string) [][]string {
 	var cycles [][]string
 	for _, g := range groups {
 		slices.Sort(g)
-		cycles = append(cycles, cycleThrough(g[0], next, g))
+		var inGroup []policy.Edge
+		for _, from := range g {
+			for _, to := range next[from] {
+				if slices.Contains(g, to) {
+					inGroup = append(inGroup, policy.Edge{From: from, Kind: kind, To: to})
+				}
+			}
+		}
+		first := slices.IndexFunc(inGroup, func(e policy.Edge) bool { return e.From == g[0] })
+		cycles = append(cycles, policy.Cycle(inGroup, inGroup[first]))
 	}
 	slices.SortFunc(cycles, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
 	return cycles
-}
-
-// cycleThrough finds a shortest path from start back to start within the
-// group, which a strongly connected group always has.
-func cycleThrough(start string, next map[string][]string, group []string) []string {
-	prev := map[string]string{}
-	queue := []string{start}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		for _, w := range next[v] {
-			if !slices.Contains(group, w) {
-				continue
-			}
-			if w == start {
-				path := []string{v}
-				for path[0] != start {
-					path = append([]string{prev[path[0]]}, path...)
-				}
-				return path
-			}
-			if _, seen := prev[w]; !seen {
-				prev[w] = v
-				queue = append(queue, w)
-			}
-		}
-	}
-	return group
 }
 
 func sortedKeys[V any](m map[string]V) []string {
