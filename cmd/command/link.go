@@ -256,7 +256,7 @@ func closeFlags() []cli.Flag {
 // open children of the issue. On a terminal it lists them and asks
 // before anything is written; otherwise it returns them, for a warning
 // after the close. --yes skips the check.
-func (r *runner) prepareClose(c *cli.Context, s *repo.Store, ref string) (transitionFunc, []*repo.Issue, error) {
+func (r *runner) prepareClose(c *cli.Context, s *repo.Store, se *repo.Session, ref string) (transitionFunc, []*repo.Issue, error) {
 	run := transitionFunc((*repo.Store).Close)
 	if other := c.String("duplicate-of"); other != "" {
 		if c.IsSet("resolution") {
@@ -267,13 +267,16 @@ func (r *runner) prepareClose(c *cli.Context, s *repo.Store, ref string) (transi
 			return s.CloseDuplicate(se, id, other, o)
 		}
 	}
-	if c.Bool("yes") {
+	if c.Bool("yes") || se.IsSubagent() {
 		return run, nil, nil
 	}
-	id, err := s.ResolveID(ref)
-	if err != nil {
-		return nil, nil, err
+	// Ask only about a close that could happen: the step itself reports
+	// an unknown or unreadable issue, or one already closed.
+	is, err := s.Issue(ref)
+	if err != nil || is.Status == repo.StatusClosed {
+		return run, nil, nil
 	}
+	id := is.ID
 	children, err := s.OpenChildren(id)
 	if err != nil || len(children) == 0 {
 		return run, nil, err

@@ -126,7 +126,7 @@ Examples:
 					SelfCloseException: c.String("self-close-exception"), Resolution: c.String("resolution")}
 				run, children := st.run, []*repo.Issue(nil)
 				if st.name == "close" {
-					if run, children, err = r.prepareClose(c, s, a[0]); err != nil {
+					if run, children, err = r.prepareClose(c, s, se, a[0]); err != nil {
 						return err
 					}
 				}
