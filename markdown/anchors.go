@@ -121,6 +121,27 @@ func CheckAnchor(priority, txt string) error {
 // first section named in before (case-insensitive level-2 titles), or at
 // its end.
 func AddAnchor(body []byte, priority, txt string, before ...string) ([]byte, error) {
+	out, err := addAnchor(body, priority, txt, before)
+	if err != nil {
+		return nil, err
+	}
+	// Re-read: markdown around the insertion (an unclosed fence, an HTML
+	// block) could swallow the new line; refuse rather than write it.
+	want := len(ParseAnchors(body)) + 1
+	got := ParseAnchors(out)
+	found := false
+	for _, a := range got {
+		if a.Priority == priority && a.Text == strings.TrimSpace(txt) {
+			found = true
+		}
+	}
+	if len(got) != want || !found {
+		return nil, fmt.Errorf("the markdown around the Anchors section would swallow a new anchor line; fix the section by hand")
+	}
+	return out, nil
+}
+
+func addAnchor(body []byte, priority, txt string, before []string) ([]byte, error) {
 	if err := CheckAnchor(priority, txt); err != nil {
 		return nil, err
 	}
@@ -135,13 +156,28 @@ func AddAnchor(body []byte, priority, txt string, before ...string) ([]byte, err
 		return splice(body, at, ensureNewlineBefore(body, at, eol)+line), nil
 	}
 	if h, ok := anchorsHeading(body); ok {
-		ins := eol + line
-		at := h.End
-		// Keep anything written under an empty section after the new list.
-		if at < len(body) {
+		// The list goes at the end of the section, after any prose in it.
+		at := len(body)
+		for _, n := range Headings(body) {
+			if n.Start >= h.End && n.Level <= h.Level {
+				at = n.Start
+				break
+			}
+		}
+		for at > h.End && (body[at-1] == '\n' || body[at-1] == '\r') {
+			at--
+		}
+		if at < len(body) && body[at] == '\r' {
+			at++
+		}
+		if at < len(body) && body[at] == '\n' {
+			at++
+		}
+		ins := ensureNewlineBefore(body, at, eol) + eol + line
+		if at < len(body) && !bytes.HasPrefix(body[at:], []byte(eol)) {
 			ins += eol
 		}
-		return splice(body, at, ensureNewlineBefore(body, at, eol)+ins), nil
+		return splice(body, at, ins), nil
 	}
 	section := "## " + AnchorsHeading + eol + eol + line
 	for _, h := range Headings(body) {

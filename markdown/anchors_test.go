@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -46,6 +47,8 @@ func TestAddAnchor(t *testing.T) {
 		{"at the end", "Desc.\n", "high", "a", "Desc.\n\n## Anchors\n\n- high: a\n"},
 		{"no final newline", "Desc.", "high", "a", "Desc.\n\n## Anchors\n\n- high: a\n"},
 		{"empty section", "# Anchors\n", "high", "a", "# Anchors\n\n- high: a\n"},
+		{"section with prose only", "# Anchors\n\nSome words.\n", "high", "a", "# Anchors\n\nSome words.\n\n- high: a\n"},
+		{"prose then another section", "## Anchors\n\nWords.\n\n## Todos\n", "high", "a", "## Anchors\n\nWords.\n\n- high: a\n\n## Todos\n"},
 		{"crlf", "Desc.\r\n\r\n## Anchors\r\n\r\n- high: a\r\n", "high", "b", "Desc.\r\n\r\n## Anchors\r\n\r\n- high: a\r\n- high: b\r\n"},
 	}
 	for _, tt := range tests {
@@ -83,4 +86,35 @@ func TestDescriptionEndsAtAnchors(t *testing.T) {
 	if got := DescriptionEnd(body); got != len("Desc.\n\n") {
 		t.Errorf("DescriptionEnd = %d", got)
 	}
+}
+
+// FuzzAnchors checks, on any body, that adding an anchor adds exactly that
+// anchor at the end of the list, that removing it gives the body back, and
+// that nothing panics.
+func FuzzAnchors(f *testing.F) {
+	f.Add("Desc.\n\n## Anchors\n\n- high: a\n\n## Todos\n\n- [ ] x\n", "keep the API")
+	f.Add("", "x")
+	f.Add("# Anchors\n\nProse.\n", "y")
+	f.Add("## Anchors\r\n\r\n- critical: a\r\n", "b")
+	f.Fuzz(func(t *testing.T, body, txt string) {
+		before := ParseAnchors([]byte(body))
+		out, err := AddAnchor([]byte(body), AnchorHigh, txt, "Acceptance criteria", "Todos")
+		if err != nil {
+			return
+		}
+		after := ParseAnchors(out)
+		if len(after) != len(before)+1 {
+			t.Fatalf("%d anchors before, %d after adding one", len(before), len(after))
+		}
+		for i, a := range after {
+			if a.Priority == AnchorHigh && a.Text == strings.TrimSpace(txt) {
+				back := ParseAnchors(RemoveAnchor(out, a))
+				if len(back) != len(before) {
+					t.Fatalf("removing anchor %d left %d anchors, want %d", i, len(back), len(before))
+				}
+				return
+			}
+		}
+		t.Fatalf("the added anchor %q is not in %+v", txt, after)
+	})
 }

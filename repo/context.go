@@ -251,8 +251,5 @@ func nextSteps(se *Session, role string, ctx *Context) []string {
 	if criteria == 0 && steps > 0 {
 		next = append(next, "The issue has no acceptance criteria: ask the operator what done means (td todo add --kind criterion TEXT proposes one)")
 	}
-	for _, st := range ctx.Stalls {
-		next = append(next, "Stalled: "+st.Message)
-	}
 	return next
 }

@@ -272,7 +272,7 @@ func (s *Store) boundIssueID(se *Session) (string, error) {
 		if s.EffectiveRole(se) == RoleOperator {
 			return "", errorf(CodeRefused, "session %s is not bound to an issue; bind one with td session bind ID, or name one with --issue ID", se.ID)
 		}
-		return "", errorf(CodeRefused, "session %s is not bound to an issue; ask the operator to bind one (td session bind ID)", se.ID)
+		return "", errorf(CodeRefused, "session %s is not bound to an issue; ask the operator to bind one (td session bind ID), or file your work as one with td promote TITLE", se.ID)
 	}
 	return rt.BoundIssue, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -52,6 +53,8 @@ type todoJSON struct {
 	// Proposals are the subagent proposals waiting for a decision: in view
 	// output, and only when there are some.
 	Proposals []proposalJSON `json:"proposals,omitempty"`
+	// Stalls are the session's stall warnings after a mutation, when any.
+	Stalls []policy.Stall `json:"stalls,omitempty"`
 }
 
 type todoIssueJSON struct {
@@ -132,6 +135,7 @@ func (r *runner) todoJSONOf(res *repo.TodoResult) todoJSON {
 	if len(res.Proposals) > 0 {
 		out.Proposals = proposalsJSONOf(res.Proposals)
 	}
+	out.Stalls = res.Stalls
 	return out
 }
 
@@ -174,6 +178,9 @@ func (r *runner) printTodosFor(res *repo.TodoResult, issueFlag string) error {
 		r.st.printf("All acceptance criteria are done: ask for sign-off with td review %s\n", res.Issue.ID)
 	}
 	r.printWaitingProposals(res.Proposals, issueFlag)
+	for _, st := range res.Stalls {
+		r.st.warnf("stalled: %s", st.Message)
+	}
 	return nil
 }
 
