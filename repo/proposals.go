@@ -162,12 +162,14 @@ func (s *Store) proposalTarget(se *Session) (id string, via *Session, err error)
 		if !ok || !ValidSessionID(sid) || sid == se.ID {
 			continue
 		}
-		other, err := s.Session(sid)
-		if err != nil || other.Agent != root {
+		// The local runtime first: it is small, and most sessions are
+		// not bound.
+		ort, err := s.Runtime(sid)
+		if err != nil || ort.BoundIssue == "" {
 			continue
 		}
-		ort, err := s.Runtime(sid)
-		if err != nil || ort.BoundIssue == "" || !s.issueExists(ort.BoundIssue) {
+		other, err := s.Session(sid)
+		if err != nil || other.Agent != root || !s.issueExists(ort.BoundIssue) {
 			continue
 		}
 		c := candidate{other, ort.BoundIssue}
