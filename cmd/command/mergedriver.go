@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/repo"
@@ -18,13 +19,27 @@ func (r *runner) mergeDriverCommand() *cli.Command {
 		ArgsUsage: "BASE OURS THEIRS [PATH]",
 		Description: `Git runs this for .todos/issues/*.md (see .gitattributes) as
    td merge-driver %O %A %B %P
-It merges line by line like git's own merge: a region changed on one side
-takes that side, an identical change is taken once, and different changes to
-the same region are marked with <<<<<<< ours / ======= / >>>>>>> theirs. The
-result replaces OURS. Exit 0 when clean, 1 when conflicts were marked.
+It merges the two edits of the issue file the way td understands it:
+  - frontmatter key by key: a key changed on one side takes that side;
+    labels and links merge as sets (what either side added or removed);
+    updated_at takes the later time; unknown keys are kept;
+  - todos one by one, matched by section, phase and text: a status changed
+    on one side wins; a todo started on one side and given another status
+    on the other (done, dropped, blocked) takes that status, since td starts
+    the next step by itself; notes are unioned; todos added on either side
+    are kept at the end of their phase (ours first); a todo deleted on one
+    side and untouched on the other goes;
+  - the rest of the body line by line, as git would.
+When anything changed differently on both sides (the title, the status of
+the same todo, the same line of the description), the whole file is merged
+line by line instead and the regions both changed are marked with
+<<<<<<< ours / ======= / >>>>>>> theirs. A side td cannot read is merged
+line by line too. The result replaces OURS. Exit 0 when clean, 1 when
+conflicts were marked.
 
 Examples:
-   td merge-driver base.md ours.md theirs.md .todos/issues/td-k3x9qa.md`,
+   td merge-driver base.md ours.md theirs.md .todos/issues/td-k3x9qa.md
+   td merge-driver --json base.md ours.md theirs.md`,
 		Action: func(c *cli.Context) error {
 			a, err := args(c, 3, 4, "BASE OURS THEIRS [PATH]")
 			if err != nil {
@@ -40,7 +55,8 @@ Examples:
 					return err
 				}
 			}
-			merged, conflict := markdown.MergeLines(sides[0], sides[1], sides[2], "ours", "theirs")
+			merged, conflicts := markdown.MergeIssue(sides[0], sides[1], sides[2], "ours", "theirs")
+			conflict := len(conflicts) > 0
 			if err := repo.WriteFileAtomic(a[1], merged); err != nil {
 				return err
 			}
@@ -50,7 +66,7 @@ Examples:
 				}
 			}
 			if conflict {
-				return fmt.Errorf("%s: both sides changed the same lines; resolve the marked regions and commit", path)
+				return fmt.Errorf("%s: both sides changed %s; resolve the marked regions and commit", path, strings.Join(conflicts, ", "))
 			}
 			return nil
 		},
