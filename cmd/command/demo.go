@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/tdproject/td/repo/gitrepo"
 	"github.com/urfave/cli/v2"
@@ -43,6 +44,14 @@ Examples:
 			if c.Bool("keep") {
 				d.kept = dir
 			}
+			// The story's clock starts now (or at TD_NOW) and moves forward
+			// where the story pauses: resume needs hours and days to pass.
+			now, err := r.now()
+			if err != nil {
+				return err
+			}
+			d.now = now().UTC().Truncate(time.Second)
+			d.env["TD_NOW"] = d.now.Format(time.RFC3339)
 			if err := d.run(); err != nil {
 				return err
 			}
@@ -63,6 +72,7 @@ type demo struct {
 	steps []demoStep   // what ran, for --json
 	topic string       // the current narration
 	kept  string       // the repository's path when --keep
+	now   time.Time    // the story's clock (TD_NOW in every step)
 }
 
 // demoStep is one command of the demo as --json reports it.
@@ -129,6 +139,12 @@ func (d *demo) step(wantExit int, show bool, args []string) error {
 		return fmt.Errorf("demo step `td %s` exited %d, expected %d", quoteArgs(args), code, wantExit)
 	}
 	return nil
+}
+
+// later moves the demo's clock forward, as if the story paused.
+func (d *demo) later(by time.Duration) {
+	d.now = d.now.Add(by)
+	d.env["TD_NOW"] = d.now.Format(time.RFC3339)
 }
 
 // cat prints a file of the demo repository, as a person would look at it.
@@ -209,31 +225,33 @@ func (d *demo) run() error {
 			return d.td(0, "list")
 		},
 		func() error {
-			d.say("An agent session starts. It prints the export line its harness will use.")
-			if err := d.td(0, "session", "start", "--agent", "primary", "--name", "login agent"); err != nil {
+			d.say("The lead writes the definition of done (acceptance criteria belong to the operator) and a critical anchor.")
+			id := d.env["ISSUE"]
+			if err := d.td(0, "todo", "add", "--issue", id, "--kind", "criterion",
+				"A user can sign in with a GitHub account", "Expired tokens refresh without a prompt"); err != nil {
+				return err
+			}
+			return d.td(0, "anchor", "add", "--issue", id, "--priority", "critical", "Never log OAuth tokens")
+		},
+		func() error {
+			d.say("The lead sends an agent to the issue: a new session, bound, with its first message.")
+			if err := d.td(0, "send", d.env["ISSUE"], "-m", "Start with the OAuth callback; ask before touching the session store."); err != nil {
 				return err
 			}
 			d.env["TD_SESSION"] = d.lastSession()
-			return d.td(0, "whoami")
+			d.env["AGENT"] = d.env["TD_SESSION"]
+			return nil
 		},
 		func() error {
 			d.say("The agent reads the issue, refines it and leaves a note. Flags may follow the arguments.")
 			id := d.env["ISSUE"]
-			if err := d.td(0, "show", id[:len(id)-2]); err != nil {
+			if err := d.quiet("show", id[:len(id)-2]); err != nil {
 				return err
 			}
 			if err := d.td(0, "edit", id, "--append", "The callback must verify the OAuth state parameter.", "--add-label", "backend"); err != nil {
 				return err
 			}
 			return d.td(0, "comment", id, "Callback route sketched; token exchange next.")
-		},
-		func() error {
-			d.say("Everything td wrote is staged for the next commit; the ledger records who did what.")
-			id := d.env["ISSUE"]
-			if err := d.td(0, "show", id); err != nil {
-				return err
-			}
-			return d.td(0, "list", "--label", "auth", "--json")
 		},
 		func() error {
 			d.say("Bad input is refused with one line and exit status 1; nothing is touched.")
@@ -243,21 +261,10 @@ func (d *demo) run() error {
 			return d.td(1, "show", "td-zzzzzz")
 		},
 		func() error {
-			d.say("The lead writes the definition of done: acceptance criteria belong to the operator.")
-			d.env["AGENT"], d.env["TD_SESSION"] = d.env["TD_SESSION"], ""
-			return d.td(0, "todo", "add", "--issue", d.env["ISSUE"], "--kind", "criterion",
-				"A user can sign in with a GitHub account", "Expired tokens refresh without a prompt")
-		},
-		func() error {
-			d.say("The agent binds its session to the issue and starts: the issue now holds its checklist.")
-			d.env["TD_SESSION"] = d.env["AGENT"]
-			if err := d.td(0, "session", "bind", d.env["ISSUE"]); err != nil {
+			d.say("It starts and plans in phases. One todo is in progress at a time; the first pending step starts itself.")
+			if err := d.td(0, "start", d.env["ISSUE"]); err != nil {
 				return err
 			}
-			return d.td(0, "start", d.env["ISSUE"])
-		},
-		func() error {
-			d.say("It plans in phases. One todo is in progress at a time; the first pending step starts itself.")
 			if err := d.td(0, "todo", "set", "Register the OAuth app", "Implement the callback handler",
 				"Integration test against a fake provider", "--phase", "Backend"); err != nil {
 				return err
@@ -275,12 +282,45 @@ func (d *demo) run() error {
 			return d.td(0, "todo", "block", "Login button", "--reason", "waiting for the design tokens")
 		},
 		func() error {
-			d.say("The session ends mid-task. A new session binds the same issue and sees exactly what was left.")
-			if err := d.td(0, "session", "start", "--agent", "primary", "--name", "login agent, day 2"); err != nil {
+			d.say("Work it discovers is filed as a child of the bound issue.")
+			return d.td(0, "create", "Refresh tokens in the background", "--type", "task")
+		},
+		func() error {
+			d.say("A subagent may not touch the list. It proposes; the root agent sees the proposal and accepts it.")
+			d.env["TD_SESSION"] = ""
+			if err := d.quiet("session", "start", "--agent", "primary.subagents.ui", "--name", "ui subagent"); err != nil {
 				return err
 			}
 			d.env["TD_SESSION"] = d.lastSession()
-			return d.td(0, "session", "bind", d.env["ISSUE"])
+			if err := d.td(1, "todo", "add", "Login button contrast check"); err != nil {
+				return err
+			}
+			if err := d.td(0, "todo", "propose", "Login button contrast check", "--phase", "Frontend"); err != nil {
+				return err
+			}
+			d.env["TD_SESSION"] = d.env["AGENT"]
+			return d.td(0, "todo", "accept", "contrast")
+		},
+		func() error {
+			d.say("The agent's memory is compacted. The reminder brings back its last three actions and the critical anchor.")
+			d.later(20 * time.Minute)
+			return d.td(0, "session", "compact")
+		},
+		func() error {
+			d.say("The session stops mid-task and resumes three hours later: a resume block leads its context.")
+			if err := d.td(0, "session", "stop"); err != nil {
+				return err
+			}
+			d.later(3 * time.Hour)
+			return d.td(0, "session", "resume")
+		},
+		func() error {
+			d.say("Three days later it starts fresh, binding kept: the issue still holds the whole checklist.")
+			if err := d.quiet("session", "stop"); err != nil {
+				return err
+			}
+			d.later(72 * time.Hour)
+			return d.td(0, "session", "resume")
 		},
 		func() error {
 			d.say("It finishes the steps and claims the criteria. The last one tells it to ask for sign-off.")
@@ -289,6 +329,7 @@ func (d *demo) run() error {
 				{"todo", "done", "integration test"},
 				{"todo", "unblock", "login button"},
 				{"todo", "done", "login button"},
+				{"todo", "done", "contrast check"},
 			} {
 				if err := d.quiet(args...); err != nil {
 					return err
@@ -301,7 +342,6 @@ func (d *demo) run() error {
 		},
 		func() error {
 			d.say("Review policy: the session that implemented the issue may not approve it.")
-			d.env["TD_SESSION"] = d.env["AGENT"]
 			return d.td(1, "approve", d.env["ISSUE"], "--reason", "all criteria done")
 		},
 		func() error {
