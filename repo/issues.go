@@ -313,6 +313,7 @@ func (s *Store) appendLedger(tx *Tx, id string, e audit.Entry) error {
 	if err != nil {
 		return err
 	}
+	tx.describe(e.Session, e.Action, id)
 	return tx.AppendLine(line, HistoryDir, id+".jsonl")
 }
 
@@ -536,6 +537,7 @@ func (s *Store) writeIssueFile(tx *Tx, is *Issue) error {
 		return err
 	}
 	is.UpdatedAt = now
+	tx.describe("", actionTodosChanged, is.ID)
 	return tx.WriteFile(is.Doc.Bytes(), IssuesDir, is.ID+".md")
 }
 

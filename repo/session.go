@@ -234,7 +234,12 @@ func (s *Store) UseSession(id string) (*Session, error) {
 // checkout's current session, then the operator's default session for this
 // checkout. With create, a missing default session is made; without it,
 // (nil, "", nil) means nobody is acting yet.
-func (s *Store) CurrentSession(flag string, create bool) (*Session, string, error) {
+func (s *Store) CurrentSession(flag string, create bool) (acting *Session, source string, err error) {
+	defer func() {
+		if acting != nil && err == nil {
+			s.actor = acting.ID // who td's commits in git mode auto name
+		}
+	}()
 	if flag != "" {
 		se, err := s.Session(flag)
 		return se, SourceFlag, err

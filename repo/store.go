@@ -57,6 +57,8 @@ type Store struct {
 	gitOpen  bool
 	warnings []string
 
+	actor string // the session CurrentSession found acting, for commit trailers
+
 	gitFacts       *gitFacts
 	gitFactsLoaded bool
 	ledgers        ledgerCache
@@ -168,14 +170,17 @@ func (s *Store) repo() (*gitrepo.Repo, error) {
 }
 
 // Tx is a read-modify-write under the store lock. Files written through it
-// are staged when it ends, as the git mode says.
+// are staged or committed when it ends, as the git mode says.
 type Tx struct {
 	s       *Store
 	written []string
+	note    commitNote        // what the commit of git mode auto says
+	before  map[string]string // meta paths' blobs before td wrote them (guard.go)
 }
 
 // Update runs fn holding the cross-process lock on .todos, then stages what
-// fn wrote. A failed stage is a warning: the files are written and safe.
+// fn wrote, or in git mode auto commits it. A failed stage or commit is a
+// warning: the files are written and safe.
 func (s *Store) Update(fn func(tx *Tx) error) error {
 	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", s.rel(s.path(LocalDir)), err)
@@ -186,8 +191,10 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	}
 	tx := &Tx{s: s}
 	ferr := fn(tx)
-	if len(tx.written) > 0 {
-		s.stage(tx.written)
+	if len(tx.written) > 0 && s.Config.Git.Mode == GitModeAuto {
+		s.commit(tx)
+	} else if len(tx.written) > 0 {
+		s.journal(tx, s.stage(tx.written))
 	}
 	unlock()
 	return ferr
@@ -210,6 +217,7 @@ func (tx *Tx) record(write func(path string) error, elem []string) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", tx.s.rel(filepath.Dir(p)), err)
 	}
+	tx.noteBefore(p)
 	if err := write(p); err != nil {
 		return err
 	}
@@ -217,33 +225,27 @@ func (tx *Tx) record(write func(path string) error, elem []string) error {
 	return nil
 }
 
-// stage stages the given absolute paths when git.mode is stage (auto mode
-// stages too until commits land). Failures become warnings.
-func (s *Store) stage(paths []string) {
+// stage stages the given absolute paths unless git.mode is off, and
+// returns the blobs it recorded, for the journal td guard reads. Failures
+// become warnings.
+func (s *Store) stage(paths []string) []gitrepo.StagedBlob {
 	if s.Config.Git.Mode == GitModeOff {
-		return
+		return nil
 	}
 	g, err := s.repo()
 	if err != nil {
 		s.warnf("not staged: %v", err)
-		return
+		return nil
 	}
 	if g == nil {
-		return
+		return nil
 	}
-	seen := map[string]bool{}
-	var rels []string
-	for _, p := range paths {
-		r, err := filepath.Rel(g.Root(), p)
-		if err != nil || strings.HasPrefix(r, "..") || seen[r] {
-			continue
-		}
-		seen[r] = true
-		rels = append(rels, filepath.ToSlash(r))
-	}
-	if err := g.Stage(rels...); err != nil {
+	blobs, err := g.StageBlobs(gitPaths(g, paths)...)
+	if err != nil {
 		s.warnf("written but not staged: %v", err)
+		return nil
 	}
+	return blobs
 }
 
 // readLocal reads a small file under .todos/local, "" when absent.

@@ -76,7 +76,8 @@ func (e *inProgressError) Is(target error) bool { return target == ErrOperationI
 //
 // During a merge, rebase, cherry-pick or revert the paths are staged but not
 // committed, and the error wraps ErrOperationInProgress. Any error leaves
-// CommitResult.Staged saying whether the index was written.
+// CommitResult.Staged saying whether the index was written; errors do not
+// repeat the paths, which the caller knows.
 func (r *Repo) Commit(req CommitRequest) (CommitResult, error) {
 	return r.commit(req, nil)
 }
@@ -89,16 +90,13 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 	}
 	r.stageMu.Lock()
 	defer r.stageMu.Unlock()
-	fail := func(err error) (CommitResult, error) {
-		return res, fmt.Errorf("commit %s: %w", describePaths(req.Paths), err)
-	}
 	changes, err := r.prepareChanges(req.Paths)
 	if err != nil {
-		return fail(err)
+		return res, err
 	}
 	ilock, index, err := r.patchedIndex(changes, patchIndex)
 	if err != nil {
-		return fail(err)
+		return res, err
 	}
 	defer ilock.release()
 	// The index is written whatever becomes of the commit: td's files are
@@ -107,7 +105,7 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 		if index != nil {
 			if ierr := ilock.commit(index); ierr != nil {
 				if err == nil {
-					err = fmt.Errorf("commit %s: the commit was made, but the index could not be updated: %w", describePaths(req.Paths), ierr)
+					err = fmt.Errorf("the commit was made, but the index could not be updated: %w", ierr)
 				}
 				return
 			}
@@ -116,23 +114,23 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 	}()
 
 	if e := r.operationInProgress(); e != nil {
-		return fail(e)
+		return res, e
 	}
 	ref, err := r.headRef()
 	if err != nil {
-		return fail(err)
+		return res, err
 	}
 	res.Ref = ref
 	tip, err := r.refValue(ref)
 	if err != nil {
-		return fail(err)
+		return res, err
 	}
 	o := r.lockedObjects()
 	defer o.closeFiles()
 	b := &commitBuilder{r: r, o: o, changes: changes, req: req}
 	made, err := b.build(tip)
 	if err != nil {
-		return fail(err)
+		return res, err
 	}
 	if beforeRefLock != nil {
 		beforeRefLock()
@@ -140,29 +138,29 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 
 	rlock, err := acquireLock(r.refPath(ref))
 	if err != nil {
-		return fail(err)
+		return res, err
 	}
 	defer rlock.release()
 	if again, err := r.headRef(); err != nil || again != ref {
-		return fail(fmt.Errorf("HEAD stopped pointing to %s while td was committing", ref))
+		return res, fmt.Errorf("HEAD stopped pointing to %s while td was committing", ref)
 	}
 	cur, err := r.refValue(ref)
 	if err != nil {
-		return fail(err)
+		return res, err
 	}
 	if cur != tip {
 		// Another writer moved the branch between the first read and the
 		// lock; under the lock it cannot move again.
 		res.Rebuilt, tip = true, cur
 		if made, err = b.build(tip); err != nil {
-			return fail(err)
+			return res, err
 		}
 	}
 	if made.IsZero() {
 		return res, nil
 	}
 	if err := rlock.commit([]byte(made.String() + "\n")); err != nil {
-		return fail(err)
+		return res, err
 	}
 	res.Hash = made.String()
 	if !tip.IsZero() {
