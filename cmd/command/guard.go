@@ -1,6 +1,245 @@
 package command
 
-import "github.com/urfave/cli/v2"
+import (
+	"fmt"
+
+	"github.com/tdproject/td/repo"
+	"github.com/urfave/cli/v2"
+)
 
 // guardCommands are td guard and td hooks: scope checks for a session's changes.
-func (r *runner) guardCommands() []*cli.Command { return nil }
+func (r *runner) guardCommands() []*cli.Command {
+	return []*cli.Command{r.guardCommand(), r.hooksCommand()}
+}
+
+func (r *runner) guardCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "guard",
+		Usage:     "check a change against what the current session may change",
+		ArgsUsage: "[--staged | PATH...]",
+		Description: `Scopes: a project agent may change user code and issue files, and meta
+paths (config meta_paths: config, ledgers, sessions, hooks, .gitattributes)
+only through td; a meta agent may change meta paths and issue files, never
+user code; operators may change anything. .todos/local is never committed
+and not checked.
+
+With --staged (the default when no PATH is given) td guard checks what git
+commit would record: the index against HEAD, or the index git names in
+GIT_INDEX_FILE while a hook runs. A staged meta path passes for a project
+agent when td itself wrote that content (td keeps a journal of its writes
+under .todos/local), or when a merge in progress brought it. With PATHs it
+checks the named files as if the session were about to edit them.
+
+Each refused path is printed as "path: reason" and the exit status is 1;
+otherwise one OK line. td hooks install makes git run td guard --staged
+before every commit.
+
+Examples:
+   td guard
+   td guard --staged --json
+   td guard src/main.go .todos/config.yaml
+   TD_SESSION=ses_qmt3y9ft td guard .todos/history/td-k3x9qa.jsonl`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "staged", Usage: "check the staged changes (the default without PATHs)"},
+		},
+		Action: func(c *cli.Context) error {
+			paths := c.Args().Slice()
+			if c.Bool("staged") && len(paths) > 0 {
+				return usagef("give --staged or PATHs, not both; td guard --help shows the usage")
+			}
+			s, err := r.open(c)
+			if err != nil {
+				return err
+			}
+			se, _, err := s.CurrentSession(c.String("session"), false)
+			if err != nil {
+				return err
+			}
+			var rep *repo.GuardReport
+			if len(paths) > 0 {
+				rep, err = s.GuardPaths(se, r.workDir(c), paths)
+			} else {
+				rep, err = s.GuardStaged(se)
+			}
+			if err != nil {
+				return err
+			}
+			return r.printGuard(rep)
+		},
+	}
+}
+
+func (r *runner) printGuard(rep *repo.GuardReport) error {
+	refused := rep.Refused()
+	if r.st.json {
+		if rep.Checked == nil {
+			rep.Checked = []repo.GuardCheck{}
+		}
+		if err := r.st.emitJSON(rep); err != nil {
+			return err
+		}
+		if len(refused) > 0 {
+			return silentFailure{}
+		}
+		return nil
+	}
+	what := "path"
+	if rep.Staged {
+		what = "staged path"
+	}
+	n := len(rep.Checked)
+	if len(refused) == 0 {
+		if n == 0 {
+			r.st.printf("OK: nothing staged.\n")
+			return nil
+		}
+		r.st.printf("OK: %d %s within the scope of %s.\n", n, pluralWord(n, what, what+"s"), guardActor(rep))
+		return nil
+	}
+	for _, c := range refused {
+		r.st.printf("%s: %s\n", c.Path, c.Reason)
+	}
+	if rep.Staged {
+		it := pluralWord(len(refused), "it", "them")
+		return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s may not commit %d of %d staged %s; unstage %s with git restore --staged PATH, or leave %s to a session whose scope covers %s",
+			guardActor(rep), len(refused), n, pluralWord(n, "path", "paths"), it, it, it)}
+	}
+	return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s may not change %d of %d %s", guardActor(rep), len(refused), n, pluralWord(n, "path", "paths"))}
+}
+
+// guardActor names who the guard judged: the session and what it counts
+// as, or the git author when no session acts yet.
+func guardActor(rep *repo.GuardReport) string {
+	kind := rep.Role
+	if rep.Role == repo.RoleAgent {
+		kind = rep.Category + " agent"
+	}
+	if rep.Session == "" {
+		return fmt.Sprintf("%s (%s, no session)", rep.Author, kind)
+	}
+	return fmt.Sprintf("%s (%s)", rep.Session, kind)
+}
+
+func (r *runner) hooksCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "install git hooks: the scope check before each commit and Td-Session trailers",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "install",
+				Usage: "write td's git hooks (pre-commit, prepare-commit-msg, commit-msg)",
+				Description: `pre-commit runs td guard --staged, so a commit the current session may not
+make stops there; prepare-commit-msg and commit-msg add a "Td-Session: <id>"
+trailer naming the current session (not to merges or squashes, not to an
+empty message, and never stopping a commit). The scripts are small POSIX sh
+calling td from PATH, written where git looks for hooks: core.hooksPath when
+set, else .git/hooks (shared by linked work trees).
+
+Running it again changes nothing ("already installed") and updates hooks an
+older td wrote. A hook that is not td's is never overwritten: td names it
+and stops; --force replaces it and keeps it as <name>.td-backup, or call td
+from your own hook with the line td prints.
+
+Examples:
+   td hooks install
+   td hooks install --force
+   td hooks install --json`,
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "force", Usage: "replace hooks that are not td's, keeping each as <name>.td-backup"},
+				},
+				Action: func(c *cli.Context) error {
+					if _, err := args(c, 0, 0, "[--force]"); err != nil {
+						return err
+					}
+					s, err := r.open(c)
+					if err != nil {
+						return err
+					}
+					res, err := s.InstallHooks(repo.HookOptions{Force: c.Bool("force")})
+					if err != nil {
+						return err
+					}
+					if r.st.json {
+						return r.st.emitJSON(map[string]any{"hooks": res})
+					}
+					for _, h := range res {
+						r.st.printf("%s: %s", h.Path, h.Action)
+						if h.Backup != "" {
+							r.st.printf(" (the old hook is kept as %s)", h.Backup)
+						}
+						r.st.printf("\n")
+					}
+					return nil
+				},
+			},
+			{
+				Name:      "prepare-commit-msg",
+				Usage:     "run by the prepare-commit-msg hook: add a Td-Session trailer",
+				ArgsUsage: "FILE [SOURCE [COMMIT]]",
+				Description: `Adds "Td-Session: <id>" for the current session to the commit message in
+FILE when git prepared one (SOURCE message or commit: git commit -m, -F,
+--amend, -c) and it has no such trailer yet. A message still to be written
+in the editor is left to the commit-msg hook; merges and squashes get none;
+without a current session nothing is added.
+
+Examples:
+   td hooks prepare-commit-msg .git/COMMIT_EDITMSG message`,
+				Action: func(c *cli.Context) error {
+					a, err := args(c, 1, 3, "FILE [SOURCE [COMMIT]]")
+					if err != nil {
+						return err
+					}
+					source := ""
+					if len(a) > 1 {
+						source = a[1]
+					}
+					return r.trailerAction(c, func(s *repo.Store, se *repo.Session) (string, error) {
+						return s.PrepareCommitMsg(se, a[0], source)
+					})
+				},
+			},
+			{
+				Name:      "commit-msg",
+				Usage:     "run by the commit-msg hook: add a Td-Session trailer to an edited message",
+				ArgsUsage: "FILE",
+				Description: `Adds "Td-Session: <id>" for the current session to the final commit
+message in FILE, unless it is empty (git then aborts the commit), already
+has the trailer, or concludes a merge or a squash.
+
+Examples:
+   td hooks commit-msg .git/COMMIT_EDITMSG`,
+				Action: func(c *cli.Context) error {
+					a, err := args(c, 1, 1, "FILE")
+					if err != nil {
+						return err
+					}
+					return r.trailerAction(c, func(s *repo.Store, se *repo.Session) (string, error) {
+						return s.CommitMsg(se, a[0])
+					})
+				},
+			},
+		},
+	}
+}
+
+// trailerAction runs a commit message hook for the current session, which
+// may be nobody: then nothing is added. It prints nothing but --json, so a
+// commit's output stays git's.
+func (r *runner) trailerAction(c *cli.Context, add func(*repo.Store, *repo.Session) (string, error)) error {
+	s, err := r.open(c)
+	if err != nil {
+		return err
+	}
+	se, _, err := s.CurrentSession(c.String("session"), false)
+	if err != nil {
+		return err
+	}
+	id, err := add(s, se)
+	if err != nil {
+		return err
+	}
+	if r.st.json {
+		return r.st.emitJSON(map[string]any{"session": id, "added": id != ""})
+	}
+	return nil
+}
