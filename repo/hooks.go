@@ -226,8 +226,6 @@ func displayPath(g *gitrepo.Repo, p string) string {
 	return p
 }
 
-// sessionTrailer is the trailer naming the session behind a commit.
-const sessionTrailer = "Td-Session"
 
 // PrepareCommitMsg is the prepare-commit-msg hook: it adds a Td-Session
 // trailer for the current session to the message git prepared in file,
@@ -282,7 +280,7 @@ func (s *Store) addSessionTrailer(se *Session, file string) (string, error) {
 			comment = c
 		}
 	}
-	out, ok := withTrailer(string(data), sessionTrailer, se.ID, comment)
+	out, ok := withTrailer(string(data), TrailerSession, se.ID, comment)
 	if !ok {
 		return "", nil
 	}

@@ -33,13 +33,13 @@ func TestWithTrailer(t *testing.T) {
 		{"present", "Fix\n\nTd-Session: ses_other000\n", "Fix\n\nTd-Session: ses_other000\n", false},
 		{"present in another case", "Fix\n\ntd-session: ses_other000\n", "Fix\n\ntd-session: ses_other000\n", false},
 	} {
-		got, ok := withTrailer(tc.msg, sessionTrailer, "ses_qmt3y9ft", "#")
+		got, ok := withTrailer(tc.msg, TrailerSession, "ses_qmt3y9ft", "#")
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%s:\ngot  %q %v\nwant %q %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
 	// Another comment character.
-	if got, _ := withTrailer("Fix\n; comment\n", sessionTrailer, "ses_x", ";"); got != "Fix\n\nTd-Session: ses_x\n\n; comment\n" {
+	if got, _ := withTrailer("Fix\n; comment\n", TrailerSession, "ses_x", ";"); got != "Fix\n\nTd-Session: ses_x\n\n; comment\n" {
 		t.Errorf("comment char ;: %q", got)
 	}
 }
