@@ -226,7 +226,6 @@ func displayPath(g *gitrepo.Repo, p string) string {
 	return p
 }
 
-
 // PrepareCommitMsg is the prepare-commit-msg hook: it adds a Td-Session
 // trailer for the current session to the message git prepared in file,
 // when the message already says something (git commit -m, -F, --amend,
