@@ -56,6 +56,8 @@ type Context struct {
 	Actions  []ActionRecord
 	Warnings []string
 	Stalls   []policy.Stall
+	// Proposals counts the subagent proposals waiting on the bound issue.
+	Proposals int
 	// Next is what to do next, most important first.
 	Next        []string
 	Compactions int
@@ -118,6 +120,13 @@ func (s *Store) SessionContext(se *Session, kind string) (*Context, error) {
 				break
 			}
 		}
+	}
+	if ctx.Issue != nil && !se.IsSubagent() {
+		waiting, err := s.pendingProposals(ctx.Issue.ID)
+		if err != nil {
+			ctx.Warnings = append(ctx.Warnings, err.Error())
+		}
+		ctx.Proposals = len(waiting)
 	}
 	ctx.Next = nextSteps(se, role, ctx)
 	return ctx, nil
@@ -215,6 +224,9 @@ func nextSteps(se *Session, role string, ctx *Context) []string {
 		return []string{fmt.Sprintf("Wait for the review of %s (td show %s shows its status)", is.ID, is.ID)}
 	}
 	var next []string
+	if ctx.Proposals > 0 {
+		next = append(next, fmt.Sprintf("%s from subagents %s: td todo view shows them, td todo accept or reject decides", plural(ctx.Proposals, "A proposal", fmt.Sprintf("%d proposals", ctx.Proposals)), plural(ctx.Proposals, "waits", "wait")))
+	}
 	if is.Status == StatusOpen && !se.IsSubagent() {
 		next = append(next, fmt.Sprintf("Start the issue: td start %s", is.ID))
 	}

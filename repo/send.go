@@ -34,6 +34,9 @@ func (s *Store) Send(from *Session, ref string, o SendOptions) (*SendResult, err
 	if o.Agent == "" {
 		o.Agent = "primary"
 	}
+	if err := policy.MayMutate(o.Agent); err != nil {
+		return nil, errorf(CodeRefused, "td send starts a root agent bound to an issue; %s is a subagent path, and a subagent gets its task from its root agent and proposes todos with td todo propose", o.Agent)
+	}
 	se, err := s.StartSession(StartOptions{Name: o.Name, Agent: o.Agent, Category: o.Category, Previous: ""})
 	if err != nil {
 		return nil, err
