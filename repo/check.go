@@ -132,6 +132,7 @@ func (s *Store) Check(o CheckOptions) (*CheckReport, error) {
 	if c.head, err = s.WorkTreeSnapshot(); err != nil {
 		return nil, err
 	}
+	defer c.head.Close()
 	if o.Base != "" {
 		if err := c.openBase(o.Base); err != nil {
 			return nil, err
@@ -304,26 +305,20 @@ func (c *checker) parseFile(sn *Snapshot, p string) (*Issue, []audit.Entry, *Ses
 // file name under its own rule so that the file's other checks still run,
 // and checks that at most one of its todos is in progress.
 func (c *checker) parseIssueFile(p, id string, data []byte) *Issue {
-	doc, err := markdown.Parse(data)
-	if err != nil {
-		c.addErr(p, RuleParse, toParseError(p, err))
-		return nil
-	}
-	var f struct {
-		ID string `yaml:"id"`
-	}
-	if err := doc.Front.Decode(&f); err != nil {
-		c.addErr(p, RuleParse, toParseError(p, err))
-		return nil
-	}
-	if f.ID != "" && f.ID != id {
-		c.add(p, doc.Front.Line("id"), RuleFileName, "id %q does not match the file name %s.md; rename the file or restore the id", f.ID, id)
-		id = f.ID
-	}
 	is, err := parseIssue(p, id, data)
 	if err != nil {
-		c.addErr(p, RuleParse, err)
-		return nil
+		// An id that differs from the file name: say so under its own
+		// rule, then read the file by its own id for the other checks.
+		own := frontmatterID(data)
+		if own == "" || own == id {
+			c.addErr(p, RuleParse, err)
+			return nil
+		}
+		if is, err = parseIssue(p, own, data); err != nil {
+			c.addErr(p, RuleParse, err)
+			return nil
+		}
+		c.add(p, is.Doc.Front.Line("id"), RuleFileName, "id %q does not match the file name %s.md; rename the file or restore the id", own, id)
 	}
 	// Only a body with two in-progress markers can break the rule; most
 	// have none, and the checklist parse is the costly part.
@@ -342,6 +337,22 @@ func (c *checker) parseIssueFile(p, id string, data []byte) *Issue {
 		}
 	}
 	return is
+}
+
+// frontmatterID is the id an issue file's frontmatter states, "" when it
+// cannot be read.
+func frontmatterID(data []byte) string {
+	doc, err := markdown.Parse(data)
+	if err != nil {
+		return ""
+	}
+	var f struct {
+		ID string `yaml:"id"`
+	}
+	if doc.Front.Decode(&f) != nil {
+		return ""
+	}
+	return f.ID
 }
 
 // parseSessionFile parses a session identity file, as Store.Session reads
