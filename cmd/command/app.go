@@ -197,7 +197,7 @@ Start with:
 			r.contextCommand(),
 			r.anchorCommand(),
 			r.whoamiCommand(),
-		}, r.newCommands()...), append(append(append(append(r.linkCommands(), r.guardCommands()...), r.gitReviewCommands()...), r.logCommands()...), []*cli.Command{
+		}, r.newCommands()...), append(append(append(append(append(append(r.linkCommands(), r.guardCommands()...), r.gitReviewCommands()...), r.logCommands()...), r.harnessCommands()...), r.mcpCommands()...), []*cli.Command{
 			r.demoCommand(),
 			r.mergeDriverCommand(),
 			{Name: "version", Usage: "print td's version", Action: func(*cli.Context) error {
