@@ -2,17 +2,8 @@ package repo
 
 import (
 	"strings"
-	"time"
 
 	"github.com/tdproject/td/policy"
-)
-
-// Idle thresholds of td session resume (spec section 8): under an hour the
-// context is shown as it is; from one hour to two days a resume block
-// comes first; after that the session starts fresh, binding kept.
-const (
-	ResumeBlockAfter = time.Hour
-	FreshStartAfter  = 48 * time.Hour
 )
 
 // maxCommandText bounds the text an action record keeps of a command line.
@@ -145,21 +136,20 @@ func (s *Store) Compact(se *Session) (*Context, error) {
 }
 
 // Resume brings a session back after a pause. Idle time is measured from
-// its last activity or stop: under ResumeBlockAfter the plain context;
-// up to FreshStartAfter a resume block before the prefix; beyond, a fresh
-// start (state beginning, counters and recent actions cleared) with the
-// binding kept.
+// its last activity or stop, and policy.ResumeMode decides: the plain
+// context, a resume block before the prefix, or a fresh start (state
+// beginning, counters and recent actions cleared) with the binding kept.
 func (s *Store) Resume(se *Session) (*Context, error) {
 	now := s.Now()
 	var info ResumeInfo
 	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
 		prev := rt.LastActive(se)
 		info = ResumeInfo{Idle: now.Sub(prev), Previous: prev, PreviousState: rt.State}
-		switch {
-		case info.Idle > FreshStartAfter:
+		switch policy.ResumeMode(info.Idle) {
+		case policy.ResumeFresh:
 			info.Fresh = true
 			*rt = Runtime{BoundIssue: rt.BoundIssue, State: StateBeginning}
-		case info.Idle >= ResumeBlockAfter:
+		case policy.ResumeBlock:
 			info.Block = true
 			rt.State = StateResumed
 		default:

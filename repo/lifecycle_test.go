@@ -1,0 +1,149 @@
+package repo
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// clockStore is a test store whose clock the test moves.
+func clockStore(t *testing.T) (*Store, *time.Time) {
+	t.Helper()
+	s := newTestStore(t)
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	s.opts.Now = func() time.Time { return now }
+	return s, &now
+}
+
+func TestResumeFollowsIdleTime(t *testing.T) {
+	s, now := clockStore(t)
+	se, err := s.StartSession(StartOptions{Agent: "primary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	is, err := s.CreateIssue(se, CreateOptions{Title: "Work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Bind(se, is.ID); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		away         time.Duration
+		block, fresh bool
+		state        string
+	}{
+		{30 * time.Minute, false, false, StateResumed},
+		{3 * time.Hour, true, false, StateResumed},
+		{72 * time.Hour, false, true, StateBeginning},
+	}
+	for _, tt := range tests {
+		if err := s.RecordAction(se, "todo view", false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Stop(se); err != nil {
+			t.Fatal(err)
+		}
+		*now = now.Add(tt.away)
+		ctx, err := s.Resume(se)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ctx.Resume.Block != tt.block || ctx.Resume.Fresh != tt.fresh || ctx.Resume.Idle != tt.away {
+			t.Errorf("away %v: resume %+v", tt.away, *ctx.Resume)
+		}
+		rt, _ := s.Runtime(se.ID)
+		if rt.State != tt.state || rt.BoundIssue != is.ID {
+			t.Errorf("away %v: state %q, bound %q", tt.away, rt.State, rt.BoundIssue)
+		}
+		if tt.fresh && len(rt.Actions) != 0 {
+			t.Errorf("a fresh start kept %d actions", len(rt.Actions))
+		}
+	}
+}
+
+func TestRecordActionKeepsTheLastTen(t *testing.T) {
+	s, _ := clockStore(t)
+	se := actor(t, s)
+	for i := 0; i < 15; i++ {
+		if err := s.RecordAction(se, fmt.Sprintf("show td-%d", i), i == 14); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt, err := s.Runtime(se.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rt.Actions) != maxActions || rt.Actions[0].Command != "show td-5" || !rt.Actions[9].Failed {
+		t.Errorf("actions %+v", rt.Actions)
+	}
+	last := rt.LastActions(3)
+	if len(last) != 3 || last[2].Command != "show td-14" {
+		t.Errorf("last three %+v", last)
+	}
+}
+
+// Concurrent commands of one session (a harness running tools in
+// parallel) must not lose each other's counts or tear the runtime file.
+func TestRuntimeUpdatesAreSerialised(t *testing.T) {
+	s, _ := clockStore(t)
+	se := actor(t, s)
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				if _, err := s.RecordError(se, fmt.Sprintf("worker %c failed", 'a'+w), ""); err != nil {
+					t.Error(err)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	rt, err := s.Runtime(se.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Errors != 200 {
+		t.Errorf("errors counted %d, want 200", rt.Errors)
+	}
+}
+
+func TestTodoProgressResetsTheStallCount(t *testing.T) {
+	s, _ := clockStore(t)
+	se := actor(t, s)
+	is, err := s.CreateIssue(se, CreateOptions{Title: "Work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(op string, targets ...string) TodoRequest {
+		return TodoRequest{Op: op, Issue: is.ID, Targets: targets}
+	}
+	if _, err := s.Todo(se, TodoRequest{Op: TodoSet, Issue: is.ID, Items: []string{"a", "b", "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		req   TodoRequest
+		run   int
+		stall bool
+	}{
+		{req(TodoStart, "b"), 2, false},
+		{req(TodoStart, "a"), 3, false},
+		{TodoRequest{Op: TodoNote, Issue: is.ID, Targets: []string{"a"}, Text: "n"}, 4, false},
+		{req(TodoDrop, "c"), 5, true},
+		{req(TodoDone, "a"), 0, false},
+		{TodoRequest{Op: TodoAdd, Issue: is.ID, Items: []string{"d"}}, 0, false},
+	}
+	for i, st := range steps {
+		res, err := s.Todo(se, st.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, _ := s.Runtime(se.ID)
+		if rt.NoProgressRun != st.run || (len(res.Stalls) > 0) != st.stall {
+			t.Errorf("step %d (%s): run %d, stalls %v", i, st.req.Op, rt.NoProgressRun, res.Stalls)
+		}
+	}
+}
