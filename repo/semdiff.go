@@ -206,6 +206,9 @@ func describeIssues(a, b *Issue) []IssueEvent {
 		if b.Status != StatusOpen {
 			out = append(out, statusEvent(StatusOpen, b))
 		}
+		for _, l := range b.Links {
+			out = append(out, IssueEvent{Kind: EventLinkAdded, Link: l.Kind, Text: l.To})
+		}
 		return append(out, describeItems(nil, b.Todos())...)
 	case b == nil:
 		return []IssueEvent{{Kind: EventDeleted, Text: a.Title}}

@@ -151,11 +151,23 @@ func diffText(d *repo.TodosDiff) string {
 }
 
 // ledgerSummary is one ledger entry as one line: `ledger: approved by
-// ses_x (reason: "…")`. id formats session IDs, text what people wrote.
+// ses_x (reason: "…")`, with what the entry changed when it says
+// (a comment's text, the fields edited, a link). id formats session IDs,
+// text what people wrote.
 func ledgerSummary(e audit.Entry, id, text func(string) string) string {
 	s := "ledger: " + e.Action + " by " + id(orDash(e.Session))
 	if t, ok := e.Details["text"].(string); ok && t != "" {
 		s += ": " + text(fmt.Sprintf("%q", t))
+	} else if fields, ok := e.Details["fields"].([]any); ok && len(fields) > 0 {
+		names := make([]string, len(fields))
+		for i, f := range fields {
+			names[i] = fmt.Sprint(f)
+		}
+		s += ": " + strings.Join(names, ", ")
+	} else if kind, ok := e.Details["kind"].(string); ok {
+		if to, ok := e.Details["to"].(string); ok {
+			s += ": " + text(kind+" "+to)
+		}
 	}
 	if e.Reason != "" {
 		s += " (reason: " + text(fmt.Sprintf("%q", e.Reason)) + ")"
