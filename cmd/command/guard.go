@@ -18,10 +18,11 @@ func (r *runner) guardCommand() *cli.Command {
 		Usage:     "check a change against what the current session may change",
 		ArgsUsage: "[--staged | PATH...]",
 		Description: `Scopes: a project agent may change user code and issue files, and meta
-paths (config meta_paths: config, ledgers, sessions, hooks, .gitattributes)
-only through td; a meta agent may change meta paths and issue files, never
-user code; operators may change anything. .todos/local is never committed
-and not checked.
+paths only through td; a meta agent may change meta paths and issue files,
+never user code; operators may change anything. Meta paths are those config
+meta_paths lists (config, ledgers, sessions, anchors, .gitattributes) and
+git's own files, hooks included. .todos/local is never committed and not
+checked.
 
 With --staged (the default when no PATH is given) td guard checks what git
 commit would record: the index against HEAD, or the index git names in
