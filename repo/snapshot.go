@@ -46,26 +46,31 @@ func (sn *Snapshot) Close() error {
 	return sn.close()
 }
 
-// readUnder reads the regular file name below root, refusing a symlink,
-// anything else that is not a regular file, and a file over limit bytes.
+// readUnder reads the regular file name below root, refusing anything
+// that is not a regular file and a file over limit bytes. The caller
+// listed name as a regular file (not a symlink) from the directory
+// itself; the Root keeps even a file swapped for a link since then from
+// reaching outside .todos.
 func readUnder(root *os.Root, name string, limit int64) ([]byte, error) {
-	fi, err := root.Lstat(name)
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if r := checkRegular(fi, limit); r != nil {
 		return nil, r
 	}
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+	// One read fills a buffer one byte larger than the file: a shorter
+	// read means the end was reached.
 	data := make([]byte, 0, fi.Size()+1)
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
-		if err == io.EOF {
+		if err == io.EOF || (err == nil && n > 0 && len(data) < cap(data)) {
 			return data, nil
 		}
 		if err != nil {

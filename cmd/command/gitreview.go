@@ -339,9 +339,13 @@ Examples:
 					return err
 				}
 			} else {
+				// One write: a broken tree can have thousands of lines.
+				var b strings.Builder
 				for _, v := range rep.Violations {
-					r.st.printf("%s\n", v)
+					b.WriteString(v.String())
+					b.WriteByte('\n')
 				}
+				r.st.printf("%s", b.String())
 				fmt.Fprintln(r.st.errOut, checkSummary(rep))
 			}
 			if !rep.OK() {
