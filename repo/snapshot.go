@@ -88,12 +88,13 @@ func readUnder(root *os.Root, name string, limit int64) ([]byte, error) {
 // snapFile is one file of a snapshot. Its content is read once.
 type snapFile struct {
 	path    string // relative to the work tree root, slash-separated
-	hash    string // the blob's object name; for the work tree, known once read
+	hash    string // the blob's object name; for the work tree, computed when first compared
 	problem string // why td will not read it ("is a symlink; …"), or ""
 
-	once sync.Once
-	data []byte
-	err  error
+	once     sync.Once
+	data     []byte
+	err      error
+	hashOnce sync.Once
 }
 
 // WorkTree reports whether the snapshot is of the work tree.
@@ -127,9 +128,6 @@ func (sn *Snapshot) Read(path string) ([]byte, error) {
 			return
 		}
 		f.data, f.err = sn.read(f)
-		if f.err == nil && f.hash == "" {
-			f.hash = gitrepo.BlobHash(f.data)
-		}
 	})
 	return f.data, f.err
 }
@@ -146,10 +144,17 @@ func (sn *Snapshot) Same(other *Snapshot, path string) bool {
 	return ha != "" && ha == hb
 }
 
+// hashOf returns the file's object name; a work tree file's is computed
+// from its content the first time it is asked for, "" if unreadable.
 func (sn *Snapshot) hashOf(f *snapFile) string {
-	if _, err := sn.Read(f.path); err != nil {
-		return ""
-	}
+	f.hashOnce.Do(func() {
+		if f.hash != "" {
+			return
+		}
+		if data, err := sn.Read(f.path); err == nil {
+			f.hash = gitrepo.BlobHash(data)
+		}
+	})
 	return f.hash
 }
 
