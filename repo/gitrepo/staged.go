@@ -90,7 +90,7 @@ func (r *Repo) stagedDiff(indexFile string) (*stagedDiff, error) {
 
 // indexEntry is what the comparison needs of one index entry.
 type indexEntry struct {
-	name  string
+	name  []byte // a slice of the index file's bytes
 	mode  uint32
 	hash  plumbing.Hash
 	stage int
@@ -149,7 +149,7 @@ func readIndexEntries(data []byte) ([]indexEntry, *treeNode, error) {
 			return nil, nil, errors.New("the index is cut short")
 		}
 		e := indexEntry{
-			name:  string(data[nameStart : nameStart+nameLen]),
+			name:  data[nameStart : nameStart+nameLen : nameStart+nameLen],
 			mode:  be.Uint32(data[off+entryModeOffset:]),
 			stage: int(flags&flagStageMask) >> 12,
 			ita:   xflags&xflagIntentToAdd != 0,
@@ -183,9 +183,9 @@ func decodeIndexEntries(data []byte) ([]indexEntry, *treeNode, error) {
 	}
 	entries := make([]indexEntry, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
-		entries = append(entries, indexEntry{name: e.Name, mode: uint32(e.Mode), hash: e.Hash, stage: int(e.Stage), ita: e.IntentToAdd})
+		entries = append(entries, indexEntry{name: []byte(e.Name), mode: uint32(e.Mode), hash: e.Hash, stage: int(e.Stage), ita: e.IntentToAdd})
 	}
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	sort.SliceStable(entries, func(i, j int) bool { return bytes.Compare(entries[i].name, entries[j].name) < 0 })
 	return entries, nil, nil
 }
 
@@ -199,9 +199,9 @@ type stagedDiff struct {
 
 // headItem is one entry of a tree object.
 type headItem struct {
-	name string
-	mode uint32
-	hash plumbing.Hash
+	rawEntry // the name, a slice of the tree object's bytes
+	mode     uint32
+	hash     plumbing.Hash
 }
 
 func (h headItem) isTree() bool { return h.mode&modeTypeMask == modeTree }
@@ -209,6 +209,12 @@ func (h headItem) isTree() bool { return h.mode&modeTypeMask == modeTree }
 // dir compares entries, the index entries below prefix ("" or "dir/"),
 // with the tree head (zero when HEAD has no such directory). node is the
 // index's cached tree for the directory, nil when unknown.
+//
+// The index is sorted by path bytes, and a tree by name with directories
+// compared as if their names ended in "/": grouping the index entries by
+// their next path component gives the groups in the tree's order, so the
+// two are walked side by side. A file and a directory of the same name do
+// not match: the one is deleted, the other added, as git reports it.
 func (d *stagedDiff) dir(prefix string, entries []indexEntry, head plumbing.Hash, node *treeNode) error {
 	if node != nil && node.count >= 0 && !head.IsZero() && bytes.Equal(node.hash, head[:]) {
 		return nil
@@ -217,81 +223,85 @@ func (d *stagedDiff) dir(prefix string, entries []indexEntry, head plumbing.Hash
 	if err != nil {
 		return err
 	}
-	byName := make(map[string]headItem, len(items))
-	for _, it := range items {
-		byName[it.name] = it
-	}
-	seen := make(map[string]bool, len(entries))
+	k := 0
 	for i := 0; i < len(entries); {
 		rest := entries[i].name[len(prefix):]
-		name, _, isDir := strings.Cut(rest, "/")
+		name, isDir := rest, false
+		if slash := bytes.IndexByte(rest, '/'); slash >= 0 {
+			name, isDir = rest[:slash], true
+		}
 		j := i + 1
 		if isDir {
-			for j < len(entries) && strings.HasPrefix(entries[j].name[len(prefix):], name+"/") {
+			for j < len(entries) && isBelow(entries[j].name[len(prefix):], name) {
 				j++
 			}
 		} else {
-			for j < len(entries) && entries[j].name == entries[i].name {
+			for j < len(entries) && bytes.Equal(entries[j].name, entries[i].name) {
 				j++
 			}
 		}
-		h, inHead := byName[name]
-		seen[name] = true
-		path := prefix + name
+		group := rawEntry{name: name, dir: isDir}
+		for k < len(items) && compareEntryNames(items[k].rawEntry, group) < 0 {
+			if err := d.gone(prefix, items[k]); err != nil {
+				return err
+			}
+			k++
+		}
+		var h headItem
+		inHead := k < len(items) && compareEntryNames(items[k].rawEntry, group) == 0
+		if inHead {
+			h = items[k]
+			k++
+		}
 		if isDir {
 			var sub plumbing.Hash
-			switch {
-			case inHead && h.isTree():
+			if inHead {
 				sub = h.hash
-			case inHead:
-				d.deleted(path, h)
 			}
-			if err := d.dir(path+"/", entries[i:j], sub, node.childNamed(name)); err != nil {
+			if err := d.dir(prefix+string(name)+"/", entries[i:j], sub, node.childNamed(string(name))); err != nil {
 				return err
 			}
-			i = j
-			continue
+		} else {
+			d.file(entries[i:j], h, inHead)
 		}
-		if inHead && h.isTree() {
-			if err := d.deletedTree(path+"/", h.hash); err != nil {
-				return err
-			}
-			inHead = false
-		}
-		d.file(path, entries[i:j], h, inHead)
 		i = j
 	}
-	for _, it := range items {
-		if seen[it.name] {
-			continue
+	for ; k < len(items); k++ {
+		if err := d.gone(prefix, items[k]); err != nil {
+			return err
 		}
-		if it.isTree() {
-			if err := d.deletedTree(prefix+it.name+"/", it.hash); err != nil {
-				return err
-			}
-			continue
-		}
-		d.deleted(prefix+it.name, it)
 	}
+	return nil
+}
+
+// isBelow reports whether path starts with the directory dir.
+func isBelow(path, dir []byte) bool {
+	return len(path) > len(dir) && path[len(dir)] == '/' && bytes.Equal(path[:len(dir)], dir)
+}
+
+// gone reports a HEAD entry the index has nothing for: a deleted file, or
+// every file of a deleted directory.
+func (d *stagedDiff) gone(prefix string, it headItem) error {
+	if it.isTree() {
+		return d.deletedTree(prefix+string(it.name)+"/", it.hash)
+	}
+	d.deleted(prefix+string(it.name), it)
 	return nil
 }
 
 // file compares the index entries of one path (several when it is
 // unmerged) with HEAD's file there.
-func (d *stagedDiff) file(path string, group []indexEntry, h headItem, inHead bool) {
-	c := StagedChange{Path: path, Added: !inHead}
+func (d *stagedDiff) file(group []indexEntry, h headItem, inHead bool) {
+	e := group[0]
+	unmerged := len(group) > 1 || e.stage != 0
+	if !unmerged && (e.ita || inHead && e.hash == h.hash && e.mode == h.mode) {
+		return
+	}
+	c := StagedChange{Path: string(e.name), Added: !inHead, Unmerged: unmerged}
 	if inHead {
 		c.OldHash, c.OldMode = h.hash.String(), h.mode
 	}
-	e := group[0]
-	switch {
-	case len(group) > 1 || e.stage != 0:
-		c.Unmerged = true
-	case e.ita:
-		return
-	case inHead && e.hash == h.hash && e.mode == h.mode:
-		return
-	default:
+	if !unmerged {
 		c.Hash, c.Mode = e.hash.String(), e.mode
 	}
 	d.out = append(d.out, c)
@@ -308,13 +318,9 @@ func (d *stagedDiff) deletedTree(prefix string, tree plumbing.Hash) error {
 		return err
 	}
 	for _, it := range items {
-		if it.isTree() {
-			if err := d.deletedTree(prefix+it.name+"/", it.hash); err != nil {
-				return err
-			}
-			continue
+		if err := d.gone(prefix, it); err != nil {
+			return err
 		}
-		d.deleted(prefix+it.name, it)
 	}
 	return nil
 }
@@ -328,7 +334,8 @@ func (d *stagedDiff) tree(h plumbing.Hash) ([]headItem, error) {
 	return readTreeItems(d.o, h)
 }
 
-// readTreeItems decodes the entries of the tree object h.
+// readTreeItems decodes the entries of the tree object h, in the tree's
+// order. Names are slices of the object's bytes.
 func readTreeItems(o *objectReader, h plumbing.Hash) ([]headItem, error) {
 	typ, data, err := o.read(h)
 	if err != nil {
@@ -337,7 +344,7 @@ func readTreeItems(o *objectReader, h plumbing.Hash) ([]headItem, error) {
 	if typ != plumbing.TreeObject {
 		return nil, fmt.Errorf("object %s is a %s, not a tree", h, typ)
 	}
-	var items []headItem
+	items := make([]headItem, 0, len(data)/40)
 	for len(data) > 0 {
 		e, rest, err := nextRawEntry(data)
 		if err != nil {
@@ -347,7 +354,7 @@ func readTreeItems(o *objectReader, h plumbing.Hash) ([]headItem, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read tree %s: %w", h, err)
 		}
-		it := headItem{name: string(e.name), mode: mode}
+		it := headItem{rawEntry: e, mode: mode}
 		copy(it.hash[:], e.whole[len(e.whole)-hashLen:])
 		items = append(items, it)
 		data = rest
@@ -476,7 +483,7 @@ func (r *Repo) HeadBlobs(paths []string) (map[string]string, error) {
 		}
 		m := make(map[string]headItem, len(items))
 		for _, it := range items {
-			m[it.name] = it
+			m[string(it.name)] = it
 		}
 		dirs[dir] = m
 		return m, nil

@@ -365,3 +365,32 @@ func runGitErr(dir string, args ...string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// The index sorts "a.b" < "a/x" < "a0" by bytes; a tree sorts the
+// directory a as "a/": the walk must pair them up all the same.
+func TestStagedChangesTreeOrder(t *testing.T) {
+	r := newRepo(t)
+	paths := []string{"a-b", "a.b", "a/x", "a/z/deep", "a0", "b", "c"}
+	for _, p := range paths {
+		writeFile(t, r, p, p+"\n")
+	}
+	if err := r.Stage(paths...); err != nil {
+		t.Fatal(err)
+	}
+	commitGoGit(t, r, "first")
+	checkStaged(t, r, "")
+	for _, p := range []string{"a.b", "a/z/deep", "c"} {
+		if err := os.Remove(filepath.Join(r.Root(), p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, r, "a/x", "changed\n")
+	writeFile(t, r, "a/y", "new\n")
+	writeFile(t, r, "a-b", "changed\n")
+	writeFile(t, r, "c/d", "c is a directory now\n")
+	writeFile(t, r, "a.c", "new\n")
+	if err := r.Stage("a.b", "a/z/deep", "a/x", "a/y", "a-b", "c/d", "a.c"); err != nil {
+		t.Fatal(err)
+	}
+	checkStaged(t, r, "M\ta-b\nD\ta.b\nA\ta.c\nM\ta/x\nA\ta/y\nD\ta/z/deep\nD\tc\nA\tc/d\n")
+}
