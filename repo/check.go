@@ -41,10 +41,13 @@ const (
 	// RuleCriterionDrop: a criterion dropped or deleted since the base was
 	// dropped by an operator session (a criterion_dropped ledger entry).
 	RuleCriterionDrop = "criterion_drop"
+	// RuleWrittenOnce: a session's identity file present at the base is
+	// unchanged, since the rules trust its role and author.
+	RuleWrittenOnce = "written_once"
 )
 
 // baseRules are the rules that need a base revision.
-var baseRules = []string{RuleAppendOnly, RuleReviewPolicy, RuleCriterionDrop}
+var baseRules = []string{RuleAppendOnly, RuleWrittenOnce, RuleReviewPolicy, RuleCriterionDrop}
 
 // Violation is one thing td check found wrong, at a file and line.
 type Violation struct {
@@ -146,6 +149,7 @@ func (s *Store) Check(o CheckOptions) (*CheckReport, error) {
 	c.checkSecurity()
 	if c.base != nil {
 		c.checkLedgersGrew()
+		c.checkSessionsUnchanged()
 		c.checkCriteriaDrops()
 		if err := c.checkReviews(); err != nil {
 			return nil, err
@@ -527,6 +531,22 @@ func (c *checker) checkLedgersGrew() {
 		for _, m := range missingLines(before, after) {
 			c.add(p, m.line, RuleAppendOnly, "%s; ledgers are append-only, so restore it from %s (git show %s:%s)", m.describe(c.base.Rev), c.base.Rev, c.base.Rev, p)
 		}
+	}
+}
+
+// checkSessionsUnchanged checks that every session identity file the
+// base holds is still there, byte for byte: a session is written once, and
+// the role and author in it decide what the session may do.
+func (c *checker) checkSessionsUnchanged() {
+	for _, p := range c.base.Paths() {
+		if !strings.HasPrefix(p, TodosDir+"/"+SessionsDir+"/") || c.base.Same(c.head, p) {
+			continue
+		}
+		verb := "changed"
+		if !c.head.Has(p) {
+			verb = "deleted"
+		}
+		c.add(p, 0, RuleWrittenOnce, "the session file was %s since %s; a session's identity is written once, so restore it (git checkout %s -- %s)", verb, c.base.Rev, c.base.Rev, p)
 	}
 }
 

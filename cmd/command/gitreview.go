@@ -306,13 +306,14 @@ left REV (their merge base; REV itself when the branch is up to date):
    append_only      every ledger line and security event there is still there,
                     unchanged and in order (lines a union merge interleaved
                     after them are fine)
+   written_once     every session identity file there is unchanged
    review_policy    approvals and closures added since obey the review policy,
                     given the ledger before them and the commits' metadata,
                     and their exceptions are audited
    criterion_drop   criteria dropped or deleted since were dropped by an
                     operator session (a criterion_dropped ledger entry)
 
-Without --base those three are skipped, and td check says so.
+Without --base those four are skipped, and td check says so.
 
 Examples:
    td check
