@@ -45,6 +45,9 @@ Examples:
 		},
 		Action: func(c *cli.Context) error {
 			paths := c.Args().Slice()
+			if len(paths) == 0 && r.getenv("GIT_INDEX_FILE") != "" {
+				r.ran = "" // git's pre-commit hook, not an action the session took
+			}
 			if c.Bool("staged") && len(paths) > 0 {
 				return usagef("give --staged or PATHs, not both; td guard --help shows the usage")
 			}
@@ -124,11 +127,11 @@ func guardActor(rep *repo.GuardReport) string {
 func (r *runner) hooksCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "hooks",
-		Usage: "install git hooks: the scope check before each commit and Td-Session trailers",
+		Usage: "install git hooks (the scope check before each commit, Td-Session trailers) or an agent harness's hooks",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "install",
-				Usage: "write td's git hooks (pre-commit, prepare-commit-msg, commit-msg)",
+				Usage: "write td's git hooks (pre-commit, prepare-commit-msg, commit-msg), or with --claude Claude Code's",
 				Description: `pre-commit runs td guard --staged, so a commit the current session may not
 make stops there; prepare-commit-msg and commit-msg add a "Td-Session: <id>"
 trailer naming the current session (not to merges or squashes, not to an
@@ -141,16 +144,33 @@ older td wrote. A hook that is not td's is never overwritten: td names it
 and stops; --force replaces it and keeps it as <name>.td-backup, or call td
 from your own hook with the line td prints.
 
+--claude writes Claude Code's hooks instead (run both commands for both):
+entries in .claude/settings.json that run td hook claude at SessionStart,
+PostToolUse, PostToolUseFailure, Stop and SessionEnd. The file is merged,
+never clobbered: its other keys, hooks and matcher groups stay, an event
+that already runs td hook claude is left alone, and a file td cannot read
+is reported and left as it is. --print shows the entries instead.
+
 Examples:
    td hooks install
    td hooks install --force
-   td hooks install --json`,
+   td hooks install --json
+   td hooks install --claude
+   td hooks install --claude --print`,
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "force", Usage: "replace hooks that are not td's, keeping each as <name>.td-backup"},
+					&cli.BoolFlag{Name: "claude", Usage: "merge Claude Code's hooks into .claude/settings.json instead of writing git hooks"},
+					&cli.BoolFlag{Name: "print", Usage: "with --claude: print td's entries instead of writing them"},
 				},
 				Action: func(c *cli.Context) error {
-					if _, err := args(c, 0, 0, "[--force]"); err != nil {
+					if _, err := args(c, 0, 0, "[--force] | --claude [--print]"); err != nil {
 						return err
+					}
+					if c.Bool("claude") {
+						return r.installClaudeHooks(c)
+					}
+					if c.Bool("print") {
+						return usagef("--print goes with --claude: td hooks install --claude --print")
 					}
 					s, err := r.open(c)
 					if err != nil {
@@ -227,6 +247,7 @@ Examples:
 // may be nobody: then nothing is added. It prints nothing but --json, so a
 // commit's output stays git's.
 func (r *runner) trailerAction(c *cli.Context, add func(*repo.Store, *repo.Session) (string, error)) error {
+	r.ran = "" // git's doing, not an action the session took
 	s, err := r.open(c)
 	if err != nil {
 		return err
