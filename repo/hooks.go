@@ -67,8 +67,8 @@ func HookScripts() []HookScript {
 	}
 }
 
-// HookOptions configures InstallHooks. Later options (a harness's settings
-// file, for example) join Force here.
+// HookOptions configures InstallHooks. An agent harness's hooks are not
+// git hooks: InstallClaudeHooks merges them into the harness's settings.
 type HookOptions struct {
 	// Force replaces hooks that are not td's, keeping each as
 	// <name>.td-backup beside it.
