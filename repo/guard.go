@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,7 +160,7 @@ func (s *Store) scopeMap(g *gitrepo.Repo) policy.ScopeMap {
 		m.Base = filepath.ToSlash(rel)
 	}
 	for _, d := range []string{g.GitDir(), g.CommonDir(), g.HooksDir()} {
-		if !containsString(m.GitDirs, d) {
+		if !slices.Contains(m.GitDirs, d) {
 			m.GitDirs = append(m.GitDirs, d)
 		}
 	}
@@ -168,15 +169,6 @@ func (s *Store) scopeMap(g *gitrepo.Repo) policy.ScopeMap {
 		m.FoldCase = true
 	}
 	return m
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // changeKind names a staged change for the report.
