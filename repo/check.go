@@ -135,7 +135,6 @@ func (s *Store) Check(o CheckOptions) (*CheckReport, error) {
 	if c.head, err = s.WorkTreeSnapshot(); err != nil {
 		return nil, err
 	}
-	defer c.head.Close()
 	if o.Base != "" {
 		if err := c.openBase(o.Base); err != nil {
 			return nil, err
@@ -143,7 +142,6 @@ func (s *Store) Check(o CheckOptions) (*CheckReport, error) {
 	} else {
 		c.report.Skipped = append(c.report.Skipped, baseRules...)
 	}
-	c.head.prefetch(c.head.Paths())
 	c.parseAll()
 	c.checkLinks()
 	c.checkSecurity()

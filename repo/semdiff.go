@@ -459,7 +459,6 @@ func (s *Store) Diff(r *DiffRange) (*TodosDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer head.Close()
 	d := diffSnapshots(base, head)
 	d.Range = r
 	return d, nil

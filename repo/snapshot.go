@@ -3,7 +3,6 @@ package repo
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -34,55 +33,6 @@ type Snapshot struct {
 	files map[string]*snapFile
 	paths []string
 	read  func(f *snapFile) ([]byte, error)
-	close func() error // releases what read holds open; nil if nothing
-}
-
-// Close releases the open directory a work tree snapshot reads through.
-// Reads after Close fail.
-func (sn *Snapshot) Close() error {
-	if sn.close == nil {
-		return nil
-	}
-	return sn.close()
-}
-
-// readUnder reads the regular file name below root, refusing anything
-// that is not a regular file and a file over limit bytes. The caller
-// listed name as a regular file (not a symlink) from the directory
-// itself; the Root keeps even a file swapped for a link since then from
-// reaching outside .todos.
-func readUnder(root *os.Root, name string, limit int64) ([]byte, error) {
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if r := checkRegular(fi, limit); r != nil {
-		return nil, r
-	}
-	// One read fills a buffer one byte larger than the file: a shorter
-	// read means the end was reached.
-	data := make([]byte, 0, fi.Size()+1)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF || (err == nil && n > 0 && len(data) < cap(data)) {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if int64(len(data)) > limit {
-			return nil, &refusal{reason: fmt.Sprintf("is over the %d byte limit", limit)}
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-	}
 }
 
 // snapFile is one file of a snapshot. Its content is read once.
@@ -233,15 +183,8 @@ func (s *Store) WorkTreeSnapshot() (*Snapshot, error) {
 			add(d+"/"+e.Name(), e.Type())
 		}
 	}
-	// Read through a Root on .todos: opening a name relative to an open
-	// directory costs less than walking the absolute path, 20,000 times.
-	root, err := os.OpenRoot(s.Dir)
-	if err != nil {
-		return nil, s.fileError(s.Dir, err)
-	}
-	sn.close = root.Close
 	sn.read = func(f *snapFile) ([]byte, error) {
-		data, err := readUnder(root, strings.TrimPrefix(f.path, TodosDir+"/"), snapshotSizeLimit(f.path))
+		data, err := readNoFollow(filepath.Join(s.Root, filepath.FromSlash(f.path)), snapshotSizeLimit(f.path))
 		var r *refusal
 		if errors.As(err, &r) {
 			return nil, &ParseError{Path: f.path, Msg: r.reason}
