@@ -1,0 +1,283 @@
+package mcpserver
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// todoActions are the todo tool's actions, each a td todo subcommand.
+func todoActions() []string {
+	return []string{"view", "set", "add", "start", "done", "drop", "note", "block", "unblock", "propose"}
+}
+
+// issueActions are the issue tool's actions, each a td command.
+func issueActions() []string {
+	return []string{"create", "show", "list", "comment", "link", "start", "review"}
+}
+
+// todoInput is the todo tool's input: one action and the fields it takes.
+// The issue is never named: it is the session's bound issue.
+type todoInput struct {
+	Action string   `json:"action" jsonschema:"what to do; view returns the list, every other action changes it and returns it"`
+	Items  []string `json:"items,omitempty" jsonschema:"the items' texts: set replaces the steps with them (a \"### Name\" entry starts a phase), add and propose append them; done, drop, block and unblock take several todos here"`
+	Item   string   `json:"item,omitempty" jsonschema:"the todo to act on, by its text: the exact text, or a unique part of it (start, done, drop, note, block, unblock)"`
+	Phase  string   `json:"phase,omitempty" jsonschema:"the phase (a ### heading under Todos): where set, add and propose put steps; narrows the search for item"`
+	Kind   string   `json:"kind,omitempty" jsonschema:"step (default: the working plan) or criterion (an acceptance criterion, the definition of done)"`
+	Note   string   `json:"note,omitempty" jsonschema:"the note to append under item (note)"`
+	Reason string   `json:"reason,omitempty" jsonschema:"why the todo is blocked, kept as a note (block)"`
+	JSON   bool     `json:"json,omitempty" jsonschema:"return td's JSON output (also as structured content) instead of text"`
+}
+
+// issueInput is the issue tool's input: one action and the fields it takes.
+type issueInput struct {
+	Action      string   `json:"action" jsonschema:"what to do"`
+	ID          string   `json:"id,omitempty" jsonschema:"the issue's ID, or a unique prefix of it (show, comment, link, start, review)"`
+	Title       string   `json:"title,omitempty" jsonschema:"the new issue's title (create)"`
+	Type        string   `json:"type,omitempty" jsonschema:"bug, feature, task (default), chore or epic (create; a filter for list)"`
+	Priority    string   `json:"priority,omitempty" jsonschema:"P0 (most urgent) to P4; P2 by default (create; a filter for list)"`
+	Labels      []string `json:"labels,omitempty" jsonschema:"labels (create; for list, issues carrying every one)"`
+	Description string   `json:"description,omitempty" jsonschema:"the new issue's description, markdown (create)"`
+	Text        string   `json:"text,omitempty" jsonschema:"the comment (comment)"`
+	Kind        string   `json:"kind,omitempty" jsonschema:"the link: child_of, duplicate_of, blocked_by or relates_to, or an inverse: parent_of, duplicated_by, blocks (link)"`
+	Other       string   `json:"other,omitempty" jsonschema:"the issue at the other end of the link (link)"`
+	Status      []string `json:"status,omitempty" jsonschema:"only issues in these statuses: open, in_progress, blocked, in_review, closed (list)"`
+	All         bool     `json:"all,omitempty" jsonschema:"include closed issues (list)"`
+	Reason      string   `json:"reason,omitempty" jsonschema:"a note for the reviewer (review)"`
+	Force       bool     `json:"force,omitempty" jsonschema:"ask for sign-off although acceptance criteria are open (review)"`
+	JSON        bool     `json:"json,omitempty" jsonschema:"return td's JSON output (also as structured content) instead of text"`
+}
+
+const todoToolDescription = `Your working checklist, kept in the issue your session is bound to (you never name the issue; without one, ask the operator to bind one). Todos are named by their text: exact, then case-insensitive, then a unique part. Steps are your plan: set replaces them (phases allowed), add appends, start marks the one in progress (one at a time; when none is, the first pending step starts), done, drop (kept as abandoned, never deleted), block with a reason, unblock, note. Criteria (kind criterion) are the operator's definition of done: you may add them (as proposals) and claim them done, never drop them. Every call returns the whole list and a summary; when the last criterion is done, ask for sign-off with the issue tool's review. Subagents may only view and propose: the root agent decides.`
+
+const issueToolDescription = `td's issue tracker: create an issue (inside a bound session it becomes a child of the bound issue), show one with its checklist and comments, list issues (open ones, most urgent first), comment, link two issues, start work on one (you become its implementer), and review (ask for sign-off once its acceptance criteria are done). IDs may be any unique prefix. Results are td's own output.`
+
+// todoTool is the todo tool's definition, its schema from todoInput.
+func todoTool() (*mcp.Tool, error) {
+	s, err := jsonschema.For[todoInput](nil)
+	if err != nil {
+		return nil, fmt.Errorf("todo tool schema: %w", err)
+	}
+	s.Properties["action"].Enum = anyOf(todoActions())
+	s.Properties["kind"].Enum = []any{"step", "criterion"}
+	return &mcp.Tool{Name: "todo", Title: "Todos of the bound issue", Description: todoToolDescription, InputSchema: s}, nil
+}
+
+// issueTool is the issue tool's definition, its schema from issueInput.
+func issueTool() (*mcp.Tool, error) {
+	s, err := jsonschema.For[issueInput](nil)
+	if err != nil {
+		return nil, fmt.Errorf("issue tool schema: %w", err)
+	}
+	s.Properties["action"].Enum = anyOf(issueActions())
+	return &mcp.Tool{Name: "issue", Title: "Issues", Description: issueToolDescription, InputSchema: s}, nil
+}
+
+func anyOf(values []string) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
+}
+
+// given names the input's non-empty fields, in schema order.
+func (in todoInput) given() []string {
+	return nonEmpty([]string{"items", "item", "phase", "kind", "note", "reason"},
+		len(in.Items) > 0, in.Item != "", in.Phase != "", in.Kind != "", in.Note != "", in.Reason != "")
+}
+
+func (in issueInput) given() []string {
+	return nonEmpty([]string{"id", "title", "type", "priority", "labels", "description", "text", "kind", "other", "status", "all", "reason", "force"},
+		in.ID != "", in.Title != "", in.Type != "", in.Priority != "", len(in.Labels) > 0, in.Description != "",
+		in.Text != "", in.Kind != "", in.Other != "", len(in.Status) > 0, in.All, in.Reason != "", in.Force)
+}
+
+func nonEmpty(names []string, set ...bool) []string {
+	var out []string
+	for i, n := range names {
+		if set[i] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// checkFields refuses an input that lacks a field the action needs or
+// gives one it does not take, naming the field: td would otherwise drop a
+// value the agent meant, or answer with a usage line about flags the agent
+// never saw.
+func checkFields(tool, action string, given, need, takes []string) error {
+	for _, f := range need {
+		if !slices.Contains(given, f) {
+			return fmt.Errorf("%s %s needs %q: %s", tool, action, f, fieldHint(tool, f))
+		}
+	}
+	for _, f := range given {
+		if !slices.Contains(need, f) && !slices.Contains(takes, f) {
+			all := append(append([]string{}, need...), takes...)
+			if len(all) == 0 {
+				return fmt.Errorf("%s %s takes no %q (only action and json)", tool, action, f)
+			}
+			return fmt.Errorf("%s %s takes no %q; it takes %s", tool, action, f, quoteJoin(all))
+		}
+	}
+	return nil
+}
+
+func quoteJoin(fields []string) string {
+	q := make([]string, len(fields))
+	for i, f := range fields {
+		q[i] = fmt.Sprintf("%q", f)
+	}
+	return strings.Join(q, ", ")
+}
+
+// fieldHint says what a required field holds.
+func fieldHint(tool, field string) string {
+	switch tool + "." + field {
+	case "todo.items":
+		return "the items' texts"
+	case "todo.item":
+		return "the todo's text, or a unique part of it"
+	case "todo.note":
+		return "the text of the note"
+	case "issue.id":
+		return "the issue's ID or a unique prefix"
+	case "issue.title":
+		return "the new issue's title"
+	case "issue.text":
+		return "the comment"
+	case "issue.kind":
+		return "child_of, duplicate_of, blocked_by or relates_to"
+	case "issue.other":
+		return "the issue at the other end of the link"
+	}
+	return "a value"
+}
+
+// flagValue is "--name=value" when value is set, nothing otherwise: the =
+// form keeps a value that starts with a dash a value.
+func flagValue(name, value string) []string {
+	if value == "" {
+		return nil
+	}
+	return []string{"--" + name + "=" + value}
+}
+
+// line joins a command, its flags and, after "--", its positional
+// arguments, which are then never read as flags.
+func line(cmd []string, flags [][]string, positional ...string) []string {
+	out := append([]string{}, cmd...)
+	for _, f := range flags {
+		out = append(out, f...)
+	}
+	if len(positional) > 0 {
+		out = append(append(out, "--"), positional...)
+	}
+	return out
+}
+
+// todoCommandLine is the td todo command a todo tool call runs.
+func todoCommandLine(in todoInput) (commandLine, error) {
+	cl := commandLine{asJSON: in.JSON}
+	given := in.given()
+	scope := [][]string{flagValue("phase", in.Phase), flagValue("kind", in.Kind)}
+	cmd := []string{"todo", in.Action}
+	var err error
+	switch in.Action {
+	case "view":
+		err = checkFields("todo", in.Action, given, nil, nil)
+		cl.args = cmd
+	case "set":
+		if err = checkFields("todo", in.Action, given, []string{"items"}, []string{"phase"}); err != nil {
+			break
+		}
+		if slices.ContainsFunc(in.Items, func(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "### ") }) {
+			// Phase headings make it a plan, read as td todo set --file reads one.
+			cl.args = line(cmd, [][]string{{"--file=-"}, flagValue("phase", in.Phase)})
+			cl.stdin = strings.Join(in.Items, "\n") + "\n"
+			break
+		}
+		cl.args = line(cmd, [][]string{flagValue("phase", in.Phase)}, in.Items...)
+	case "add", "propose":
+		err = checkFields("todo", in.Action, given, []string{"items"}, []string{"phase", "kind"})
+		cl.args = line(cmd, scope, in.Items...)
+	case "start":
+		err = checkFields("todo", in.Action, given, []string{"item"}, []string{"phase", "kind"})
+		cl.args = line(cmd, scope, in.Item)
+	case "done", "drop", "block", "unblock":
+		takes := []string{"item", "items", "phase", "kind"}
+		if in.Action == "block" {
+			takes = append(takes, "reason")
+			scope = append(scope, flagValue("reason", in.Reason))
+		}
+		if in.Item == "" && len(in.Items) == 0 {
+			err = fmt.Errorf("todo %s needs \"item\" (the todo's text, or a unique part of it) or \"items\" for several", in.Action)
+			break
+		}
+		err = checkFields("todo", in.Action, given, nil, takes)
+		targets := in.Items
+		if in.Item != "" {
+			targets = append([]string{in.Item}, in.Items...)
+		}
+		cl.args = line(cmd, scope, targets...)
+	case "note":
+		err = checkFields("todo", in.Action, given, []string{"item", "note"}, []string{"phase", "kind"})
+		cl.args = line(cmd, append(scope, flagValue("text", in.Note)), in.Item)
+	default:
+		err = fmt.Errorf("todo has no action %q; action is one of %s", in.Action, strings.Join(todoActions(), ", "))
+	}
+	return cl, err
+}
+
+// issueCommandLine is the td command an issue tool call runs.
+func issueCommandLine(in issueInput) (commandLine, error) {
+	cl := commandLine{asJSON: in.JSON}
+	given := in.given()
+	var err error
+	switch in.Action {
+	case "create":
+		err = checkFields("issue", in.Action, given, []string{"title"}, []string{"type", "priority", "labels", "description"})
+		flags := [][]string{flagValue("type", in.Type), flagValue("priority", in.Priority), flagValue("description", in.Description)}
+		for _, l := range in.Labels {
+			flags = append(flags, flagValue("label", l))
+		}
+		cl.args = line([]string{"create"}, flags, in.Title)
+	case "show", "start":
+		err = checkFields("issue", in.Action, given, []string{"id"}, nil)
+		cl.args = line([]string{in.Action}, nil, in.ID)
+	case "list":
+		err = checkFields("issue", in.Action, given, nil, []string{"status", "type", "priority", "labels", "all"})
+		flags := [][]string{flagValue("type", in.Type), flagValue("priority", in.Priority)}
+		for _, s := range in.Status {
+			flags = append(flags, flagValue("status", s))
+		}
+		for _, l := range in.Labels {
+			flags = append(flags, flagValue("label", l))
+		}
+		if in.All {
+			flags = append(flags, []string{"--all"})
+		}
+		cl.args = line([]string{"list"}, flags)
+	case "comment":
+		err = checkFields("issue", in.Action, given, []string{"id", "text"}, nil)
+		cl.args = line([]string{"comment"}, nil, in.ID, in.Text)
+	case "link":
+		err = checkFields("issue", in.Action, given, []string{"id", "kind", "other"}, nil)
+		cl.args = line([]string{"link"}, nil, in.ID, in.Kind, in.Other)
+	case "review":
+		err = checkFields("issue", in.Action, given, []string{"id"}, []string{"reason", "force"})
+		flags := [][]string{flagValue("reason", in.Reason)}
+		if in.Force {
+			flags = append(flags, []string{"--force"})
+		}
+		cl.args = line([]string{"review"}, flags, in.ID)
+	default:
+		err = fmt.Errorf("issue has no action %q; action is one of %s", in.Action, strings.Join(issueActions(), ", "))
+	}
+	return cl, err
+}
