@@ -2,6 +2,9 @@ package gitrepo
 
 import (
 	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -202,11 +205,11 @@ func (b *commitBuilder) build(parent plumbing.Hash) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, nil
 	}
 	if empty {
-		if tree, err = b.r.writeObject(plumbing.TreeObject, nil); err != nil {
+		if tree, err = b.r.writeLooseObject(plumbing.TreeObject, nil); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("write the empty tree: %w", err)
 		}
 	}
-	h, err := b.r.writeObject(plumbing.CommitObject, commitObject(tree, parent, b.req))
+	h, err := b.r.writeLooseObject(plumbing.CommitObject, commitObject(tree, parent, b.req))
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write the commit object: %w", err)
 	}
@@ -308,7 +311,7 @@ func (b *commitBuilder) tree(base plumbing.Hash, edits []treeEdit, depth int) (p
 	if bytes.Equal(out, data) {
 		return base, false, nil
 	}
-	h, err := b.r.writeObject(plumbing.TreeObject, out)
+	h, err := b.r.writeLooseObject(plumbing.TreeObject, out)
 	if err != nil {
 		return plumbing.ZeroHash, false, fmt.Errorf("write a tree: %w", err)
 	}
@@ -406,23 +409,54 @@ func reflogMessage(msg string, initial bool) string {
 	return "commit: " + subject
 }
 
-// writeObject stores content as a loose object of the given type through
-// go-git's object storage and returns its name.
-func (r *Repo) writeObject(typ plumbing.ObjectType, content []byte) ([hashLen]byte, error) {
-	obj := r.storage.NewEncodedObject()
-	obj.SetType(typ)
-	obj.SetSize(int64(len(content)))
-	w, err := obj.Writer()
+// writeLooseObject stores a tree or commit as a loose object the way git
+// does (zlib over "<type> <size>\0<content>", written to a temporary file
+// in its objects/xx directory and renamed), unless the object exists. The
+// zlib stream stores the content uncompressed: go-git's storage compresses
+// at zlib's default level, which for the 400 KB tree of a 10,000-issue
+// directory takes about 28 ms, more than a whole td mutation may, and
+// inflating it again on the next commit costs a few more; stored, the tree
+// is 15% larger until git gc packs it, and writing and reading it cost
+// well under a millisecond.
+func (r *Repo) writeLooseObject(typ plumbing.ObjectType, content []byte) ([hashLen]byte, error) {
+	header := typ.String() + " " + strconv.Itoa(len(content)) + "\x00"
+	sum := sha1.New()
+	sum.Write([]byte(header))
+	sum.Write(content)
+	var h [hashLen]byte
+	sum.Sum(h[:0])
+	name := hex.EncodeToString(h[:])
+	dir := filepath.Join(r.commonDir, "objects", name[:2])
+	final := filepath.Join(dir, name[2:])
+	if _, err := os.Stat(final); err == nil {
+		return h, nil
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return h, err
+	}
+	f, err := os.CreateTemp(dir, "tmp_obj_")
 	if err != nil {
-		return [hashLen]byte{}, err
+		return h, err
 	}
-	if _, err := w.Write(content); err != nil {
-		return [hashLen]byte{}, err
+	defer os.Remove(f.Name()) // a no-op once renamed
+	zw, err := zlib.NewWriterLevel(f, zlib.NoCompression)
+	if err == nil {
+		if _, err = zw.Write([]byte(header)); err == nil {
+			if _, err = zw.Write(content); err == nil {
+				err = zw.Close()
+			}
+		}
 	}
-	if err := w.Close(); err != nil {
-		return [hashLen]byte{}, err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return r.storage.SetEncodedObject(obj)
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), final)
+	}
+	return h, err
 }
 
 // lockedObjects returns an object reader for a caller that already holds

@@ -228,7 +228,24 @@ func readRegular(full string) ([]byte, fs.FileInfo, error) {
 // writeBlob stores content as a loose blob object through go-git's object
 // storage and returns its name.
 func (r *Repo) writeBlob(content []byte) ([hashLen]byte, error) {
-	return r.writeObject(plumbing.BlobObject, content)
+	obj := r.storage.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	obj.SetSize(int64(len(content)))
+	w, err := obj.Writer()
+	if err != nil {
+		return [hashLen]byte{}, err
+	}
+	if _, err := w.Write(content); err != nil {
+		return [hashLen]byte{}, err
+	}
+	if err := w.Close(); err != nil {
+		return [hashLen]byte{}, err
+	}
+	h, err := r.storage.SetEncodedObject(obj)
+	if err != nil {
+		return [hashLen]byte{}, err
+	}
+	return h, nil
 }
 
 // relPath turns a path given to Stage into the slash-separated path relative
