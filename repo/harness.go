@@ -444,10 +444,7 @@ func SetEnvFileVar(path, key, value string) error {
 		kept = append(kept, l)
 	}
 	out := strings.Join(kept, "") + line + "\n"
-	if err := WriteFileAtomic(path, []byte(out)); err != nil {
-		return fmt.Errorf("write the env file %s: %w", path, err)
-	}
-	return nil
+	return WriteFileAtomic(path, []byte(out))
 }
 
 // ErrorText is the text an error value in a hook payload carries: a

@@ -18,7 +18,7 @@ import (
 const OnboardVersion = 1
 
 // onboardTextSHA256 is the SHA-256 of OnboardText at OnboardVersion.
-const onboardTextSHA256 = "1bdbea9d2ef0ebeadef7d6516f3b5774c1f0958520fe0aca88fa94aaf540cca9"
+const onboardTextSHA256 = "731c7d03ef4984e53794d722f750869a91b5b92719632b28441f738431e95b12"
 
 // OnboardText is the onboarding block's body: how an agent works with td,
 // for a repository's AGENTS.md or CLAUDE.md.
@@ -36,10 +36,10 @@ bound to one issue; that issue's checklist is your plan.
   doing with ` + "`td promote TITLE`" + `. Work found on the way: ` + "`td create TITLE`" + `
   files it under your issue.
 - ` + "`td todo view`" + ` shows the checklist. Name todos by their text, never by an
-  ID: ` + "`td todo set \"step one\" \"step two\"`" + `,
-  ` + "`td todo add TEXT [--phase P]`" + `, ` + "`td todo start TEXT`" + `, ` + "`td todo done TEXT`" + `,
-  ` + "`td todo block TEXT --reason R`" + `, ` + "`td todo note TEXT NOTE`" + `, ` + "`td todo drop TEXT`" + `.
-  One todo is in progress at a time; td starts the next step for you.
+  ID: ` + "`td todo set \"step one\" \"step two\"`" + `, ` + "`td todo add TEXT [--phase P]`" + `,
+  ` + "`td todo start TEXT`" + `, ` + "`td todo done TEXT`" + `, ` + "`td todo block TEXT --reason R`" + `,
+  ` + "`td todo note TEXT NOTE`" + `, ` + "`td todo drop TEXT`" + `. One todo is in progress at
+  a time; td starts the next step for you.
 - **Steps** (` + "`## Todos`" + `) are your plan: change them as you learn.
   **Criteria** (` + "`## Acceptance criteria`" + `) are the operator's definition of
   done: claim one with ` + "`td todo done TEXT`" + ` only when it holds. You may

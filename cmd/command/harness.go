@@ -198,7 +198,7 @@ func (r *runner) hookClaude(c *cli.Context, h hookArgs) ([]byte, error) {
 	}
 	var p claudePayload
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, fmt.Errorf("the hook payload is not the JSON object Claude Code sends (%v); nothing recorded", err)
+		return nil, payloadError(err)
 	}
 	event := h.event
 	switch {
@@ -270,6 +270,34 @@ func (r *runner) hookClaude(c *cli.Context, h hookArgs) ([]byte, error) {
 	return claudeContextJSON(event, strings.Join(lines, "\n"))
 }
 
+// payloadError says what is wrong with a payload td could not decode.
+func payloadError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("the hook payload is not JSON (%v at byte %d); nothing recorded", syn, syn.Offset)
+	case errors.As(err, &typ) && typ.Field != "":
+		return fmt.Errorf("the hook payload's %s is a JSON %s, where Claude Code sends a %s; nothing recorded", typ.Field, typ.Value, jsonKind(typ.Type.Kind().String()))
+	}
+	return errors.New("the hook payload is not the JSON object Claude Code sends; nothing recorded")
+}
+
+// jsonKind names a Go kind the way JSON does.
+func jsonKind(k string) string {
+	switch k {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "list"
+	}
+	return "number"
+}
+
 // openHarnessStore opens the repository the hook runs in: -C when given,
 // else the payload's cwd, else td's own directory.
 func (r *runner) openHarnessStore(c *cli.Context, cwd string) (*repo.Store, error) {
@@ -328,13 +356,13 @@ func (r *runner) claudeSessionStart(s *repo.Store, o repo.HarnessOptions, source
 	w := &blockWriter{md: h.format == formatMarkdown}
 	envNote := ""
 	if f := r.getenv("CLAUDE_ENV_FILE"); f == "" {
-		envNote = "no env file to set it in"
+		envNote = "the harness named no env file"
 	} else if err := repo.SetEnvFileVar(f, "TD_SESSION", se.ID); err != nil {
-		fmt.Fprintf(r.st.errOut, "td hook claude: %v\n", err)
-		envNote = "its env file could not be written"
+		fmt.Fprintf(r.st.errOut, "td hook claude: %v; the context tells the agent to name its session itself\n", err)
+		envNote = "td could not write the harness's env file"
 	}
 	if envNote != "" {
-		w.line("TD_SESSION is not set for your shell commands (the harness gave td %s): run td as TD_SESSION=%s td ..., or pass --session %s.", envNote, se.ID, se.ID)
+		w.line("TD_SESSION is not set for your shell commands (%s): run td as TD_SESSION=%s td ..., or pass --session %s.", envNote, se.ID, se.ID)
 		w.line("")
 	}
 	writeContext(w, ctx)
@@ -429,7 +457,10 @@ Examples:
 				return usagef("usage: td onboard [--check [FILE...] | --write FILE]")
 			}
 			if r.st.json {
-				return r.st.emitJSON(map[string]any{"version": repo.OnboardVersion, "block": repo.OnboardBlock()})
+				return r.st.emitJSON(struct {
+					Version int    `json:"version"`
+					Block   string `json:"block"`
+				}{repo.OnboardVersion, repo.OnboardBlock()})
 			}
 			r.st.printf("%s", repo.OnboardBlock())
 			return nil
@@ -452,7 +483,12 @@ func (r *runner) onboardWrite(c *cli.Context, name string) error {
 	}
 	before.Path = name
 	if r.st.json {
-		return r.st.emitJSON(map[string]any{"path": name, "before": before.Status, "before_version": before.Version, "version": repo.OnboardVersion})
+		return r.st.emitJSON(struct {
+			Path          string `json:"path"`
+			Before        string `json:"before"`
+			BeforeVersion int    `json:"before_version"`
+			Version       int    `json:"version"`
+		}{name, before.Status, before.Version, repo.OnboardVersion})
 	}
 	v := repo.OnboardVersion
 	switch before.Status {
@@ -484,9 +520,12 @@ func (r *runner) onboardCheck(c *cli.Context, names []string) error {
 		if len(names) == 0 {
 			return &repo.Error{Code: repo.CodeNotFound, Msg: "neither AGENTS.md nor CLAUDE.md is at the repository root; td onboard --write AGENTS.md adds the block, or name the file to check"}
 		}
-		for i, n := range names {
-			if rel, err := filepath.Rel(r.workDir(c), n); err == nil {
-				names[i] = rel
+		// Shown relative to where td was asked from, as a path typed there.
+		if wd, err := filepath.Abs(r.workDir(c)); err == nil {
+			for i, n := range names {
+				if rel, err := filepath.Rel(wd, n); err == nil {
+					names[i] = rel
+				}
 			}
 		}
 	}
@@ -504,7 +543,11 @@ func (r *runner) onboardCheck(c *cli.Context, names []string) error {
 		}
 	}
 	if r.st.json {
-		if err := r.st.emitJSON(map[string]any{"version": repo.OnboardVersion, "ok": bad == 0, "files": checks}); err != nil {
+		if err := r.st.emitJSON(struct {
+			Version int                 `json:"version"`
+			OK      bool                `json:"ok"`
+			Files   []repo.OnboardCheck `json:"files"`
+		}{repo.OnboardVersion, bad == 0, checks}); err != nil {
 			return err
 		}
 		if bad > 0 {
