@@ -443,6 +443,9 @@ Examples:
 		Action: func(c *cli.Context) error {
 			files := c.Args().Slice()
 			write := c.String("write")
+			if write == "" {
+				r.ran = "" // reading td's own text says nothing about the session's work
+			}
 			switch {
 			case c.Bool("check") && write != "":
 				return usagef("give --check or --write, not both; td onboard --help shows the usage")
