@@ -125,7 +125,7 @@ func parseHookArgs(a []string) (hookArgs, error) {
 		case "format":
 			dst = &h.format
 		default:
-			return h, fmt.Errorf("unknown flag %s; td help hook claude lists the flags", arg)
+			return h, fmt.Errorf("unknown flag %s; td hook claude --help lists the flags", arg)
 		}
 		if !hasValue {
 			if i+1 >= len(a) {
