@@ -249,6 +249,9 @@ func TestMCPSubagent(t *testing.T) {
 	if names, _ := toolNames(t, cs); !slices.Equal(names, []string{"todo"}) {
 		t.Errorf("a subagent's tools: %v, want todo alone", names)
 	}
+	if in := cs.InitializeResult().Instructions; !strings.Contains(in, "You are a\nsubagent") {
+		t.Errorf("a subagent's instructions:\n%s", in)
+	}
 	text, isErr, _ := call(t, cs, "todo", map[string]any{"action": "done", "item": "login"})
 	_, cliErr, code := r.run("--session="+sub, "todo", "done", "login")
 	if !isErr || code != 1 || text != cliErr || !strings.HasPrefix(text, "error: subagent sessions cannot change todos or issues") {

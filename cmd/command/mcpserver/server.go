@@ -125,27 +125,30 @@ func (s *Server) Tools() []string {
 }
 
 // Serve answers MCP requests over t until the client closes the
-// connection or ctx ends.
+// connection or ctx ends. A Server serves one connection at a time.
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
+	text := instructions
+	if !s.Session.Root() {
+		text = subagentInstructions
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "td", Title: "td issues and todos", Version: command.Version},
-		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
-	for _, name := range s.Tools() {
-		var tool *mcp.Tool
-		var err error
-		if name == "todo" {
-			if tool, err = todoTool(); err == nil {
-				addTool(srv, s, tool, todoCommandLine)
-			}
-		} else {
-			if tool, err = issueTool(); err == nil {
-				addTool(srv, s, tool, issueCommandLine)
-			}
-		}
+		&mcp.ServerOptions{Instructions: text, Capabilities: &mcp.ServerCapabilities{}})
+	todo, err := todoTool()
+	if err != nil {
+		return err
+	}
+	addTool(srv, s, todo, todoCommandLine)
+	if slices.Contains(s.Tools(), "issue") {
+		issue, err := issueTool()
 		if err != nil {
 			return err
 		}
+		addTool(srv, s, issue, issueCommandLine)
 	}
-	err := srv.Run(ctx, t)
+	s.mu.Lock()
+	s.closed = false
+	s.mu.Unlock()
+	err = srv.Run(ctx, t)
 	// A call still running finishes its writes; no other starts.
 	s.mu.Lock()
 	s.closed = true
@@ -162,6 +165,11 @@ with set, keep one item in progress with start, mark items done as you go,
 and add notes. Items are named by their text. When the last acceptance
 criterion is done, ask for sign-off (issue tool, action review). Every
 result shows the whole list.`
+
+const subagentInstructions = `td keeps this project's issues as files in the repository. You are a
+subagent: the todo tool shows the checklist your root agent works from
+(action view), and you propose items for it (action propose); the root
+agent accepts or rejects them. Items are named by their text.`
 
 // commandLine is a tool's input as a td command line: the arguments after
 // the program name and global flags, what the command reads on standard
