@@ -132,6 +132,8 @@ func run(argv []string, out io.Writer) error {
 			return []string{[]string{"close", "reopen"}[r%2], closeID}
 		}},
 		{"td reviewable", 50 * time.Millisecond, fixed("reviewable")},
+		{"td ready", 40 * time.Millisecond, fixed("ready")},
+		{"td check", 1500 * time.Millisecond, fixed("check")},
 	}
 
 	env := benchEnv()

@@ -139,11 +139,19 @@ func Issue(i int) []byte {
 	b.WriteString("- [ ] The error is logged once, with the request ID\n")
 	b.WriteString("- [ ] The page shows the current state without a reload\n\n")
 	b.WriteString("## Todos\n\n### Phase 1: investigate\n")
+	started := false // a valid checklist has at most one todo in progress
 	for k := 0; k < 17; k++ {
 		if k == 8 {
 			b.WriteString("\n### Phase 2: fix and test\n")
 		}
-		fmt.Fprintf(&b, "- %s Step %d for the %s: check the handler and its callers\n", markers[(i+k)%len(markers)], k+1, subject)
+		marker := markers[(i+k)%len(markers)]
+		if marker == "[/]" {
+			if started {
+				marker = "[ ]"
+			}
+			started = true
+		}
+		fmt.Fprintf(&b, "- %s Step %d for the %s: check the handler and its callers\n", marker, k+1, subject)
 		if k%5 == 2 {
 			fmt.Fprintf(&b, "  > note on step %d: seen in production logs on %s\n", k+1, created.Format("2006-01-02"))
 		}
