@@ -1,10 +1,15 @@
 package repo
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tdproject/td/repo/gen"
+	"github.com/tdproject/td/repo/gitrepo"
 )
 
 func TestCommitMessage(t *testing.T) {
@@ -182,4 +187,52 @@ func TestAutoModeNothingWrittenNothingCommitted(t *testing.T) {
 	if w := g.s.Warnings(); len(w) > 0 {
 		t.Errorf("warnings: %v", w)
 	}
+}
+
+// benchAutoRoot returns a repository generated like benchRoot's, apart from
+// it since it gains a commit per iteration, whose HEAD commits every
+// generated file: a commit in git mode auto then rebuilds the trees of a
+// 10,000-issue directory, as it would in a real project.
+func benchAutoRoot(b *testing.B) string {
+	b.Helper()
+	dir := filepath.Join(benchDir(), "auto")
+	root := filepath.Join(dir, "repo")
+	done := filepath.Join(dir, "generated")
+	if _, err := os.Stat(done); err == nil {
+		return root
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		b.Fatal(err)
+	}
+	if err := gen.Generate(root, benchIssues); err != nil {
+		b.Fatalf("generate the benchmark repository: %v", err)
+	}
+	var paths []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == ".git" || d.Name() == LocalDir):
+			return filepath.SkipDir
+		case !d.IsDir():
+			rel, _ := filepath.Rel(root, p)
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := gitrepo.Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	who := gitrepo.Signature{Name: gen.AuthorName, Email: gen.AuthorEmail, When: time.Now()}
+	if _, err := g.Commit(gitrepo.CommitRequest{Paths: paths, Message: "Generated issues\n", Author: who, Committer: who}); err != nil {
+		b.Fatalf("commit the generated files: %v", err)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return root
 }

@@ -273,6 +273,27 @@ func BenchmarkTodoMutation10k(b *testing.B) {
 	benchAlternate(b, start("Step 1 for"), start("Step 2 for"))
 }
 
+// BenchmarkTodoMutationAuto10k is BenchmarkTodoMutation10k in git mode
+// auto: the same mutation, then a commit of the issue file on top of a
+// HEAD holding all 10,000 issues (the issues directory's tree rebuilt and
+// written, the branch moved under its lock). Target: 25 ms.
+func BenchmarkTodoMutationAuto10k(b *testing.B) {
+	root := benchAutoRoot(b)
+	id := gen.ID(benchIssues / 4)
+	texts := []string{"Step 1 for", "Step 2 for"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		s := benchOpen(b, root)
+		s.Config.Git.Mode = GitModeAuto
+		if _, err := s.Todo(benchSession(b, s), TodoRequest{Op: TodoStart, Issue: id, Targets: []string{texts[i%2]}}); err != nil {
+			b.Fatal(err)
+		}
+		if w := s.Warnings(); len(w) > 0 {
+			b.Fatalf("warnings: %v", w)
+		}
+	}
+}
+
 // BenchmarkStatusChange10k blocks and unblocks an open issue: a workflow
 // transition with its ledger entry. Target (a status change): 25 ms.
 func BenchmarkStatusChange10k(b *testing.B) {
@@ -306,6 +327,23 @@ func BenchmarkReviewable10k(b *testing.B) {
 		se := benchSession(b, s)
 		if _, _, err := s.Reviewable(se); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCheck10k runs td check without a base over the 10,000 issues:
+// read and parse every issue, ledger and session file, then check ids,
+// in-progress todos, links, cycles and the security chain. Target: 1.5 s.
+func BenchmarkCheck10k(b *testing.B) {
+	root := benchRoot(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		rep, err := benchOpen(b, root).Check(CheckOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Issues < benchIssues {
+			b.Fatalf("checked %d issues", rep.Issues)
 		}
 	}
 }
