@@ -28,7 +28,8 @@ const (
 	RuleInProgress = "one_in_progress"
 	// RuleLinkTarget: links point at issues that exist.
 	RuleLinkTarget = "link_target"
-	// RuleLinkCycle: child_of and blocked_by links form no cycle.
+	// RuleLinkCycle: links of the kinds that may not loop (child_of,
+	// blocked_by, duplicate_of) form no cycle.
 	RuleLinkCycle = "link_cycle"
 	// RuleSecurityChain: the security events' hash chain verifies.
 	RuleSecurityChain = "security_chain"
@@ -370,8 +371,9 @@ func parseSessionFile(p, id string, data []byte) (*Session, error) {
 	return &se, nil
 }
 
-// checkLinks checks that every link names an existing issue and that
-// child_of and blocked_by links form no cycle.
+// checkLinks checks that every link names an existing issue and that the
+// links policy.Acyclic names (child_of, blocked_by, duplicate_of) form no
+// cycle.
 func (c *checker) checkLinks() {
 	edges := map[string]map[string][]string{} // kind -> from -> to
 	for _, id := range sortedKeys(c.issues) {
@@ -389,7 +391,10 @@ func (c *checker) checkLinks() {
 			}
 		}
 	}
-	for _, kind := range []string{policy.ChildOf, policy.BlockedBy} {
+	for _, kind := range policy.LinkKinds() {
+		if !policy.Acyclic(kind) {
+			continue
+		}
 		for _, cycle := range linkCycles(kind, edges[kind]) {
 			first := c.issues[cycle[0]]
 			c.add(first.Path, first.Doc.Front.Line("links"), RuleLinkCycle, "%s links form a cycle: %s; remove one of them with td unlink",

@@ -297,7 +297,7 @@ as path:line: message, sorted, then a count on stderr; exit 1 if any:
    file_name        file names are IDs, and an issue's id matches its file name
    one_in_progress  at most one todo of an issue is in progress
    link_target      links point at issues that exist
-   link_cycle       child_of and blocked_by links form no cycle
+   link_cycle       child_of, blocked_by and duplicate_of links form no cycle
    security_chain   the hash chain of .todos/security_events.jsonl verifies
 
 With --base REV, td check also compares the work tree with where this branch
