@@ -234,28 +234,28 @@ func gitPaths(g *gitrepo.Repo, paths []string) []string {
 // commit ends a transaction in git mode auto: the files it wrote are
 // committed on top of HEAD with the transaction's trailers, and their index
 // entries are set to the committed content; nothing else of the user's is
-// staged, unstaged or committed. The files are the source of truth, so a
-// commit that cannot be made is a warning saying how to commit them by hand.
-func (s *Store) commit(tx *Tx) {
+// staged, unstaged or committed. It returns what the index recorded, nil
+// when nothing was staged. The files are the source of truth, so a commit
+// that cannot be made is a warning saying how to commit them by hand.
+func (s *Store) commit(tx *Tx) []gitrepo.StagedBlob {
 	g, err := s.repo()
 	if err != nil {
 		s.warnf("written but not committed: %v", err)
-		return
+		return nil
 	}
 	if g == nil {
-		return
+		return nil
 	}
 	paths := gitPaths(g, tx.written)
 	msg := commitMessage(tx.note, s.actor, paths)
 	author, committer, err := s.commitIdentities()
 	if err != nil {
 		s.warnf("written but not committed: %v", err)
-		s.stage(tx.written)
-		return
+		return s.stage(tx.written)
 	}
 	res, err := g.Commit(gitrepo.CommitRequest{Paths: paths, Message: msg, Author: author, Committer: committer})
 	if err == nil {
-		return
+		return res.Blobs
 	}
 	subject, _, _ := strings.Cut(msg, "\n")
 	files := strings.Join(paths, " ")
@@ -268,6 +268,7 @@ func (s *Store) commit(tx *Tx) {
 	default:
 		s.warnf("written but neither staged nor committed: %v; commit them with git add %s && %s", err, files, by)
 	}
+	return res.Blobs
 }
 
 // commitIdentities returns the author and committer of td's commits: the

@@ -154,6 +154,15 @@ func TestAutoModeLeavesAMergeToTheUser(t *testing.T) {
 	if got := g.git("diff", "--cached", "--name-only"); got != ".todos/history/"+is.ID+".jsonl\n.todos/issues/"+is.ID+".md" {
 		t.Errorf("staged:\n%s", got)
 	}
+	// The staged ledger is td's write: the guard a project agent's commit
+	// concluding the merge runs lets it through.
+	agent := startAgent(t, g.s, CategoryProject)
+	if _, _, err := g.s.Comment(agent, is.ID, "merging"); err != nil {
+		t.Fatal(err)
+	}
+	if got := verdicts(guardStaged(t, g.s, agent)); !strings.Contains(got, ".todos/history/"+is.ID+".jsonl true") {
+		t.Errorf("guard of the staged files:\n%s", got)
+	}
 }
 
 func TestAutoModeNothingWrittenNothingCommitted(t *testing.T) {

@@ -192,7 +192,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	tx := &Tx{s: s}
 	ferr := fn(tx)
 	if len(tx.written) > 0 && s.Config.Git.Mode == GitModeAuto {
-		s.commit(tx)
+		s.journal(tx, s.commit(tx))
 	} else if len(tx.written) > 0 {
 		s.journal(tx, s.stage(tx.written))
 	}

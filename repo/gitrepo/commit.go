@@ -47,8 +47,10 @@ type CommitResult struct {
 	Ref    string // the reference moved: refs/heads/<branch>, or HEAD when detached
 	// Staged reports that the index records the paths' content, as Stage
 	// leaves it; it is true after a refused commit too, when the index
-	// could be written.
+	// could be written. Blobs are then what it recorded, as StageBlobs
+	// reports them.
 	Staged bool
+	Blobs  []StagedBlob
 	// Rebuilt reports that the branch moved while the commit was being
 	// made, and the commit was made again on the branch's new tip.
 	Rebuilt bool
@@ -113,7 +115,7 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 				return
 			}
 		}
-		res.Staged = true
+		res.Staged, res.Blobs = true, r.stagedBlobs(changes)
 	}()
 
 	if e := r.operationInProgress(); e != nil {

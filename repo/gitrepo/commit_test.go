@@ -222,7 +222,7 @@ func TestCommitOfUnchangedContentMakesNoCommit(t *testing.T) {
 	if head, _ := r.Resolve("HEAD"); head != first.Hash {
 		t.Errorf("HEAD moved to %s", head)
 	}
-	if res, err := r.Commit(CommitRequest{}); err != nil || res != (CommitResult{}) {
+	if res, err := r.Commit(CommitRequest{}); err != nil || res.Staged || res.Hash != "" {
 		t.Errorf("no paths: %+v %v", res, err)
 	}
 }
@@ -318,6 +318,9 @@ func TestCommitRefusesDuringAMergeButStages(t *testing.T) {
 	}
 	if !res.Staged || res.Hash != "" {
 		t.Errorf("result %+v, want staged and not committed", res)
+	}
+	if len(res.Blobs) != 1 || res.Blobs[0].Path != "a" || res.Blobs[0].Hash != HashBlob([]byte("2\n")) {
+		t.Errorf("blobs %+v, want the staged content of a", res.Blobs)
 	}
 	if head, _ := r.Resolve("HEAD"); head != first.Hash {
 		t.Errorf("HEAD moved to %s", head)

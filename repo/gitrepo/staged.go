@@ -398,6 +398,11 @@ func (r *Repo) StageBlobs(paths ...string) ([]StagedBlob, error) {
 	if err := r.updateIndex(changes, patchIndex); err != nil {
 		return nil, fmt.Errorf("stage %s: %w", describePaths(paths), err)
 	}
+	return r.stagedBlobs(changes), nil
+}
+
+// stagedBlobs reports what the index recorded for each change.
+func (r *Repo) stagedBlobs(changes []*change) []StagedBlob {
 	out := make([]StagedBlob, len(changes))
 	for i, c := range changes {
 		out[i] = StagedBlob{Path: c.path, Removed: c.remove}
@@ -406,7 +411,7 @@ func (r *Repo) StageBlobs(paths ...string) ([]StagedBlob, error) {
 			out[i].Mode = c.indexMode(r.trustExecBit)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // HashBlob returns the object name git gives a file with this content.
