@@ -261,7 +261,7 @@ func (s *Store) commit(tx *Tx) []gitrepo.StagedBlob {
 	files := strings.Join(paths, " ")
 	by := fmt.Sprintf("git commit -m %q -- %s", subject, files)
 	switch {
-	case errors.Is(err, gitrepo.ErrOperationInProgress):
+	case errors.Is(err, gitrepo.ErrOperationInProgress) && res.Staged:
 		s.warnf("td did not commit, since %v: its files are staged, so the commit that concludes it records them (after an abort, commit them with %s)", err, by)
 	case res.Staged:
 		s.warnf("written and staged but not committed: %v; commit them with %s", err, by)
