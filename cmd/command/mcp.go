@@ -2,18 +2,11 @@ package command
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
+	"io"
 
+	"github.com/tdproject/td/cmd/command/mcpserver"
 	"github.com/urfave/cli/v2"
 )
-
-// mcpProgram is the program that serves MCP: td mcp hands over to it, so
-// the MCP SDK (and the network stack it brings) is never loaded when td
-// starts for any other command.
-const mcpProgram = "td-mcp"
 
 // mcpCommands are td mcp: td's todo and issue commands served to agents
 // over the Model Context Protocol.
@@ -42,9 +35,8 @@ Put TD_SESSION in the harness's server config (td send and td session start
 print it). The server refuses to start outside a td repository or as a
 session td does not know.
 
-The server is the td-mcp program, installed beside td (go install
-./cmd/td-mcp): it carries the MCP library, which would slow every other td
-command's start.
+td speaks the protocol itself: JSON-RPC 2.0, one message a line, nothing
+but answers on standard output. It ends when standard input does.
 
 Examples:
    TD_SESSION=ses_qmt3y9ft td mcp
@@ -57,86 +49,23 @@ Examples:
 			if r.st.json {
 				return usagef("td mcp speaks JSON-RPC on standard input and output and takes no --json; a tool call asks for JSON with \"json\": true")
 			}
-			path, err := findMCPProgram(executableDir(), r.getenv("PATH"))
+			srv, err := mcpserver.New(mcpserver.Options{
+				Session: c.String("session"),
+				Dir:     c.String("dir"),
+				Getenv:  r.getenv,
+				Run:     Run,
+				Version: Version,
+			})
+			var se *mcpserver.StartError
+			if errors.As(err, &se) {
+				// td whoami's own warnings and error line, as it printed them.
+				io.WriteString(r.st.errOut, se.Printed)
+				return silentFailure{}
+			}
 			if err != nil {
 				return err
 			}
-			argv := []string{path}
-			if s := c.String("session"); s != "" {
-				argv = append(argv, "--session="+s)
-			}
-			if d := c.String("dir"); d != "" {
-				argv = append(argv, "--dir="+d)
-			}
-			return r.handOver(path, argv)
+			return srv.Serve(r.st.in, r.st.out)
 		},
 	}}
-}
-
-// executableDir is the directory of the running td, symlinks resolved, or
-// "" when the system cannot say.
-func executableDir() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	if p, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = p
-	}
-	return filepath.Dir(exe)
-}
-
-// findMCPProgram finds td-mcp: beside td first, so a td and a td-mcp
-// installed together are used together, then on the search path.
-func findMCPProgram(exeDir, searchPath string) (string, error) {
-	name := mcpProgram
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	var dirs []string
-	if exeDir != "" {
-		dirs = append(dirs, exeDir)
-	}
-	dirs = append(dirs, filepath.SplitList(searchPath)...)
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		p := filepath.Join(d, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode()&0o111 != 0) {
-			return p, nil
-		}
-	}
-	where := "on PATH"
-	if exeDir != "" {
-		where = fmt.Sprintf("beside td (in %s) or on PATH", exeDir)
-	}
-	return "", fmt.Errorf("td mcp runs the MCP server program %s, which is not %s; install it with go install github.com/tdproject/td/cmd/td-mcp (from a checkout: go install ./cmd/td-mcp)", mcpProgram, where)
-}
-
-// handOver runs the MCP server on td's own standard streams and waits for
-// it: the client talks to td-mcp directly, and td's exit status is the
-// server's.
-func (r *runner) handOver(path string, argv []string) error {
-	files := make([]*os.File, 0, 3)
-	for _, s := range []any{r.st.in, r.st.out, r.st.errOut} {
-		f, ok := s.(*os.File)
-		if !ok {
-			return errors.New("td mcp serves on the process's own standard input and output; run td mcp as a program")
-		}
-		files = append(files, f)
-	}
-	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: os.Environ(), Files: files})
-	if err != nil {
-		return fmt.Errorf("start the MCP server %s: %w; reinstall it with go install ./cmd/td-mcp", path, err)
-	}
-	st, err := p.Wait()
-	if err != nil {
-		return fmt.Errorf("wait for the MCP server %s: %w", path, err)
-	}
-	if !st.Success() {
-		// The server printed its own error line.
-		return silentFailure{}
-	}
-	return nil
 }

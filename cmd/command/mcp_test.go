@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tdproject/td/cmd/command"
-	"github.com/tdproject/td/cmd/command/mcpserver"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -82,32 +82,41 @@ func jsonID(t *testing.T, out, key string) string {
 	return id
 }
 
-// connect starts the MCP server as session over an in-memory transport and
-// returns a client session that has completed the initialize handshake.
+// connect runs td mcp as session in this process, its standard input and
+// output a pair of pipes, and returns an SDK client session that has
+// completed the initialize handshake over them.
 func (r *tdRepo) connect(t *testing.T, session string) *mcp.ClientSession {
+	t.Helper()
+	return r.connectAs(t, session, nil)
+}
+
+// connectAs is connect with the client's session options: the protocol
+// revision it asks for.
+func (r *tdRepo) connectAs(t *testing.T, session string, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
 	t.Helper()
 	env := map[string]string{}
 	for k, v := range r.env {
 		env[k] = v
 	}
 	env["TD_SESSION"] = session
-	srv, err := mcpserver.New(mcpserver.Options{Dir: r.dir, Getenv: func(k string) string { return env[k] }})
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		code := command.Run([]string{"td", "--dir=" + r.dir, "mcp"}, serverIn, serverOut, &stderr, func(k string) string { return env[k] })
+		serverOut.Close()
+		done <- code
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "td-test", Version: "0"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, opts)
 	if err != nil {
-		t.Fatal(err)
-	}
-	serverT, clientT := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, serverT) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "td-test", Version: "0"}, nil).Connect(ctx, clientT, nil)
-	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
 	}
 	t.Cleanup(func() {
+		// Closing the client ends td mcp's standard input: it exits 0.
 		cs.Close()
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("server: %v", err)
+		if code := <-done; code != 0 || stderr.Len() > 0 {
+			t.Errorf("td mcp: exit %d\n%s", code, stderr.String())
 		}
 	})
 	return cs
@@ -160,8 +169,16 @@ func TestMCPRoundTrip(t *testing.T) {
 	agent := jsonID(t, r.td(t, "send", issue, "--json"), "session")
 	cs := r.connect(t, agent)
 
-	if got := cs.InitializeResult().ServerInfo.Name; got != "td" {
-		t.Errorf("server name %q, want td", got)
+	// The SDK client first tries a newer handshake td does not offer, then
+	// initialize with the latest revision td speaks.
+	init := cs.InitializeResult()
+	if init.ProtocolVersion != "2025-11-25" || init.ServerInfo.Name != "td" || init.ServerInfo.Version != command.Version ||
+		init.Capabilities.Tools == nil || !strings.HasPrefix(init.Instructions, "td keeps this project's issues") {
+		b, _ := json.Marshal(init)
+		t.Errorf("initialize result: %s", b)
+	}
+	if err := cs.Ping(context.Background(), nil); err != nil {
+		t.Errorf("ping: %v", err)
 	}
 	names, actions := toolNames(t, cs)
 	if !slices.Equal(names, []string{"issue", "todo"}) && !slices.Equal(names, []string{"todo", "issue"}) {
@@ -267,35 +284,55 @@ func TestMCPSubagent(t *testing.T) {
 	}
 }
 
-// TestMCPStartRefusals checks that the server does not start outside a
-// td repository or as a session td does not know, with td's error line.
+// TestMCPProtocolVersions checks that a client asking for an older MCP
+// revision td speaks gets that revision, and tools that work in it.
+func TestMCPProtocolVersions(t *testing.T) {
+	r := newTDRepo(t)
+	issue := jsonID(t, r.td(t, "create", "Sign in with GitHub", "--json"), "")
+	agent := jsonID(t, r.td(t, "send", issue, "--json"), "session")
+	for _, v := range []string{"2025-06-18", "2025-03-26", "2024-11-05"} {
+		cs := r.connectAs(t, agent, &mcp.ClientSessionOptions{ProtocolVersion: v})
+		if got := cs.InitializeResult().ProtocolVersion; got != v {
+			t.Errorf("asked for %s, got %s", v, got)
+		}
+		if text, isErr, _ := call(t, cs, "todo", map[string]any{"action": "view"}); isErr || !strings.HasPrefix(text, issue+" Sign in with GitHub\n") {
+			t.Errorf("%s: todo view: error %v\n%s", v, isErr, text)
+		}
+	}
+}
+
+// TestMCPStartRefusals checks that td mcp does not start outside a td
+// repository or as a session td does not know: td's error line on stderr,
+// nothing on stdout, exit 1, before reading anything.
 func TestMCPStartRefusals(t *testing.T) {
-	_, err := mcpserver.New(mcpserver.Options{Dir: t.TempDir(), Getenv: func(string) string { return "" }})
-	if err == nil || !strings.Contains(err.Error(), "td init") {
-		t.Errorf("outside a td repository: %v", err)
+	var out, errOut bytes.Buffer
+	code := command.Run([]string{"td", "--dir=" + t.TempDir(), "mcp"}, strings.NewReader(""), &out, &errOut, func(string) string { return "" })
+	if code != 1 || out.Len() != 0 || !strings.HasPrefix(errOut.String(), "error: ") || !strings.Contains(errOut.String(), "td init") {
+		t.Errorf("outside a td repository: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 	r := newTDRepo(t)
-	var out, errOut bytes.Buffer
-	code := mcpserver.Main([]string{"td-mcp", "--dir", r.dir, "--session", "ses_zzzzzzzz"}, strings.NewReader(""), &out, &errOut, r.getenv)
+	out.Reset()
+	errOut.Reset()
+	code = command.Run([]string{"td", "--dir=" + r.dir, "mcp", "--session", "ses_zzzzzzzz"}, strings.NewReader(""), &out, &errOut, r.getenv)
 	_, cliErr, _ := r.run("--session=ses_zzzzzzzz", "whoami")
 	if code != 1 || out.Len() != 0 || errOut.String() != cliErr || cliErr == "" {
 		t.Errorf("unknown session: exit %d, stdout %q, stderr %q; td whoami says %q", code, out.String(), errOut.String(), cliErr)
 	}
 }
 
-// TestMCPCommand runs td mcp as a harness does: the td and td-mcp programs
-// built into a directory, td mcp started as a subprocess in the repository
+// TestMCPCommand runs td mcp as a harness does: the td program built into
+// a directory, td mcp started as a subprocess in the repository
 // with TD_SESSION in its environment, MCP over its standard streams.
 func TestMCPCommand(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds td and td-mcp")
+		t.Skip("builds td")
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to build td with")
 	}
 	bin := t.TempDir()
-	build := exec.Command(goTool, "build", "-o", bin+string(filepath.Separator), "github.com/tdproject/td/cmd/td", "github.com/tdproject/td/cmd/td-mcp")
+	build := exec.Command(goTool, "build", "-o", filepath.Join(bin, "td"), "github.com/tdproject/td/cmd/td")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,30 +1,23 @@
 // Package mcpserver serves td's todo and issue commands to agents as Model
-// Context Protocol tools. A tool call runs the same td command line in this
-// process (command.Run), so the rules, refusals and output are the CLI's.
-// It is the td-mcp program, which td mcp starts: the MCP SDK stays out of
-// the td binary, whose start-up it would slow.
+// Context Protocol tools, over standard input and output. A tool call runs
+// the same td command line in this process, so the rules, refusals and
+// output are the CLI's. td speaks the protocol itself (JSON-RPC 2.0, one
+// message a line) rather than through an MCP library: the library and the
+// network stack it brings would slow every td start, and td mcp is part of
+// the td binary.
 package mcpserver
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"reflect"
-	"slices"
 	"strings"
-	"sync"
-
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tdproject/td/cmd/command"
 )
 
 // Options say where and as whom the server acts, as td's global flags and
-// environment do for a command.
+// environment do for a command, and how it runs a command.
 type Options struct {
 	// Session is the session to act as (--session); empty means td's
 	// usual resolution: $TD_SESSION, the checkout's current session, the
@@ -35,6 +28,12 @@ type Options struct {
 	Dir string
 	// Getenv is the environment every command sees.
 	Getenv func(string) string
+	// Run runs one td command line in this process and returns its exit
+	// status: command.Run. It is passed in, rather than imported, so that
+	// package command can offer td mcp.
+	Run func(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int
+	// Version is td's version, which the server reports to the client.
+	Version string
 }
 
 // Server is an MCP server bound to one td session. Every tool call becomes
@@ -42,15 +41,15 @@ type Options struct {
 type Server struct {
 	// base is the start of every command line: the program name and the
 	// global flags that pin the session and the directory.
-	base   []string
-	getenv func(string) string
+	base    []string
+	getenv  func(string) string
+	runTD   func(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int
+	version string
+	// tools are the tools the session may call, in the order tools/list
+	// gives them.
+	tools []*tool
 	// Session is the session every call acts as.
 	Session SessionInfo
-	// mu runs one call at a time: an agent's calls are a sequence, and a
-	// command reads what the one before it wrote. closed, under mu, is set
-	// once the client has gone.
-	mu     sync.Mutex
-	closed bool
 }
 
 // SessionInfo is who the server acts as, as td whoami --json reports it.
@@ -65,11 +64,31 @@ type SessionInfo struct {
 // only todo.
 func (si SessionInfo) Root() bool { return !strings.Contains(si.Agent, ".") }
 
+// StartError is td's refusal to serve, as td whoami printed it: its
+// warnings and its error line, which td mcp prints as they are.
+type StartError struct {
+	// Printed is what td whoami wrote on stderr, ending in "error: ...".
+	Printed string
+}
+
+// Error is the error line without its "error: " prefix.
+func (e *StartError) Error() string {
+	msg := strings.TrimSpace(e.Printed)
+	if i := strings.Index("\n"+msg, "\nerror: "); i >= 0 {
+		msg = msg[i+len("error: "):]
+	}
+	return msg
+}
+
 // New finds the session the server will act as, once, so that every call
-// acts as the same one: td whoami, run in this process. It fails with td's
-// own error line outside a td repository or for a session td does not know.
+// acts as the same one: td whoami, run in this process. Outside a td
+// repository or for a session td does not know it fails with a
+// *StartError carrying td's own error line.
 func New(o Options) (*Server, error) {
-	s := &Server{base: []string{"td"}, getenv: o.Getenv}
+	if o.Run == nil {
+		return nil, errors.New("mcpserver.Options.Run is nil: the server needs td's command.Run to run tool calls")
+	}
+	s := &Server{base: []string{"td"}, getenv: o.Getenv, runTD: o.Run, version: o.Version}
 	if o.Getenv == nil {
 		s.getenv = func(string) string { return "" }
 	}
@@ -80,7 +99,7 @@ func New(o Options) (*Server, error) {
 		s.base = append(s.base, "--dir="+o.Dir)
 	}
 	var out, errOut bytes.Buffer
-	code := command.Run(append(append([]string{}, s.base...), "whoami", "--json"), strings.NewReader(""), &out, &errOut, s.getenv)
+	code := s.runTD(append(append([]string{}, s.base...), "whoami", "--json"), strings.NewReader(""), &out, &errOut, s.getenv)
 	var who struct {
 		Session SessionInfo `json:"session"`
 		Error   struct {
@@ -91,7 +110,7 @@ func New(o Options) (*Server, error) {
 	if code != 0 && who.Error.Message != "" {
 		// What td whoami prints without --json: its warnings, then the
 		// error line.
-		return nil, &startError{printed: errOut.String() + "error: " + who.Error.Message + "\n"}
+		return nil, &StartError{Printed: errOut.String() + "error: " + who.Error.Message + "\n"}
 	}
 	if err != nil || who.Session.ID == "" {
 		return nil, fmt.Errorf("td whoami printed no session (%v); run td whoami to see why", err)
@@ -100,63 +119,37 @@ func New(o Options) (*Server, error) {
 	if o.Session == "" {
 		s.base = append(s.base[:1], append([]string{"--session=" + who.Session.ID}, s.base[1:]...)...)
 	}
-	return s, nil
-}
-
-// startError is td's refusal to serve, as td printed it: its warnings
-// and its error line.
-type startError struct{ printed string }
-
-func (e *startError) Error() string {
-	msg := strings.TrimSpace(e.printed)
-	if i := strings.Index("\n"+msg, "\nerror: "); i >= 0 {
-		msg = msg[i+len("error: "):]
+	todo, err := todoTool()
+	if err != nil {
+		return nil, err
 	}
-	return msg
+	s.tools = []*tool{todo}
+	if s.Session.Root() {
+		issue, err := issueTool()
+		if err != nil {
+			return nil, err
+		}
+		s.tools = append(s.tools, issue)
+	}
+	return s, nil
 }
 
 // Tools are the tools the server offers its session: todo, and issue for
 // a root session.
 func (s *Server) Tools() []string {
-	if s.Session.Root() {
-		return []string{"todo", "issue"}
+	names := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		names[i] = t.Name
 	}
-	return []string{"todo"}
+	return names
 }
 
-// Serve answers MCP requests over t until the client closes the
-// connection or ctx ends. A Server serves one connection at a time.
-func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
-	text := instructions
-	if !s.Session.Root() {
-		text = subagentInstructions
+// instructions are what the server tells the agent at initialize.
+func (s *Server) instructions() string {
+	if s.Session.Root() {
+		return instructions
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "td", Title: "td issues and todos", Version: command.Version},
-		&mcp.ServerOptions{Instructions: text, Capabilities: &mcp.ServerCapabilities{}})
-	todo, err := todoTool()
-	if err != nil {
-		return err
-	}
-	addTool(srv, s, todo, todoCommandLine)
-	if slices.Contains(s.Tools(), "issue") {
-		issue, err := issueTool()
-		if err != nil {
-			return err
-		}
-		addTool(srv, s, issue, issueCommandLine)
-	}
-	s.mu.Lock()
-	s.closed = false
-	s.mu.Unlock()
-	err = srv.Run(ctx, t)
-	// A call still running finishes its writes; no other starts.
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
-		return nil
-	}
-	return fmt.Errorf("MCP server: %w", err)
+	return subagentInstructions
 }
 
 const instructions = `td keeps this project's issues as files in the repository. The todo tool is
@@ -180,96 +173,32 @@ type commandLine struct {
 	asJSON bool
 }
 
-// addTool offers a tool whose calls decode their arguments into In, build
-// a td command line from them and run it. td decodes the arguments itself,
-// rather than leaving it to the SDK, so that a bad input is refused the way
-// td refuses anything: one line that names the field and says what it must
-// be.
-func addTool[In any](srv *mcp.Server, s *Server, tool *mcp.Tool, build func(In) (commandLine, error)) {
-	fields := tool.InputSchema.(*jsonschema.Schema).PropertyOrder
-	srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var in In
-		err := decodeArguments(tool.Name, fields, req.Params.Arguments, &in)
-		var cl commandLine
-		if err == nil {
-			cl, err = build(in)
-		}
-		if err != nil {
-			return textResult(true, "error: "+err.Error()+"\n"), nil
-		}
-		return s.run(cl), nil
-	})
+// toolResult is a tools/call result: what the command printed, and
+// whether it refused or failed.
+type toolResult struct {
+	Content []textContent `json:"content"`
+	// StructuredContent is td's --json output when the call asked for it
+	// and it is an object.
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError"`
 }
 
-// decodeArguments reads a tool call's arguments into in, refusing what is
-// not a JSON object, a field the tool does not have and a value of the
-// wrong type, each with the field's name.
-func decodeArguments(tool string, fields []string, raw json.RawMessage, in any) error {
-	var obj map[string]json.RawMessage
-	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
-		if err := json.Unmarshal(t, &obj); err != nil {
-			return fmt.Errorf("the %s tool's arguments must be a JSON object with an \"action\"", tool)
-		}
-	}
-	names := make([]string, 0, len(obj))
-	for k := range obj {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		if !slices.Contains(fields, k) {
-			return fmt.Errorf("the %s tool has no field %q; its fields are %s", tool, k, strings.Join(fields, ", "))
-		}
-	}
-	if _, ok := obj["action"]; !ok {
-		return fmt.Errorf("the %s tool needs \"action\"", tool)
-	}
-	for _, k := range names {
-		var te *json.UnmarshalTypeError
-		if err := json.Unmarshal(obj[k], fieldOf(in, k)); errors.As(err, &te) {
-			return fmt.Errorf("%q must be %s, not a JSON %s", k, jsonKind(te.Type), te.Value)
-		} else if err != nil {
-			return fmt.Errorf("%q is not valid JSON: %v", k, err)
-		}
-	}
-	return nil
+// textContent is a text block of a tool result.
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
-// fieldOf is a pointer to the struct field of in (a pointer to a struct)
-// whose JSON name is name.
-func fieldOf(in any, name string) any {
-	v := reflect.ValueOf(in).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); tag == name {
-			return v.Field(i).Addr().Interface()
-		}
-	}
-	return new(any)
-}
-
-// jsonKind says what JSON value a Go type takes.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice:
-		return "an array of " + strings.TrimPrefix(jsonKind(t.Elem()), "a ") + "s"
-	}
-	return "a " + t.String()
+// textResult is a tool result of one text block.
+func textResult(isError bool, text string) *toolResult {
+	return &toolResult{IsError: isError, Content: []textContent{{Type: "text", Text: text}}}
 }
 
 // run executes one td command line as the server's session and turns what
 // it printed into a tool result: stdout as the first text block, stderr
 // (warnings, the error line) as the next when there is any; an error
 // result exactly when the command's exit status is not 0.
-func (s *Server) run(cl commandLine) (res *mcp.CallToolResult) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return textResult(true, "error: the MCP client has closed the connection; nothing was run\n")
-	}
+func (s *Server) run(cl commandLine) (res *toolResult) {
 	args := append(append([]string{}, s.base...), cl.args...)
 	if cl.asJSON {
 		args = insertBeforeDashes(args, "--json")
@@ -282,15 +211,15 @@ func (s *Server) run(cl commandLine) (res *mcp.CallToolResult) {
 		}
 	}()
 	var stdout, stderr bytes.Buffer
-	code := command.Run(args, strings.NewReader(cl.stdin), &stdout, &stderr, s.getenv)
-	res = &mcp.CallToolResult{IsError: code != 0}
+	code := s.runTD(args, strings.NewReader(cl.stdin), &stdout, &stderr, s.getenv)
+	res = &toolResult{IsError: code != 0}
 	for _, b := range []*bytes.Buffer{&stdout, &stderr} {
 		if b.Len() > 0 {
-			res.Content = append(res.Content, &mcp.TextContent{Text: b.String()})
+			res.Content = append(res.Content, textContent{Type: "text", Text: b.String()})
 		}
 	}
 	if len(res.Content) == 0 {
-		res.Content = []mcp.Content{&mcp.TextContent{Text: ""}}
+		res.Content = []textContent{{Type: "text", Text: ""}}
 	}
 	if cl.asJSON {
 		// Structured content is an object for every MCP client; td list's
@@ -303,11 +232,6 @@ func (s *Server) run(cl commandLine) (res *mcp.CallToolResult) {
 	return res
 }
 
-// textResult is a tool result of one text block.
-func textResult(isError bool, text string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-}
-
 // insertBeforeDashes puts flag before the "--" that ends the flags, or at
 // the end when there is none.
 func insertBeforeDashes(args []string, flag string) []string {
@@ -318,59 +242,3 @@ func insertBeforeDashes(args []string, flag string) []string {
 	}
 	return append(args, flag)
 }
-
-// Main is the td-mcp program: it serves MCP on stdin and stdout, as the
-// session --session, $TD_SESSION or the checkout names, in --dir or the
-// working directory. It returns the exit status: 0 when the client closed
-// the connection, 1 when the server could not start, 2 for a usage error.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("td-mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	session := fs.String("session", "", "act as this session (default: $TD_SESSION, then the checkout's current session)")
-	dir := fs.String("dir", "", "act in `DIR` instead of the working directory")
-	fs.StringVar(dir, "C", "", "same as --dir")
-	version := fs.Bool("version", false, "print the version")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: td-mcp [--session ID] [--dir DIR]\n\n%s\n\n", usage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "error: td-mcp takes no arguments (got %q); td-mcp --help shows the flags\n", fs.Arg(0))
-		return 2
-	}
-	if *version {
-		fmt.Fprintf(stdout, "td-mcp %s\n", command.Version)
-		return 0
-	}
-	s, err := New(Options{Session: *session, Dir: *dir, Getenv: getenv})
-	if err != nil {
-		var se *startError
-		if errors.As(err, &se) {
-			io.WriteString(stderr, se.printed)
-		} else {
-			fmt.Fprintf(stderr, "error: %v\n", err)
-		}
-		return 1
-	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
-	if err := s.Serve(context.Background(), t); err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return 1
-	}
-	return 0
-}
-
-const usage = `td-mcp serves td's todo and issue tools to an agent over the Model Context
-Protocol on standard input and output. td mcp starts it; see td mcp --help.`
-
-// nopWriteCloser leaves standard output open when the transport closes:
-// the caller owns it.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -1,12 +1,13 @@
 package mcpserver
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // todoActions are the todo tool's actions, each a td todo subcommand.
@@ -22,66 +23,86 @@ func issueActions() []string {
 // todoInput is the todo tool's input: one action and the fields it takes.
 // The issue is never named: it is the session's bound issue.
 type todoInput struct {
-	Action string   `json:"action" jsonschema:"what to do; view returns the list, every other action changes it and returns it"`
-	Items  []string `json:"items,omitempty" jsonschema:"the items' texts: set replaces the steps with them (a \"### Name\" entry starts a phase), add and propose append them; done, drop, block and unblock take several todos here"`
-	Item   string   `json:"item,omitempty" jsonschema:"the todo to act on, by its text: the exact text, or a unique part of it (start, done, drop, note, block, unblock)"`
-	Phase  string   `json:"phase,omitempty" jsonschema:"the phase (a ### heading under Todos): where set, add and propose put steps; narrows the search for item"`
-	Kind   string   `json:"kind,omitempty" jsonschema:"step (default: the working plan) or criterion (an acceptance criterion, the definition of done)"`
-	Note   string   `json:"note,omitempty" jsonschema:"the note to append under item (note)"`
-	Reason string   `json:"reason,omitempty" jsonschema:"why the todo is blocked, kept as a note (block)"`
-	JSON   bool     `json:"json,omitempty" jsonschema:"return td's JSON output (also as structured content) instead of text"`
+	Action string   `json:"action" desc:"what to do; view returns the list, every other action changes it and returns it"`
+	Items  []string `json:"items,omitempty" desc:"the items' texts: set replaces the steps with them (a \"### Name\" entry starts a phase), add and propose append them; done, drop, block and unblock take several todos here"`
+	Item   string   `json:"item,omitempty" desc:"the todo to act on, by its text: the exact text, or a unique part of it (start, done, drop, note, block, unblock)"`
+	Phase  string   `json:"phase,omitempty" desc:"the phase (a ### heading under Todos): where set, add and propose put steps; narrows the search for item"`
+	Kind   string   `json:"kind,omitempty" desc:"step (default: the working plan) or criterion (an acceptance criterion, the definition of done)"`
+	Note   string   `json:"note,omitempty" desc:"the note to append under item (note)"`
+	Reason string   `json:"reason,omitempty" desc:"why the todo is blocked, kept as a note (block)"`
+	JSON   bool     `json:"json,omitempty" desc:"return td's JSON output (also as structured content) instead of text"`
 }
 
 // issueInput is the issue tool's input: one action and the fields it takes.
 type issueInput struct {
-	Action      string   `json:"action" jsonschema:"what to do"`
-	ID          string   `json:"id,omitempty" jsonschema:"the issue's ID, or a unique prefix of it (show, comment, link, start, review)"`
-	Title       string   `json:"title,omitempty" jsonschema:"the new issue's title (create)"`
-	Type        string   `json:"type,omitempty" jsonschema:"bug, feature, task (default), chore or epic (create; a filter for list)"`
-	Priority    string   `json:"priority,omitempty" jsonschema:"P0 (most urgent) to P4; P2 by default (create; a filter for list)"`
-	Labels      []string `json:"labels,omitempty" jsonschema:"labels (create; for list, issues carrying every one)"`
-	Description string   `json:"description,omitempty" jsonschema:"the new issue's description, markdown (create)"`
-	Text        string   `json:"text,omitempty" jsonschema:"the comment (comment)"`
-	Kind        string   `json:"kind,omitempty" jsonschema:"the link: child_of, duplicate_of, blocked_by or relates_to, or an inverse: parent_of, duplicated_by, blocks (link)"`
-	Other       string   `json:"other,omitempty" jsonschema:"the issue at the other end of the link (link)"`
-	Status      []string `json:"status,omitempty" jsonschema:"only issues in these statuses: open, in_progress, blocked, in_review, closed (list)"`
-	All         bool     `json:"all,omitempty" jsonschema:"include closed issues (list)"`
-	Reason      string   `json:"reason,omitempty" jsonschema:"a note for the reviewer (review)"`
-	Force       bool     `json:"force,omitempty" jsonschema:"ask for sign-off although acceptance criteria are open (review)"`
-	JSON        bool     `json:"json,omitempty" jsonschema:"return td's JSON output (also as structured content) instead of text"`
+	Action      string   `json:"action" desc:"what to do"`
+	ID          string   `json:"id,omitempty" desc:"the issue's ID, or a unique prefix of it (show, comment, link, start, review)"`
+	Title       string   `json:"title,omitempty" desc:"the new issue's title (create)"`
+	Type        string   `json:"type,omitempty" desc:"bug, feature, task (default), chore or epic (create; a filter for list)"`
+	Priority    string   `json:"priority,omitempty" desc:"P0 (most urgent) to P4; P2 by default (create; a filter for list)"`
+	Labels      []string `json:"labels,omitempty" desc:"labels (create; for list, issues carrying every one)"`
+	Description string   `json:"description,omitempty" desc:"the new issue's description, markdown (create)"`
+	Text        string   `json:"text,omitempty" desc:"the comment (comment)"`
+	Kind        string   `json:"kind,omitempty" desc:"the link: child_of, duplicate_of, blocked_by or relates_to, or an inverse: parent_of, duplicated_by, blocks (link)"`
+	Other       string   `json:"other,omitempty" desc:"the issue at the other end of the link (link)"`
+	Status      []string `json:"status,omitempty" desc:"only issues in these statuses: open, in_progress, blocked, in_review, closed (list)"`
+	All         bool     `json:"all,omitempty" desc:"include closed issues (list)"`
+	Reason      string   `json:"reason,omitempty" desc:"a note for the reviewer (review)"`
+	Force       bool     `json:"force,omitempty" desc:"ask for sign-off although acceptance criteria are open (review)"`
+	JSON        bool     `json:"json,omitempty" desc:"return td's JSON output (also as structured content) instead of text"`
 }
 
 const todoToolDescription = `Your working checklist, kept in the issue your session is bound to (you never name the issue; without one, ask the operator to bind one). Todos are named by their text: exact, then case-insensitive, then a unique part. Steps are your plan: set replaces them (phases allowed), add appends, start marks the one in progress (one at a time; when none is, the first pending step starts), done, drop (kept as abandoned, never deleted), block with a reason, unblock, note. Criteria (kind criterion) are the operator's definition of done: you may add them (as proposals) and claim them done, never drop them. Every call returns the whole list and a summary; when the last criterion is done, ask for sign-off with the issue tool's review. Subagents may only view and propose: the root agent decides.`
 
 const issueToolDescription = `td's issue tracker: create an issue (inside a bound session it becomes a child of the bound issue), show one with its checklist and comments, list issues (open ones, most urgent first), comment, link two issues, start work on one (you become its implementer), and review (ask for sign-off once its acceptance criteria are done). IDs may be any unique prefix. Results are td's own output.`
 
+// tool is a tool as tools/list describes it.
+type tool struct {
+	Name        string       `json:"name"`
+	Title       string       `json:"title"`
+	Description string       `json:"description"`
+	InputSchema *inputSchema `json:"inputSchema"`
+	// call turns the call's arguments into the td command line it runs,
+	// or refuses them naming the field.
+	call func(args json.RawMessage) (commandLine, error) `json:"-"`
+}
+
 // todoTool is the todo tool's definition, its schema from todoInput.
-func todoTool() (*mcp.Tool, error) {
-	s, err := jsonschema.For[todoInput](nil)
+func todoTool() (*tool, error) {
+	s, err := schemaFor(reflect.TypeFor[todoInput](), map[string][]string{"action": todoActions(), "kind": {"step", "criterion"}})
 	if err != nil {
 		return nil, fmt.Errorf("todo tool schema: %w", err)
 	}
-	s.Properties["action"].Enum = anyOf(todoActions())
-	s.Properties["kind"].Enum = []any{"step", "criterion"}
-	return &mcp.Tool{Name: "todo", Title: "Todos of the bound issue", Description: todoToolDescription, InputSchema: s}, nil
+	t := &tool{Name: "todo", Title: "Todos of the bound issue", Description: todoToolDescription, InputSchema: s}
+	t.call = callWith(t, todoCommandLine)
+	return t, nil
 }
 
 // issueTool is the issue tool's definition, its schema from issueInput.
-func issueTool() (*mcp.Tool, error) {
-	s, err := jsonschema.For[issueInput](nil)
+func issueTool() (*tool, error) {
+	s, err := schemaFor(reflect.TypeFor[issueInput](), map[string][]string{"action": issueActions()})
 	if err != nil {
 		return nil, fmt.Errorf("issue tool schema: %w", err)
 	}
-	s.Properties["action"].Enum = anyOf(issueActions())
-	return &mcp.Tool{Name: "issue", Title: "Issues", Description: issueToolDescription, InputSchema: s}, nil
+	t := &tool{Name: "issue", Title: "Issues", Description: issueToolDescription, InputSchema: s}
+	t.call = callWith(t, issueCommandLine)
+	return t, nil
 }
 
-func anyOf(values []string) []any {
-	out := make([]any, len(values))
-	for i, v := range values {
-		out[i] = v
+// callWith decodes a call's arguments into In and builds its command line.
+// td decodes the arguments itself, rather than trusting the client to
+// have checked them against the schema, so that a bad input is refused the
+// way td refuses anything: one line that names the field and says what it
+// must be.
+func callWith[In any](t *tool, build func(In) (commandLine, error)) func(json.RawMessage) (commandLine, error) {
+	fields := t.InputSchema.fields()
+	return func(raw json.RawMessage) (commandLine, error) {
+		var in In
+		if err := decodeArguments(t.Name, fields, raw, &in); err != nil {
+			return commandLine{}, err
+		}
+		return build(in)
 	}
-	return out
 }
 
 // given names the input's non-empty fields, in schema order.
@@ -280,4 +301,63 @@ func issueCommandLine(in issueInput) (commandLine, error) {
 		err = fmt.Errorf("issue has no action %q; action is one of %s", in.Action, strings.Join(issueActions(), ", "))
 	}
 	return cl, err
+}
+
+// decodeArguments reads a tool call's arguments into in, refusing what is
+// not a JSON object, a field the tool does not have and a value of the
+// wrong type, each with the field's name.
+func decodeArguments(tool string, fields []string, raw json.RawMessage, in any) error {
+	var obj map[string]json.RawMessage
+	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		if err := json.Unmarshal(t, &obj); err != nil {
+			return fmt.Errorf("the %s tool's arguments must be a JSON object with an \"action\"", tool)
+		}
+	}
+	names := make([]string, 0, len(obj))
+	for k := range obj {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if !slices.Contains(fields, k) {
+			return fmt.Errorf("the %s tool has no field %q; its fields are %s", tool, k, strings.Join(fields, ", "))
+		}
+	}
+	if _, ok := obj["action"]; !ok {
+		return fmt.Errorf("the %s tool needs \"action\"", tool)
+	}
+	for _, k := range names {
+		var te *json.UnmarshalTypeError
+		if err := json.Unmarshal(obj[k], fieldOf(in, k)); errors.As(err, &te) {
+			return fmt.Errorf("%q must be %s, not a JSON %s", k, jsonKind(te.Type), te.Value)
+		} else if err != nil {
+			return fmt.Errorf("%q is not valid JSON: %v", k, err)
+		}
+	}
+	return nil
+}
+
+// fieldOf is a pointer to the struct field of in (a pointer to a struct)
+// whose JSON name is name.
+func fieldOf(in any, name string) any {
+	v := reflect.ValueOf(in).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); tag == name {
+			return v.Field(i).Addr().Interface()
+		}
+	}
+	return new(any)
+}
+
+// jsonKind says what JSON value a Go type takes.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "an array of " + strings.TrimPrefix(jsonKind(t.Elem()), "a ") + "s"
+	}
+	return "a " + t.String()
 }

@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -174,5 +176,34 @@ func TestInsertBeforeDashes(t *testing.T) {
 	got = insertBeforeDashes([]string{"td", "todo", "view"}, "--json")
 	if want := []string{"td", "todo", "view", "--json"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestSchemaJSON checks the schema's JSON as a client reads it: the
+// fields in the input struct's order, arrays of strings, the descriptions.
+func TestSchemaJSON(t *testing.T) {
+	todo, err := todoTool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(todo.InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"object","properties":{"action":{"type":"string","description":"what to do; view returns the list, every other action changes it and returns it","enum":["view","set","add","start","done","drop","note","block","unblock","propose"]},"items":{"type":"array","items":{"type":"string"},"description":"the items' texts: set replaces the steps with them (a \"### Name\" entry starts a phase), add and propose append them; done, drop, block and unblock take several todos here"},"item":{"type":"string",`
+	if !strings.HasPrefix(string(b), want) || !strings.HasSuffix(string(b), `"json":{"type":"boolean","description":"return td's JSON output (also as structured content) instead of text"}},"required":["action"],"additionalProperties":false}`) {
+		t.Errorf("todo schema:\n%s", b)
+	}
+	if got := todo.InputSchema.fields(); !slices.Equal(got, []string{"action", "items", "item", "phase", "kind", "note", "reason", "json"}) {
+		t.Errorf("todo fields %v", got)
+	}
+	type odd struct {
+		N int `json:"n"`
+	}
+	if _, err := schemaFor(reflect.TypeFor[odd](), nil); err == nil || err.Error() != "field N: no JSON Schema type for int" {
+		t.Errorf("an int field: %v", err)
+	}
+	if _, err := schemaFor(reflect.TypeFor[todoInput](), map[string][]string{"colour": {"red"}}); err == nil || err.Error() != `an enum for "colour", which is not a field` {
+		t.Errorf("an enum for no field: %v", err)
 	}
 }
