@@ -33,7 +33,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return 0
 	}
 	st := &streams{in: stdin, out: stdout, errOut: stderr}
-	st.color = isTerminal(stdout) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+	colorOK := getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+	st.color = colorOK && isTerminal(stdout)
+	st.errColor = colorOK && isTerminal(stderr)
 	for _, a := range args[1:] {
 		if a == "--" {
 			break

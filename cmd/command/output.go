@@ -19,17 +19,18 @@ type streams struct {
 	out    io.Writer
 	errOut io.Writer
 	json   bool
-	color  bool
+	color  bool // colour on stdout
+	// errColor is colour on stderr, decided on its own: stdout may be a
+	// pipe while a person reads the errors, or the other way round.
+	errColor bool
 }
 
-// isTerminal reports whether w is a character device (a terminal).
+// isTerminal reports whether w is a terminal. A character device is not
+// enough: /dev/null is one too, and colour codes sent there would reach a
+// file when the other stream is redirected.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isInteractiveFile(f)
 }
 
 func (s *streams) printf(format string, args ...any) { fmt.Fprintf(s.out, format, args...) }
@@ -128,7 +129,11 @@ func (s *streams) reportError(err error) {
 		s.emitJSON(map[string]any{"error": e})
 		return
 	}
-	fmt.Fprintf(s.errOut, "%s %s\n", s.paint(ansiRed, "error:"), firstLine(msg))
+	label := "error:"
+	if s.errColor {
+		label = ansiRed + label + ansiReset
+	}
+	fmt.Fprintf(s.errOut, "%s %s\n", label, firstLine(msg))
 	if rest := strings.SplitN(msg, "\n", 2); len(rest) == 2 {
 		fmt.Fprintln(s.errOut, rest[1])
 	}
