@@ -110,7 +110,9 @@ func (r *tdRepo) connectAs(t *testing.T, session string, opts *mcp.ClientSession
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "td-test", Version: "0"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, opts)
 	if err != nil {
-		t.Fatalf("connect: %v\n%s", err, stderr.String())
+		clientOut.Close()
+		code := <-done
+		t.Fatalf("connect: %v\ntd mcp: exit %d\n%s", err, code, stderr.String())
 	}
 	t.Cleanup(func() {
 		// Closing the client ends td mcp's standard input: it exits 0.

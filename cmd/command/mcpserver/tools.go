@@ -64,7 +64,7 @@ type tool struct {
 	InputSchema *inputSchema `json:"inputSchema"`
 	// call turns the call's arguments into the td command line it runs,
 	// or refuses them naming the field.
-	call func(args json.RawMessage) (commandLine, error) `json:"-"`
+	call func(args json.RawMessage) (commandLine, error)
 }
 
 // todoTool is the todo tool's definition, its schema from todoInput.
