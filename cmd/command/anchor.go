@@ -17,10 +17,7 @@ func (r *runner) anchorCommand() *cli.Command {
 		return repo.AnchorRequest{Issue: c.String("issue"), Project: c.Bool("project"), Priority: c.String("priority"), Text: text}
 	}
 	list := func(c *cli.Context) error {
-		if _, err := args(c, 0, 0, "[--issue ID | --project]"); err != nil {
-			return err
-		}
-		s, se, err := r.openActor(c)
+		_, s, se, err := r.actorArgs(c, 0, 0, "[--issue ID | --project]")
 		if err != nil {
 			return err
 		}
@@ -81,11 +78,7 @@ Examples:
    td anchor add "Prefer table tests" --project`,
 				Flags: append([]cli.Flag{&cli.StringFlag{Name: "priority", Value: markdown.AnchorNormal, Usage: "critical, high or normal"}}, scope...),
 				Action: func(c *cli.Context) error {
-					a, err := args(c, 1, -1, "TEXT [--priority critical|high|normal] [--project | --issue ID]")
-					if err != nil {
-						return err
-					}
-					s, se, err := r.openActor(c)
+					a, s, se, err := r.actorArgs(c, 1, -1, "TEXT [--priority critical|high|normal] [--project | --issue ID]")
 					if err != nil {
 						return err
 					}
@@ -105,11 +98,7 @@ Examples:
    td anchor rm "two cores" --project`,
 				Flags: scope,
 				Action: func(c *cli.Context) error {
-					a, err := args(c, 1, -1, "TEXT [--project | --issue ID]")
-					if err != nil {
-						return err
-					}
-					s, se, err := r.openActor(c)
+					a, s, se, err := r.actorArgs(c, 1, -1, "TEXT [--project | --issue ID]")
 					if err != nil {
 						return err
 					}

@@ -270,6 +270,17 @@ func (r *runner) openActor(c *cli.Context) (*repo.Store, *repo.Session, error) {
 	return s, se, err
 }
 
+// actorArgs checks the positional arguments, then finds the store and the
+// acting session: the start of most commands that act as a session.
+func (r *runner) actorArgs(c *cli.Context, min, max int, usage string) ([]string, *repo.Store, *repo.Session, error) {
+	a, err := args(c, min, max, usage)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, se, err := r.openActor(c)
+	return a, s, se, err
+}
+
 // textOrFile returns inline text, or the content of the file named by the
 // flag fileFlag ("-" is standard input). Giving both is a usage error;
 // either names the two ways for the message.

@@ -21,11 +21,7 @@ Examples:
    td session bind td-k3x9qa
    TD_SESSION=ses_c81kd0zz td session bind k3x9`,
 			Action: func(c *cli.Context) error {
-				a, err := args(c, 1, 1, "ID")
-				if err != nil {
-					return err
-				}
-				s, se, err := r.openActor(c)
+				a, s, se, err := r.actorArgs(c, 1, 1, "ID")
 				if err != nil {
 					return err
 				}
@@ -64,10 +60,7 @@ it still points at this session.
 Examples:
    td session unbind`,
 			Action: func(c *cli.Context) error {
-				if _, err := args(c, 0, 0, ""); err != nil {
-					return err
-				}
-				s, se, err := r.openActor(c)
+				_, s, se, err := r.actorArgs(c, 0, 0, "")
 				if err != nil {
 					return err
 				}

@@ -24,10 +24,7 @@ Examples:
    td session compact --json`,
 			Flags: []cli.Flag{formatFlag},
 			Action: func(c *cli.Context) error {
-				if _, err := args(c, 0, 0, "[--format text|markdown]"); err != nil {
-					return err
-				}
-				s, se, err := r.openActor(c)
+				_, s, se, err := r.actorArgs(c, 0, 0, "[--format text|markdown]")
 				if err != nil {
 					return err
 				}
@@ -47,10 +44,7 @@ picks it up again, and the idle time from now decides what resume shows.
 Examples:
    td session stop`,
 			Action: func(c *cli.Context) error {
-				if _, err := args(c, 0, 0, ""); err != nil {
-					return err
-				}
-				s, se, err := r.openActor(c)
+				_, s, se, err := r.actorArgs(c, 0, 0, "")
 				if err != nil {
 					return err
 				}
@@ -120,11 +114,7 @@ Examples:
    td session error "$(tail -1 build.log)" --json`,
 			Flags: []cli.Flag{&cli.StringFlag{Name: "at", Usage: "where it happened, `FILE:LINE`"}},
 			Action: func(c *cli.Context) error {
-				a, err := args(c, 1, -1, "MESSAGE [--at FILE:LINE]")
-				if err != nil {
-					return err
-				}
-				s, se, err := r.openActor(c)
+				a, s, se, err := r.actorArgs(c, 1, -1, "MESSAGE [--at FILE:LINE]")
 				if err != nil {
 					return err
 				}
@@ -159,10 +149,7 @@ Examples:
    TD_SESSION=ses_c81kd0zz td context --json`,
 		Flags: []cli.Flag{formatFlag},
 		Action: func(c *cli.Context) error {
-			if _, err := args(c, 0, 0, "[--format text|markdown]"); err != nil {
-				return err
-			}
-			s, se, err := r.openActor(c)
+			_, s, se, err := r.actorArgs(c, 0, 0, "[--format text|markdown]")
 			if err != nil {
 				return err
 			}

@@ -92,11 +92,7 @@ Examples:
 			&cli.BoolFlag{Name: "no-parent", Usage: "do not link the new issue child_of the bound one"},
 		},
 		Action: func(c *cli.Context) error {
-			a, err := args(c, 1, -1, "TITLE [flags]")
-			if err != nil {
-				return err
-			}
-			s, se, err := r.openActor(c)
+			a, s, se, err := r.actorArgs(c, 1, -1, "TITLE [flags]")
 			if err != nil {
 				return err
 			}
