@@ -55,7 +55,7 @@ func (c *checker) checkReview(rg *reviewGit, is *Issue, e addedEntry, mode polic
 	if err != nil {
 		return err
 	}
-	f := checkFacts(is, se, deriveLedgerFacts(entries[:e.index]), ig)
+	f := reviewFacts(is, se, deriveLedgerFacts(entries[:e.index]), ig)
 	if m, ok := e.Details["policy"].(string); ok && (m == string(policy.Strict) || m == string(policy.Balanced)) {
 		mode = policy.Mode(m)
 	}
@@ -93,31 +93,6 @@ func (c *checker) checkReview(rg *reviewGit, is *Issue, e addedEntry, mode polic
 		c.add(p, e.line, RuleReviewPolicy, "%s is allowed only as a %s, and %s/%s has no %s event for %s by %s; td approve and td close record one, so redo it with td", what, kind, TodosDir, SecurityEvents, kind, is.ID, e.Session)
 	}
 	return nil
-}
-
-// checkFacts gathers the policy's facts as ReviewFacts does, from a
-// frontmatter, ledger facts and commit facts given rather than read.
-func checkFacts(is *Issue, se *Session, lf ledgerFacts, ig *issueGit) policy.Facts {
-	f := policy.Facts{IssueID: is.ID, Reviewer: se.ID, ReviewerAuthor: se.Author, Minor: is.Minor, Implementer: is.Implementer}
-	if is.CreatedBy != "" {
-		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceFrontmatter, Session: is.CreatedBy})
-	}
-	if lf.HasCreator {
-		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceLedger, Session: lf.Creator})
-	}
-	f.ImplementationHistory = appendNew(nil, lf.Implementers...)
-	f.Involved = appendNew(nil, lf.Involved...)
-	f.MinorMarkedBy = lf.MinorMarkedBy
-	f.LedgerImplementer = lf.CurrentImplementer
-	f.Minor = f.Minor && lf.Minor
-	if ig != nil {
-		f.Involved = appendNew(f.Involved, ig.Sessions...)
-		f.ImplementationHistory = appendNew(f.ImplementationHistory, ig.Implementers...)
-		if ig.AddedBy != "" {
-			f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceCommit, Session: ig.AddedSession, Author: ig.AddedBy})
-		}
-	}
-	return f
 }
 
 // securityEntryReason returns the reason of the first security entry of

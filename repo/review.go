@@ -29,13 +29,23 @@ func (s *Store) ReviewMode() (policy.Mode, error) {
 // and the git commits that touched the issue's files. Frontmatter alone is
 // never trusted; the policy reconciles the sources.
 func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
+	lf, err := s.ledgerFactsOf(is.ID)
+	if err != nil {
+		return reviewFacts(is, se, ledgerFacts{}, nil), err
+	}
+	// Committed history: the commit that added the file and the sessions
+	// whose commits touched it, from one cached walk of the history.
+	ig, err := s.issueGitFacts(is.ID)
+	return reviewFacts(is, se, lf, ig), err
+}
+
+// reviewFacts assembles the policy's facts from the three sources, given
+// rather than read, so that td approve and td check (which replays the
+// ledger as it stood at each decision) judge with one definition.
+func reviewFacts(is *Issue, se *Session, lf ledgerFacts, ig *issueGit) policy.Facts {
 	f := policy.Facts{IssueID: is.ID, Reviewer: se.ID, ReviewerAuthor: se.Author, Minor: is.Minor, Implementer: is.Implementer}
 	if is.CreatedBy != "" {
 		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceFrontmatter, Session: is.CreatedBy})
-	}
-	lf, err := s.ledgerFactsOf(is.ID)
-	if err != nil {
-		return f, err
 	}
 	if lf.HasCreator {
 		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceLedger, Session: lf.Creator})
@@ -48,18 +58,14 @@ func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
 	// The minor bypass needs the ledger to agree: td create --minor and
 	// td edit --minor record it, a flag typed into the file does not.
 	f.Minor = f.Minor && lf.Minor
-	// Committed history: the commit that added the file and the sessions
-	// whose commits touched it, from one cached walk of the history.
-	ig, err := s.issueGitFacts(is.ID)
-	if err != nil || ig == nil {
-		return f, err
+	if ig != nil {
+		f.Involved = appendNew(f.Involved, ig.Sessions...)
+		f.ImplementationHistory = appendNew(f.ImplementationHistory, ig.Implementers...)
+		if ig.AddedBy != "" {
+			f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceCommit, Session: ig.AddedSession, Author: ig.AddedBy})
+		}
 	}
-	f.Involved = appendNew(f.Involved, ig.Sessions...)
-	f.ImplementationHistory = appendNew(f.ImplementationHistory, ig.Implementers...)
-	if ig.AddedBy != "" {
-		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceCommit, Session: ig.AddedSession, Author: ig.AddedBy})
-	}
-	return f, nil
+	return f
 }
 
 // Approve closes an issue in review when the review policy lets the
