@@ -270,6 +270,17 @@ func (r *runner) openActor(c *cli.Context) (*repo.Store, *repo.Session, error) {
 	return s, se, err
 }
 
+// openArgs checks the positional arguments, then finds the store: the
+// start of most commands that only read.
+func (r *runner) openArgs(c *cli.Context, min, max int, usage string) ([]string, *repo.Store, error) {
+	a, err := args(c, min, max, usage)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := r.open(c)
+	return a, s, err
+}
+
 // actorArgs checks the positional arguments, then finds the store and the
 // acting session: the start of most commands that act as a session.
 func (r *runner) actorArgs(c *cli.Context, min, max int, usage string) ([]string, *repo.Store, *repo.Session, error) {

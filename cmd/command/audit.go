@@ -9,10 +9,7 @@ import (
 )
 
 func (r *runner) securityAction(c *cli.Context) error {
-	if _, err := args(c, 0, 0, ""); err != nil {
-		return err
-	}
-	s, err := r.open(c)
+	_, s, err := r.openArgs(c, 0, 0, "")
 	if err != nil {
 		return err
 	}
@@ -113,10 +110,7 @@ Examples:
    td audit verify --base main --json`,
 				Flags: []cli.Flag{&cli.StringFlag{Name: "base", Usage: "compare with the file at this revision (default HEAD)"}},
 				Action: func(c *cli.Context) error {
-					if _, err := args(c, 0, 0, "[--base REV]"); err != nil {
-						return err
-					}
-					s, err := r.open(c)
+					_, s, err := r.openArgs(c, 0, 0, "[--base REV]")
 					if err != nil {
 						return err
 					}

@@ -76,10 +76,7 @@ Known flags: %s`, knownFlags()),
 		Subcommands: []*cli.Command{
 			{Name: "list", Usage: "every flag with its value and source (env, config or default)",
 				Action: func(c *cli.Context) error {
-					if _, err := args(c, 0, 0, ""); err != nil {
-						return err
-					}
-					s, err := r.open(c)
+					_, s, err := r.openArgs(c, 0, 0, "")
 					if err != nil {
 						return err
 					}
@@ -98,11 +95,7 @@ Known flags: %s`, knownFlags()),
 				}},
 			{Name: "get", Usage: "one flag's value and source", ArgsUsage: "NAME",
 				Action: func(c *cli.Context) error {
-					a, err := args(c, 1, 1, "NAME")
-					if err != nil {
-						return err
-					}
-					s, err := r.open(c)
+					a, s, err := r.openArgs(c, 1, 1, "NAME")
 					if err != nil {
 						return err
 					}

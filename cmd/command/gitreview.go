@@ -323,10 +323,7 @@ Examples:
 			&cli.StringFlag{Name: "base", Usage: "also check the history since this `REV` (its merge base with HEAD)"},
 		},
 		Action: func(c *cli.Context) error {
-			if _, err := args(c, 0, 0, "[--base REV]"); err != nil {
-				return err
-			}
-			s, err := r.open(c)
+			_, s, err := r.openArgs(c, 0, 0, "[--base REV]")
 			if err != nil {
 				return err
 			}

@@ -210,11 +210,7 @@ Examples:
    td show td-k3x9qa
    td show k3x --json`,
 		Action: func(c *cli.Context) error {
-			a, err := args(c, 1, 1, "ID")
-			if err != nil {
-				return err
-			}
-			s, err := r.open(c)
+			a, s, err := r.openArgs(c, 1, 1, "ID")
 			if err != nil {
 				return err
 			}

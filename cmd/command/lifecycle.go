@@ -77,11 +77,7 @@ Examples:
    td session resume ses_c81kd0zz --format markdown`,
 			Flags: []cli.Flag{formatFlag},
 			Action: func(c *cli.Context) error {
-				a, err := args(c, 0, 1, "[ID] [--format text|markdown]")
-				if err != nil {
-					return err
-				}
-				s, err := r.open(c)
+				a, s, err := r.openArgs(c, 0, 1, "[ID] [--format text|markdown]")
 				if err != nil {
 					return err
 				}

@@ -77,11 +77,7 @@ Examples:
 }
 
 func (r *runner) linkAction(c *cli.Context, verb string, run func(*repo.Store, *repo.Session, string, string, string) (*repo.LinkResult, error)) error {
-	a, err := args(c, 3, 3, "ID KIND OTHER")
-	if err != nil {
-		return err
-	}
-	s, se, err := r.openActor(c)
+	a, s, se, err := r.actorArgs(c, 3, 3, "ID KIND OTHER")
 	if err != nil {
 		return err
 	}
@@ -138,11 +134,7 @@ Examples:
    td links td-k3x9qa
    td links k3x --json`,
 		Action: func(c *cli.Context) error {
-			a, err := args(c, 1, 1, "ID")
-			if err != nil {
-				return err
-			}
-			s, err := r.open(c)
+			a, s, err := r.openArgs(c, 1, 1, "ID")
 			if err != nil {
 				return err
 			}
@@ -213,10 +205,7 @@ Examples:
 			&cli.StringFlag{Name: "assignee", Aliases: []string{"a"}, Usage: "only issues assigned to this (session:ID, or a name)"},
 		},
 		Action: func(c *cli.Context) error {
-			if _, err := args(c, 0, 0, "[flags]"); err != nil {
-				return err
-			}
-			s, err := r.open(c)
+			_, s, err := r.openArgs(c, 0, 0, "[flags]")
 			if err != nil {
 				return err
 			}

@@ -171,11 +171,7 @@ Examples:
    td todo accept p7k2 --issue td-k3x9qa`,
 			Flags: []cli.Flag{issueFlag},
 			Action: func(c *cli.Context) error {
-				a, err := args(c, 1, 1, "PROPOSAL (its ID or part of an item's text)")
-				if err != nil {
-					return err
-				}
-				s, se, err := r.openActor(c)
+				a, s, se, err := r.actorArgs(c, 1, 1, "PROPOSAL (its ID or part of an item's text)")
 				if err != nil {
 					return err
 				}
@@ -199,11 +195,7 @@ Examples:
    td todo reject p7k2 --reason "the design team owns the colour tokens"`,
 			Flags: []cli.Flag{issueFlag, reasonFlag("why (required): the subagent reads it")},
 			Action: func(c *cli.Context) error {
-				a, err := args(c, 1, 1, "PROPOSAL --reason WHY")
-				if err != nil {
-					return err
-				}
-				s, se, err := r.openActor(c)
+				a, s, se, err := r.actorArgs(c, 1, 1, "PROPOSAL --reason WHY")
 				if err != nil {
 					return err
 				}
@@ -232,10 +224,7 @@ Examples:
    td todo proposals --issue td-k3x9qa --json`,
 			Flags: []cli.Flag{issueFlag},
 			Action: func(c *cli.Context) error {
-				if _, err := args(c, 0, 0, "[--issue ID]"); err != nil {
-					return err
-				}
-				s, se, err := r.openActor(c)
+				_, s, se, err := r.actorArgs(c, 0, 0, "[--issue ID]")
 				if err != nil {
 					return err
 				}

@@ -87,10 +87,7 @@ func (r *runner) statusCommand() *cli.Command {
    td status
    td status --json`,
 		Action: func(c *cli.Context) error {
-			if _, err := args(c, 0, 0, ""); err != nil {
-				return err
-			}
-			s, se, err := r.openActor(c)
+			_, s, se, err := r.actorArgs(c, 0, 0, "")
 			if err != nil {
 				return err
 			}

@@ -47,10 +47,7 @@ Examples:
 					formatFlag,
 				},
 				Action: func(c *cli.Context) error {
-					if _, err := args(c, 0, 0, "[--name N] [--agent PATH] [--category project|meta] [--use]"); err != nil {
-						return err
-					}
-					s, err := r.open(c)
+					_, s, err := r.openArgs(c, 0, 0, "[--name N] [--agent PATH] [--category project|meta] [--use]")
 					if err != nil {
 						return err
 					}
@@ -94,11 +91,7 @@ $TD_SESSION says otherwise. The pointer lives in .todos/local/ (not committed).
 Examples:
    td session use ses_7hq2m4p1`,
 				Action: func(c *cli.Context) error {
-					a, err := args(c, 1, 1, "ID")
-					if err != nil {
-						return err
-					}
-					s, err := r.open(c)
+					a, s, err := r.openArgs(c, 1, 1, "ID")
 					if err != nil {
 						return err
 					}
@@ -123,10 +116,7 @@ Examples:
    td session list
    td session list --json`,
 				Action: func(c *cli.Context) error {
-					if _, err := args(c, 0, 0, ""); err != nil {
-						return err
-					}
-					s, err := r.open(c)
+					_, s, err := r.openArgs(c, 0, 0, "")
 					if err != nil {
 						return err
 					}
@@ -175,11 +165,7 @@ Examples:
    td session show
    td session show ses_7hq2m4p1 --json`,
 				Action: func(c *cli.Context) error {
-					a, err := args(c, 0, 1, "[ID]")
-					if err != nil {
-						return err
-					}
-					s, err := r.open(c)
+					a, s, err := r.openArgs(c, 0, 1, "[ID]")
 					if err != nil {
 						return err
 					}
@@ -244,10 +230,7 @@ Examples:
    td whoami
    TD_SESSION=ses_7hq2m4p1 td whoami --json`,
 		Action: func(c *cli.Context) error {
-			if _, err := args(c, 0, 0, ""); err != nil {
-				return err
-			}
-			s, err := r.open(c)
+			_, s, err := r.openArgs(c, 0, 0, "")
 			if err != nil {
 				return err
 			}

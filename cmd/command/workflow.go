@@ -114,11 +114,7 @@ Examples:
 		cmds = append(cmds, &cli.Command{
 			Name: st.name, Usage: st.usage, ArgsUsage: "ID", Description: st.desc, Flags: st.flags,
 			Action: func(c *cli.Context) error {
-				a, err := args(c, 1, 1, "ID")
-				if err != nil {
-					return err
-				}
-				s, se, err := r.openActor(c)
+				a, s, se, err := r.actorArgs(c, 1, 1, "ID")
 				if err != nil {
 					return err
 				}
