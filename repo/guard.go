@@ -222,7 +222,7 @@ func (tx *Tx) noteBefore(p string) {
 	data, err := readRegular(p, maxLedgerSize)
 	switch {
 	case err == nil:
-		h = gitrepo.HashBlob(data)
+		h = gitrepo.BlobHash(data)
 	case !errors.Is(err, fs.ErrNotExist):
 		h = journalUnknown
 	}
@@ -269,7 +269,7 @@ func (s *Store) journal(tx *Tx, blobs []gitrepo.StagedBlob) {
 			data, err := readRegular(p, maxLedgerSize)
 			switch {
 			case err == nil:
-				after = gitrepo.HashBlob(data)
+				after = gitrepo.BlobHash(data)
 			case !errors.Is(err, fs.ErrNotExist):
 				ok = false
 			}
@@ -471,7 +471,7 @@ func (m *mergeFacts) brought(c gitrepo.StagedChange) bool {
 	if terr != nil && !errors.Is(terr, fs.ErrNotExist) {
 		return false
 	}
-	if terr == nil && gitrepo.HashBlob(theirs) == c.Hash {
+	if terr == nil && gitrepo.BlobHash(theirs) == c.Hash {
 		return true
 	}
 	if !strings.HasSuffix(c.Path, ".jsonl") {
@@ -481,7 +481,7 @@ func (m *mergeFacts) brought(c gitrepo.StagedChange) bool {
 	if oerr != nil && !errors.Is(oerr, fs.ErrNotExist) {
 		return false
 	}
-	merged, err := m.g.BlobAt(c.Hash)
+	merged, err := m.g.ReadBlob(c.Hash)
 	if err != nil {
 		return false
 	}

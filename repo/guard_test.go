@@ -407,7 +407,7 @@ func TestJournalCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := gitrepo.HashBlob(committed) + " - " + ledger + "\n"
+	line := gitrepo.BlobHash(committed) + " - " + ledger + "\n"
 	var filler strings.Builder
 	for filler.Len() < journalCompactAt {
 		filler.WriteString(line)
@@ -424,7 +424,7 @@ func TestJournalCompaction(t *testing.T) {
 	}
 	// One write is left: td's last, which starts from HEAD's content.
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], journalHeader) || !strings.HasSuffix(lines[1], " "+gitrepo.HashBlob(committed)+" "+ledger) {
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], journalHeader) || !strings.HasSuffix(lines[1], " "+gitrepo.BlobHash(committed)+" "+ledger) {
 		t.Fatalf("compacted journal:\n%s", data)
 	}
 	if journalBase(data) != int64(len(data)-len(lines[0])-1) {

@@ -319,7 +319,7 @@ func TestCommitRefusesDuringAMergeButStages(t *testing.T) {
 	if !res.Staged || res.Hash != "" {
 		t.Errorf("result %+v, want staged and not committed", res)
 	}
-	if len(res.Blobs) != 1 || res.Blobs[0].Path != "a" || res.Blobs[0].Hash != HashBlob([]byte("2\n")) {
+	if len(res.Blobs) != 1 || res.Blobs[0].Path != "a" || res.Blobs[0].Hash != BlobHash([]byte("2\n")) {
 		t.Errorf("blobs %+v, want the staged content of a", res.Blobs)
 	}
 	if head, _ := r.Resolve("HEAD"); head != first.Hash {

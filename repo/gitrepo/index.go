@@ -120,6 +120,53 @@ func appendEntry(out []byte, c *change, mode uint32) []byte {
 	return out
 }
 
+// indexRecord is the variable-length part of one index entry as stored:
+// its flags, extended flags (version 3), path and size on disk.
+type indexRecord struct {
+	flags, xflags uint16
+	name          []byte
+	size          int
+}
+
+// Problems in an index entry's layout.
+var (
+	errIndexShort     = errors.New("the index is cut short")
+	errIndexMalformed = errors.New("the index has a malformed entry")
+)
+
+// readIndexRecord reads the entry at off of an index of the given version
+// whose entries and extensions end at body.
+func readIndexRecord(data []byte, off, body int, version uint32) (indexRecord, error) {
+	be := binary.BigEndian
+	if off+entryFixedLen > body {
+		return indexRecord{}, errIndexShort
+	}
+	rec := indexRecord{flags: be.Uint16(data[off+entryFlagsOff:])}
+	fixed := entryFixedLen
+	if rec.flags&flagExtended != 0 {
+		if version < 3 || off+entryFixedLen+2 > body {
+			return indexRecord{}, errIndexMalformed
+		}
+		rec.xflags = be.Uint16(data[off+entryFixedLen:])
+		fixed += 2
+	}
+	nameStart := off + fixed
+	nameLen := int(rec.flags & flagNameMask)
+	if nameLen == flagNameMask {
+		n := bytes.IndexByte(data[nameStart:body], 0)
+		if n < 0 {
+			return indexRecord{}, errIndexMalformed
+		}
+		nameLen = n
+	}
+	rec.size = entryLen(fixed, nameLen)
+	if nameStart+nameLen > body || off+rec.size > body {
+		return indexRecord{}, errIndexShort
+	}
+	rec.name = data[nameStart : nameStart+nameLen : nameStart+nameLen]
+	return rec, nil
+}
+
 // entryLen is the padded on-disk length of a version 2 or 3 entry whose fixed
 // part is fixed bytes long and whose path is nameLen bytes long.
 func entryLen(fixed, nameLen int) int { return (fixed + nameLen + 8) &^ 7 }
@@ -180,33 +227,11 @@ func patchIndex(data []byte, indexMtime uint32, changes []*change, trustExecBit 
 	}
 
 	for range count {
-		if off+entryFixedLen > body {
+		rec, err := readIndexRecord(data, off, body, version)
+		if err != nil {
 			return nil, errNeedsCodec
 		}
-		flags := be.Uint16(data[off+entryFlagsOff:])
-		fixed := entryFixedLen
-		var xflags uint16
-		if flags&flagExtended != 0 {
-			if version < 3 || off+entryFixedLen+2 > body {
-				return nil, errNeedsCodec
-			}
-			xflags = be.Uint16(data[off+entryFixedLen:])
-			fixed += 2
-		}
-		nameStart := off + fixed
-		nameLen := int(flags & flagNameMask)
-		if nameLen == flagNameMask {
-			n := bytes.IndexByte(data[nameStart:body], 0)
-			if n < 0 {
-				return nil, errNeedsCodec
-			}
-			nameLen = n
-		}
-		size := entryLen(fixed, nameLen)
-		if nameStart+nameLen > body || off+size > body {
-			return nil, errNeedsCodec
-		}
-		name := data[nameStart : nameStart+nameLen]
+		flags, xflags, name, size := rec.flags, rec.xflags, rec.name, rec.size
 
 		for ci < len(changes) && changes[ci].path < string(name) {
 			flush(off)

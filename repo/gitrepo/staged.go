@@ -122,41 +122,19 @@ func readIndexEntries(data []byte) ([]indexEntry, *treeNode, error) {
 	entries := make([]indexEntry, 0, count)
 	off := indexHeaderLen
 	for range count {
-		if off+entryFixedLen > body {
-			return nil, nil, errors.New("the index is cut short")
-		}
-		flags := be.Uint16(data[off+entryFlagsOff:])
-		fixed := entryFixedLen
-		var xflags uint16
-		if flags&flagExtended != 0 {
-			if version < 3 || off+entryFixedLen+2 > body {
-				return nil, nil, errors.New("the index has a malformed entry")
-			}
-			xflags = be.Uint16(data[off+entryFixedLen:])
-			fixed += 2
-		}
-		nameStart := off + fixed
-		nameLen := int(flags & flagNameMask)
-		if nameLen == flagNameMask {
-			n := bytes.IndexByte(data[nameStart:body], 0)
-			if n < 0 {
-				return nil, nil, errors.New("the index has a malformed entry")
-			}
-			nameLen = n
-		}
-		size := entryLen(fixed, nameLen)
-		if nameStart+nameLen > body || off+size > body {
-			return nil, nil, errors.New("the index is cut short")
+		rec, err := readIndexRecord(data, off, body, version)
+		if err != nil {
+			return nil, nil, err
 		}
 		e := indexEntry{
-			name:  data[nameStart : nameStart+nameLen : nameStart+nameLen],
+			name:  rec.name,
 			mode:  be.Uint32(data[off+entryModeOffset:]),
-			stage: int(flags&flagStageMask) >> 12,
-			ita:   xflags&xflagIntentToAdd != 0,
+			stage: int(rec.flags&flagStageMask) >> 12,
+			ita:   rec.xflags&xflagIntentToAdd != 0,
 		}
 		copy(e.hash[:], data[off+entryHashOffset:off+entryHashOffset+hashLen])
 		entries = append(entries, e)
-		off += size
+		off += rec.size
 	}
 	var tree *treeNode
 	for p := off; p+8 <= body; {
@@ -412,29 +390,6 @@ func (r *Repo) stagedBlobs(changes []*change) []StagedBlob {
 		}
 	}
 	return out
-}
-
-// HashBlob returns the object name git gives a file with this content.
-func HashBlob(content []byte) string {
-	return plumbing.ComputeHash(plumbing.BlobObject, content).String()
-}
-
-// BlobAt returns the content of the blob with the given full object name.
-func (r *Repo) BlobAt(hash string) ([]byte, error) {
-	h, ok := parseFullHash(hash)
-	if !ok {
-		return nil, fmt.Errorf("read blob %q: not a full object name", hash)
-	}
-	o := r.openObjects()
-	defer o.close()
-	typ, data, err := o.read(h)
-	if err != nil {
-		return nil, err
-	}
-	if typ != plumbing.BlobObject {
-		return nil, fmt.Errorf("object %s is a %s, not a blob", hash, typ)
-	}
-	return bytes.Clone(data), nil
 }
 
 // HeadBlobs returns the object names HEAD's tree has at the given paths

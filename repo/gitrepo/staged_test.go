@@ -115,7 +115,7 @@ func TestStagedChangesAddModifyDeleteMode(t *testing.T) {
 				t.Errorf("deletion: %+v", c)
 			}
 		case "mod.go":
-			if c.Hash == c.OldHash || c.Hash != HashBlob([]byte("changed\n")) {
+			if c.Hash == c.OldHash || c.Hash != BlobHash([]byte("changed\n")) {
 				t.Errorf("modification: %+v", c)
 			}
 		}
@@ -293,7 +293,7 @@ func TestStageBlobsReportsWhatWasStaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []StagedBlob{
-		{Path: "a.md", Hash: HashBlob([]byte("alpha\n")), Mode: modeFile},
+		{Path: "a.md", Hash: BlobHash([]byte("alpha\n")), Mode: modeFile},
 		{Path: "b.md", Removed: true},
 	}
 	if len(blobs) != len(want) {
@@ -305,14 +305,14 @@ func TestStageBlobsReportsWhatWasStaged(t *testing.T) {
 		}
 	}
 	checkIndex(t, r, map[string]string{"a.md": "alpha\n"})
-	content, err := r.BlobAt(blobs[0].Hash)
+	content, err := r.ReadBlob(blobs[0].Hash)
 	if err != nil || string(content) != "alpha\n" {
 		t.Errorf("BlobAt: %q %v", content, err)
 	}
 	if blobs, err := r.StageBlobs(); err != nil || blobs != nil {
 		t.Errorf("no paths: %v %v", blobs, err)
 	}
-	if _, err := r.BlobAt("abc"); err == nil {
+	if _, err := r.ReadBlob("abc"); err == nil {
 		t.Error("BlobAt accepted a short name")
 	}
 }
@@ -334,7 +334,7 @@ func TestHeadBlobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"a.md": HashBlob([]byte("a\n")), "d/b.md": HashBlob([]byte("b\n")), "d/e/c.md": HashBlob([]byte("c\n"))}
+	want := map[string]string{"a.md": BlobHash([]byte("a\n")), "d/b.md": BlobHash([]byte("b\n")), "d/e/c.md": BlobHash([]byte("c\n"))}
 	if len(got) != len(want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
