@@ -122,15 +122,11 @@ Examples:
    td list --status in_progress --label auth
    td list --all --json
    td list --reviewable`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "status", Aliases: []string{"s"}, Usage: "only these statuses (repeatable)"},
-			&cli.StringSliceFlag{Name: "type", Aliases: []string{"t"}, Usage: "only these types (repeatable)"},
-			&cli.StringSliceFlag{Name: "priority", Aliases: []string{"p"}, Usage: "only these priorities (repeatable)"},
-			&cli.StringSliceFlag{Name: "label", Aliases: []string{"l"}, Usage: "only issues carrying every one of these labels"},
-			&cli.StringFlag{Name: "assignee", Aliases: []string{"a"}, Usage: "only issues assigned to this (session:ID, or a name)"},
 			&cli.BoolFlag{Name: "all", Usage: "include closed issues"},
 			&cli.BoolFlag{Name: "reviewable", Usage: "only issues in review that you may approve (same as td reviewable)"},
-		},
+		}, filterFlags()...),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[flags]"); err != nil {
 				return err
@@ -142,11 +138,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			list, perrs, err := s.List(repo.Filter{
-				Statuses: splitValues(c.StringSlice("status")), Types: splitValues(c.StringSlice("type")),
-				Priorities: splitValues(c.StringSlice("priority")), Labels: splitValues(c.StringSlice("label")),
-				Assignee: c.String("assignee"), All: c.Bool("all"),
-			})
+			f := filterOf(c)
+			f.Statuses, f.All = splitValues(c.StringSlice("status")), c.Bool("all")
+			list, perrs, err := s.List(f)
 			if err != nil {
 				return err
 			}
@@ -159,6 +153,24 @@ Examples:
 			r.printIssueTable(list)
 			return nil
 		},
+	}
+}
+
+// filterFlags are the issue filters td list and td ready share.
+func filterFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "type", Aliases: []string{"t"}, Usage: "only these types (repeatable)"},
+		&cli.StringSliceFlag{Name: "priority", Aliases: []string{"p"}, Usage: "only these priorities (repeatable)"},
+		&cli.StringSliceFlag{Name: "label", Aliases: []string{"l"}, Usage: "only issues carrying every one of these labels"},
+		&cli.StringFlag{Name: "assignee", Aliases: []string{"a"}, Usage: "only issues assigned to this (session:ID, or a name)"},
+	}
+}
+
+// filterOf reads the filterFlags.
+func filterOf(c *cli.Context) repo.Filter {
+	return repo.Filter{
+		Types: splitValues(c.StringSlice("type")), Priorities: splitValues(c.StringSlice("priority")),
+		Labels: splitValues(c.StringSlice("label")), Assignee: c.String("assignee"),
 	}
 }
 

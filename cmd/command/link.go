@@ -198,21 +198,13 @@ Examples:
    td ready
    td ready -p P0 -p P1 --label auth
    td ready --json`,
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "type", Aliases: []string{"t"}, Usage: "only these types (repeatable)"},
-			&cli.StringSliceFlag{Name: "priority", Aliases: []string{"p"}, Usage: "only these priorities (repeatable)"},
-			&cli.StringSliceFlag{Name: "label", Aliases: []string{"l"}, Usage: "only issues carrying every one of these labels"},
-			&cli.StringFlag{Name: "assignee", Aliases: []string{"a"}, Usage: "only issues assigned to this (session:ID, or a name)"},
-		},
+		Flags: filterFlags(),
 		Action: func(c *cli.Context) error {
 			_, s, err := r.openArgs(c, 0, 0, "[flags]")
 			if err != nil {
 				return err
 			}
-			list, perrs, err := s.Ready(repo.Filter{
-				Types: splitValues(c.StringSlice("type")), Priorities: splitValues(c.StringSlice("priority")),
-				Labels: splitValues(c.StringSlice("label")), Assignee: c.String("assignee"),
-			})
+			list, perrs, err := s.Ready(filterOf(c))
 			if err != nil {
 				return err
 			}
