@@ -55,7 +55,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			se, _, err := s.CurrentSession(c.String("session"), false)
+			se, err := r.currentSession(c, s)
 			if err != nil {
 				return err
 			}
@@ -252,7 +252,7 @@ func (r *runner) trailerAction(c *cli.Context, add func(*repo.Store, *repo.Sessi
 	if err != nil {
 		return err
 	}
-	se, _, err := s.CurrentSession(c.String("session"), false)
+	se, err := r.currentSession(c, s)
 	if err != nil {
 		return err
 	}

@@ -81,12 +81,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				var se *repo.Session
-				if len(a) == 1 {
-					se, err = s.Session(a[0])
-				} else {
-					_, se, err = r.openActor(c)
-				}
+				se, err := r.sessionArg(c, s, a, true)
 				if err != nil {
 					return err
 				}

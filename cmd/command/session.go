@@ -124,13 +124,9 @@ Examples:
 					for _, e := range errs {
 						r.st.warnf("%v", e)
 					}
-					cur, _, err := s.CurrentSession(c.String("session"), false)
+					curID, err := r.currentID(c, s)
 					if err != nil {
 						return err
-					}
-					curID := ""
-					if cur != nil {
-						curID = cur.ID
 					}
 					if r.st.json {
 						out := make([]sessionJSON, len(list))
@@ -169,23 +165,11 @@ Examples:
 					if err != nil {
 						return err
 					}
-					var se *repo.Session
-					if len(a) == 1 {
-						se, err = s.Session(a[0])
-					} else {
-						se, _, err = s.CurrentSession(c.String("session"), false)
-						if err == nil && se == nil {
-							return &repo.Error{Code: repo.CodeNotFound, Msg: "no current session yet; td session start makes one"}
-						}
-					}
+					se, err := r.sessionArg(c, s, a, false)
 					if err != nil {
 						return err
 					}
-					cur, _, _ := s.CurrentSession(c.String("session"), false)
-					curID := ""
-					if cur != nil {
-						curID = cur.ID
-					}
+					curID, _ := r.currentID(c, s)
 					if r.st.json {
 						return r.st.emitJSON(r.sessionJSON(s, se, curID))
 					}
@@ -195,6 +179,40 @@ Examples:
 			},
 		}, r.bindCommands()...), r.lifecycleCommands()...),
 	}
+}
+
+// currentSession is the session td acts as here, nil when there is none
+// yet: it never makes the default session, as a reading command should not.
+func (r *runner) currentSession(c *cli.Context, s *repo.Store) (*repo.Session, error) {
+	se, _, err := s.CurrentSession(c.String("session"), false)
+	return se, err
+}
+
+// currentID is the current session's ID, "" when there is none yet.
+func (r *runner) currentID(c *cli.Context, s *repo.Store) (string, error) {
+	se, err := r.currentSession(c, s)
+	if se == nil {
+		return "", err
+	}
+	return se.ID, err
+}
+
+// sessionArg is the session a command's optional [ID] argument names, or
+// the current one. With create the operator's default session is made on
+// first use; without, having no session yet is an error.
+func (r *runner) sessionArg(c *cli.Context, s *repo.Store, a []string, create bool) (*repo.Session, error) {
+	if len(a) == 1 {
+		return s.Session(a[0])
+	}
+	if create {
+		_, se, err := r.openActor(c)
+		return se, err
+	}
+	se, err := r.currentSession(c, s)
+	if err == nil && se == nil {
+		return nil, &repo.Error{Code: repo.CodeNotFound, Msg: "no current session yet; td session start makes one"}
+	}
+	return se, err
 }
 
 func (r *runner) printSession(s *repo.Store, se *repo.Session) {
