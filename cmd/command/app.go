@@ -99,11 +99,15 @@ type runner struct {
 
 // unrecorded are the commands that do not count as a session's action:
 // the lifecycle commands keep the state themselves, and introspection or
-// plumbing says nothing about what the session did.
+// plumbing says nothing about what the session did. A command that counts
+// only sometimes (td guard from git's pre-commit hook, td onboard without
+// --write) clears r.ran itself.
 var unrecorded = map[string]bool{
 	"session start": true, "session compact": true, "session stop": true, "session resume": true,
 	"session error": true, "session show": true, "session list": true, "session use": true,
 	"context": true, "whoami": true, "demo": true, "merge-driver": true, "version": true, "help": true,
+	// Run by git or by an agent harness, not by the session itself.
+	"hook claude": true, "hooks prepare-commit-msg": true, "hooks commit-msg": true,
 }
 
 // recordRuns wraps every action so the invocation knows which command ran.

@@ -247,7 +247,6 @@ Examples:
 // may be nobody: then nothing is added. It prints nothing but --json, so a
 // commit's output stays git's.
 func (r *runner) trailerAction(c *cli.Context, add func(*repo.Store, *repo.Session) (string, error)) error {
-	r.ran = "" // git's doing, not an action the session took
 	s, err := r.open(c)
 	if err != nil {
 		return err

@@ -160,7 +160,6 @@ type claudePayload struct {
 // is 0 and standard output holds only what the harness should add to the
 // agent's context; a failure is one line on standard error.
 func (r *runner) hookClaudeAction(c *cli.Context) (err error) {
-	r.ran = "" // the harness's doing, not an action the session took
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(r.st.errOut, "td hook claude: internal error: %v; please report it\n", p)
