@@ -80,13 +80,23 @@ func nonNilSlice[T any](s []T) []T {
 	return s
 }
 
+// checkFormat refuses a --format td does not print. Commands that change
+// a session's state call it before acting, so a refused call writes
+// nothing.
+func checkFormat(format string) error {
+	if format != formatText && format != formatMarkdown {
+		return usagef("--format %q must be text or markdown", format)
+	}
+	return nil
+}
+
 // printContext prints a context block as JSON, text or markdown.
 func (r *runner) printContext(ctx *repo.Context, format string) error {
 	if r.st.json {
 		return r.st.emitJSON(toContextJSON(ctx))
 	}
-	if format != formatText && format != formatMarkdown {
-		return usagef("--format %q must be text or markdown", format)
+	if err := checkFormat(format); err != nil {
+		return err
 	}
 	w := &blockWriter{md: format == formatMarkdown}
 	writeContext(w, ctx)

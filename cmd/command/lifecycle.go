@@ -28,6 +28,9 @@ Examples:
 				if err != nil {
 					return err
 				}
+				if err := checkFormat(c.String("format")); err != nil {
+					return err
+				}
 				ctx, err := s.Compact(se)
 				if err != nil {
 					return err
@@ -79,6 +82,9 @@ Examples:
 			Action: func(c *cli.Context) error {
 				a, s, err := r.openArgs(c, 0, 1, "[ID] [--format text|markdown]")
 				if err != nil {
+					return err
+				}
+				if err := checkFormat(c.String("format")); err != nil {
 					return err
 				}
 				se, err := r.sessionArg(c, s, a, true)
@@ -142,6 +148,9 @@ Examples:
 		Action: func(c *cli.Context) error {
 			_, s, se, err := r.actorArgs(c, 0, 0, "[--format text|markdown]")
 			if err != nil {
+				return err
+			}
+			if err := checkFormat(c.String("format")); err != nil {
 				return err
 			}
 			ctx, err := s.SessionContext(se, repo.ContextNow)

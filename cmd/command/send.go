@@ -35,8 +35,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if f := c.String("format"); f != formatText && f != formatMarkdown {
-				return usagef("--format %q must be text or markdown", f)
+			if err := checkFormat(c.String("format")); err != nil {
+				return err
 			}
 			s, se, err := r.openActor(c)
 			if err != nil {

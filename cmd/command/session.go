@@ -51,8 +51,8 @@ Examples:
 					if err != nil {
 						return err
 					}
-					if f := c.String("format"); f != formatText && f != formatMarkdown {
-						return usagef("--format %q must be text or markdown", f)
+					if err := checkFormat(c.String("format")); err != nil {
+						return err
 					}
 					se, err := s.StartSession(repo.StartOptions{Name: c.String("name"), Agent: c.String("agent"), Category: c.String("category"), Use: c.Bool("use")})
 					if err != nil {
