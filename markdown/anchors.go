@@ -5,19 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 )
-
-// Anchor priorities, most pressing first.
-const (
-	AnchorCritical = "critical"
-	AnchorHigh     = "high"
-	AnchorNormal   = "normal"
-)
-
-// AnchorPriorities lists the priorities, most pressing first.
-var AnchorPriorities = []string{AnchorCritical, AnchorHigh, AnchorNormal}
 
 // AnchorsHeading is the title of the section holding anchors: a level-2
 // heading in an issue body, the first heading of .todos/anchors.md.
@@ -26,7 +17,7 @@ const AnchorsHeading = "Anchors"
 // Anchor is one line an agent must keep in mind across compactions and
 // sessions: "- critical: never push to main" under the Anchors heading.
 type Anchor struct {
-	Priority string
+	Priority domain.AnchorPriority
 	Text     string
 	// Start and End are the item's byte range, End past its line ending.
 	Start, End int
@@ -80,32 +71,25 @@ func anchorOf(item ast.Node, body []byte) (Anchor, bool) {
 		parts = append(parts, strings.TrimSpace(string(seg.Value(body))))
 	}
 	txt := strings.Join(parts, " ")
-	prio := AnchorNormal
+	prio := domain.AnchorNormal
 	if k, v, ok := strings.Cut(txt, ":"); ok {
-		if p := strings.ToLower(strings.TrimSpace(k)); validPriority(p) {
+		if p := domain.AnchorPriority(strings.ToLower(strings.TrimSpace(k))); p.Valid() {
 			prio, txt = p, strings.TrimSpace(v)
 		}
 	}
 	return Anchor{Priority: prio, Text: txt, Start: start, End: end}, true
 }
 
-func validPriority(p string) bool {
-	for _, q := range AnchorPriorities {
-		if p == q {
-			return true
-		}
-	}
-	return false
-}
-
 // AnchorLine is the line td writes for an anchor.
-func AnchorLine(priority, txt string) string { return "- " + priority + ": " + txt }
+func AnchorLine(priority domain.AnchorPriority, txt string) string {
+	return "- " + string(priority) + ": " + txt
+}
 
 // CheckAnchor validates an anchor before it is written: a known priority
 // and one non-empty line of text.
-func CheckAnchor(priority, txt string) error {
-	if !validPriority(priority) {
-		return fmt.Errorf("priority %q must be one of %s", priority, strings.Join(AnchorPriorities, ", "))
+func CheckAnchor(priority domain.AnchorPriority, txt string) error {
+	if !priority.Valid() {
+		return fmt.Errorf("priority %q must be one of critical, high, normal", priority)
 	}
 	if strings.TrimSpace(txt) == "" {
 		return fmt.Errorf("an anchor needs text")
@@ -120,7 +104,7 @@ func CheckAnchor(priority, txt string) error {
 // section. A body without the section gains "## Anchors" before the
 // first section named in before (case-insensitive level-2 titles), or at
 // its end.
-func AddAnchor(body []byte, priority, txt string, before ...string) ([]byte, error) {
+func AddAnchor(body []byte, priority domain.AnchorPriority, txt string, before ...string) ([]byte, error) {
 	out, err := addAnchor(body, priority, txt, before)
 	if err != nil {
 		return nil, err
@@ -141,7 +125,7 @@ func AddAnchor(body []byte, priority, txt string, before ...string) ([]byte, err
 	return out, nil
 }
 
-func addAnchor(body []byte, priority, txt string, before []string) ([]byte, error) {
+func addAnchor(body []byte, priority domain.AnchorPriority, txt string, before []string) ([]byte, error) {
 	if err := CheckAnchor(priority, txt); err != nil {
 		return nil, err
 	}

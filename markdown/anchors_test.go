@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 func TestParseAnchors(t *testing.T) {
@@ -26,7 +28,7 @@ func TestParseAnchors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			for _, a := range ParseAnchors([]byte(tt.body)) {
-				got = append(got, a.Priority+":"+a.Text)
+				got = append(got, string(a.Priority)+":"+a.Text)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %q, want %q", got, tt.want)
@@ -53,7 +55,7 @@ func TestAddAnchor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := AddAnchor([]byte(tt.body), tt.prio, tt.text, "Acceptance criteria", "Todos")
+			got, err := AddAnchor([]byte(tt.body), domain.AnchorPriority(tt.prio), tt.text, "Acceptance criteria", "Todos")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +68,7 @@ func TestAddAnchor(t *testing.T) {
 		})
 	}
 	for _, bad := range [][2]string{{"urgent", "x"}, {"high", " "}, {"high", "a\nb"}} {
-		if _, err := AddAnchor(nil, bad[0], bad[1]); err == nil {
+		if _, err := AddAnchor(nil, domain.AnchorPriority(bad[0]), bad[1]); err == nil {
 			t.Errorf("AddAnchor(%q, %q) accepted", bad[0], bad[1])
 		}
 	}
@@ -98,7 +100,7 @@ func FuzzAnchors(f *testing.F) {
 	f.Add("## Anchors\r\n\r\n- critical: a\r\n", "b")
 	f.Fuzz(func(t *testing.T, body, txt string) {
 		before := ParseAnchors([]byte(body))
-		out, err := AddAnchor([]byte(body), AnchorHigh, txt, "Acceptance criteria", "Todos")
+		out, err := AddAnchor([]byte(body), domain.AnchorHigh, txt, "Acceptance criteria", "Todos")
 		if err != nil {
 			return
 		}
@@ -107,7 +109,7 @@ func FuzzAnchors(f *testing.F) {
 			t.Fatalf("%d anchors before, %d after adding one", len(before), len(after))
 		}
 		for i, a := range after {
-			if a.Priority == AnchorHigh && a.Text == strings.TrimSpace(txt) {
+			if a.Priority == domain.AnchorHigh && a.Text == strings.TrimSpace(txt) {
 				back := ParseAnchors(RemoveAnchor(out, a))
 				if len(back) != len(before) {
 					t.Fatalf("removing anchor %d left %d anchors, want %d", i, len(back), len(before))

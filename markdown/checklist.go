@@ -6,32 +6,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
-)
-
-// Todo statuses, as td reports them. Each has one marker character in the
-// file: ' ', '/', 'x' (or 'X'), '-' and '!'.
-const (
-	// StatusPending is a todo not started: "[ ]".
-	StatusPending = "pending"
-	// StatusInProgress is the todo being worked on: "[/]".
-	StatusInProgress = "in_progress"
-	// StatusCompleted is a finished todo: "[x]" or "[X]".
-	StatusCompleted = "completed"
-	// StatusAbandoned is a dropped todo, kept for the record: "[-]".
-	StatusAbandoned = "abandoned"
-	// StatusBlocked is a todo that waits on something: "[!]".
-	StatusBlocked = "blocked"
-)
-
-// Todo kinds: the section an item lives in.
-const (
-	// KindCriterion is an item of the "## Acceptance criteria" section.
-	KindCriterion = "criterion"
-	// KindStep is an item of the "## Todos" section.
-	KindStep = "step"
 )
 
 // Section titles, in the canonical spelling td writes.
@@ -49,20 +27,12 @@ const (
 // Item is one todo of an issue body: a list item of a top-level list in
 // the criteria or Todos section whose text starts with a status marker.
 type Item struct {
-	// Kind is KindCriterion or KindStep.
-	Kind string
-	// Status is one of the Status constants.
-	Status string
-	// Text is the item's first paragraph after the marker, its lines
-	// trimmed and joined with one space.
-	Text string
-	// Phase is the name of the "###" phase holding a step, "" before the
-	// first phase and for criteria.
-	Phase string
-	// Origin is the agent path of the phase's "(from …)" suffix, if any.
-	Origin string
-	// Notes holds one entry per block quote directly under the item.
-	Notes []string
+	// Todo is what the item says: its kind (the section it is in), status
+	// (its marker), text (the first paragraph after the marker, lines
+	// trimmed and joined with one space), phase, origin (the agent path of
+	// its phase's "(from …)" suffix) and notes (one per block quote
+	// directly under it).
+	domain.Todo
 	// Line is the 1-based line of the item's first line within the body.
 	Line int
 	// Start and End are the item's byte range in the body: from the start
@@ -77,7 +47,7 @@ type Phase struct {
 	// Name is the heading text without any "(from …)" suffix.
 	Name string
 	// Origin is the agent path of the "(from …)" suffix, or "".
-	Origin string
+	Origin domain.AgentPath
 	// Line is the 1-based line of the heading within the body.
 	Line int
 }
@@ -85,7 +55,8 @@ type Phase struct {
 // Filter narrows the items Find considers. An empty field matches any
 // item; Phase compares case-insensitively.
 type Filter struct {
-	Kind, Phase string
+	Kind  domain.TodoKind
+	Phase string
 }
 
 // Checklist is a parsed issue body. Edits splice bytes into the body and
@@ -154,8 +125,8 @@ func (c *Checklist) Items() []Item {
 }
 
 // HasSection reports whether the body has the section of kind:
-// "## Acceptance criteria" for KindCriterion, "## Todos" for KindStep.
-func (c *Checklist) HasSection(kind string) bool {
+// "## Acceptance criteria" for domain.KindCriterion, "## Todos" for domain.KindStep.
+func (c *Checklist) HasSection(kind domain.TodoKind) bool {
 	k := sectionOf(kind)
 	return k >= 0 && c.sections[k].found
 }
@@ -176,45 +147,45 @@ func (c *Checklist) touched() []edit {
 }
 
 // sectionOf maps a kind to its section index, or -1.
-func sectionOf(kind string) int {
+func sectionOf(kind domain.TodoKind) int {
 	switch kind {
-	case KindCriterion:
+	case domain.KindCriterion:
 		return secCriteria
-	case KindStep:
+	case domain.KindStep:
 		return secTodos
 	}
 	return -1
 }
 
 // statusOf maps a marker character to its status, or "".
-func statusOf(b byte) string {
+func statusOf(b byte) domain.TodoStatus {
 	switch b {
 	case ' ':
-		return StatusPending
+		return domain.TodoPending
 	case '/':
-		return StatusInProgress
+		return domain.TodoInProgress
 	case 'x', 'X':
-		return StatusCompleted
+		return domain.TodoCompleted
 	case '-':
-		return StatusAbandoned
+		return domain.TodoAbandoned
 	case '!':
-		return StatusBlocked
+		return domain.TodoBlocked
 	}
 	return ""
 }
 
 // markerOf maps a status to the marker character td writes, or 0.
-func markerOf(status string) byte {
+func markerOf(status domain.TodoStatus) byte {
 	switch status {
-	case StatusPending:
+	case domain.TodoPending:
 		return ' '
-	case StatusInProgress:
+	case domain.TodoInProgress:
 		return '/'
-	case StatusCompleted:
+	case domain.TodoCompleted:
 		return 'x'
-	case StatusAbandoned:
+	case domain.TodoAbandoned:
 		return '-'
-	case StatusBlocked:
+	case domain.TodoBlocked:
 		return '!'
 	}
 	return 0
@@ -311,9 +282,9 @@ func (c *Checklist) load(body []byte) {
 			if !ok {
 				continue
 			}
-			it.Kind, m.phase = KindStep, -1
+			it.Kind, m.phase = domain.KindStep, -1
 			if k == secCriteria {
-				it.Kind = KindCriterion
+				it.Kind = domain.KindCriterion
 			} else {
 				for phase+1 < len(c.phases) && c.phases[phase+1].start <= it.Start {
 					phase++
@@ -375,10 +346,9 @@ func (c *Checklist) readItem(li ast.Node, start, limit int) (Item, itemMarks, bo
 	end := trimBlankTail(body, start, limit)
 	headEnd := min(lineEndAt(body, lines.At(lines.Len()-1).Start), end)
 	it := Item{
-		Status: statusOf(body[p+1]),
-		Text:   strings.Join(parts, " "),
-		Start:  start,
-		End:    end,
+		Todo:  domain.Todo{Status: statusOf(body[p+1]), Text: strings.Join(parts, " ")},
+		Start: start,
+		End:   end,
 	}
 	m := itemMarks{marker: p + 1, headEnd: max(headEnd, lineEndAt(body, p)), column: columnOf(body[start:p])}
 	for ch := first.NextSibling(); ch != nil; ch = ch.NextSibling() {
@@ -428,7 +398,7 @@ func noteText(quote []byte) string {
 
 // splitOrigin splits a phase heading's text into the phase name and the
 // agent path of a trailing "(from <path>)", if it has one.
-func splitOrigin(h string) (name, origin string) {
+func splitOrigin(h string) (name string, origin domain.AgentPath) {
 	if !strings.HasSuffix(h, ")") {
 		return h, ""
 	}
@@ -436,33 +406,11 @@ func splitOrigin(h string) (name, origin string) {
 	if open < 0 {
 		return h, ""
 	}
-	path := strings.TrimSpace(h[open+len("(from ") : len(h)-1])
-	if !ValidAgentPath(path) {
+	path := domain.AgentPath(strings.TrimSpace(h[open+len("(from ") : len(h)-1]))
+	if !path.Valid() {
 		return h, ""
 	}
 	return strings.TrimSpace(h[:open]), path
-}
-
-// ValidAgentPath reports whether p is a dotted agent tree path such as
-// "primary" or "primary.subagents.ui", as a phase heading's origin suffix
-// and a session's agent name it: up to 16 segments, each a lowercase letter
-// or digit followed by up to 63 lowercase letters, digits, '-' or '_'.
-func ValidAgentPath(p string) bool {
-	segs := strings.Split(p, ".")
-	if len(segs) > 16 {
-		return false
-	}
-	for _, seg := range segs {
-		if len(seg) == 0 || len(seg) > 64 || !lowerAlnum(seg[0]) {
-			return false
-		}
-		for i := 1; i < len(seg); i++ {
-			if ch := seg[i]; !lowerAlnum(ch) && ch != '-' && ch != '_' {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // lowerAlnum reports whether ch is a lowercase ASCII letter or a digit.
@@ -650,9 +598,9 @@ func (e *AddressError) Error() string {
 		return fmt.Sprintf("no todo matches %q; there is no %s in phase %q", e.Query, e.Filter.Kind, e.Filter.Phase)
 	case e.Filter.Phase != "":
 		return fmt.Sprintf("no todo matches %q; phase %q has no todos", e.Query, e.Filter.Phase)
-	case e.Filter.Kind == KindCriterion:
+	case e.Filter.Kind == domain.KindCriterion:
 		return fmt.Sprintf("no todo matches %q; there are no acceptance criteria", e.Query)
-	case e.Filter.Kind == KindStep:
+	case e.Filter.Kind == domain.KindStep:
 		return fmt.Sprintf("no todo matches %q; there are no steps", e.Query)
 	}
 	return fmt.Sprintf("no todo matches %q; the list is empty", e.Query)
@@ -752,7 +700,7 @@ func (c *Checklist) Render() string {
 			b.WriteByte('\n')
 		}
 	}
-	for _, kind := range []string{KindCriterion, KindStep} {
+	for _, kind := range []domain.TodoKind{domain.KindCriterion, domain.KindStep} {
 		opened, afterHeading, phase := false, false, -1
 		for i, it := range c.items {
 			if it.Kind != kind {
@@ -763,13 +711,13 @@ func (c *Checklist) Render() string {
 					b.WriteByte('\n')
 				}
 				title := todosTitle
-				if kind == KindCriterion {
+				if kind == domain.KindCriterion {
 					title = criteriaTitle
 				}
 				b.WriteString("## " + title + "\n")
 				opened, afterHeading = true, true
 			}
-			if kind == KindStep {
+			if kind == domain.KindStep {
 				if p := c.marks[i].phase; p != phase {
 					phase = p
 					if p >= 0 {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // checkChecklist checks what must hold of any parsed checklist: items in
@@ -34,7 +36,7 @@ func checkChecklist(t *testing.T, c *Checklist) {
 		if m.marker <= it.Start || m.marker >= m.headEnd || m.headEnd > it.End || statusOf(body[m.marker]) != it.Status {
 			t.Fatalf("item %d: marker at %d, head end %d, status %q, in [%d,%d)", i, m.marker, m.headEnd, it.Status, it.Start, it.End)
 		}
-		if it.Kind != KindStep && it.Kind != KindCriterion {
+		if it.Kind != domain.KindStep && it.Kind != domain.KindCriterion {
 			t.Fatalf("item %d has kind %q", i, it.Kind)
 		}
 		if strings.Contains(it.Text, "\n") {
@@ -121,7 +123,7 @@ func checkChecklistEdit(t *testing.T, body []byte, op byte, idx uint, txt string
 		if len(before) == 0 {
 			return
 		}
-		statuses := []string{StatusPending, StatusInProgress, StatusCompleted, StatusAbandoned, StatusBlocked}
+		statuses := []domain.TodoStatus{domain.TodoPending, domain.TodoInProgress, domain.TodoCompleted, domain.TodoAbandoned, domain.TodoBlocked}
 		i, status := pick(), statuses[int(op/5)%len(statuses)]
 		err = c.SetStatus(i, status)
 		check = func() {
@@ -143,9 +145,9 @@ func checkChecklistEdit(t *testing.T, body []byte, op byte, idx uint, txt string
 			oneEdit(t, c, before[i].End, 0)
 		}
 	case 2:
-		kind, phase := KindStep, []string{"", "Backend", "New phase", ""}[idx%4]
+		kind, phase := domain.KindStep, []string{"", "Backend", "New phase", ""}[idx%4]
 		if op/5%2 == 1 {
-			kind, phase = KindCriterion, ""
+			kind, phase = domain.KindCriterion, ""
 		} else if idx%4 == 3 && len(c.phases) > 0 {
 			phase = c.phases[0].Name
 		}
@@ -167,11 +169,11 @@ func checkChecklistEdit(t *testing.T, body []byte, op byte, idx uint, txt string
 		check = func() {
 			var crit []Item
 			for _, it := range before {
-				if it.Kind == KindCriterion {
+				if it.Kind == domain.KindCriterion {
 					crit = append(crit, it)
 				}
 			}
-			got := slices.DeleteFunc(c.Items(), func(it Item) bool { return it.Kind != KindCriterion })
+			got := slices.DeleteFunc(c.Items(), func(it Item) bool { return it.Kind != domain.KindCriterion })
 			if !slices.EqualFunc(got, crit, sameItem) {
 				t.Fatalf("SetSteps changed the criteria")
 			}
@@ -186,10 +188,10 @@ func checkChecklistEdit(t *testing.T, body []byte, op byte, idx uint, txt string
 		check = func() {
 			active, pending := 0, false
 			for _, it := range c.items {
-				if it.Status == StatusInProgress {
+				if it.Status == domain.TodoInProgress {
 					active++
 				}
-				pending = pending || (it.Kind == KindStep && it.Status == StatusPending)
+				pending = pending || (it.Kind == domain.KindStep && it.Status == domain.TodoPending)
 			}
 			if active > 1 || (active == 0 && pending) {
 				t.Fatalf("after Normalize %d items are in progress (a pending step: %v)", active, pending)

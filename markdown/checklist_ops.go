@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // PhaseItems is one phase of a new step list for SetSteps: a "###" heading
@@ -16,7 +18,7 @@ type PhaseItems struct {
 	Name string
 	// Origin is the agent path the phase came from, written as a
 	// "(from <path>)" suffix; "" for none.
-	Origin string
+	Origin domain.AgentPath
 	// Texts are the steps, in order.
 	Texts []string
 }
@@ -28,7 +30,7 @@ type Fix struct {
 	// Text is the item's text.
 	Text string
 	// From and To are the statuses before and after.
-	From, To string
+	From, To domain.TodoStatus
 }
 
 // DuplicateError refuses a todo whose text an item of the issue already
@@ -51,7 +53,7 @@ func (e *DuplicateError) Error() string {
 // SetStatus changes the status of item i by rewriting its marker
 // character. Completed is written as 'x'; an item already completed keeps
 // its 'X'.
-func (c *Checklist) SetStatus(i int, status string) error {
+func (c *Checklist) SetStatus(i int, status domain.TodoStatus) error {
 	if err := c.checkIndex(i); err != nil {
 		return err
 	}
@@ -60,7 +62,7 @@ func (c *Checklist) SetStatus(i int, status string) error {
 		return fmt.Errorf("unknown todo status %q; use pending, in_progress, completed, abandoned or blocked", status)
 	}
 	if c.items[i].Status != status {
-		c.setMarkers([]int{i}, []string{status})
+		c.setMarkers([]int{i}, []domain.TodoStatus{status})
 	}
 	return nil
 }
@@ -69,7 +71,7 @@ func (c *Checklist) SetStatus(i int, status string) error {
 // marker characters. A marker sits between brackets in the middle of a
 // paragraph line, where no character can change the block structure, so
 // the items are updated in place instead of parsing the body again.
-func (c *Checklist) setMarkers(idx []int, to []string) {
+func (c *Checklist) setMarkers(idx []int, to []domain.TodoStatus) {
 	body := bytes.Clone(c.body)
 	for k := len(idx) - 1; k >= 0; k-- {
 		i, off := idx[k], c.marks[idx[k]].marker
@@ -115,12 +117,12 @@ func (c *Checklist) AddNote(i int, text string) error {
 // name will do. Add refuses, changing nothing, an empty text, a text with a
 // line break, and a duplicate of any item of the issue or of an earlier
 // text.
-func (c *Checklist) Add(kind, phase, origin string, texts []string) error {
+func (c *Checklist) Add(kind domain.TodoKind, phase string, origin domain.AgentPath, texts []string) error {
 	if sectionOf(kind) < 0 {
-		return fmt.Errorf("unknown todo kind %q; use %s or %s", kind, KindStep, KindCriterion)
+		return fmt.Errorf("unknown todo kind %q; use %s or %s", kind, domain.KindStep, domain.KindCriterion)
 	}
-	phase, origin = strings.TrimSpace(phase), strings.TrimSpace(origin)
-	if kind == KindCriterion && (phase != "" || origin != "") {
+	phase, origin = strings.TrimSpace(phase), domain.AgentPath(strings.TrimSpace(string(origin)))
+	if kind == domain.KindCriterion && (phase != "" || origin != "") {
 		return errors.New("acceptance criteria have no phases; add them without one")
 	}
 	if err := checkPhase(phase, origin); err != nil {
@@ -140,24 +142,24 @@ func (c *Checklist) Add(kind, phase, origin string, texts []string) error {
 	}
 	block := lines.String()
 	p, pre, post := 0, "", ""
-	wantPhase, wantOrigin := "", ""
+	wantPhase, wantOrigin := "", domain.AgentPath("")
 	todos := c.sections[secTodos]
 	switch {
-	case kind == KindCriterion && c.sections[secCriteria].found:
+	case kind == domain.KindCriterion && c.sections[secCriteria].found:
 		s := c.sections[secCriteria]
-		if last := c.lastItem(func(j int) bool { return c.items[j].Kind == KindCriterion }); last >= 0 {
+		if last := c.lastItem(func(j int) bool { return c.items[j].Kind == domain.KindCriterion }); last >= 0 {
 			p = c.items[last].End
 		} else {
 			p, pre, post = c.openRegion(s.headEnd, s.end, true)
 		}
-	case kind == KindCriterion && todos.found:
+	case kind == domain.KindCriterion && todos.found:
 		p = todos.start
 		block = "## " + criteriaTitle + eol + eol + block
 		if p > 0 && trimBlankTail(c.body, 0, p) == p {
 			pre = eol
 		}
 		post = eol
-	case kind == KindCriterion:
+	case kind == domain.KindCriterion:
 		block = "## " + criteriaTitle + eol + eol + block
 		p, pre = c.atEnd()
 	case !todos.found:
@@ -168,7 +170,7 @@ func (c *Checklist) Add(kind, phase, origin string, texts []string) error {
 		block = "## " + todosTitle + eol + eol + block
 		p, pre = c.atEnd()
 	case phase == "":
-		if last := c.lastItem(func(j int) bool { return c.items[j].Kind == KindStep && c.marks[j].phase < 0 }); last >= 0 {
+		if last := c.lastItem(func(j int) bool { return c.items[j].Kind == domain.KindStep && c.marks[j].phase < 0 }); last >= 0 {
 			p = c.items[last].End
 		} else {
 			hi := todos.end
@@ -181,7 +183,7 @@ func (c *Checklist) Add(kind, phase, origin string, texts []string) error {
 		if k := c.findPhase(phase, origin); k >= 0 {
 			ph := c.phases[k]
 			wantPhase, wantOrigin = ph.Name, ph.Origin
-			if last := c.lastItem(func(j int) bool { return c.items[j].Kind == KindStep && c.marks[j].phase == k }); last >= 0 {
+			if last := c.lastItem(func(j int) bool { return c.items[j].Kind == domain.KindStep && c.marks[j].phase == k }); last >= 0 {
 				p = c.items[last].End
 			} else {
 				p, pre, post = c.openRegion(ph.headEnd, ph.end, false)
@@ -210,7 +212,7 @@ func (c *Checklist) Add(kind, phase, origin string, texts []string) error {
 			}
 		}
 		for j, text := range clean {
-			want := Item{Kind: kind, Status: StatusPending, Text: text, Phase: wantPhase, Origin: wantOrigin}
+			want := Item{Todo: domain.Todo{Kind: kind, Status: domain.TodoPending, Text: text, Phase: wantPhase, Origin: wantOrigin}}
 			if !sameItem(t.items[at+j], want) {
 				return false
 			}
@@ -235,12 +237,13 @@ func (c *Checklist) SetSteps(phases []PhaseItems) error {
 		return fmt.Errorf("the Todos section holds text that is not a todo (%q), which set would drop; move it out of the section, or add steps with td todo add", text)
 	}
 	type group struct {
-		name, origin string
-		texts        []string
+		name   string
+		origin domain.AgentPath
+		texts  []string
 	}
 	groups := []group{{}}
 	for _, ph := range phases {
-		name, origin := strings.TrimSpace(ph.Name), strings.TrimSpace(ph.Origin)
+		name, origin := strings.TrimSpace(ph.Name), domain.AgentPath(strings.TrimSpace(string(ph.Origin)))
 		if err := checkPhase(name, origin); err != nil {
 			return err
 		}
@@ -253,7 +256,7 @@ func (c *Checklist) SetSteps(phases []PhaseItems) error {
 	}
 	var criteria []Item
 	for _, it := range c.items {
-		if it.Kind == KindCriterion {
+		if it.Kind == domain.KindCriterion {
 			criteria = append(criteria, it)
 		}
 	}
@@ -267,7 +270,7 @@ func (c *Checklist) SetSteps(phases []PhaseItems) error {
 	}
 	old := map[string]Item{}
 	for _, it := range c.items {
-		if _, ok := old[foldKey(it.Text)]; !ok && it.Kind == KindStep {
+		if _, ok := old[foldKey(it.Text)]; !ok && it.Kind == domain.KindStep {
 			old[foldKey(it.Text)] = it
 		}
 	}
@@ -285,7 +288,7 @@ func (c *Checklist) SetSteps(phases []PhaseItems) error {
 			b.WriteString(eol)
 		}
 		for range g.texts {
-			it := Item{Kind: KindStep, Status: StatusPending, Text: clean[n], Phase: g.name, Origin: g.origin}
+			it := Item{Todo: domain.Todo{Kind: domain.KindStep, Status: domain.TodoPending, Text: clean[n], Phase: g.name, Origin: g.origin}}
 			n++
 			if prev, ok := old[foldKey(it.Text)]; ok {
 				it.Status, it.Notes = prev.Status, prev.Notes
@@ -314,7 +317,7 @@ func (c *Checklist) SetSteps(phases []PhaseItems) error {
 	ok := slices.EqualFunc(t.Phases(), wantPhases, func(a, b Phase) bool { return a.Name == b.Name && a.Origin == b.Origin })
 	var gotSteps, gotCriteria []Item
 	for _, it := range t.items {
-		if it.Kind == KindStep {
+		if it.Kind == domain.KindStep {
 			gotSteps = append(gotSteps, it)
 		} else {
 			gotCriteria = append(gotCriteria, it)
@@ -343,7 +346,7 @@ func (c *Checklist) foreignTodosText() (int, string) {
 		}
 	}
 	for _, it := range c.items {
-		if it.Kind == KindStep {
+		if it.Kind == domain.KindStep {
 			mark(it.Start, it.End)
 		}
 	}
@@ -372,18 +375,18 @@ func (c *Checklist) Normalize() []Fix {
 	var fixes []Fix
 	active := false
 	for i, it := range c.items {
-		if it.Status != StatusInProgress {
+		if it.Status != domain.TodoInProgress {
 			continue
 		}
 		if active {
-			fixes = append(fixes, Fix{Index: i, Text: it.Text, From: StatusInProgress, To: StatusPending})
+			fixes = append(fixes, Fix{Index: i, Text: it.Text, From: domain.TodoInProgress, To: domain.TodoPending})
 		}
 		active = true
 	}
 	if !active {
 		for i, it := range c.items {
-			if it.Kind == KindStep && it.Status == StatusPending {
-				fixes = append(fixes, Fix{Index: i, Text: it.Text, From: StatusPending, To: StatusInProgress})
+			if it.Kind == domain.KindStep && it.Status == domain.TodoPending {
+				fixes = append(fixes, Fix{Index: i, Text: it.Text, From: domain.TodoPending, To: domain.TodoInProgress})
 				break
 			}
 		}
@@ -391,7 +394,7 @@ func (c *Checklist) Normalize() []Fix {
 	if len(fixes) == 0 {
 		return nil
 	}
-	idx, to := make([]int, len(fixes)), make([]string, len(fixes))
+	idx, to := make([]int, len(fixes)), make([]domain.TodoStatus, len(fixes))
 	for k, f := range fixes {
 		idx[k], to[k] = f.Index, f.To
 	}
@@ -506,7 +509,7 @@ func (c *Checklist) lastItem(ok func(int) bool) int {
 
 // findPhase returns the index of the first phase named name (ignoring
 // case) with origin origin, any origin when origin is "", or -1.
-func (c *Checklist) findPhase(name, origin string) int {
+func (c *Checklist) findPhase(name string, origin domain.AgentPath) int {
 	for k, p := range c.phases {
 		if strings.EqualFold(p.Name, name) && (origin == "" || p.Origin == origin) {
 			return k
@@ -633,12 +636,12 @@ func sameItem(a, b Item) bool {
 
 // checkPhase refuses a phase name or origin td could not write as a
 // heading.
-func checkPhase(name, origin string) error {
+func checkPhase(name string, origin domain.AgentPath) error {
 	if strings.ContainsAny(name, "\r\n") {
 		return fmt.Errorf("the phase name %q spans several lines; a phase is one line", name)
 	}
 	if origin != "" {
-		if !ValidAgentPath(origin) {
+		if !origin.Valid() {
 			return fmt.Errorf("origin %q is not an agent path such as primary.subagents.ui", origin)
 		}
 		if name == "" {
@@ -690,11 +693,11 @@ func cleanNote(text string) string {
 
 // phaseHeading is the text of a phase heading: the name and, for a phase
 // from a subagent, " (from <origin>)".
-func phaseHeading(name, origin string) string {
+func phaseHeading(name string, origin domain.AgentPath) string {
 	if origin == "" {
 		return name
 	}
-	return strings.TrimSpace(name + " (from " + origin + ")")
+	return strings.TrimSpace(name + " (from " + string(origin) + ")")
 }
 
 // writeItem writes an item's canonical first line.

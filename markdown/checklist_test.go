@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // specBody is the body of the issue example in the spec.
@@ -33,22 +35,28 @@ Free description, any markdown.
 
 // want describes an expected item; raw is body[Start:End].
 type want struct {
-	kind, status, text, phase, origin string
-	notes                             []string
-	line                              int
-	raw                               string
+	kind        domain.TodoKind
+	status      domain.TodoStatus
+	text, phase string
+	origin      domain.AgentPath
+	notes       []string
+	line        int
+	raw         string
 }
 
 // step and crit build expectations tersely.
-func step(status, text string, line int, raw string) want {
-	return want{kind: KindStep, status: status, text: text, line: line, raw: raw}
+func step(status domain.TodoStatus, text string, line int, raw string) want {
+	return want{kind: domain.KindStep, status: status, text: text, line: line, raw: raw}
 }
 
-func crit(status, text string, line int, raw string) want {
-	return want{kind: KindCriterion, status: status, text: text, line: line, raw: raw}
+func crit(status domain.TodoStatus, text string, line int, raw string) want {
+	return want{kind: domain.KindCriterion, status: status, text: text, line: line, raw: raw}
 }
 
-func (w want) in(phase, origin string) want { w.phase, w.origin = phase, origin; return w }
+func (w want) in(phase string, origin domain.AgentPath) want {
+	w.phase, w.origin = phase, origin
+	return w
+}
 
 func (w want) with(notes ...string) want { w.notes = notes; return w }
 
@@ -61,120 +69,120 @@ func TestParseChecklist(t *testing.T) {
 		{"empty", "", nil},
 		{"no sections", "- [ ] a task outside any section\n", nil},
 		{"all markers", "## Todos\n- [ ] a\n- [/] b\n- [x] c\n- [X] d\n- [-] e\n- [!] f\n- [?] g\n- [] h\n- [xx] i\n", []want{
-			step(StatusPending, "a", 2, "- [ ] a\n"),
-			step(StatusInProgress, "b", 3, "- [/] b\n"),
-			step(StatusCompleted, "c", 4, "- [x] c\n"),
-			step(StatusCompleted, "d", 5, "- [X] d\n"),
-			step(StatusAbandoned, "e", 6, "- [-] e\n"),
+			step(domain.TodoPending, "a", 2, "- [ ] a\n"),
+			step(domain.TodoInProgress, "b", 3, "- [/] b\n"),
+			step(domain.TodoCompleted, "c", 4, "- [x] c\n"),
+			step(domain.TodoCompleted, "d", 5, "- [X] d\n"),
+			step(domain.TodoAbandoned, "e", 6, "- [-] e\n"),
 			// "[?] g" and the others are text: they end e's siblings
 			// only as plain list items, which f's range excludes.
-			step(StatusBlocked, "f", 7, "- [!] f\n"),
+			step(domain.TodoBlocked, "f", 7, "- [!] f\n"),
 		}},
 		{"spec example", specBody, []want{
-			crit(StatusCompleted, "A user can sign in with a GitHub account", 6, "- [x] A user can sign in with a GitHub account\n"),
-			crit(StatusPending, "Expired tokens refresh without a prompt", 7, "- [ ] Expired tokens refresh without a prompt\n"),
-			step(StatusCompleted, "Register the OAuth app config", 12, "- [x] Register the OAuth app config\n").in("Backend", ""),
-			step(StatusInProgress, "Implement the callback handler", 13, "- [/] Implement the callback handler\n  > state parameter must be verified\n").in("Backend", "").with("state parameter must be verified"),
-			step(StatusPending, "Integration test against a fake provider", 15, "- [ ] Integration test against a fake provider\n").in("Backend", ""),
-			step(StatusAbandoned, "Try the device flow", 16, "- [-] Try the device flow\n").in("Backend", ""),
-			step(StatusBlocked, "Login button", 19, "- [!] Login button\n  > blocked: waiting for the design tokens\n").in("Frontend", "primary.subagents.ui").with("blocked: waiting for the design tokens"),
+			crit(domain.TodoCompleted, "A user can sign in with a GitHub account", 6, "- [x] A user can sign in with a GitHub account\n"),
+			crit(domain.TodoPending, "Expired tokens refresh without a prompt", 7, "- [ ] Expired tokens refresh without a prompt\n"),
+			step(domain.TodoCompleted, "Register the OAuth app config", 12, "- [x] Register the OAuth app config\n").in("Backend", ""),
+			step(domain.TodoInProgress, "Implement the callback handler", 13, "- [/] Implement the callback handler\n  > state parameter must be verified\n").in("Backend", "").with("state parameter must be verified"),
+			step(domain.TodoPending, "Integration test against a fake provider", 15, "- [ ] Integration test against a fake provider\n").in("Backend", ""),
+			step(domain.TodoAbandoned, "Try the device flow", 16, "- [-] Try the device flow\n").in("Backend", ""),
+			step(domain.TodoBlocked, "Login button", 19, "- [!] Login button\n  > blocked: waiting for the design tokens\n").in("Frontend", "primary.subagents.ui").with("blocked: waiting for the design tokens"),
 		}},
 		{"phases and origins", "## Todos\n- [ ] pre\n### Backend\n- [ ] b\n### UI (from primary.subagents.ui)\n- [ ] u\n### Odd (from Not.Valid)\n- [ ] o\n#### Deeper\n- [ ] d\n### (from p)\n- [ ] e\n", []want{
-			step(StatusPending, "pre", 2, "- [ ] pre\n"),
-			step(StatusPending, "b", 4, "- [ ] b\n").in("Backend", ""),
-			step(StatusPending, "u", 6, "- [ ] u\n").in("UI", "primary.subagents.ui"),
-			step(StatusPending, "o", 8, "- [ ] o\n").in("Odd (from Not.Valid)", ""),
-			step(StatusPending, "d", 10, "- [ ] d\n").in("Odd (from Not.Valid)", ""),
-			step(StatusPending, "e", 12, "- [ ] e\n").in("", "p"),
+			step(domain.TodoPending, "pre", 2, "- [ ] pre\n"),
+			step(domain.TodoPending, "b", 4, "- [ ] b\n").in("Backend", ""),
+			step(domain.TodoPending, "u", 6, "- [ ] u\n").in("UI", "primary.subagents.ui"),
+			step(domain.TodoPending, "o", 8, "- [ ] o\n").in("Odd (from Not.Valid)", ""),
+			step(domain.TodoPending, "d", 10, "- [ ] d\n").in("Odd (from Not.Valid)", ""),
+			step(domain.TodoPending, "e", 12, "- [ ] e\n").in("", "p"),
 		}},
 		{"criteria have no phases", "## Acceptance criteria\n### Group\n- [ ] c\n", []want{
-			crit(StatusPending, "c", 3, "- [ ] c\n"),
+			crit(domain.TodoPending, "c", 3, "- [ ] c\n"),
 		}},
 		{"notes", "## Todos\n- [ ] a\n  > one\n  > still one\n\n  >two\n  lazy\n\n  - nested\n\n  > three\n- [ ] b\n  >\n  >   indented\n", []want{
-			step(StatusPending, "a", 2, "- [ ] a\n  > one\n  > still one\n\n  >two\n  lazy\n\n  - nested\n\n  > three\n").with("one\nstill one", "two\nlazy", "three"),
-			step(StatusPending, "b", 12, "- [ ] b\n  >\n  >   indented\n").with("indented"),
+			step(domain.TodoPending, "a", 2, "- [ ] a\n  > one\n  > still one\n\n  >two\n  lazy\n\n  - nested\n\n  > three\n").with("one\nstill one", "two\nlazy", "three"),
+			step(domain.TodoPending, "b", 12, "- [ ] b\n  >\n  >   indented\n").with("indented"),
 		}},
 		{"multi-line text", "## Todos\n- [ ]   first  line\n  second\tline\nlazy third\n- [ ]\n  text on the next line\n", []want{
-			step(StatusPending, "first  line second\tline lazy third", 2, "- [ ]   first  line\n  second\tline\nlazy third\n"),
-			step(StatusPending, "text on the next line", 5, "- [ ]\n  text on the next line\n"),
+			step(domain.TodoPending, "first  line second\tline lazy third", 2, "- [ ]   first  line\n  second\tline\nlazy third\n"),
+			step(domain.TodoPending, "text on the next line", 5, "- [ ]\n  text on the next line\n"),
 		}},
 		{"nested lists are content", "## Todos\n- [ ] parent\n  - [ ] child\n  - plain\n    1. [x] deeper\n- [x] next\n", []want{
-			step(StatusPending, "parent", 2, "- [ ] parent\n  - [ ] child\n  - plain\n    1. [x] deeper\n"),
-			step(StatusCompleted, "next", 6, "- [x] next\n"),
+			step(domain.TodoPending, "parent", 2, "- [ ] parent\n  - [ ] child\n  - plain\n    1. [x] deeper\n"),
+			step(domain.TodoCompleted, "next", 6, "- [x] next\n"),
 		}},
 		{"loose list", "## Todos\n\n- [ ] a\n\n- [ ] b\n   \n\n## Next\n", []want{
-			step(StatusPending, "a", 3, "- [ ] a\n"),
-			step(StatusPending, "b", 5, "- [ ] b\n"),
+			step(domain.TodoPending, "a", 3, "- [ ] a\n"),
+			step(domain.TodoPending, "b", 5, "- [ ] b\n"),
 		}},
 		{"other list markers", "## Todos\n* [ ] star\n+ [/] plus\n1. [x] dot\n2) [-] paren\n   - [ ] not top-level\n  - [!] indented\n", []want{
-			step(StatusPending, "star", 2, "* [ ] star\n"),
-			step(StatusInProgress, "plus", 3, "+ [/] plus\n"),
-			step(StatusCompleted, "dot", 4, "1. [x] dot\n"),
-			step(StatusAbandoned, "paren", 5, "2) [-] paren\n   - [ ] not top-level\n"),
-			step(StatusBlocked, "indented", 7, "  - [!] indented\n"),
+			step(domain.TodoPending, "star", 2, "* [ ] star\n"),
+			step(domain.TodoInProgress, "plus", 3, "+ [/] plus\n"),
+			step(domain.TodoCompleted, "dot", 4, "1. [x] dot\n"),
+			step(domain.TodoAbandoned, "paren", 5, "2) [-] paren\n   - [ ] not top-level\n"),
+			step(domain.TodoBlocked, "indented", 7, "  - [!] indented\n"),
 		}},
 		{"crlf", "## Todos\r\n### P\r\n- [ ] a\r\n  > note\r\n\r\n- [x] b\r\n", []want{
-			step(StatusPending, "a", 3, "- [ ] a\r\n  > note\r\n").in("P", "").with("note"),
-			step(StatusCompleted, "b", 6, "- [x] b\r\n").in("P", ""),
+			step(domain.TodoPending, "a", 3, "- [ ] a\r\n  > note\r\n").in("P", "").with("note"),
+			step(domain.TodoCompleted, "b", 6, "- [x] b\r\n").in("P", ""),
 		}},
 		{"tabs", "##\tTodos\t\n-\t[ ]\ttab text\t\n- [x]\tb\n", []want{
-			step(StatusPending, "tab text", 2, "-\t[ ]\ttab text\t\n"),
-			step(StatusCompleted, "b", 3, "- [x]\tb\n"),
+			step(domain.TodoPending, "tab text", 2, "-\t[ ]\ttab text\t\n"),
+			step(domain.TodoCompleted, "b", 3, "- [x]\tb\n"),
 		}},
 		{"unicode", "## Todos\n- [ ] Tâche ✓ 日本語\n  > 注意\n", []want{
-			step(StatusPending, "Tâche ✓ 日本語", 2, "- [ ] Tâche ✓ 日本語\n  > 注意\n").with("注意"),
+			step(domain.TodoPending, "Tâche ✓ 日本語", 2, "- [ ] Tâche ✓ 日本語\n  > 注意\n").with("注意"),
 		}},
 		{"no trailing newline", "## Todos\n- [ ] a\n- [x] last", []want{
-			step(StatusPending, "a", 2, "- [ ] a\n"),
-			step(StatusCompleted, "last", 3, "- [x] last"),
+			step(domain.TodoPending, "a", 2, "- [ ] a\n"),
+			step(domain.TodoCompleted, "last", 3, "- [x] last"),
 		}},
 		{"heading without newline", "## Todos", nil},
 		{"setext headings", "Todos\n-----\n- [ ] s\n\nAcceptance criteria\n===================\n- [ ] level one ends todos\n", []want{
-			step(StatusPending, "s", 3, "- [ ] s\n"),
+			step(domain.TodoPending, "s", 3, "- [ ] s\n"),
 		}},
 		{"fenced code", "## Todos\n```\n- [ ] fake\n```\n~~~md\n- [ ] fake\n~~~\n- [ ] real\n", []want{
-			step(StatusPending, "real", 8, "- [ ] real\n"),
+			step(domain.TodoPending, "real", 8, "- [ ] real\n"),
 		}},
 		{"unclosed fence", "## Todos\n- [ ] real\n```\n- [ ] fake\n## Acceptance criteria\n- [ ] fake\n", []want{
-			step(StatusPending, "real", 2, "- [ ] real\n"),
+			step(domain.TodoPending, "real", 2, "- [ ] real\n"),
 		}},
 		{"html block", "## Todos\n<div>\n- [ ] fake\n</div>\n\n<!--\n- [ ] fake\n-->\n- [ ] real\n", []want{
-			step(StatusPending, "real", 9, "- [ ] real\n"),
+			step(domain.TodoPending, "real", 9, "- [ ] real\n"),
 		}},
 		{"indented code", "## Todos\n\n    - [ ] fake\n\n- [ ] real\n", []want{
-			step(StatusPending, "real", 5, "- [ ] real\n"),
+			step(domain.TodoPending, "real", 5, "- [ ] real\n"),
 		}},
 		{"other sections", "## Notes\n- [ ] fake\n## Todos\n- [ ] real\n## Later\n- [ ] fake\n# Top\n- [ ] fake\n", []want{
-			step(StatusPending, "real", 4, "- [ ] real\n"),
+			step(domain.TodoPending, "real", 4, "- [ ] real\n"),
 		}},
 		{"todos heading in code", "```\n## Todos\n- [ ] fake\n```\n- [ ] fake\n", nil},
 		{"todos heading in a list or quote", "- ## Todos\n  - [ ] fake\n> ## Todos\n> - [ ] fake\n", nil},
 		{"only the first section counts", "## Todos\n- [ ] a\n## todos\n- [ ] b\n", []want{
-			step(StatusPending, "a", 2, "- [ ] a\n"),
+			step(domain.TodoPending, "a", 2, "- [ ] a\n"),
 		}},
 		{"section titles ignore case and closing hashes", "##   ACCEPTANCE criteria ##\n- [ ] c\n## TODOS\n- [ ] s\n", []want{
-			crit(StatusPending, "c", 2, "- [ ] c\n"),
-			step(StatusPending, "s", 4, "- [ ] s\n"),
+			crit(domain.TodoPending, "c", 2, "- [ ] c\n"),
+			step(domain.TodoPending, "s", 4, "- [ ] s\n"),
 		}},
 		{"deeper headings stay inside", "## Todos\n#### Detail\n- [ ] a\n### P\n- [ ] b\n", []want{
-			step(StatusPending, "a", 3, "- [ ] a\n"),
-			step(StatusPending, "b", 5, "- [ ] b\n").in("P", ""),
+			step(domain.TodoPending, "a", 3, "- [ ] a\n"),
+			step(domain.TodoPending, "b", 5, "- [ ] b\n").in("P", ""),
 		}},
 		{"items without a marker", "## Todos\n- plain\n- [ ] real\n-\n  [ ] starts on the next line\n- > [ ] quoted\n-     [ ] code\n", []want{
-			step(StatusPending, "real", 3, "- [ ] real\n"),
+			step(domain.TodoPending, "real", 3, "- [ ] real\n"),
 		}},
 		{"marker needs a space after", "## Todos\n- [x]foo\n- [x]\n- [ ]\tTab\n- [ ]\r\n", []want{
-			step(StatusCompleted, "", 3, "- [x]\n"),
-			step(StatusPending, "Tab", 4, "- [ ]\tTab\n"),
-			step(StatusPending, "", 5, "- [ ]\r\n"),
+			step(domain.TodoCompleted, "", 3, "- [x]\n"),
+			step(domain.TodoPending, "Tab", 4, "- [ ]\tTab\n"),
+			step(domain.TodoPending, "", 5, "- [ ]\r\n"),
 		}},
 		{"table", "## Todos\n| a |\n|---|\n| - [ ] x |\n", nil},
 		{"blockquote list", "## Todos\n> - [ ] quoted\n", nil},
 		{"link reference after the list", "## Todos\n- [ ] a\n\n[ref]: https://example.com\n", []want{
-			step(StatusPending, "a", 2, "- [ ] a\n"),
+			step(domain.TodoPending, "a", 2, "- [ ] a\n"),
 		}},
 		{"lone cr", "## Todos\n- [ ] a\rb\n", []want{
-			step(StatusPending, "a\rb", 2, "- [ ] a\rb\n"),
+			step(domain.TodoPending, "a\rb", 2, "- [ ] a\rb\n"),
 		}},
 	}
 	for _, tc := range tests {
@@ -209,16 +217,16 @@ func dumpItems(body string, items []Item) string {
 
 func TestSectionsAndPhases(t *testing.T) {
 	c := ParseChecklist([]byte(specBody))
-	if !c.HasSection(KindCriterion) || !c.HasSection(KindStep) || c.HasSection("other") {
-		t.Errorf("HasSection = %v %v %v", c.HasSection(KindCriterion), c.HasSection(KindStep), c.HasSection("other"))
+	if !c.HasSection(domain.KindCriterion) || !c.HasSection(domain.KindStep) || c.HasSection("other") {
+		t.Errorf("HasSection = %v %v %v", c.HasSection(domain.KindCriterion), c.HasSection(domain.KindStep), c.HasSection("other"))
 	}
 	want := []Phase{{Name: "Backend", Line: 11}, {Name: "Frontend", Origin: "primary.subagents.ui", Line: 18}}
 	if got := c.Phases(); !slices.Equal(got, want) {
 		t.Errorf("Phases() = %+v, want %+v", got, want)
 	}
 	c = ParseChecklist([]byte("Intro\n## Todos\n"))
-	if c.HasSection(KindCriterion) || !c.HasSection(KindStep) {
-		t.Errorf("HasSection on a bare Todos heading = %v %v", c.HasSection(KindCriterion), c.HasSection(KindStep))
+	if c.HasSection(domain.KindCriterion) || !c.HasSection(domain.KindStep) {
+		t.Errorf("HasSection on a bare Todos heading = %v %v", c.HasSection(domain.KindCriterion), c.HasSection(domain.KindStep))
 	}
 }
 
@@ -251,20 +259,20 @@ func runEdits(t *testing.T, tests []editCase) {
 }
 
 func TestSetStatus(t *testing.T) {
-	set := func(i int, s string) func(*Checklist) error {
+	set := func(i int, s domain.TodoStatus) func(*Checklist) error {
 		return func(c *Checklist) error { return c.SetStatus(i, s) }
 	}
 	runEdits(t, []editCase{
-		{"complete", "## Todos\n- [ ] a\n- [ ] b\n", "## Todos\n- [ ] a\n- [x] b\n", set(1, StatusCompleted)},
-		{"start", "## Todos\n- [ ] a\n", "## Todos\n- [/] a\n", set(0, StatusInProgress)},
-		{"drop", "## Todos\n- [/] a\n", "## Todos\n- [-] a\n", set(0, StatusAbandoned)},
-		{"block", "## Todos\n- [ ] a\n", "## Todos\n- [!] a\n", set(0, StatusBlocked)},
-		{"reopen an X", "## Todos\n- [X] a\n", "## Todos\n- [ ] a\n", set(0, StatusPending)},
-		{"X stays X", "## Todos\n- [X] a\n", "## Todos\n- [X] a\n", set(0, StatusCompleted)},
-		{"criterion", "## Acceptance criteria\n- [ ] c\n", "## Acceptance criteria\n- [x] c\n", set(0, StatusCompleted)},
-		{"odd spacing kept", "## Todos\n1)  [ ]   spaced   \n   more\n", "## Todos\n1)  [x]   spaced   \n   more\n", set(0, StatusCompleted)},
-		{"crlf", "## Todos\r\n- [ ] a\r\n", "## Todos\r\n- [/] a\r\n", set(0, StatusInProgress)},
-		{"no trailing newline", "## Todos\n- [ ] a", "## Todos\n- [!] a", set(0, StatusBlocked)},
+		{"complete", "## Todos\n- [ ] a\n- [ ] b\n", "## Todos\n- [ ] a\n- [x] b\n", set(1, domain.TodoCompleted)},
+		{"start", "## Todos\n- [ ] a\n", "## Todos\n- [/] a\n", set(0, domain.TodoInProgress)},
+		{"drop", "## Todos\n- [/] a\n", "## Todos\n- [-] a\n", set(0, domain.TodoAbandoned)},
+		{"block", "## Todos\n- [ ] a\n", "## Todos\n- [!] a\n", set(0, domain.TodoBlocked)},
+		{"reopen an X", "## Todos\n- [X] a\n", "## Todos\n- [ ] a\n", set(0, domain.TodoPending)},
+		{"X stays X", "## Todos\n- [X] a\n", "## Todos\n- [X] a\n", set(0, domain.TodoCompleted)},
+		{"criterion", "## Acceptance criteria\n- [ ] c\n", "## Acceptance criteria\n- [x] c\n", set(0, domain.TodoCompleted)},
+		{"odd spacing kept", "## Todos\n1)  [ ]   spaced   \n   more\n", "## Todos\n1)  [x]   spaced   \n   more\n", set(0, domain.TodoCompleted)},
+		{"crlf", "## Todos\r\n- [ ] a\r\n", "## Todos\r\n- [/] a\r\n", set(0, domain.TodoInProgress)},
+		{"no trailing newline", "## Todos\n- [ ] a", "## Todos\n- [!] a", set(0, domain.TodoBlocked)},
 	})
 }
 
@@ -287,55 +295,58 @@ func TestAddNote(t *testing.T) {
 }
 
 func TestAdd(t *testing.T) {
-	add := func(kind, phase, origin string, texts ...string) func(*Checklist) error {
+	add := func(kind domain.TodoKind, phase string, origin domain.AgentPath, texts ...string) func(*Checklist) error {
 		return func(c *Checklist) error { return c.Add(kind, phase, origin, texts) }
 	}
 	runEdits(t, []editCase{
-		{"criterion after the last", "## Acceptance criteria\n\n- [x] one\n\n## Todos\n", "## Acceptance criteria\n\n- [x] one\n- [ ] two\n\n## Todos\n", add(KindCriterion, "", "", "two")},
-		{"criterion under text only", "## Acceptance criteria\n\nSome text.\n\n## Todos\n", "## Acceptance criteria\n\nSome text.\n\n- [ ] c\n\n## Todos\n", add(KindCriterion, "", "", "c")},
-		{"criterion in an empty section", "## Acceptance criteria\n## Todos\n", "## Acceptance criteria\n\n- [ ] c\n\n## Todos\n", add(KindCriterion, "", "", "c")},
-		{"criteria section before todos", "Desc.\n\n## Todos\n- [ ] s\n", "Desc.\n\n## Acceptance criteria\n\n- [ ] c\n- [ ] d\n\n## Todos\n- [ ] s\n", add(KindCriterion, "", "", "c", " d ")},
-		{"criteria section before todos, no blank", "Desc.\n## Todos\n", "Desc.\n\n## Acceptance criteria\n\n- [ ] c\n\n## Todos\n", add(KindCriterion, "", "", "c")},
-		{"criteria section at the end", "Desc.", "Desc.\n\n## Acceptance criteria\n\n- [ ] c\n", add(KindCriterion, "", "", "c")},
-		{"criteria section in an empty body", "", "## Acceptance criteria\n\n- [ ] c\n", add(KindCriterion, "", "", "c")},
-		{"todos section at the end", "Desc.\n\n", "Desc.\n\n## Todos\n\n- [ ] s\n", add(KindStep, "", "", "s")},
-		{"todos section with a phase", "Desc.\n", "Desc.\n\n## Todos\n\n### UI (from primary.ui)\n- [ ] s\n", add(KindStep, "UI", "primary.ui", "s")},
-		{"step after the last unphased", "## Todos\n- [ ] a\n\n### P\n- [ ] b\n", "## Todos\n- [ ] a\n- [ ] s\n\n### P\n- [ ] b\n", add(KindStep, "", "", "s")},
-		{"unphased before the first phase", "## Todos\n### P\n- [ ] b\n", "## Todos\n\n- [ ] s\n\n### P\n- [ ] b\n", add(KindStep, "", "", "s")},
-		{"into a phase", "## Todos\n### Backend\n- [ ] a\n### Frontend\n- [ ] f\n", "## Todos\n### Backend\n- [ ] a\n- [ ] s\n- [ ] t\n### Frontend\n- [ ] f\n", add(KindStep, "backend", "", "s", "t")},
-		{"into an empty phase", "## Todos\n### P\n### Q\n", "## Todos\n### P\n- [ ] s\n\n### Q\n", add(KindStep, "P", "", "s")},
-		{"into a phase with text only", "## Todos\n### P\nSome text.\n", "## Todos\n### P\nSome text.\n\n- [ ] s\n", add(KindStep, "P", "", "s")},
-		{"new phase", "## Todos\n- [ ] a\n\n## Notes\nx\n", "## Todos\n- [ ] a\n\n### UI (from primary.ui)\n- [ ] s\n\n## Notes\nx\n", add(KindStep, "UI", "primary.ui", "s")},
-		{"new phase for another origin", "## Todos\n### UI (from primary.a)\n- [ ] a\n", "## Todos\n### UI (from primary.a)\n- [ ] a\n\n### UI (from primary.b)\n- [ ] s\n", add(KindStep, "UI", "primary.b", "s")},
-		{"new phase in an empty section", "## Todos\n", "## Todos\n\n### P\n- [ ] s\n", add(KindStep, "P", "", "s")},
-		{"crlf", "## Todos\r\n- [ ] a\r\n", "## Todos\r\n- [ ] a\r\n- [ ] s\r\n", add(KindStep, "", "", "s")},
-		{"crlf new section", "Desc.\r\n", "Desc.\r\n\r\n## Acceptance criteria\r\n\r\n- [ ] c\r\n", add(KindCriterion, "", "", "c")},
-		{"no trailing newline", "## Todos\n- [ ] a", "## Todos\n- [ ] a\n- [ ] s\n", add(KindStep, "", "", "s")},
-		{"heading without newline", "## Todos", "## Todos\n\n- [ ] s\n", add(KindStep, "", "", "s")},
-		{"after a closed fence and a paragraph", "## Todos\n- [ ] a\n  ```\n  x\n  ```\ntext\n", "## Todos\n- [ ] a\n  ```\n  x\n  ```\n- [ ] s\n\ntext\n", add(KindStep, "", "", "s")},
-		{"tabs and unicode", "## Todos\n-\t[ ]\ta\n", "## Todos\n-\t[ ]\ta\n- [ ] Tâche\t✓\n", add(KindStep, "", "", "Tâche\t✓")},
+		{"criterion after the last", "## Acceptance criteria\n\n- [x] one\n\n## Todos\n", "## Acceptance criteria\n\n- [x] one\n- [ ] two\n\n## Todos\n", add(domain.KindCriterion, "", "", "two")},
+		{"criterion under text only", "## Acceptance criteria\n\nSome text.\n\n## Todos\n", "## Acceptance criteria\n\nSome text.\n\n- [ ] c\n\n## Todos\n", add(domain.KindCriterion, "", "", "c")},
+		{"criterion in an empty section", "## Acceptance criteria\n## Todos\n", "## Acceptance criteria\n\n- [ ] c\n\n## Todos\n", add(domain.KindCriterion, "", "", "c")},
+		{"criteria section before todos", "Desc.\n\n## Todos\n- [ ] s\n", "Desc.\n\n## Acceptance criteria\n\n- [ ] c\n- [ ] d\n\n## Todos\n- [ ] s\n", add(domain.KindCriterion, "", "", "c", " d ")},
+		{"criteria section before todos, no blank", "Desc.\n## Todos\n", "Desc.\n\n## Acceptance criteria\n\n- [ ] c\n\n## Todos\n", add(domain.KindCriterion, "", "", "c")},
+		{"criteria section at the end", "Desc.", "Desc.\n\n## Acceptance criteria\n\n- [ ] c\n", add(domain.KindCriterion, "", "", "c")},
+		{"criteria section in an empty body", "", "## Acceptance criteria\n\n- [ ] c\n", add(domain.KindCriterion, "", "", "c")},
+		{"todos section at the end", "Desc.\n\n", "Desc.\n\n## Todos\n\n- [ ] s\n", add(domain.KindStep, "", "", "s")},
+		{"todos section with a phase", "Desc.\n", "Desc.\n\n## Todos\n\n### UI (from primary.ui)\n- [ ] s\n", add(domain.KindStep, "UI", "primary.ui", "s")},
+		{"step after the last unphased", "## Todos\n- [ ] a\n\n### P\n- [ ] b\n", "## Todos\n- [ ] a\n- [ ] s\n\n### P\n- [ ] b\n", add(domain.KindStep, "", "", "s")},
+		{"unphased before the first phase", "## Todos\n### P\n- [ ] b\n", "## Todos\n\n- [ ] s\n\n### P\n- [ ] b\n", add(domain.KindStep, "", "", "s")},
+		{"into a phase", "## Todos\n### Backend\n- [ ] a\n### Frontend\n- [ ] f\n", "## Todos\n### Backend\n- [ ] a\n- [ ] s\n- [ ] t\n### Frontend\n- [ ] f\n", add(domain.KindStep, "backend", "", "s", "t")},
+		{"into an empty phase", "## Todos\n### P\n### Q\n", "## Todos\n### P\n- [ ] s\n\n### Q\n", add(domain.KindStep, "P", "", "s")},
+		{"into a phase with text only", "## Todos\n### P\nSome text.\n", "## Todos\n### P\nSome text.\n\n- [ ] s\n", add(domain.KindStep, "P", "", "s")},
+		{"new phase", "## Todos\n- [ ] a\n\n## Notes\nx\n", "## Todos\n- [ ] a\n\n### UI (from primary.ui)\n- [ ] s\n\n## Notes\nx\n", add(domain.KindStep, "UI", "primary.ui", "s")},
+		{"new phase for another origin", "## Todos\n### UI (from primary.a)\n- [ ] a\n", "## Todos\n### UI (from primary.a)\n- [ ] a\n\n### UI (from primary.b)\n- [ ] s\n", add(domain.KindStep, "UI", "primary.b", "s")},
+		{"new phase in an empty section", "## Todos\n", "## Todos\n\n### P\n- [ ] s\n", add(domain.KindStep, "P", "", "s")},
+		{"crlf", "## Todos\r\n- [ ] a\r\n", "## Todos\r\n- [ ] a\r\n- [ ] s\r\n", add(domain.KindStep, "", "", "s")},
+		{"crlf new section", "Desc.\r\n", "Desc.\r\n\r\n## Acceptance criteria\r\n\r\n- [ ] c\r\n", add(domain.KindCriterion, "", "", "c")},
+		{"no trailing newline", "## Todos\n- [ ] a", "## Todos\n- [ ] a\n- [ ] s\n", add(domain.KindStep, "", "", "s")},
+		{"heading without newline", "## Todos", "## Todos\n\n- [ ] s\n", add(domain.KindStep, "", "", "s")},
+		{"after a closed fence and a paragraph", "## Todos\n- [ ] a\n  ```\n  x\n  ```\ntext\n", "## Todos\n- [ ] a\n  ```\n  x\n  ```\n- [ ] s\n\ntext\n", add(domain.KindStep, "", "", "s")},
+		{"tabs and unicode", "## Todos\n-\t[ ]\ta\n", "## Todos\n-\t[ ]\ta\n- [ ] Tâche\t✓\n", add(domain.KindStep, "", "", "Tâche\t✓")},
 	})
 }
 
 func TestAddRefusals(t *testing.T) {
 	body := "## Acceptance criteria\n- [ ] Works offline\n## Todos\n- [ ] Write the cache\n"
 	tests := []struct {
-		name, kind, phase, origin string
-		texts                     []string
-		want                      string // part of the message
+		name   string
+		kind   domain.TodoKind
+		phase  string
+		origin domain.AgentPath
+		texts  []string
+		want   string // part of the message
 	}{
-		{"empty", KindStep, "", "", []string{"  "}, "empty"},
-		{"line break", KindStep, "", "", []string{"a\nb"}, "several lines"},
-		{"carriage return", KindStep, "", "", []string{"a\rb"}, "several lines"},
-		{"duplicate of a step", KindStep, "", "", []string{"write  THE cache"}, `duplicates "Write the cache"`},
-		{"duplicate of a criterion", KindStep, "P", "", []string{"works offline"}, `duplicates "Works offline"`},
-		{"duplicate within", KindCriterion, "", "", []string{"new", "NEW"}, `duplicates "new"`},
-		{"nothing", KindStep, "", "", nil, "nothing to add"},
+		{"empty", domain.KindStep, "", "", []string{"  "}, "empty"},
+		{"line break", domain.KindStep, "", "", []string{"a\nb"}, "several lines"},
+		{"carriage return", domain.KindStep, "", "", []string{"a\rb"}, "several lines"},
+		{"duplicate of a step", domain.KindStep, "", "", []string{"write  THE cache"}, `duplicates "Write the cache"`},
+		{"duplicate of a criterion", domain.KindStep, "P", "", []string{"works offline"}, `duplicates "Works offline"`},
+		{"duplicate within", domain.KindCriterion, "", "", []string{"new", "NEW"}, `duplicates "new"`},
+		{"nothing", domain.KindStep, "", "", nil, "nothing to add"},
 		{"bad kind", "chore", "", "", []string{"x"}, "unknown todo kind"},
-		{"criterion phase", KindCriterion, "P", "", []string{"x"}, "no phases"},
-		{"bad origin", KindStep, "P", "Primary", []string{"x"}, "not an agent path"},
-		{"origin without phase", KindStep, "", "primary.ui", []string{"x"}, "need a phase name"},
-		{"phase with a line break", KindStep, "a\nb", "", []string{"x"}, "several lines"},
+		{"criterion phase", domain.KindCriterion, "P", "", []string{"x"}, "no phases"},
+		{"bad origin", domain.KindStep, "P", "Primary", []string{"x"}, "not an agent path"},
+		{"origin without phase", domain.KindStep, "", "primary.ui", []string{"x"}, "need a phase name"},
+		{"phase with a line break", domain.KindStep, "a\nb", "", []string{"x"}, "several lines"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -350,16 +361,16 @@ func TestAddRefusals(t *testing.T) {
 		})
 	}
 	var dup *DuplicateError
-	if err := ParseChecklist([]byte(body)).Add(KindStep, "", "", []string{"Write the cache"}); !errors.As(err, &dup) || dup.Existing != "Write the cache" {
+	if err := ParseChecklist([]byte(body)).Add(domain.KindStep, "", "", []string{"Write the cache"}); !errors.As(err, &dup) || dup.Existing != "Write the cache" {
 		t.Fatalf("duplicate error = %#v", err)
 	}
-	if err := ParseChecklist([]byte(body)).Add(KindStep, "", "", []string{"Write the cache"}); err.Error() != `the todo "Write the cache" is already on the list; each todo needs its own text` {
+	if err := ParseChecklist([]byte(body)).Add(domain.KindStep, "", "", []string{"Write the cache"}); err.Error() != `the todo "Write the cache" is already on the list; each todo needs its own text` {
 		t.Fatalf("duplicate message = %q", err)
 	}
 	// Text that an unclosed fence in the section would swallow.
 	fenced := "## Todos\n```\ncode\n"
 	c := ParseChecklist([]byte(fenced))
-	if err := c.Add(KindStep, "", "", []string{"s"}); err == nil || !strings.Contains(err.Error(), "line 4") {
+	if err := c.Add(domain.KindStep, "", "", []string{"s"}); err == nil || !strings.Contains(err.Error(), "line 4") {
 		t.Fatalf("Add into an unclosed fence: %v", err)
 	}
 	if string(c.Bytes()) != fenced {
@@ -379,7 +390,7 @@ func TestSetSteps(t *testing.T) {
 		{"phases only, merged by name", "## Todos\n- [ ] a\n",
 			"## Todos\n\n### P\n- [/] A\n- [ ] c\n\n### Q\n- [ ] b\n",
 			func(c *Checklist) error {
-				if err := c.SetStatus(0, StatusInProgress); err != nil {
+				if err := c.SetStatus(0, domain.TodoInProgress); err != nil {
 					return err
 				}
 				return c.SetSteps([]PhaseItems{{Name: "P", Texts: []string{"A"}}, {Name: "Q", Texts: []string{"b"}}, {Name: "p", Texts: []string{"c"}}})
@@ -421,18 +432,18 @@ func TestNormalize(t *testing.T) {
 		fixes               []Fix
 	}{
 		{"two in progress", "## Todos\n- [/] a\n- [ ] b\n- [/] c\n", "## Todos\n- [/] a\n- [ ] b\n- [ ] c\n",
-			[]Fix{{Index: 2, Text: "c", From: StatusInProgress, To: StatusPending}}},
+			[]Fix{{Index: 2, Text: "c", From: domain.TodoInProgress, To: domain.TodoPending}}},
 		{"criterion counts as in progress", "## Acceptance criteria\n- [/] c\n## Todos\n- [/] a\n", "## Acceptance criteria\n- [/] c\n## Todos\n- [ ] a\n",
-			[]Fix{{Index: 1, Text: "a", From: StatusInProgress, To: StatusPending}}},
+			[]Fix{{Index: 1, Text: "a", From: domain.TodoInProgress, To: domain.TodoPending}}},
 		{"promote the first pending step", "## Acceptance criteria\n- [ ] c\n## Todos\n- [x] a\n- [ ] b\n- [ ] c2\n", "## Acceptance criteria\n- [ ] c\n## Todos\n- [x] a\n- [/] b\n- [ ] c2\n",
-			[]Fix{{Index: 2, Text: "b", From: StatusPending, To: StatusInProgress}}},
+			[]Fix{{Index: 2, Text: "b", From: domain.TodoPending, To: domain.TodoInProgress}}},
 		{"blocked first item is skipped", "## Todos\n- [!] blocked\n- [ ] next\n", "## Todos\n- [!] blocked\n- [/] next\n",
-			[]Fix{{Index: 1, Text: "next", From: StatusPending, To: StatusInProgress}}},
+			[]Fix{{Index: 1, Text: "next", From: domain.TodoPending, To: domain.TodoInProgress}}},
 		{"only criteria pending", "## Acceptance criteria\n- [ ] c\n## Todos\n- [x] done\n- [-] dropped\n- [!] blocked\n", "", nil},
 		{"already fine", "## Todos\n- [x] a\n- [/] b\n- [ ] c\n", "", nil},
 		{"empty", "", "", nil},
 		{"crlf", "## Todos\r\n- [ ] a\r\n", "## Todos\r\n- [/] a\r\n",
-			[]Fix{{Index: 0, Text: "a", From: StatusPending, To: StatusInProgress}}},
+			[]Fix{{Index: 0, Text: "a", From: domain.TodoPending, To: domain.TodoInProgress}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -506,12 +517,12 @@ func TestFind(t *testing.T) {
 		{"add the", Filter{}, -1, `"add the" matches 3 todos: "Add the handler", "Add the route", "Add the button"; use more of the text`},
 		{"add the", Filter{Phase: "backend"}, -1, `"add the" matches 2 todos: "Add the handler", "Add the route"; use more of the text`},
 		{"add the", Filter{Phase: "Frontend"}, 5, ""},
-		{"tests", Filter{Kind: KindCriterion}, 0, ""},
-		{"pass", Filter{Kind: KindCriterion}, 0, ""},
-		{"pass", Filter{Kind: KindStep}, -1, `no todo matches "pass"; did you mean "Tests"?`},
+		{"tests", Filter{Kind: domain.KindCriterion}, 0, ""},
+		{"pass", Filter{Kind: domain.KindCriterion}, 0, ""},
+		{"pass", Filter{Kind: domain.KindStep}, -1, `no todo matches "pass"; did you mean "Tests"?`},
 		{"add teh handler", Filter{}, -1, `no todo matches "add teh handler"; did you mean "Add the handler"?`},
 		{"x", Filter{Phase: "Nope"}, -1, `no todo matches "x"; phase "Nope" has no todos`},
-		{"x", Filter{Phase: "Nope", Kind: KindStep}, -1, `no todo matches "x"; there is no step in phase "Nope"`},
+		{"x", Filter{Phase: "Nope", Kind: domain.KindStep}, -1, `no todo matches "x"; there is no step in phase "Nope"`},
 		{"", Filter{}, -1, "name the todo by its text"},
 	}
 	for _, tc := range tests {
@@ -572,7 +583,7 @@ func TestRender(t *testing.T) {
 
 func TestIndexRefusals(t *testing.T) {
 	c := ParseChecklist([]byte("## Todos\n- [ ] a\n"))
-	for _, err := range []error{c.SetStatus(1, StatusCompleted), c.SetStatus(-1, StatusCompleted), c.AddNote(3, "n")} {
+	for _, err := range []error{c.SetStatus(1, domain.TodoCompleted), c.SetStatus(-1, domain.TodoCompleted), c.AddNote(3, "n")} {
 		if err == nil || !strings.Contains(err.Error(), "no todo at index") {
 			t.Errorf("error = %v, want an index refusal", err)
 		}
@@ -627,7 +638,7 @@ func BenchmarkTodoMutation(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c := ParseChecklist(body)
-		if err := c.SetStatus(5, StatusCompleted); err != nil {
+		if err := c.SetStatus(5, domain.TodoCompleted); err != nil {
 			b.Fatal(err)
 		}
 		c.Normalize()

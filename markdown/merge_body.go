@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // tokenPrefix starts the line that stands for a run of todos while the
@@ -14,18 +16,20 @@ const tokenPrefix = "\x00td-todos\x00"
 
 // groupKey names where a todo lives: its section, and for a step its phase.
 type groupKey struct {
-	kind, phase, origin string
+	kind   domain.TodoKind
+	phase  string
+	origin domain.AgentPath
 }
 
 // token is the line, without its ending, that stands for the group's todos.
 func (k groupKey) token() string {
-	return tokenPrefix + k.kind + "\x00" + k.phase + "\x00" + k.origin + "\x00"
+	return tokenPrefix + string(k.kind) + "\x00" + k.phase + "\x00" + string(k.origin) + "\x00"
 }
 
 // describe names the group in a conflict phrase.
 func (k groupKey) describe() string {
 	switch {
-	case k.kind == KindCriterion:
+	case k.kind == domain.KindCriterion:
 		return "the acceptance criteria"
 	case k.phase == "":
 		return "the todos"
@@ -437,7 +441,7 @@ func hasRepeats(ss []string) bool {
 // mergeStatus is the three-way merge of a todo's status; o is nil for a
 // todo both sides added. When both sides changed it differently and one of
 // them to in progress, the other wins.
-func mergeStatus(o *todo, a, b string) (string, bool) {
+func mergeStatus(o *todo, a, b domain.TodoStatus) (domain.TodoStatus, bool) {
 	switch {
 	case a == b:
 		return a, true
@@ -445,9 +449,9 @@ func mergeStatus(o *todo, a, b string) (string, bool) {
 		return b, true
 	case o != nil && b == o.Status:
 		return a, true
-	case a == StatusInProgress:
+	case a == domain.TodoInProgress:
 		return b, true
-	case b == StatusInProgress:
+	case b == domain.TodoInProgress:
 		return a, true
 	}
 	return "", false
@@ -456,7 +460,7 @@ func mergeStatus(o *todo, a, b string) (string, bool) {
 // rewriteTodo returns t with the given status and the extra notes appended,
 // edited the way td edits a todo: the marker rewritten in place and each
 // note added as a block quote after the item.
-func rewriteTodo(t *todo, status string, extra []string, eol string) (*todo, bool) {
+func rewriteTodo(t *todo, status domain.TodoStatus, extra []string, eol string) (*todo, bool) {
 	if status == t.Status && len(extra) == 0 {
 		return t, true
 	}

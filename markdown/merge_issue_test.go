@@ -316,7 +316,7 @@ func mergeContent(data []byte) string {
 		for _, t := range l.runs[k].todos {
 			notes := slices.Clone(t.Notes)
 			slices.Sort(notes)
-			items = append(items, t.Status+"|"+t.Text+"|"+strings.Join(notes, "\x01")+"|"+t.residue)
+			items = append(items, string(t.Status)+"|"+t.Text+"|"+strings.Join(notes, "\x01")+"|"+t.residue)
 		}
 		slices.Sort(items)
 		b.WriteString(k.token() + strings.Join(items, "\x02") + "\n")

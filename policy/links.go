@@ -3,83 +3,33 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tdproject/td/policy/domain"
 )
-
-// Link kinds. The first four are stored, once, in the frontmatter of the
-// source issue; the last three are the same links seen from their target,
-// computed and never stored.
-const (
-	ChildOf     = "child_of"
-	DuplicateOf = "duplicate_of"
-	BlockedBy   = "blocked_by"
-	RelatesTo   = "relates_to"
-
-	ParentOf     = "parent_of"
-	DuplicatedBy = "duplicated_by"
-	Blocks       = "blocks"
-)
-
-// LinkKinds returns the stored link kinds in the order td lists them.
-func LinkKinds() []string { return []string{ChildOf, DuplicateOf, BlockedBy, RelatesTo} }
-
-// IsLinkKind reports whether kind is one of the stored link kinds.
-func IsLinkKind(kind string) bool {
-	switch kind {
-	case ChildOf, DuplicateOf, BlockedBy, RelatesTo:
-		return true
-	}
-	return false
-}
-
-// InverseKind names a stored link as its target sees it: parent_of for
-// child_of, duplicated_by for duplicate_of, blocks for blocked_by, and
-// relates_to for itself. It returns "" for anything else.
-func InverseKind(kind string) string {
-	switch kind {
-	case ChildOf:
-		return ParentOf
-	case DuplicateOf:
-		return DuplicatedBy
-	case BlockedBy:
-		return Blocks
-	case RelatesTo:
-		return RelatesTo
-	}
-	return ""
-}
-
-// storedKindOf maps an inverse kind back to the stored kind it stands for.
-func storedKindOf(inverse string) string {
-	switch inverse {
-	case ParentOf:
-		return ChildOf
-	case DuplicatedBy:
-		return DuplicateOf
-	case Blocks:
-		return BlockedBy
-	}
-	return ""
-}
 
 // Symmetric reports whether a link of kind means the same read from
 // either end (relates_to): it is stored once and found from both sides.
-func Symmetric(kind string) bool { return kind == RelatesTo }
+func Symmetric(kind domain.LinkKind) bool { return kind == domain.RelatesTo }
 
 // Acyclic reports whether links of kind may never form a cycle: an issue
 // cannot be its own ancestor, wait on itself through a chain, or be a
 // duplicate of its own duplicate (then none of them is the original).
-func Acyclic(kind string) bool { return kind == ChildOf || kind == BlockedBy || kind == DuplicateOf }
+func Acyclic(kind domain.LinkKind) bool {
+	return kind == domain.ChildOf || kind == domain.BlockedBy || kind == domain.DuplicateOf
+}
 
 // single reports whether an issue may hold at most one link of kind: one
 // parent, one original it duplicates.
-func single(kind string) bool { return kind == ChildOf || kind == DuplicateOf }
+func single(kind domain.LinkKind) bool { return kind == domain.ChildOf || kind == domain.DuplicateOf }
 
 // Edge is one stored link: the frontmatter of From holds {kind: Kind, to: To}.
 type Edge struct {
-	From, Kind, To string
+	From string
+	Kind domain.LinkKind
+	To   string
 }
 
-func (e Edge) String() string { return e.From + " " + e.Kind + " " + e.To }
+func (e Edge) String() string { return e.From + " " + string(e.Kind) + " " + e.To }
 
 // KindError is a link kind td does not know: bad input rather than a
 // refusal.
@@ -89,7 +39,7 @@ type KindError struct {
 
 func (e *KindError) Error() string {
 	return fmt.Sprintf("link kind %q must be one of %s (or an inverse: %s, %s, %s)",
-		e.Kind, strings.Join(LinkKinds(), ", "), ParentOf, DuplicatedBy, Blocks)
+		e.Kind, joinKinds(domain.LinkKinds()), domain.ParentOf, domain.DuplicatedBy, domain.Blocks)
 }
 
 // StoredEdge turns what a user typed (ID KIND OTHER) into the link as it
@@ -97,12 +47,12 @@ func (e *KindError) Error() string {
 // so that "a blocks b" is stored as b blocked_by a, in b's frontmatter.
 // Kinds are matched case-insensitively.
 func StoredEdge(from, kind, to string) (Edge, error) {
-	k := strings.ToLower(strings.TrimSpace(kind))
-	if IsLinkKind(k) {
+	k := domain.LinkKind(strings.ToLower(strings.TrimSpace(kind)))
+	if k.Stored() {
 		return Edge{From: from, Kind: k, To: to}, nil
 	}
-	if s := storedKindOf(k); s != "" {
-		return Edge{From: to, Kind: s, To: from}, nil
+	if k.Computed() {
+		return Edge{From: to, Kind: k.Inverse(), To: from}, nil
 	}
 	return Edge{}, &KindError{Kind: kind}
 }
@@ -134,8 +84,8 @@ func FindLink(existing []Edge, e Edge) (Edge, bool) {
 // original per issue, and no cycle of child_of, blocked_by or
 // duplicate_of.
 func CheckLink(existing []Edge, e Edge) error {
-	if !IsLinkKind(e.Kind) {
-		return &KindError{Kind: e.Kind}
+	if !e.Kind.Stored() {
+		return &KindError{Kind: string(e.Kind)}
 	}
 	if e.From == e.To {
 		return refuse(fmt.Sprintf("%s cannot be linked to itself; name another issue", e.From))
@@ -150,7 +100,7 @@ func CheckLink(existing []Edge, e Edge) error {
 		for _, x := range existing {
 			if x.From == e.From && x.Kind == e.Kind {
 				what := "one parent"
-				if e.Kind == DuplicateOf {
+				if e.Kind == domain.DuplicateOf {
 					what = "one original"
 				}
 				return refuse(fmt.Sprintf("%s is already %s %s and an issue has %s; td unlink %s first", e.From, e.Kind, x.To, what, x))
@@ -210,8 +160,8 @@ func Cycle(existing []Edge, e Edge) []string {
 }
 
 // cyclePath writes a cycle as td-a child_of td-b child_of td-a.
-func cyclePath(path []string, kind string) string {
-	return strings.Join(path, " "+kind+" ")
+func cyclePath(path []string, kind domain.LinkKind) string {
+	return strings.Join(path, " "+string(kind)+" ")
 }
 
 // NoSuchLink refuses to remove the link e, which is not stored. links are
@@ -229,4 +179,12 @@ func NoSuchLink(e Edge, links []Edge) error {
 		have[i] = x.String()
 	}
 	return refuse(fmt.Sprintf("%s has no %s link to %s; its links: %s", e.From, e.Kind, e.To, strings.Join(have, ", ")))
+}
+
+func joinKinds(kinds []domain.LinkKind) string {
+	words := make([]string, len(kinds))
+	for i, k := range kinds {
+		words[i] = string(k)
+	}
+	return strings.Join(words, ", ")
 }

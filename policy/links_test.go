@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 func TestStoredEdge(t *testing.T) {
@@ -12,15 +14,15 @@ func TestStoredEdge(t *testing.T) {
 		want           Edge
 		bad            bool
 	}{
-		{"a", "child_of", "b", Edge{"a", ChildOf, "b"}, false},
-		{"a", "duplicate_of", "b", Edge{"a", DuplicateOf, "b"}, false},
-		{"a", "blocked_by", "b", Edge{"a", BlockedBy, "b"}, false},
-		{"a", "relates_to", "b", Edge{"a", RelatesTo, "b"}, false},
-		{"a", " Child_Of ", "b", Edge{"a", ChildOf, "b"}, false},
+		{"a", "child_of", "b", Edge{"a", domain.ChildOf, "b"}, false},
+		{"a", "duplicate_of", "b", Edge{"a", domain.DuplicateOf, "b"}, false},
+		{"a", "blocked_by", "b", Edge{"a", domain.BlockedBy, "b"}, false},
+		{"a", "relates_to", "b", Edge{"a", domain.RelatesTo, "b"}, false},
+		{"a", " Child_Of ", "b", Edge{"a", domain.ChildOf, "b"}, false},
 		// Inverses are stored on the other issue.
-		{"a", "parent_of", "b", Edge{"b", ChildOf, "a"}, false},
-		{"a", "duplicated_by", "b", Edge{"b", DuplicateOf, "a"}, false},
-		{"a", "blocks", "b", Edge{"b", BlockedBy, "a"}, false},
+		{"a", "parent_of", "b", Edge{"b", domain.ChildOf, "a"}, false},
+		{"a", "duplicated_by", "b", Edge{"b", domain.DuplicateOf, "a"}, false},
+		{"a", "blocks", "b", Edge{"b", domain.BlockedBy, "a"}, false},
 		{"a", "depends_on", "b", Edge{}, true},
 		{"a", "", "b", Edge{}, true},
 	} {
@@ -40,55 +42,45 @@ func TestStoredEdge(t *testing.T) {
 	}
 }
 
-func TestInverseKind(t *testing.T) {
-	for kind, want := range map[string]string{
-		ChildOf: ParentOf, DuplicateOf: DuplicatedBy, BlockedBy: Blocks, RelatesTo: RelatesTo, "parent_of": "", "x": "",
-	} {
-		if got := InverseKind(kind); got != want {
-			t.Errorf("InverseKind(%q) = %q, want %q", kind, got, want)
-		}
-	}
-	for _, k := range LinkKinds() {
-		if !IsLinkKind(k) {
-			t.Errorf("IsLinkKind(%q) = false", k)
-		}
-		if k2, err := StoredEdge("a", InverseKind(k), "b"); err != nil || k2.Kind != k {
+func TestStoredEdgeMapsInversesBack(t *testing.T) {
+	for _, k := range domain.LinkKinds() {
+		if k2, err := StoredEdge("a", string(k.Inverse()), "b"); err != nil || k2.Kind != k {
 			t.Errorf("the inverse of %s does not map back: %v %v", k, k2, err)
 		}
 	}
 }
 
 func TestCheckLink(t *testing.T) {
-	e := func(from, kind, to string) Edge { return Edge{from, kind, to} }
+	e := func(from string, kind domain.LinkKind, to string) Edge { return Edge{from, kind, to} }
 	rows := []struct {
 		name     string
 		existing []Edge
 		add      Edge
 		refusal  string // "" when allowed
 	}{
-		{"a first link", nil, e("a", ChildOf, "b"), ""},
-		{"every kind", []Edge{e("a", ChildOf, "b")}, e("a", BlockedBy, "b"), ""},
-		{"self link", nil, e("a", RelatesTo, "a"), "a cannot be linked to itself; name another issue"},
-		{"self child", nil, e("a", ChildOf, "a"), "a cannot be linked to itself; name another issue"},
-		{"twice", []Edge{e("a", BlockedBy, "b")}, e("a", BlockedBy, "b"),
+		{"a first link", nil, e("a", domain.ChildOf, "b"), ""},
+		{"every kind", []Edge{e("a", domain.ChildOf, "b")}, e("a", domain.BlockedBy, "b"), ""},
+		{"self link", nil, e("a", domain.RelatesTo, "a"), "a cannot be linked to itself; name another issue"},
+		{"self child", nil, e("a", domain.ChildOf, "a"), "a cannot be linked to itself; name another issue"},
+		{"twice", []Edge{e("a", domain.BlockedBy, "b")}, e("a", domain.BlockedBy, "b"),
 			"already linked: a blocked_by b; td links a shows every link"},
-		{"relates_to is stored once for both ends", []Edge{e("a", RelatesTo, "b")}, e("b", RelatesTo, "a"),
+		{"relates_to is stored once for both ends", []Edge{e("a", domain.RelatesTo, "b")}, e("b", domain.RelatesTo, "a"),
 			"already linked: a relates_to b (relates_to goes both ways); td links b shows every link"},
-		{"a duplicate of its own duplicate", []Edge{e("a", DuplicateOf, "b")}, e("b", DuplicateOf, "a"),
+		{"a duplicate of its own duplicate", []Edge{e("a", domain.DuplicateOf, "b")}, e("b", domain.DuplicateOf, "a"),
 			"b duplicate_of a would make a cycle: b duplicate_of a duplicate_of b; duplicate_of links may not loop, so remove one of them with td unlink first"},
-		{"blocked_by both ways is a cycle", []Edge{e("a", BlockedBy, "b")}, e("b", BlockedBy, "a"),
+		{"blocked_by both ways is a cycle", []Edge{e("a", domain.BlockedBy, "b")}, e("b", domain.BlockedBy, "a"),
 			"b blocked_by a would make a cycle: b blocked_by a blocked_by b; blocked_by links may not loop, so remove one of them with td unlink first"},
-		{"one parent", []Edge{e("a", ChildOf, "c")}, e("a", ChildOf, "b"),
+		{"one parent", []Edge{e("a", domain.ChildOf, "c")}, e("a", domain.ChildOf, "b"),
 			"a is already child_of c and an issue has one parent; td unlink a child_of c first"},
-		{"one original", []Edge{e("a", DuplicateOf, "c")}, e("a", DuplicateOf, "b"),
+		{"one original", []Edge{e("a", domain.DuplicateOf, "c")}, e("a", domain.DuplicateOf, "b"),
 			"a is already duplicate_of c and an issue has one original; td unlink a duplicate_of c first"},
-		{"many blockers", []Edge{e("a", BlockedBy, "c")}, e("a", BlockedBy, "b"), ""},
-		{"many children", []Edge{e("c", ChildOf, "b")}, e("a", ChildOf, "b"), ""},
-		{"a three-step cycle", []Edge{e("b", ChildOf, "c"), e("c", ChildOf, "a")}, e("a", ChildOf, "b"),
+		{"many blockers", []Edge{e("a", domain.BlockedBy, "c")}, e("a", domain.BlockedBy, "b"), ""},
+		{"many children", []Edge{e("c", domain.ChildOf, "b")}, e("a", domain.ChildOf, "b"), ""},
+		{"a three-step cycle", []Edge{e("b", domain.ChildOf, "c"), e("c", domain.ChildOf, "a")}, e("a", domain.ChildOf, "b"),
 			"a child_of b would make a cycle: a child_of b child_of c child_of a; child_of links may not loop, so remove one of them with td unlink first"},
-		{"other kinds do not close a cycle", []Edge{e("b", BlockedBy, "a")}, e("a", ChildOf, "b"), ""},
-		{"a diamond is no cycle", []Edge{e("a", BlockedBy, "b"), e("a", BlockedBy, "c"), e("b", BlockedBy, "d")}, e("c", BlockedBy, "d"), ""},
-		{"relates_to may loop", []Edge{e("b", RelatesTo, "c"), e("c", RelatesTo, "a")}, e("a", RelatesTo, "b"), ""},
+		{"other kinds do not close a cycle", []Edge{e("b", domain.BlockedBy, "a")}, e("a", domain.ChildOf, "b"), ""},
+		{"a diamond is no cycle", []Edge{e("a", domain.BlockedBy, "b"), e("a", domain.BlockedBy, "c"), e("b", domain.BlockedBy, "d")}, e("c", domain.BlockedBy, "d"), ""},
+		{"relates_to may loop", []Edge{e("b", domain.RelatesTo, "c"), e("c", domain.RelatesTo, "a")}, e("a", domain.RelatesTo, "b"), ""},
 		{"unknown kind", nil, e("a", "depends_on", "b"),
 			`link kind "depends_on" must be one of child_of, duplicate_of, blocked_by, relates_to (or an inverse: parent_of, duplicated_by, blocks)`},
 	}
@@ -112,7 +104,7 @@ func TestCheckLink(t *testing.T) {
 }
 
 func TestCycle(t *testing.T) {
-	e := func(from, to string) Edge { return Edge{from, ChildOf, to} }
+	e := func(from, to string) Edge { return Edge{from, domain.ChildOf, to} }
 	for _, tc := range []struct {
 		name     string
 		existing []Edge
@@ -124,7 +116,7 @@ func TestCycle(t *testing.T) {
 		{"shortest of two", []Edge{e("b", "c"), e("c", "d"), e("d", "a"), e("b", "a")}, e("a", "b"), []string{"a", "b", "a"}},
 		{"long", []Edge{e("b", "c"), e("c", "d"), e("d", "a")}, e("a", "b"), []string{"a", "b", "c", "d", "a"}},
 		{"a cycle elsewhere is not this one's", []Edge{e("c", "d"), e("d", "c")}, e("a", "c"), nil},
-		{"relates_to never", []Edge{{"b", RelatesTo, "a"}}, Edge{"a", RelatesTo, "b"}, nil},
+		{"relates_to never", []Edge{{"b", domain.RelatesTo, "a"}}, Edge{"a", domain.RelatesTo, "b"}, nil},
 	} {
 		if got := Cycle(tc.existing, tc.add); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
@@ -133,11 +125,11 @@ func TestCycle(t *testing.T) {
 }
 
 func TestFindLinkAndNoSuchLink(t *testing.T) {
-	stored := []Edge{{"a", ChildOf, "p"}, {"x", RelatesTo, "a"}}
-	if got, ok := FindLink(stored, Edge{"a", RelatesTo, "x"}); !ok || got != (Edge{"x", RelatesTo, "a"}) {
+	stored := []Edge{{"a", domain.ChildOf, "p"}, {"x", domain.RelatesTo, "a"}}
+	if got, ok := FindLink(stored, Edge{"a", domain.RelatesTo, "x"}); !ok || got != (Edge{"x", domain.RelatesTo, "a"}) {
 		t.Errorf("relates_to from the other end: got %v %v", got, ok)
 	}
-	if _, ok := FindLink(stored, Edge{"p", ChildOf, "a"}); ok {
+	if _, ok := FindLink(stored, Edge{"p", domain.ChildOf, "a"}); ok {
 		t.Errorf("a directional link matched backwards")
 	}
 	for _, tc := range []struct {
@@ -147,7 +139,7 @@ func TestFindLinkAndNoSuchLink(t *testing.T) {
 		{nil, "a has no links, so there is no blocked_by link to b to remove"},
 		{stored, "a has no blocked_by link to b; its links: a child_of p, a relates_to x"},
 	} {
-		err := NoSuchLink(Edge{"a", BlockedBy, "b"}, tc.links)
+		err := NoSuchLink(Edge{"a", domain.BlockedBy, "b"}, tc.links)
 		var re *RefusalError
 		if !errors.As(err, &re) || err.Error() != tc.want {
 			t.Errorf("got %v, want refusal %q", err, tc.want)

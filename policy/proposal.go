@@ -2,7 +2,8 @@ package policy
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // Proposal states. A subagent's proposal waits (pending) until the root
@@ -40,21 +41,11 @@ func ValidTodoReview(mode string) error {
 // proposals accepted at once rather than held for review.
 func AutoAccepts(mode string) bool { return mode == TodoReviewAuto }
 
-// RootAgent is the first segment of an agent path: the root agent a
-// subagent reports to ("primary" for "primary.subagents.ui").
-func RootAgent(path string) string {
-	root, _, _ := strings.Cut(path, ".")
-	return root
-}
-
-// IsSubagent reports whether an agent path is deeper than one segment.
-func IsSubagent(path string) bool { return strings.Contains(path, ".") }
-
 // MayPropose lets only subagents propose todos: a root agent or an operator
 // changes the list directly, so a proposal from one would wait on itself.
-func MayPropose(agentPath string) error {
+func MayPropose(agentPath domain.AgentPath) error {
 	switch {
-	case IsSubagent(agentPath):
+	case agentPath.IsSubagent():
 		return nil
 	case agentPath == "":
 		return refuse("td todo propose is for subagent sessions; an operator adds todos directly with td todo add")
@@ -64,9 +55,9 @@ func MayPropose(agentPath string) error {
 
 // MayReviewProposals refuses subagent sessions any decision on proposals:
 // a subagent never accepts its own or a sibling's todos.
-func MayReviewProposals(agentPath string) error {
-	if IsSubagent(agentPath) {
-		return refuse(fmt.Sprintf("subagent sessions cannot accept or reject proposals; the root agent %s or an operator decides", RootAgent(agentPath)))
+func MayReviewProposals(agentPath domain.AgentPath) error {
+	if agentPath.IsSubagent() {
+		return refuse(fmt.Sprintf("subagent sessions cannot accept or reject proposals; the root agent %s or an operator decides", agentPath.Root()))
 	}
 	return nil
 }
@@ -76,11 +67,11 @@ func MayReviewProposals(agentPath string) error {
 type ProposalReview struct {
 	// Role and Agent describe the deciding session; Agent is "" for an
 	// operator session.
-	Role  Role
-	Agent string
+	Role  domain.Role
+	Agent domain.AgentPath
 	// ID, Proposer and State describe the proposal.
 	ID       string
-	Proposer string
+	Proposer domain.AgentPath
 	State    string
 	// Decision is DecisionAccept or DecisionReject.
 	Decision string
@@ -91,7 +82,7 @@ type ProposalReview struct {
 // (the proposer's path starts with its own); subagents none. A proposal is
 // decided once: accepting or rejecting it again is refused with its state.
 func MayDecideProposal(r ProposalReview) error {
-	if r.Role != Operator && r.Role != Agent {
+	if r.Role != domain.RoleOperator && r.Role != domain.RoleAgent {
 		return fmt.Errorf("unknown session role %q: want operator or agent", r.Role)
 	}
 	if r.Decision != DecisionAccept && r.Decision != DecisionReject {
@@ -105,8 +96,8 @@ func MayDecideProposal(r ProposalReview) error {
 	if err := MayReviewProposals(r.Agent); err != nil {
 		return err
 	}
-	root := RootAgent(r.Proposer)
-	if r.Role != Operator && r.Agent != root {
+	root := r.Proposer.Root()
+	if r.Role != domain.RoleOperator && r.Agent != root {
 		return refuse(fmt.Sprintf("only %s (the root agent of %s) or an operator may %s proposal %s", root, r.Proposer, r.Decision, r.ID))
 	}
 	switch {

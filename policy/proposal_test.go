@@ -3,11 +3,13 @@ package policy
 import (
 	"errors"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 func TestMayPropose(t *testing.T) {
 	rows := []struct {
-		path    string
+		path    domain.AgentPath
 		refusal string
 	}{
 		{path: "primary.subagents.ui"},
@@ -16,7 +18,7 @@ func TestMayPropose(t *testing.T) {
 		{path: "primary", refusal: "primary is a root agent: it adds todos directly with td todo add; td todo propose is for its subagents"},
 	}
 	for _, row := range rows {
-		t.Run(row.path, func(t *testing.T) {
+		t.Run(string(row.path), func(t *testing.T) {
 			checkRefusal(t, MayPropose(row.path), row.refusal, false)
 		})
 	}
@@ -34,41 +36,41 @@ func TestMayDecideProposal(t *testing.T) {
 	)
 	rows := []struct {
 		name     string
-		role     Role
-		agent    string
-		proposer string
+		role     domain.Role
+		agent    domain.AgentPath
+		proposer domain.AgentPath
 		state    string
 		decision string
 		refusal  string // exact refusal; "" when allowed
 		invalid  bool   // bad input rather than a refusal
 	}{
 		// Who decides a pending proposal.
-		{name: "operator accepts", role: Operator, proposer: sub, state: ProposalPending, decision: DecisionAccept},
-		{name: "operator rejects", role: Operator, proposer: sub, state: ProposalPending, decision: DecisionReject},
-		{name: "root accepts", role: Agent, agent: "primary", proposer: sub, state: ProposalPending, decision: DecisionAccept},
-		{name: "root rejects", role: Agent, agent: "primary", proposer: sub, state: ProposalPending, decision: DecisionReject},
-		{name: "root accepts a deep subagent", role: Agent, agent: "primary", proposer: deep, state: ProposalPending, decision: DecisionAccept},
-		{name: "another root", role: Agent, agent: "reviewer", proposer: sub, state: ProposalPending, decision: DecisionAccept,
+		{name: "operator accepts", role: domain.RoleOperator, proposer: sub, state: ProposalPending, decision: DecisionAccept},
+		{name: "operator rejects", role: domain.RoleOperator, proposer: sub, state: ProposalPending, decision: DecisionReject},
+		{name: "root accepts", role: domain.RoleAgent, agent: "primary", proposer: sub, state: ProposalPending, decision: DecisionAccept},
+		{name: "root rejects", role: domain.RoleAgent, agent: "primary", proposer: sub, state: ProposalPending, decision: DecisionReject},
+		{name: "root accepts a deep subagent", role: domain.RoleAgent, agent: "primary", proposer: deep, state: ProposalPending, decision: DecisionAccept},
+		{name: "another root", role: domain.RoleAgent, agent: "reviewer", proposer: sub, state: ProposalPending, decision: DecisionAccept,
 			refusal: "only primary (the root agent of primary.subagents.ui) or an operator may accept proposal p1x"},
-		{name: "a root whose name is a prefix", role: Agent, agent: "prim", proposer: sub, state: ProposalPending, decision: DecisionReject,
+		{name: "a root whose name is a prefix", role: domain.RoleAgent, agent: "prim", proposer: sub, state: ProposalPending, decision: DecisionReject,
 			refusal: "only primary (the root agent of primary.subagents.ui) or an operator may reject proposal p1x"},
-		{name: "unlisted operator session", role: Agent, proposer: sub, state: ProposalPending, decision: DecisionAccept,
+		{name: "unlisted operator session", role: domain.RoleAgent, proposer: sub, state: ProposalPending, decision: DecisionAccept,
 			refusal: "only primary (the root agent of primary.subagents.ui) or an operator may accept proposal p1x"},
-		{name: "the proposer itself", role: Agent, agent: sub, proposer: sub, state: ProposalPending, decision: DecisionAccept, refusal: subRef},
-		{name: "a sibling", role: Agent, agent: "primary.subagents.api", proposer: sub, state: ProposalPending, decision: DecisionReject, refusal: subRef},
+		{name: "the proposer itself", role: domain.RoleAgent, agent: sub, proposer: sub, state: ProposalPending, decision: DecisionAccept, refusal: subRef},
+		{name: "a sibling", role: domain.RoleAgent, agent: "primary.subagents.api", proposer: sub, state: ProposalPending, decision: DecisionReject, refusal: subRef},
 
 		// A decision is final, whoever asks.
-		{name: "accept accepted", role: Operator, proposer: sub, state: ProposalAccepted, decision: DecisionAccept, refusal: acceptOK},
-		{name: "reject accepted", role: Agent, agent: "primary", proposer: sub, state: ProposalAccepted, decision: DecisionReject, refusal: rejectOK},
-		{name: "accept rejected", role: Agent, agent: "primary", proposer: sub, state: ProposalRejected, decision: DecisionAccept, refusal: acceptNo},
-		{name: "reject rejected", role: Operator, proposer: sub, state: ProposalRejected, decision: DecisionReject, refusal: rejectNo},
+		{name: "accept accepted", role: domain.RoleOperator, proposer: sub, state: ProposalAccepted, decision: DecisionAccept, refusal: acceptOK},
+		{name: "reject accepted", role: domain.RoleAgent, agent: "primary", proposer: sub, state: ProposalAccepted, decision: DecisionReject, refusal: rejectOK},
+		{name: "accept rejected", role: domain.RoleAgent, agent: "primary", proposer: sub, state: ProposalRejected, decision: DecisionAccept, refusal: acceptNo},
+		{name: "reject rejected", role: domain.RoleOperator, proposer: sub, state: ProposalRejected, decision: DecisionReject, refusal: rejectNo},
 		// Who may decide is checked before the state.
-		{name: "subagent on a decided one", role: Agent, agent: sub, proposer: sub, state: ProposalAccepted, decision: DecisionAccept, refusal: subRef},
+		{name: "subagent on a decided one", role: domain.RoleAgent, agent: sub, proposer: sub, state: ProposalAccepted, decision: DecisionAccept, refusal: subRef},
 
 		// Bad facts are errors, not refusals.
 		{name: "unknown role", role: "", proposer: sub, state: ProposalPending, decision: DecisionAccept, invalid: true},
-		{name: "unknown decision", role: Operator, proposer: sub, state: ProposalPending, decision: "maybe", invalid: true},
-		{name: "unknown state", role: Operator, proposer: sub, state: "waiting", decision: DecisionAccept, invalid: true},
+		{name: "unknown decision", role: domain.RoleOperator, proposer: sub, state: ProposalPending, decision: "maybe", invalid: true},
+		{name: "unknown state", role: domain.RoleOperator, proposer: sub, state: "waiting", decision: DecisionAccept, invalid: true},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
@@ -92,14 +94,6 @@ func TestValidTodoReview(t *testing.T) {
 	}
 	if AutoAccepts("") || AutoAccepts(TodoReviewReview) || !AutoAccepts(TodoReviewAuto) {
 		t.Errorf("AutoAccepts: only auto accepts at once; review is the default")
-	}
-}
-
-func TestRootAgent(t *testing.T) {
-	for path, want := range map[string]string{"primary": "primary", "primary.subagents.ui": "primary", "": ""} {
-		if got := RootAgent(path); got != want {
-			t.Errorf("RootAgent(%q) = %q; want %q", path, got, want)
-		}
 	}
 }
 

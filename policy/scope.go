@@ -3,18 +3,14 @@ package policy
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // Scopes (seed 004, "META/PROJECT"): a project agent works on the user's
 // code, a meta agent on td's governance files, and neither strays into the
 // other's ground. Issue files belong to both: every session files and
 // updates issues. Operators may change anything.
-
-// Session categories: what kind of work an agent session does.
-const (
-	CategoryProject = "project"
-	CategoryMeta    = "meta"
-)
 
 // PathClass is what a path is to the scope rules.
 type PathClass string
@@ -185,9 +181,9 @@ func join(base, name string) string {
 
 // ScopeFacts are what the scope rule needs to judge one changed path.
 type ScopeFacts struct {
-	Role     Role      // the session's effective role
-	Category string    // project or meta; "" counts as project
-	Class    PathClass // what the path is
+	Role     domain.Role     // the session's effective role
+	Category domain.Category // project or meta; "" counts as project
+	Class    PathClass       // what the path is
 	// WrittenByTd is true when the change is exactly what td itself last
 	// wrote at the path: td acting for the session, not the session by hand.
 	WrittenByTd bool
@@ -216,10 +212,10 @@ func JudgeScope(f ScopeFacts) ScopeVerdict {
 	case ClassOutside:
 		return ScopeVerdict{true, "outside the work tree, which scopes do not cover"}
 	}
-	if f.Role == Operator {
+	if f.Role == domain.RoleOperator {
 		return ScopeVerdict{true, "operators may change anything"}
 	}
-	meta := f.Category == CategoryMeta
+	meta := f.Category == domain.CategoryMeta
 	switch f.Class {
 	case ClassIssue:
 		return ScopeVerdict{true, "issue file, open to every session"}

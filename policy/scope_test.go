@@ -3,6 +3,8 @@ package policy
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // defaultMeta mirrors the meta_paths td init writes.
@@ -27,16 +29,16 @@ func TestJudgeScopeMatrix(t *testing.T) {
 	}
 	classes := []PathClass{ClassCode, ClassIssue, ClassMeta, ClassLocal, ClassOutside}
 	// table[role][category][class][writtenByTd]
-	table := map[Role]map[string]map[PathClass][2]want{
-		Operator: {
-			CategoryProject: {
+	table := map[domain.Role]map[domain.Category]map[PathClass][2]want{
+		domain.RoleOperator: {
+			domain.CategoryProject: {
 				ClassCode:    {{true, "operators may change anything"}, {true, "operators may change anything"}},
 				ClassIssue:   {{true, "operators may change anything"}, {true, "operators may change anything"}},
 				ClassMeta:    {{true, "operators may change anything"}, {true, "operators may change anything"}},
 				ClassLocal:   {{true, "local state under .todos/local, never committed"}, {true, "local state under .todos/local, never committed"}},
 				ClassOutside: {{true, "outside the work tree, which scopes do not cover"}, {true, "outside the work tree, which scopes do not cover"}},
 			},
-			CategoryMeta: {
+			domain.CategoryMeta: {
 				ClassCode:    {{true, "operators may change anything"}, {true, "operators may change anything"}},
 				ClassIssue:   {{true, "operators may change anything"}, {true, "operators may change anything"}},
 				ClassMeta:    {{true, "operators may change anything"}, {true, "operators may change anything"}},
@@ -44,15 +46,15 @@ func TestJudgeScopeMatrix(t *testing.T) {
 				ClassOutside: {{true, "outside the work tree, which scopes do not cover"}, {true, "outside the work tree, which scopes do not cover"}},
 			},
 		},
-		Agent: {
-			CategoryProject: {
+		domain.RoleAgent: {
+			domain.CategoryProject: {
 				ClassCode:    {{true, "user code, open to project sessions"}, {true, "user code, open to project sessions"}},
 				ClassIssue:   {{true, "issue file, open to every session"}, {true, "issue file, open to every session"}},
 				ClassMeta:    {{false, refusedMeta}, {true, "meta path, written by td"}},
 				ClassLocal:   {{true, "local state under .todos/local, never committed"}, {true, "local state under .todos/local, never committed"}},
 				ClassOutside: {{true, "outside the work tree, which scopes do not cover"}, {true, "outside the work tree, which scopes do not cover"}},
 			},
-			CategoryMeta: {
+			domain.CategoryMeta: {
 				ClassCode:    {{false, refusedCode}, {false, refusedCode}},
 				ClassIssue:   {{true, "issue file, open to every session"}, {true, "issue file, open to every session"}},
 				ClassMeta:    {{true, "meta path, open to meta sessions"}, {true, "meta path, open to meta sessions"}},
@@ -61,8 +63,8 @@ func TestJudgeScopeMatrix(t *testing.T) {
 			},
 		},
 	}
-	for _, role := range []Role{Operator, Agent} {
-		for _, cat := range []string{CategoryProject, CategoryMeta} {
+	for _, role := range []domain.Role{domain.RoleOperator, domain.RoleAgent} {
+		for _, cat := range []domain.Category{domain.CategoryProject, domain.CategoryMeta} {
 			for _, class := range classes {
 				for i, written := range []bool{false, true} {
 					w := table[role][cat][class][i]
@@ -76,17 +78,17 @@ func TestJudgeScopeMatrix(t *testing.T) {
 	}
 	// What a merge brought in passes as td's own writes do, for project
 	// agents only where it matters.
-	if got := JudgeScope(ScopeFacts{Role: Agent, Category: CategoryProject, Class: ClassMeta, Merged: true}); !got.Allowed || got.Reason != "meta path, as the merge brought it" {
+	if got := JudgeScope(ScopeFacts{Role: domain.RoleAgent, Category: domain.CategoryProject, Class: ClassMeta, Merged: true}); !got.Allowed || got.Reason != "meta path, as the merge brought it" {
 		t.Errorf("merged meta path: %+v", got)
 	}
-	if got := JudgeScope(ScopeFacts{Role: Agent, Category: CategoryMeta, Class: ClassCode, Merged: true}); got.Allowed {
+	if got := JudgeScope(ScopeFacts{Role: domain.RoleAgent, Category: domain.CategoryMeta, Class: ClassCode, Merged: true}); got.Allowed {
 		t.Errorf("a merge let a meta agent change code: %+v", got)
 	}
 	// A session without a category is a project session.
-	if got := JudgeScope(ScopeFacts{Role: Agent, Class: ClassMeta}); got.Allowed || got.Reason != refusedMeta {
+	if got := JudgeScope(ScopeFacts{Role: domain.RoleAgent, Class: ClassMeta}); got.Allowed || got.Reason != refusedMeta {
 		t.Errorf("empty category: %+v", got)
 	}
-	if got := JudgeScope(ScopeFacts{Role: Agent, Class: ClassCode}); !got.Allowed {
+	if got := JudgeScope(ScopeFacts{Role: domain.RoleAgent, Class: ClassCode}); !got.Allowed {
 		t.Errorf("empty category on code: %+v", got)
 	}
 }
@@ -244,22 +246,22 @@ func TestLocate(t *testing.T) {
 // judgement together.
 func TestScopeStories(t *testing.T) {
 	m := ScopeMap{Root: "/w", MetaPaths: defaultMeta}
-	judge := func(role Role, cat, rel string, written bool) bool {
+	judge := func(role domain.Role, cat domain.Category, rel string, written bool) bool {
 		return JudgeScope(ScopeFacts{Role: role, Category: cat, Class: m.Classify(rel), WrittenByTd: written}).Allowed
 	}
-	if judge(Agent, CategoryProject, ".todos/config.yaml", false) {
+	if judge(domain.RoleAgent, domain.CategoryProject, ".todos/config.yaml", false) {
 		t.Error("a project agent changed the config by hand")
 	}
-	if !judge(Agent, CategoryProject, ".todos/history/td-a.jsonl", true) {
+	if !judge(domain.RoleAgent, domain.CategoryProject, ".todos/history/td-a.jsonl", true) {
 		t.Error("td's own ledger write was refused for a project agent")
 	}
-	if judge(Agent, CategoryMeta, "main.go", false) {
+	if judge(domain.RoleAgent, domain.CategoryMeta, "main.go", false) {
 		t.Error("a meta agent changed user code")
 	}
-	if !judge(Agent, CategoryMeta, ".todos/config.yaml", false) || !judge(Agent, CategoryMeta, ".todos/issues/td-a.md", false) {
+	if !judge(domain.RoleAgent, domain.CategoryMeta, ".todos/config.yaml", false) || !judge(domain.RoleAgent, domain.CategoryMeta, ".todos/issues/td-a.md", false) {
 		t.Error("a meta agent was refused its own ground")
 	}
-	if !judge(Operator, CategoryMeta, "main.go", false) || !judge(Operator, CategoryProject, ".todos/config.yaml", false) {
+	if !judge(domain.RoleOperator, domain.CategoryMeta, "main.go", false) || !judge(domain.RoleOperator, domain.CategoryProject, ".todos/config.yaml", false) {
 		t.Error("an operator was refused")
 	}
 }

@@ -3,86 +3,53 @@ package policy
 import (
 	"fmt"
 
-	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy/domain"
 )
-
-// Role is what a session may do: an operator owns the definition of done, an
-// agent works towards it.
-type Role string
-
-// Session roles. An operator session whose git author is not a listed
-// operator is treated as an agent by the caller.
-const (
-	Operator Role = "operator"
-	Agent    Role = "agent"
-)
-
-// Todo kinds and statuses are the checklist grammar's: the rules judge the
-// values the markdown package reads from an issue file, so they share one
-// definition.
-const (
-	KindCriterion = markdown.KindCriterion
-	KindStep      = markdown.KindStep
-
-	StatusPending    = markdown.StatusPending
-	StatusInProgress = markdown.StatusInProgress
-	StatusCompleted  = markdown.StatusCompleted
-	StatusAbandoned  = markdown.StatusAbandoned
-	StatusBlocked    = markdown.StatusBlocked
-)
-
-func knownStatus(s string) bool {
-	switch s {
-	case StatusPending, StatusInProgress, StatusCompleted, StatusAbandoned, StatusBlocked:
-		return true
-	}
-	return false
-}
 
 // TodoChange decides whether a session with role may move a todo of kind from
 // one status to another; from is "" when the todo is being added. Steps are
 // anyone's; anyone may add a criterion and an agent may claim one done, but
 // only an operator may drop a criterion or reopen a completed or dropped one.
 // The caller checks MayMutate first: subagents change nothing.
-func TodoChange(role Role, kind, from, to string) error {
-	if role != Operator && role != Agent {
+func TodoChange(role domain.Role, kind domain.TodoKind, from, to domain.TodoStatus) error {
+	if role != domain.RoleOperator && role != domain.RoleAgent {
 		return fmt.Errorf("unknown session role %q: want operator or agent", role)
 	}
-	if kind != KindCriterion && kind != KindStep {
+	if !kind.Valid() {
 		return fmt.Errorf("unknown todo kind %q: want criterion or step", kind)
 	}
-	if from != "" && !knownStatus(from) {
+	if from != "" && !from.Valid() {
 		return fmt.Errorf("unknown todo status %q", from)
 	}
-	if !knownStatus(to) {
+	if !to.Valid() {
 		return fmt.Errorf("unknown todo status %q", to)
 	}
-	if kind == KindStep || role == Operator || from == to {
+	if kind == domain.KindStep || role == domain.RoleOperator || from == to {
 		return nil
 	}
 	// An agent on a criterion.
 	switch {
-	case to == StatusAbandoned:
+	case to == domain.TodoAbandoned:
 		return refuse("only an operator may drop a criterion, since criteria are the definition of done; ask the operator to drop it")
-	case from == StatusCompleted || from == StatusAbandoned:
+	case from == domain.TodoCompleted || from == domain.TodoAbandoned:
 		return refuse(fmt.Sprintf("only an operator may reopen a criterion that is %s; ask the operator to reopen it", describeStatus(from)))
 	}
 	return nil
 }
 
-func describeStatus(s string) string {
-	if s == StatusAbandoned {
+func describeStatus(s domain.TodoStatus) string {
+	if s == domain.TodoAbandoned {
 		return "dropped"
 	}
-	return s
+	return string(s)
 }
 
 // MayMutate refuses subagent sessions, whose agent path is deeper than one
 // segment (primary.subagents.ui): they propose todos to their root (td todo
 // propose) instead of changing todos or issues. Operator sessions (empty
 // path) and root agents pass.
-func MayMutate(agentPath string) error {
-	if IsSubagent(agentPath) {
+func MayMutate(agentPath domain.AgentPath) error {
+	if agentPath.IsSubagent() {
 		return refuse(subagentRefusal)
 	}
 	return nil

@@ -2,7 +2,10 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 func TestTodoChange(t *testing.T) {
@@ -12,54 +15,54 @@ func TestTodoChange(t *testing.T) {
 		reopenDropped = "only an operator may reopen a criterion that is dropped; ask the operator to reopen it"
 	)
 	rows := []struct {
-		role     Role
-		kind     string
-		from, to string
+		role     domain.Role
+		kind     domain.TodoKind
+		from, to domain.TodoStatus
 		refusal  string // exact refusal; "" when allowed
 		invalid  bool   // bad input rather than a refusal
 	}{
 		// Anyone may add criteria; an agent adding a dropped one is dropping it.
-		{role: Agent, kind: KindCriterion, to: StatusPending},
-		{role: Operator, kind: KindCriterion, to: StatusPending},
-		{role: Agent, kind: KindCriterion, to: StatusCompleted},
-		{role: Agent, kind: KindCriterion, to: StatusAbandoned, refusal: dropRefusal},
-		{role: Operator, kind: KindCriterion, to: StatusAbandoned},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, to: domain.TodoPending},
+		{role: domain.RoleOperator, kind: domain.KindCriterion, to: domain.TodoPending},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, to: domain.TodoCompleted},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, to: domain.TodoAbandoned, refusal: dropRefusal},
+		{role: domain.RoleOperator, kind: domain.KindCriterion, to: domain.TodoAbandoned},
 
 		// An agent may work on a criterion and claim it done.
-		{role: Agent, kind: KindCriterion, from: StatusPending, to: StatusCompleted},
-		{role: Agent, kind: KindCriterion, from: StatusInProgress, to: StatusCompleted},
-		{role: Agent, kind: KindCriterion, from: StatusBlocked, to: StatusCompleted},
-		{role: Agent, kind: KindCriterion, from: StatusPending, to: StatusInProgress},
-		{role: Agent, kind: KindCriterion, from: StatusInProgress, to: StatusBlocked},
-		{role: Agent, kind: KindCriterion, from: StatusBlocked, to: StatusPending},
-		{role: Agent, kind: KindCriterion, from: StatusCompleted, to: StatusCompleted},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoPending, to: domain.TodoCompleted},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoInProgress, to: domain.TodoCompleted},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoBlocked, to: domain.TodoCompleted},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoPending, to: domain.TodoInProgress},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoInProgress, to: domain.TodoBlocked},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoBlocked, to: domain.TodoPending},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoCompleted, to: domain.TodoCompleted},
 
 		// Only an operator drops or reopens one.
-		{role: Agent, kind: KindCriterion, from: StatusPending, to: StatusAbandoned, refusal: dropRefusal},
-		{role: Agent, kind: KindCriterion, from: StatusCompleted, to: StatusAbandoned, refusal: dropRefusal},
-		{role: Agent, kind: KindCriterion, from: StatusCompleted, to: StatusPending, refusal: reopenDone},
-		{role: Agent, kind: KindCriterion, from: StatusCompleted, to: StatusInProgress, refusal: reopenDone},
-		{role: Agent, kind: KindCriterion, from: StatusAbandoned, to: StatusPending, refusal: reopenDropped},
-		{role: Agent, kind: KindCriterion, from: StatusAbandoned, to: StatusCompleted, refusal: reopenDropped},
-		{role: Operator, kind: KindCriterion, from: StatusPending, to: StatusAbandoned},
-		{role: Operator, kind: KindCriterion, from: StatusCompleted, to: StatusPending},
-		{role: Operator, kind: KindCriterion, from: StatusAbandoned, to: StatusInProgress},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoPending, to: domain.TodoAbandoned, refusal: dropRefusal},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoCompleted, to: domain.TodoAbandoned, refusal: dropRefusal},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoCompleted, to: domain.TodoPending, refusal: reopenDone},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoCompleted, to: domain.TodoInProgress, refusal: reopenDone},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoAbandoned, to: domain.TodoPending, refusal: reopenDropped},
+		{role: domain.RoleAgent, kind: domain.KindCriterion, from: domain.TodoAbandoned, to: domain.TodoCompleted, refusal: reopenDropped},
+		{role: domain.RoleOperator, kind: domain.KindCriterion, from: domain.TodoPending, to: domain.TodoAbandoned},
+		{role: domain.RoleOperator, kind: domain.KindCriterion, from: domain.TodoCompleted, to: domain.TodoPending},
+		{role: domain.RoleOperator, kind: domain.KindCriterion, from: domain.TodoAbandoned, to: domain.TodoInProgress},
 
 		// Steps are anyone's.
-		{role: Agent, kind: KindStep, to: StatusPending},
-		{role: Agent, kind: KindStep, from: StatusPending, to: StatusAbandoned},
-		{role: Agent, kind: KindStep, from: StatusCompleted, to: StatusPending},
-		{role: Agent, kind: KindStep, from: StatusAbandoned, to: StatusInProgress},
-		{role: Operator, kind: KindStep, from: StatusBlocked, to: StatusCompleted},
+		{role: domain.RoleAgent, kind: domain.KindStep, to: domain.TodoPending},
+		{role: domain.RoleAgent, kind: domain.KindStep, from: domain.TodoPending, to: domain.TodoAbandoned},
+		{role: domain.RoleAgent, kind: domain.KindStep, from: domain.TodoCompleted, to: domain.TodoPending},
+		{role: domain.RoleAgent, kind: domain.KindStep, from: domain.TodoAbandoned, to: domain.TodoInProgress},
+		{role: domain.RoleOperator, kind: domain.KindStep, from: domain.TodoBlocked, to: domain.TodoCompleted},
 
 		// Bad input.
-		{role: "admin", kind: KindStep, from: StatusPending, to: StatusCompleted, invalid: true},
-		{role: Agent, kind: "goal", from: StatusPending, to: StatusCompleted, invalid: true},
-		{role: Agent, kind: KindStep, from: "done", to: StatusCompleted, invalid: true},
-		{role: Agent, kind: KindStep, from: StatusPending, to: "", invalid: true},
+		{role: "admin", kind: domain.KindStep, from: domain.TodoPending, to: domain.TodoCompleted, invalid: true},
+		{role: domain.RoleAgent, kind: "goal", from: domain.TodoPending, to: domain.TodoCompleted, invalid: true},
+		{role: domain.RoleAgent, kind: domain.KindStep, from: "done", to: domain.TodoCompleted, invalid: true},
+		{role: domain.RoleAgent, kind: domain.KindStep, from: domain.TodoPending, to: "", invalid: true},
 	}
 	for _, row := range rows {
-		name := string(row.role) + " " + row.kind + " " + row.from + "->" + row.to
+		name := fmt.Sprintf("%s %s %s->%s", row.role, row.kind, row.from, row.to)
 		t.Run(name, func(t *testing.T) {
 			err := TodoChange(row.role, row.kind, row.from, row.to)
 			var refusal *RefusalError
@@ -84,7 +87,7 @@ func TestTodoChange(t *testing.T) {
 func TestMayMutate(t *testing.T) {
 	const refusal = `subagent sessions cannot change todos or issues; propose todos with td todo propose "first" "second", and the root agent accepts or rejects them`
 	rows := []struct {
-		path    string
+		path    domain.AgentPath
 		refused bool
 	}{
 		{path: ""},
@@ -94,7 +97,7 @@ func TestMayMutate(t *testing.T) {
 		{path: "primary.", refused: true},
 	}
 	for _, row := range rows {
-		t.Run(row.path, func(t *testing.T) {
+		t.Run(string(row.path), func(t *testing.T) {
 			err := MayMutate(row.path)
 			var r *RefusalError
 			if row.refused != (err != nil) {

@@ -1,19 +1,23 @@
 package policy
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tdproject/td/policy/domain"
+)
 
 func TestMayUnstart(t *testing.T) {
 	for _, tc := range []struct {
 		name                     string
-		role                     Role
+		role                     domain.Role
 		session, implementer, id string
 		want                     string
 	}{
-		{"implementer", Agent, "ses_a", "ses_a", "td-1", ""},
-		{"operator", Operator, "ses_o", "ses_a", "td-1", ""},
-		{"no implementer recorded", Agent, "ses_b", "", "td-1", ""},
-		{"bystander agent", Agent, "ses_b", "ses_a", "td-1", "only ses_a, which is working on td-1, or an operator may hand it back with td unstart"},
-		{"bystander without an issue ID", Agent, "ses_b", "ses_a", "", "only ses_a, which is working on this issue, or an operator may hand it back with td unstart"},
+		{"implementer", domain.RoleAgent, "ses_a", "ses_a", "td-1", ""},
+		{"operator", domain.RoleOperator, "ses_o", "ses_a", "td-1", ""},
+		{"no implementer recorded", domain.RoleAgent, "ses_b", "", "td-1", ""},
+		{"bystander agent", domain.RoleAgent, "ses_b", "ses_a", "td-1", "only ses_a, which is working on td-1, or an operator may hand it back with td unstart"},
+		{"bystander without an issue ID", domain.RoleAgent, "ses_b", "ses_a", "", "only ses_a, which is working on this issue, or an operator may hand it back with td unstart"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := MayUnstart(tc.role, tc.session, tc.implementer, tc.id)

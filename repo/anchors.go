@@ -8,13 +8,14 @@ import (
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 )
 
 // Anchor is one thing a session must keep in mind, from an issue or from
 // the project's .todos/anchors.md.
 type Anchor struct {
-	Priority string `json:"priority"`
-	Text     string `json:"text"`
+	Priority domain.AnchorPriority `json:"priority"`
+	Text     string                `json:"text"`
 	// Issue is the issue holding the anchor; "" for a project anchor.
 	Issue string `json:"issue,omitempty"`
 }
@@ -24,7 +25,7 @@ type Anchor struct {
 type AnchorRequest struct {
 	Issue    string
 	Project  bool
-	Priority string
+	Priority domain.AnchorPriority
 	Text     string
 }
 
@@ -120,7 +121,7 @@ func (s *Store) AddAnchor(se *Session, r AnchorRequest) (*AnchorResult, error) {
 		return nil, err
 	}
 	if r.Priority == "" {
-		r.Priority = markdown.AnchorNormal
+		r.Priority = domain.AnchorNormal
 	}
 	r.Text = strings.TrimSpace(r.Text)
 	if err := markdown.CheckAnchor(r.Priority, r.Text); err != nil {
@@ -210,7 +211,7 @@ func (s *Store) editAnchors(tx *Tx, se *Session, id string, edit func(body []byt
 	}
 	is.Doc.Body = out
 	res.Anchors = is.Anchors()
-	return s.writeIssue(tx, se, is, action, map[string]any{"priority": res.Changed.Priority, "text": res.Changed.Text}, "")
+	return s.writeIssue(tx, se, is, action, map[string]any{"priority": string(res.Changed.Priority), "text": res.Changed.Text}, "")
 }
 
 func findAnchor(list []markdown.Anchor, target, place string) (int, error) {

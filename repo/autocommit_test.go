@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gen"
 	"github.com/tdproject/td/repo/gitrepo"
 )
@@ -156,7 +157,7 @@ func TestAutoModeLeavesAMergeToTheUser(t *testing.T) {
 	}
 	// The staged ledger is td's write: the guard a project agent's commit
 	// concluding the merge runs lets it through.
-	agent := startAgent(t, g.s, CategoryProject)
+	agent := startAgent(t, g.s, domain.CategoryProject)
 	if _, _, err := g.s.Comment(agent, is.ID, "merging"); err != nil {
 		t.Fatal(err)
 	}

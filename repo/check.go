@@ -12,6 +12,7 @@ import (
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gitrepo"
 	"gopkg.in/yaml.v3"
 )
@@ -329,7 +330,7 @@ func (c *checker) parseIssueFile(p, id string, data []byte) *Issue {
 		offset := bytes.Count(data[:len(data)-len(is.Doc.Body)], []byte("\n"))
 		var first *markdown.Item
 		for _, it := range is.Todos() {
-			if it.Status != markdown.StatusInProgress {
+			if it.Status != domain.TodoInProgress {
 				continue
 			}
 			if first == nil {
@@ -375,7 +376,7 @@ func parseSessionFile(p, id string, data []byte) (*Session, error) {
 // links policy.Acyclic names (child_of, blocked_by, duplicate_of) form no
 // cycle.
 func (c *checker) checkLinks() {
-	edges := map[string]map[string][]string{} // kind -> from -> to
+	edges := map[domain.LinkKind]map[string][]string{} // kind -> from -> to
 	for _, id := range sortedKeys(c.issues) {
 		is := c.issues[id]
 		for _, l := range is.Links {
@@ -391,14 +392,14 @@ func (c *checker) checkLinks() {
 			}
 		}
 	}
-	for _, kind := range policy.LinkKinds() {
+	for _, kind := range domain.LinkKinds() {
 		if !policy.Acyclic(kind) {
 			continue
 		}
 		for _, cycle := range linkCycles(kind, edges[kind]) {
 			first := c.issues[cycle[0]]
 			c.add(first.Path, first.Doc.Front.Line("links"), RuleLinkCycle, "%s links form a cycle: %s; remove one of them with td unlink",
-				kind, strings.Join(cycle, " "+kind+" "))
+				kind, strings.Join(cycle, " "+string(kind)+" "))
 		}
 	}
 }
@@ -407,7 +408,7 @@ func (c *checker) checkLinks() {
 // other through links of kind (a strongly connected component with more
 // than one issue, or an issue linked to itself), each as the issues along
 // it from the group's smallest ID back to it, as policy.Cycle finds it.
-func linkCycles(kind string, next map[string][]string) [][]string {
+func linkCycles(kind domain.LinkKind, next map[string][]string) [][]string {
 	index, low := map[string]int{}, map[string]int{}
 	onStack := map[string]bool{}
 	var stack []string
@@ -748,16 +749,16 @@ type addedEntry struct {
 // roleOf is the role a session had for the rules: an operator session
 // counts only while its author is listed in the operators the config
 // (the base's, when there is one) names.
-func (c *checker) roleOf(id string) policy.Role {
+func (c *checker) roleOf(id string) domain.Role {
 	se := c.sessions[id]
 	if se == nil || se.IsAgent() {
-		return policy.Agent
+		return domain.RoleAgent
 	}
 	name, email := splitIdentity(se.Author)
 	if c.config.IsOperator(name, email) {
-		return policy.Operator
+		return domain.RoleOperator
 	}
-	return policy.Agent
+	return domain.RoleAgent
 }
 
 // checkCriteriaDrops finds criteria dropped ([-]) or deleted since the
@@ -813,7 +814,7 @@ func (c *checker) droppedByOperator(drops []addedEntry, ev IssueEvent) (bool, st
 		if t, _ := e.Details["text"].(string); t != ev.Text {
 			continue
 		}
-		if err := policy.TodoChange(c.roleOf(e.Session), markdown.KindCriterion, markdown.StatusPending, markdown.StatusAbandoned); err != nil {
+		if err := policy.TodoChange(c.roleOf(e.Session), domain.KindCriterion, domain.TodoPending, domain.TodoAbandoned); err != nil {
 			why = fmt.Sprintf("by %s, which is not an operator session", orNone(e.Session))
 			continue
 		}
@@ -825,7 +826,7 @@ func (c *checker) droppedByOperator(drops []addedEntry, ev IssueEvent) (bool, st
 // itemLine is the body line of the criterion an event names, 0 if gone.
 func itemLine(items []markdown.Item, ev IssueEvent) int {
 	for _, it := range items {
-		if it.Kind == markdown.KindCriterion && it.Text == ev.Text {
+		if it.Kind == domain.KindCriterion && it.Text == ev.Text {
 			return it.Line
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"gopkg.in/yaml.v3"
 )
 
@@ -81,7 +82,7 @@ func parseConfig(path string, data []byte) (*Config, error) {
 	}
 	sort.Strings(agents)
 	for _, agent := range agents {
-		if !ValidAgentPath(agent) {
+		if !domain.AgentPath(agent).Valid() {
 			return nil, &ParseError{Path: path, Msg: fmt.Sprintf("agents: %q is not an agent path such as primary or primary.subagents.ui", agent)}
 		}
 		if err := policy.ValidTodoReview(c.Agents[agent].TodoReview); err != nil {
@@ -93,8 +94,8 @@ func parseConfig(path string, data []byte) (*Config, error) {
 
 // TodoReview is the todo_review mode for proposals from the agent at path:
 // its agents entry, else review.
-func (c *Config) TodoReview(path string) string {
-	if m := c.Agents[path].TodoReview; m != "" {
+func (c *Config) TodoReview(path domain.AgentPath) string {
+	if m := c.Agents[string(path)].TodoReview; m != "" {
 		return m
 	}
 	return policy.TodoReviewReview

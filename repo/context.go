@@ -7,6 +7,7 @@ import (
 
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 )
 
 // Kinds of context block (spec section 8).
@@ -35,7 +36,7 @@ type Context struct {
 	Kind     string
 	Language string
 	Session  *Session
-	Role     string
+	Role     domain.Role
 	State    string
 	// Scope is what the session may change, one rule a line.
 	Scope []string
@@ -115,7 +116,7 @@ func (s *Store) SessionContext(se *Session, kind string) (*Context, error) {
 	if ctx.Issue != nil {
 		ctx.Warnings = append(ctx.Warnings, issueWarnings(se, ctx.Issue, ctx.Items)...)
 		for i := range ctx.Items {
-			if ctx.Items[i].Status == markdown.StatusInProgress {
+			if ctx.Items[i].Status == domain.TodoInProgress {
 				ctx.Active = &ctx.Items[i]
 				break
 			}
@@ -133,14 +134,14 @@ func (s *Store) SessionContext(se *Session, kind string) (*Context, error) {
 }
 
 // scopeRules says in words what the session may change (spec section 8).
-func scopeRules(se *Session, role string) []string {
+func scopeRules(se *Session, role domain.Role) []string {
 	if se.IsSubagent() {
 		return []string{"You are a subagent: you may not change issues or todos; propose steps with td todo propose --items ... and your root agent accepts them."}
 	}
-	if role == RoleOperator {
+	if role == domain.RoleOperator {
 		return []string{"You are an operator: you may change anything, and your approval is the sign-off."}
 	}
-	if se.Category == CategoryMeta {
+	if se.Category == domain.CategoryMeta {
 		return []string{"Scope meta: change td's governance files (config, ledgers, sessions, anchors, hooks, .gitattributes) and issue files; never user code."}
 	}
 	return []string{"Scope project: change user code and issue files; td's governance files (config, ledgers, sessions, anchors, hooks, .gitattributes) only through td commands."}
@@ -152,8 +153,8 @@ func scopeRules(se *Session, role string) []string {
 func pickAnchors(all []Anchor, criticalOnly bool) ([]Anchor, int) {
 	var out []Anchor
 	left, used := 0, 0
-	for _, prio := range []string{markdown.AnchorCritical, markdown.AnchorHigh} {
-		if criticalOnly && prio != markdown.AnchorCritical {
+	for _, prio := range []domain.AnchorPriority{domain.AnchorCritical, domain.AnchorHigh} {
+		if criticalOnly && prio != domain.AnchorCritical {
 			break
 		}
 		for _, a := range all {
@@ -176,11 +177,11 @@ func pickAnchors(all []Anchor, criticalOnly bool) ([]Anchor, int) {
 func issueWarnings(se *Session, is *Issue, items []markdown.Item) []string {
 	var out []string
 	switch is.Status {
-	case StatusClosed:
+	case domain.StatusClosed:
 		out = append(out, fmt.Sprintf("%s is closed (%s): its work is finished", is.ID, resolutionWords(is.Resolution)))
-	case StatusInReview:
+	case domain.StatusInReview:
 		out = append(out, fmt.Sprintf("%s is in review: wait for the approval or the rejection before changing it", is.ID))
-	case StatusBlocked:
+	case domain.StatusBlocked:
 		out = append(out, fmt.Sprintf("%s is blocked: td unblock %s when the blocker is gone", is.ID, is.ID))
 	}
 	if is.Assignee != "" && is.Assignee != "session:"+se.ID {
@@ -188,7 +189,7 @@ func issueWarnings(se *Session, is *Issue, items []markdown.Item) []string {
 	}
 	n := 0
 	for _, it := range items {
-		if it.Status == markdown.StatusInProgress {
+		if it.Status == domain.TodoInProgress {
 			n++
 		}
 	}
@@ -198,47 +199,47 @@ func issueWarnings(se *Session, is *Issue, items []markdown.Item) []string {
 	return out
 }
 
-func resolutionWords(s string) string {
+func resolutionWords(s domain.Resolution) string {
 	if s == "" {
 		return "no resolution"
 	}
-	return s
+	return string(s)
 }
 
 // nextSteps is the first action to take, and what follows it.
-func nextSteps(se *Session, role string, ctx *Context) []string {
+func nextSteps(se *Session, role domain.Role, ctx *Context) []string {
 	is := ctx.Issue
 	if is == nil {
 		switch {
 		case se.IsSubagent():
 			return []string{"Do the task your root agent gave you; propose todos with td todo propose --items ..."}
-		case role == RoleOperator:
+		case role == domain.RoleOperator:
 			return []string{"Bind an issue with td session bind ID (td ready lists the open ones), or send an agent to one with td send ID"}
 		}
 		return []string{"Ask the operator to bind an issue (td session bind ID), or file your work as an issue and bind to it with td promote TITLE"}
 	}
 	switch is.Status {
-	case StatusClosed:
+	case domain.StatusClosed:
 		return []string{fmt.Sprintf("Nothing is left on %s: td session unbind, and ask for the next issue", is.ID)}
-	case StatusInReview:
+	case domain.StatusInReview:
 		return []string{fmt.Sprintf("Wait for the review of %s (td show %s shows its status)", is.ID, is.ID)}
 	}
 	var next []string
 	if ctx.Proposals > 0 {
 		next = append(next, fmt.Sprintf("%s from subagents %s: td todo view shows them, td todo accept or reject decides", plural(ctx.Proposals, "A proposal", fmt.Sprintf("%d proposals", ctx.Proposals)), plural(ctx.Proposals, "waits", "wait")))
 	}
-	if is.Status == StatusOpen && !se.IsSubagent() {
+	if is.Status == domain.StatusOpen && !se.IsSubagent() {
 		next = append(next, fmt.Sprintf("Start the issue: td start %s", is.ID))
 	}
 	steps, openSteps, criteria, openCriteria, blocked := 0, 0, 0, 0, 0
 	for _, it := range ctx.Items {
-		open := it.Status == markdown.StatusPending || it.Status == markdown.StatusInProgress
-		if it.Status == markdown.StatusBlocked {
+		open := it.Status == domain.TodoPending || it.Status == domain.TodoInProgress
+		if it.Status == domain.TodoBlocked {
 			blocked++
 		}
-		if it.Kind == markdown.KindCriterion {
+		if it.Kind == domain.KindCriterion {
 			criteria++
-			if open || it.Status == markdown.StatusBlocked {
+			if open || it.Status == domain.TodoBlocked {
 				openCriteria++
 			}
 			continue

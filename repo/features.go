@@ -9,6 +9,7 @@ import (
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"gopkg.in/yaml.v3"
 )
 
@@ -90,7 +91,7 @@ func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureChange
 	if err != nil {
 		return FeatureChange{}, errorf(CodeInvalid, "%v", err)
 	}
-	if s.EffectiveRole(se) != RoleOperator {
+	if s.EffectiveRole(se) != domain.RoleOperator {
 		return FeatureChange{}, errorf(CodeRefused, "only an operator may change feature flags; session %s acts as an agent", se.ID)
 	}
 	if _, _, err := policy.Resolve(name, s.Env, nil); err != nil {

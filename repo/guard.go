@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -34,12 +35,12 @@ type GuardCheck struct {
 // GuardReport is what a guard run found: who was checked and each path's
 // verdict.
 type GuardReport struct {
-	Session  string       `json:"session"` // "" when no session acts yet
-	Author   string       `json:"author"`  // the git identity behind the session
-	Category string       `json:"category"`
-	Role     string       `json:"role"`
-	Staged   bool         `json:"staged"` // the paths are the staged changes
-	Checked  []GuardCheck `json:"checked"`
+	Session  string          `json:"session"` // "" when no session acts yet
+	Author   string          `json:"author"`  // the git identity behind the session
+	Category domain.Category `json:"category"`
+	Role     domain.Role     `json:"role"`
+	Staged   bool            `json:"staged"` // the paths are the staged changes
+	Checked  []GuardCheck    `json:"checked"`
 }
 
 // Refused returns the checks that failed.
@@ -79,8 +80,8 @@ func (s *Store) GuardStaged(se *Session) (*GuardReport, error) {
 	var merge *mergeFacts
 	for _, c := range changes {
 		rel, class := m.Locate(c.Path)
-		facts := policy.ScopeFacts{Role: policy.Role(rep.Role), Category: rep.Category, Class: class}
-		if class == policy.ClassMeta && facts.Role != policy.Operator && facts.Category != policy.CategoryMeta {
+		facts := policy.ScopeFacts{Role: domain.Role(rep.Role), Category: rep.Category, Class: class}
+		if class == policy.ClassMeta && facts.Role != domain.RoleOperator && facts.Category != domain.CategoryMeta {
 			if written == nil {
 				written = s.readJournal()
 				merge = s.readMergeFacts(g)
@@ -120,7 +121,7 @@ func (s *Store) GuardPaths(se *Session, dir string, paths []string) (*GuardRepor
 			native = filepath.Join(base, native)
 		}
 		rel, class := m.Locate(native)
-		v := policy.JudgeScope(policy.ScopeFacts{Role: policy.Role(rep.Role), Category: rep.Category, Class: class})
+		v := policy.JudgeScope(policy.ScopeFacts{Role: domain.Role(rep.Role), Category: rep.Category, Class: class})
 		rep.Checked = append(rep.Checked, GuardCheck{Path: rel, Class: string(class), Allowed: v.Allowed, Reason: v.Reason})
 	}
 	return rep, nil
@@ -132,7 +133,7 @@ func (s *Store) guardReport(se *Session) (*GuardReport, error) {
 	if se != nil {
 		cat := se.Category
 		if cat == "" {
-			cat = CategoryProject
+			cat = domain.CategoryProject
 		}
 		return &GuardReport{Session: se.ID, Author: se.Author, Category: cat, Role: s.EffectiveRole(se)}, nil
 	}
@@ -140,9 +141,9 @@ func (s *Store) guardReport(se *Session) (*GuardReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &GuardReport{Author: author, Category: CategoryProject, Role: RoleAgent}
+	rep := &GuardReport{Author: author, Category: domain.CategoryProject, Role: domain.RoleAgent}
 	if s.Config.IsOperator(splitIdentity(author)) {
-		rep.Role = RoleOperator
+		rep.Role = domain.RoleOperator
 	}
 	return rep, nil
 }

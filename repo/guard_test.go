@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -30,7 +31,7 @@ func guardStaged(t *testing.T, s *Store, se *Session) *GuardReport {
 	return rep
 }
 
-func startAgent(t *testing.T, s *Store, category string) *Session {
+func startAgent(t *testing.T, s *Store, category domain.Category) *Session {
 	t.Helper()
 	se, err := s.StartSession(StartOptions{Agent: "primary", Category: category})
 	if err != nil {
@@ -54,7 +55,7 @@ func TestGuardProjectAgent(t *testing.T) {
 	g := newGitStore(t)
 	g.commit("init")
 	g.reopen()
-	se := startAgent(t, g.s, CategoryProject)
+	se := startAgent(t, g.s, domain.CategoryProject)
 	is, err := g.s.CreateIssue(se, CreateOptions{Title: "Sign in"})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestGuardProjectAgent(t *testing.T) {
 	if got := verdicts(rep); got != want {
 		t.Errorf("td's own writes:\n%s\nwant:\n%s", got, want)
 	}
-	if rep.Session != se.ID || rep.Role != RoleAgent || rep.Category != CategoryProject || !rep.Staged {
+	if rep.Session != se.ID || rep.Role != domain.RoleAgent || rep.Category != domain.CategoryProject || !rep.Staged {
 		t.Errorf("report header: %+v", rep)
 	}
 	if c := rep.Checked[0]; c.Reason != "meta path, written by td" {
@@ -157,7 +158,7 @@ func TestGuardMetaAgentAndOperator(t *testing.T) {
 	g := newGitStore(t)
 	g.commit("init")
 	g.reopen()
-	meta := startAgent(t, g.s, CategoryMeta)
+	meta := startAgent(t, g.s, domain.CategoryMeta)
 	g.write("main.go", "package main\n")
 	g.write(".todos/config.yaml", "id_prefix: td\noperators: []\n")
 	g.write(".todos/issues/td-aaaaaa.md", "---\nid: td-aaaaaa\ntitle: x\n---\n")
@@ -182,7 +183,7 @@ func TestGuardMetaAgentAndOperator(t *testing.T) {
 	op := actor(t, g.s)
 	for _, se := range []*Session{op, nil} {
 		rep = guardStaged(t, g.s, se)
-		if r := rep.Refused(); len(r) != 0 || rep.Role != RoleOperator {
+		if r := rep.Refused(); len(r) != 0 || rep.Role != domain.RoleOperator {
 			t.Errorf("operator %v: role %s, refused %+v", se != nil, rep.Role, r)
 		}
 	}
@@ -195,7 +196,7 @@ func TestGuardReadsTheIndexGitNames(t *testing.T) {
 	g := newGitStore(t)
 	g.commit("init")
 	g.reopen()
-	meta := startAgent(t, g.s, CategoryMeta)
+	meta := startAgent(t, g.s, domain.CategoryMeta)
 	g.commit("session")
 	g.write("main.go", "package main\n")
 	g.git("add", "main.go")
@@ -225,8 +226,8 @@ func TestGuardReadsTheIndexGitNames(t *testing.T) {
 
 func TestGuardPaths(t *testing.T) {
 	g := newGitStore(t)
-	proj := startAgent(t, g.s, CategoryProject)
-	meta := startAgent(t, g.s, CategoryMeta)
+	proj := startAgent(t, g.s, domain.CategoryProject)
+	meta := startAgent(t, g.s, domain.CategoryMeta)
 	sub := filepath.Join(g.dir, "src")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -272,7 +273,7 @@ func TestGuardPaths(t *testing.T) {
 
 func TestGuardHooksPathInsideTheTree(t *testing.T) {
 	g := newGitStore(t)
-	proj := startAgent(t, g.s, CategoryProject)
+	proj := startAgent(t, g.s, domain.CategoryProject)
 	g.git("config", "core.hooksPath", ".githooks")
 	g.reopen()
 	rep, err := g.s.GuardPaths(proj, g.dir, []string{".githooks/pre-commit", ".githooksx"})
@@ -308,7 +309,7 @@ func TestGuardGitModeOff(t *testing.T) {
 	}
 	g.commit("init")
 	g.reopen()
-	se := startAgent(t, g.s, CategoryProject)
+	se := startAgent(t, g.s, domain.CategoryProject)
 	if _, err := g.s.CreateIssue(se, CreateOptions{Title: "x"}); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ func TestGuardMerge(t *testing.T) {
 	}
 	g.write("conflict.txt", "main\n")
 	g.commit("main")
-	proj := startAgent(t, g.s, CategoryProject)
+	proj := startAgent(t, g.s, domain.CategoryProject)
 	g.commit("agent")
 	// A conflict elsewhere leaves the merge to be finished with git commit,
 	// which runs the pre-commit hook.
@@ -431,7 +432,7 @@ func TestJournalCompaction(t *testing.T) {
 		t.Errorf("header %q for a body of %d bytes", lines[0], len(data)-len(lines[0])-1)
 	}
 	// The pending write still passes.
-	proj := startAgent(t, g.s, CategoryProject)
+	proj := startAgent(t, g.s, domain.CategoryProject)
 	if r := guardStaged(t, g.s, proj).Refused(); len(r) != 0 {
 		t.Errorf("after compaction: %+v", r)
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // An agent harness (Claude Code, for one) runs hooks at the moments of a
@@ -44,8 +46,8 @@ type HarnessOptions struct {
 	ID      string // the harness's own session id
 	// Agent and Category are the new session's agent path (primary when
 	// empty) and scope (project when empty).
-	Agent    string
-	Category string
+	Agent    domain.AgentPath
+	Category domain.Category
 	// Create starts (or takes over) a session for an unknown conversation;
 	// without it an unknown conversation gives a nil result.
 	Create bool
@@ -85,7 +87,7 @@ func (s *Store) HarnessSession(o HarnessOptions) (*HarnessResult, error) {
 	if len(o.ID) > maxHarnessID {
 		return nil, errorf(CodeInvalid, "the hook payload's session_id is over %d characters", maxHarnessID)
 	}
-	if o.Harness == "" || !ValidAgentPath(o.Harness) {
+	if o.Harness == "" || !domain.AgentPath(o.Harness).Valid() {
 		return nil, errorf(CodeInvalid, "harness name %q must be a lowercase word such as claude", o.Harness)
 	}
 	if o.Agent == "" {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // reopen opens the store's tree again with its own environment, as another
@@ -41,7 +43,7 @@ func TestHarnessSessionMapsOneConversationToOneSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	se := first.Session
-	if first.How != HarnessStarted || se.Agent != "primary" || se.Category != CategoryProject || se.Name != "claude 7f3c9a2e" || !se.IsAgent() {
+	if first.How != HarnessStarted || se.Agent != "primary" || se.Category != domain.CategoryProject || se.Name != "claude 7f3c9a2e" || !se.IsAgent() {
 		t.Fatalf("started: %+v %+v", first, se)
 	}
 	if rt, _ := s.Runtime(se.ID); rt.State != StateBeginning {
@@ -55,8 +57,8 @@ func TestHarnessSessionMapsOneConversationToOneSession(t *testing.T) {
 	if err != nil || again.How != HarnessKnown || again.Session.ID != se.ID {
 		t.Fatalf("the same conversation again: %+v, %v", again, err)
 	}
-	other, err := s.HarnessSession(HarnessOptions{Harness: HarnessClaude, ID: "other", Create: true, Agent: "reviewer", Category: CategoryMeta})
-	if err != nil || other.How != HarnessStarted || other.Session.ID == se.ID || other.Session.Agent != "reviewer" || other.Session.Category != CategoryMeta {
+	other, err := s.HarnessSession(HarnessOptions{Harness: HarnessClaude, ID: "other", Create: true, Agent: "reviewer", Category: domain.CategoryMeta})
+	if err != nil || other.How != HarnessStarted || other.Session.ID == se.ID || other.Session.Agent != "reviewer" || other.Session.Category != domain.CategoryMeta {
 		t.Fatalf("another conversation: %+v, %v", other, err)
 	}
 }

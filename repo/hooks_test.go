@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 func TestWithTrailer(t *testing.T) {
@@ -46,7 +48,7 @@ func TestWithTrailer(t *testing.T) {
 
 func TestHookMessages(t *testing.T) {
 	g := newGitStore(t)
-	se := startAgent(t, g.s, CategoryProject)
+	se := startAgent(t, g.s, domain.CategoryProject)
 	msg := filepath.Join(g.dir, ".git", "COMMIT_EDITMSG")
 	write := func(s string) {
 		if err := os.WriteFile(msg, []byte(s), 0o644); err != nil {

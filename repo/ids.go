@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
-
-	"github.com/tdproject/td/markdown"
 )
 
 const (
@@ -50,11 +48,6 @@ func ValidIssueID(id string) bool {
 func ValidSessionID(id string) bool {
 	return len(id) == 4+sessionSuffixLen && id[:4] == "ses_" && allLowerAlnum(id[4:])
 }
-
-// ValidAgentPath reports whether p is a dotted agent tree path such as
-// "primary" or "primary.subagents.ui"; the checklist grammar, which reads
-// the same paths in phase headings, defines the rule.
-func ValidAgentPath(p string) bool { return markdown.ValidAgentPath(p) }
 
 // validRef reports whether r may be part of an issue ID: a lowercase letter
 // or digit, then up to 40 letters, digits or dashes. Nothing else (no '/',

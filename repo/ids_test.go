@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 func TestValidIssueID(t *testing.T) {
@@ -89,17 +91,6 @@ func TestSeededIDsAreDeterministicAndRandomOnesDiffer(t *testing.T) {
 	}
 }
 
-func TestValidAgentPath(t *testing.T) {
-	for p, want := range map[string]bool{
-		"primary": true, "primary.subagents.ui": true, "a-b_c.d1": true,
-		"": false, "Primary": false, "primary.": false, ".primary": false, "a..b": false, "a b": false,
-	} {
-		if got := ValidAgentPath(p); got != want {
-			t.Errorf("ValidAgentPath(%q) = %v, want %v", p, got, want)
-		}
-	}
-}
-
 // The hand-written validators must accept exactly what these patterns do.
 var (
 	prefixPattern    = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
@@ -120,7 +111,7 @@ func checkValidators(t *testing.T, s string) {
 		{"ValidIssueID", ValidIssueID(s), issueIDPattern},
 		{"ValidSessionID", ValidSessionID(s), sessionIDPattern},
 		{"validRef", validRef(s), refPattern},
-		{"ValidAgentPath", ValidAgentPath(s), agentPattern},
+		{"AgentPath.Valid", domain.AgentPath(s).Valid(), agentPattern},
 	} {
 		if want := c.re.MatchString(s); c.got != want {
 			t.Errorf("%s(%q) = %v, the pattern says %v", c.name, s, c.got, want)

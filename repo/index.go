@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // The index cache under .todos/local keeps every issue's decoded
@@ -250,7 +252,7 @@ func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
 		}
 		is := e.issue
 		w.b.WriteByte(1)
-		for _, s := range []string{is.ID, is.Title, is.Status, is.Type, is.Priority, is.CreatedBy, is.Implementer, is.Assignee, is.Resolution, is.Path} {
+		for _, s := range []string{is.ID, is.Title, string(is.Status), string(is.Type), string(is.Priority), is.CreatedBy, is.Implementer, is.Assignee, string(is.Resolution), is.Path} {
 			w.str(s)
 		}
 		if is.Minor {
@@ -261,7 +263,7 @@ func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
 		w.strs(is.Labels)
 		w.uint(uint64(len(is.Links)))
 		for _, l := range is.Links {
-			w.str(l.Kind)
+			w.str(string(l.Kind))
 			w.str(l.To)
 		}
 		w.time(is.CreatedAt)
@@ -414,7 +416,7 @@ func decodeIndexEntries(data []byte) ([]indexEntry, error) {
 			}
 			is := &issues[0]
 			issues = issues[1:]
-			for _, p := range []*string{&is.ID, &is.Title, &is.Status, &is.Type, &is.Priority, &is.CreatedBy, &is.Implementer, &is.Assignee, &is.Resolution, &is.Path} {
+			for _, p := range []*string{&is.ID, &is.Title, (*string)(&is.Status), (*string)(&is.Type), (*string)(&is.Priority), &is.CreatedBy, &is.Implementer, &is.Assignee, (*string)(&is.Resolution), &is.Path} {
 				*p = r.str()
 			}
 			is.Minor = r.byte() == 1
@@ -424,7 +426,7 @@ func decodeIndexEntries(data []byte) ([]indexEntry, error) {
 				return nil, errBadIndex
 			}
 			for j := uint64(0); j < nl; j++ {
-				is.Links = append(is.Links, Link{Kind: r.str(), To: r.str()})
+				is.Links = append(is.Links, domain.Link{Kind: domain.LinkKind(r.str()), To: r.str()})
 			}
 			is.CreatedAt = r.time()
 			is.UpdatedAt = r.time()

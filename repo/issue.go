@@ -7,55 +7,14 @@ import (
 	"time"
 
 	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy/domain"
 )
 
-// Issue statuses.
-const (
-	StatusOpen       = "open"
-	StatusInProgress = "in_progress"
-	StatusBlocked    = "blocked"
-	StatusInReview   = "in_review"
-	StatusClosed     = "closed"
-)
-
-// Statuses lists every status in workflow order.
-var Statuses = []string{StatusOpen, StatusInProgress, StatusBlocked, StatusInReview, StatusClosed}
-
-// Types lists the issue types.
-var Types = []string{"bug", "feature", "task", "chore", "epic"}
-
-// Priorities lists the priorities, most urgent first.
-var Priorities = []string{"P0", "P1", "P2", "P3", "P4"}
-
-// Resolutions lists the values of resolution for a closed issue.
-var Resolutions = []string{"done", "duplicate", "wontfix"}
-
-// LinkKinds lists the stored link kinds.
-var LinkKinds = []string{"child_of", "duplicate_of", "blocked_by", "relates_to"}
-
-// Link is a typed link stored in the frontmatter of its source issue.
-type Link struct {
-	Kind string `yaml:"kind" json:"kind"`
-	To   string `yaml:"to" json:"to"`
-}
-
-// Issue is the frontmatter of one issue file, decoded and validated. The
-// file's bytes stay in the Doc so that an edit changes only what it must.
+// Issue is one issue file: what its frontmatter says (the domain's Issue),
+// where the file is, and its parsed bytes, so that an edit changes only
+// what it must.
 type Issue struct {
-	ID          string
-	Title       string
-	Status      string
-	Type        string
-	Priority    string
-	Minor       bool
-	Labels      []string
-	CreatedBy   string
-	Implementer string
-	Assignee    string
-	Resolution  string
-	Links       []Link
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	domain.Issue
 
 	// Path is the file's path relative to the work tree, slash-separated.
 	Path string
@@ -66,20 +25,20 @@ type Issue struct {
 // frontFields mirrors the frontmatter keys td knows. Unknown keys stay in
 // the file untouched.
 type frontFields struct {
-	ID          string   `yaml:"id"`
-	Title       string   `yaml:"title"`
-	Status      string   `yaml:"status"`
-	Type        string   `yaml:"type"`
-	Priority    string   `yaml:"priority"`
-	Minor       bool     `yaml:"minor"`
-	Labels      []string `yaml:"labels"`
-	CreatedBy   string   `yaml:"created_by"`
-	Implementer string   `yaml:"implementer"`
-	Assignee    string   `yaml:"assignee"`
-	Resolution  string   `yaml:"resolution"`
-	Links       []Link   `yaml:"links"`
-	CreatedAt   string   `yaml:"created_at"`
-	UpdatedAt   string   `yaml:"updated_at"`
+	ID          string        `yaml:"id"`
+	Title       string        `yaml:"title"`
+	Status      string        `yaml:"status"`
+	Type        string        `yaml:"type"`
+	Priority    string        `yaml:"priority"`
+	Minor       bool          `yaml:"minor"`
+	Labels      []string      `yaml:"labels"`
+	CreatedBy   string        `yaml:"created_by"`
+	Implementer string        `yaml:"implementer"`
+	Assignee    string        `yaml:"assignee"`
+	Resolution  string        `yaml:"resolution"`
+	Links       []domain.Link `yaml:"links"`
+	CreatedAt   string        `yaml:"created_at"`
+	UpdatedAt   string        `yaml:"updated_at"`
 }
 
 // parseIssue reads an issue file's bytes. wantID is the ID its file name
@@ -97,11 +56,11 @@ func parseIssue(path, wantID string, data []byte) (*Issue, error) {
 	bad := func(key, format string, args ...any) error {
 		return &ParseError{Path: path, Line: fm.Line(key), Msg: fmt.Sprintf(format, args...)}
 	}
-	is := &Issue{
+	is := &Issue{Issue: domain.Issue{
 		ID: f.ID, Title: f.Title, Minor: f.Minor, Labels: f.Labels,
 		CreatedBy: f.CreatedBy, Implementer: f.Implementer, Assignee: f.Assignee,
-		Resolution: f.Resolution, Links: f.Links, Path: path, Doc: doc,
-	}
+		Links: f.Links,
+	}, Path: path, Doc: doc}
 	switch {
 	case f.ID == "":
 		return nil, &ParseError{Path: path, Line: 1, Msg: "frontmatter has no id"}
@@ -113,23 +72,23 @@ func parseIssue(path, wantID string, data []byte) (*Issue, error) {
 		}
 		return nil, &ParseError{Path: path, Line: 1, Msg: "frontmatter has no title"}
 	}
-	if is.Status, err = oneOf(f.Status, StatusOpen, Statuses, false); err != nil {
+	if is.Status, err = oneOf(f.Status, domain.StatusOpen, domain.Statuses(), false); err != nil {
 		return nil, bad("status", "status %s", err)
 	}
-	if is.Type, err = oneOf(f.Type, "task", Types, false); err != nil {
+	if is.Type, err = oneOf(f.Type, domain.DefaultType, domain.IssueTypes(), false); err != nil {
 		return nil, bad("type", "type %s", err)
 	}
-	if is.Priority, err = oneOf(f.Priority, "P2", Priorities, true); err != nil {
+	if is.Priority, err = oneOf(f.Priority, domain.DefaultPriority, domain.Priorities(), true); err != nil {
 		return nil, bad("priority", "priority %s", err)
 	}
 	if f.Resolution != "" {
-		if is.Resolution, err = oneOf(f.Resolution, "", Resolutions, false); err != nil {
+		if is.Resolution, err = oneOf(f.Resolution, "", domain.Resolutions(), false); err != nil {
 			return nil, bad("resolution", "resolution %s", err)
 		}
 	}
 	for _, l := range f.Links {
-		if _, err := oneOf(l.Kind, "", LinkKinds, false); err != nil || l.Kind == "" {
-			return nil, bad("links", "link kind %q must be one of %s", l.Kind, strings.Join(LinkKinds, ", "))
+		if !l.Kind.Stored() {
+			return nil, bad("links", "link kind %q must be one of %s", l.Kind, joinWords(domain.LinkKinds()))
 		}
 		if !ValidIssueID(l.To) {
 			return nil, bad("links", "link target %q is not an issue ID", l.To)
@@ -146,16 +105,34 @@ func parseIssue(path, wantID string, data []byte) (*Issue, error) {
 
 // oneOf checks v against allowed values; empty means def. With fold, case is
 // ignored and the canonical spelling returned.
-func oneOf(v, def string, allowed []string, fold bool) (string, error) {
+func oneOf[T ~string](v string, def T, allowed []T, fold bool) (T, error) {
 	if v == "" {
 		return def, nil
 	}
 	for _, a := range allowed {
-		if v == a || (fold && strings.EqualFold(v, a)) {
+		if v == string(a) || (fold && strings.EqualFold(v, string(a))) {
 			return a, nil
 		}
 	}
-	return "", fmt.Errorf("%q must be one of %s", v, strings.Join(allowed, ", "))
+	return "", fmt.Errorf("%q must be one of %s", v, joinWords(allowed))
+}
+
+// wordsOf turns domain words into plain strings.
+func wordsOf[T ~string](words []T) []string {
+	s := make([]string, len(words))
+	for i, w := range words {
+		s[i] = string(w)
+	}
+	return s
+}
+
+// joinWords lists domain words for a message: "a, b, c".
+func joinWords[T ~string](words []T) string {
+	s := make([]string, len(words))
+	for i, w := range words {
+		s[i] = string(w)
+	}
+	return strings.Join(s, ", ")
 }
 
 func parseTime(s string) (time.Time, error) {
@@ -231,10 +208,10 @@ func (is *Issue) setField(key string, v any) error {
 		err = is.Doc.Front.Set(key, markdown.Bool(x))
 	case []string:
 		err = is.Doc.Front.Set(key, markdown.FlowStrings(x))
-	case []Link:
+	case []domain.Link:
 		ms := make([][][2]string, len(x))
 		for i, l := range x {
-			ms[i] = [][2]string{{"kind", l.Kind}, {"to", l.To}}
+			ms[i] = [][2]string{{"kind", string(l.Kind)}, {"to", l.To}}
 		}
 		err = is.Doc.Front.Set(key, markdown.FlowMaps(ms))
 	case time.Time:
@@ -248,13 +225,13 @@ func (is *Issue) setField(key string, v any) error {
 	return nil
 }
 
-// setString rewrites a string field, and the struct's copy of it, only
+// setWord rewrites a string field, and the struct's copy of it, only
 // when the value changes.
-func (is *Issue) setString(field string, cur *string, v string) error {
+func setWord[T ~string](is *Issue, field string, cur *T, v T) error {
 	if *cur == v {
 		return nil
 	}
-	if err := is.setField(field, v); err != nil {
+	if err := is.setField(field, string(v)); err != nil {
 		return err
 	}
 	*cur = v
@@ -274,10 +251,10 @@ func newIssueDoc(is *Issue, description string) (*markdown.File, error) {
 		k string
 		v any
 	}{
-		{"id", is.ID}, {"title", is.Title}, {"status", is.Status}, {"type", is.Type},
-		{"priority", is.Priority}, {"minor", is.Minor}, {"labels", nonNil(is.Labels)},
+		{"id", is.ID}, {"title", is.Title}, {"status", string(is.Status)}, {"type", string(is.Type)},
+		{"priority", string(is.Priority)}, {"minor", is.Minor}, {"labels", nonNil(is.Labels)},
 		{"created_by", is.CreatedBy}, {"implementer", is.Implementer}, {"assignee", is.Assignee},
-		{"resolution", is.Resolution}, {"links", is.Links}, {"created_at", is.CreatedAt},
+		{"resolution", string(is.Resolution)}, {"links", is.Links}, {"created_at", is.CreatedAt},
 		{"updated_at", is.UpdatedAt},
 	} {
 		if err := is.setField(kv.k, kv.v); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 )
 
 // issuePath returns the absolute path of an issue file. id must be valid.
@@ -119,10 +120,10 @@ func (f Filter) match(is *Issue) bool {
 		}
 		return false
 	}
-	if len(f.Statuses) == 0 && !f.All && is.Status == StatusClosed {
+	if len(f.Statuses) == 0 && !f.All && is.Status == domain.StatusClosed {
 		return false
 	}
-	if !in(is.Status, f.Statuses) || !in(is.Type, f.Types) || !in(is.Priority, f.Priorities) {
+	if !in(string(is.Status), f.Statuses) || !in(string(is.Type), f.Types) || !in(string(is.Priority), f.Priorities) {
 		return false
 	}
 	for _, l := range f.Labels {
@@ -147,13 +148,13 @@ func (f Filter) Validate() error {
 		}
 		return nil
 	}
-	if err := check("status", f.Statuses, Statuses); err != nil {
+	if err := check("status", f.Statuses, wordsOf(domain.Statuses())); err != nil {
 		return err
 	}
-	if err := check("type", f.Types, Types); err != nil {
+	if err := check("type", f.Types, wordsOf(domain.IssueTypes())); err != nil {
 		return err
 	}
-	return check("priority", f.Priorities, Priorities)
+	return check("priority", f.Priorities, wordsOf(domain.Priorities()))
 }
 
 // List returns the issues matching f sorted by priority, then age (oldest
@@ -179,7 +180,7 @@ func (s *Store) List(f Filter) ([]*Issue, []error, error) {
 // SortIssues orders issues by priority, then creation time, then ID.
 func SortIssues(list []*Issue) {
 	slices.SortFunc(list, func(a, b *Issue) int {
-		if c := strings.Compare(a.Priority, b.Priority); c != 0 {
+		if c := strings.Compare(string(a.Priority), string(b.Priority)); c != 0 {
 			return c
 		}
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
@@ -214,11 +215,11 @@ func (s *Store) CreateIssue(se *Session, o CreateOptions) (*Issue, error) {
 	if strings.ContainsAny(title, "\r\n") {
 		return nil, errorf(CodeInvalid, "the title must be one line")
 	}
-	typ, err := oneOf(o.Type, "task", Types, true)
+	typ, err := oneOf(o.Type, domain.DefaultType, domain.IssueTypes(), true)
 	if err != nil {
 		return nil, errorf(CodeInvalid, "type %s", err)
 	}
-	prio, err := oneOf(o.Priority, "P2", Priorities, true)
+	prio, err := oneOf(o.Priority, domain.DefaultPriority, domain.Priorities(), true)
 	if err != nil {
 		return nil, errorf(CodeInvalid, "priority %s", err)
 	}
@@ -227,14 +228,14 @@ func (s *Store) CreateIssue(se *Session, o CreateOptions) (*Issue, error) {
 		return nil, err
 	}
 	now := s.Now()
-	is := &Issue{Title: title, Status: StatusOpen, Type: typ, Priority: prio, Minor: o.Minor,
-		Labels: labels, CreatedBy: se.ID, Links: []Link{}, CreatedAt: now, UpdatedAt: now}
+	is := &Issue{Issue: domain.Issue{Title: title, Status: domain.StatusOpen, Type: typ, Priority: prio, Minor: o.Minor,
+		Labels: labels, CreatedBy: se.ID, Links: []domain.Link{}, CreatedAt: now, UpdatedAt: now}}
 	if o.Parent != "" {
 		parent, err := s.ResolveID(o.Parent)
 		if err != nil {
 			return nil, err
 		}
-		is.Links = []Link{{Kind: "child_of", To: parent}}
+		is.Links = []domain.Link{{Kind: domain.ChildOf, To: parent}}
 	}
 	err = s.Update(func(tx *Tx) error {
 		id, err := s.newIssueID()
@@ -398,7 +399,7 @@ func applyEdit(is *Issue, o EditOptions) ([]Change, error) {
 		if to != *cur {
 			changes = append(changes, Change{Field: field, From: *cur, To: to})
 		}
-		return is.setString(field, cur, to)
+		return setWord(is, field, cur, to)
 	}
 	if o.Title != nil {
 		t := strings.TrimSpace(*o.Title)
@@ -410,20 +411,20 @@ func applyEdit(is *Issue, o EditOptions) ([]Change, error) {
 		}
 	}
 	if o.Type != nil {
-		t, err := oneOf(*o.Type, "", Types, true)
+		t, err := oneOf(*o.Type, "", domain.IssueTypes(), true)
 		if err != nil || t == "" {
-			return nil, errorf(CodeInvalid, "type %q must be one of %s", *o.Type, strings.Join(Types, ", "))
+			return nil, errorf(CodeInvalid, "type %q must be one of %s", *o.Type, joinWords(domain.IssueTypes()))
 		}
-		if err := setString("type", &is.Type, t); err != nil {
+		if err := setString("type", (*string)(&is.Type), string(t)); err != nil {
 			return nil, err
 		}
 	}
 	if o.Priority != nil {
-		p, err := oneOf(*o.Priority, "", Priorities, true)
+		p, err := oneOf(*o.Priority, "", domain.Priorities(), true)
 		if err != nil || p == "" {
-			return nil, errorf(CodeInvalid, "priority %q must be one of %s", *o.Priority, strings.Join(Priorities, ", "))
+			return nil, errorf(CodeInvalid, "priority %q must be one of %s", *o.Priority, joinWords(domain.Priorities()))
 		}
-		if err := setString("priority", &is.Priority, p); err != nil {
+		if err := setString("priority", (*string)(&is.Priority), string(p)); err != nil {
 			return nil, err
 		}
 	}

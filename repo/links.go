@@ -10,6 +10,7 @@ import (
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 )
 
 // Typed links between issues (child_of, duplicate_of, blocked_by,
@@ -23,11 +24,13 @@ type LinkResult struct {
 	// written.
 	Issue *Issue
 	// Link is the link added or removed, as stored in Issue.
-	Link Link
+	Link domain.Link
 }
 
 // edge is the stored link l of the issue from, as the policy sees it.
-func edge(from string, l Link) policy.Edge { return policy.Edge{From: from, Kind: l.Kind, To: l.To} }
+func edge(from string, l domain.Link) policy.Edge {
+	return policy.Edge{From: from, Kind: l.Kind, To: l.To}
+}
 
 func edgesOf(is *Issue) []policy.Edge {
 	out := make([]policy.Edge, len(is.Links))
@@ -51,8 +54,7 @@ func storedEdge(from, kind, to string) (policy.Edge, error) {
 // command its root agent would run.
 func refuseSubagent(se *Session, command string) error {
 	if err := policy.MayMutate(se.Agent); err != nil {
-		root, _, _ := strings.Cut(se.Agent, ".")
-		return errorf(CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s", root, command)
+		return errorf(CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s", se.Agent.Root(), command)
 	}
 	return nil
 }
@@ -76,7 +78,7 @@ func (s *Store) Link(se *Session, from, kind, to string) (*LinkResult, error) {
 	if e.To, err = s.ResolveID(e.To); err != nil {
 		return nil, err
 	}
-	res := &LinkResult{Link: Link{Kind: e.Kind, To: e.To}}
+	res := &LinkResult{Link: domain.Link{Kind: e.Kind, To: e.To}}
 	err = s.Update(func(tx *Tx) error {
 		holder, err := s.readIssueFile(e.From)
 		if err != nil {
@@ -129,7 +131,7 @@ const maxLinkWalk = 64
 // this reads a few files rather than stat every issue. holder is used as
 // read, not read again. Past maxLinkWalk files it takes every link of kind
 // from the index. Files td cannot read have no known links.
-func (s *Store) reachableEdges(kind string, start, holder *Issue) ([]policy.Edge, error) {
+func (s *Store) reachableEdges(kind domain.LinkKind, start, holder *Issue) ([]policy.Edge, error) {
 	var out []policy.Edge
 	seen := map[string]bool{start.ID: true}
 	queue := []*Issue{start}
@@ -161,7 +163,7 @@ func (s *Store) reachableEdges(kind string, start, holder *Issue) ([]policy.Edge
 }
 
 // allEdges returns every stored link of kind, from the index.
-func (s *Store) allEdges(kind string) ([]policy.Edge, error) {
+func (s *Store) allEdges(kind domain.LinkKind) ([]policy.Edge, error) {
 	all, _, err := s.loadAll()
 	if err != nil {
 		return nil, err
@@ -177,12 +179,12 @@ func (s *Store) allEdges(kind string) ([]policy.Edge, error) {
 	return out, nil
 }
 
-func linkDetails(l Link) map[string]any { return map[string]any{"kind": l.Kind, "to": l.To} }
+func linkDetails(l domain.Link) map[string]any { return map[string]any{"kind": string(l.Kind), "to": l.To} }
 
 // setLinks rewrites the links field, and the struct's copy of it.
-func (is *Issue) setLinks(links []Link) error {
+func (is *Issue) setLinks(links []domain.Link) error {
 	if links == nil {
-		links = []Link{}
+		links = []domain.Link{}
 	}
 	if err := is.setField("links", links); err != nil {
 		return err
@@ -243,8 +245,8 @@ func (s *Store) Unlink(se *Session, from, kind, to string) (*LinkResult, error) 
 		if !ok {
 			return s.noSuchLink(holder, e)
 		}
-		res.Issue, res.Link = holder, Link{Kind: stored.Kind, To: stored.To}
-		kept := make([]Link, 0, len(holder.Links))
+		res.Issue, res.Link = holder, domain.Link{Kind: stored.Kind, To: stored.To}
+		kept := make([]domain.Link, 0, len(holder.Links))
 		for _, l := range holder.Links {
 			if l != res.Link {
 				kept = append(kept, l)
@@ -287,7 +289,7 @@ type LinkedIssue struct {
 	// Kind is the link as the issue sees it: a stored kind for its own
 	// links, an inverse (parent_of, duplicated_by, blocks, relates_to) for
 	// links stored on the other issue.
-	Kind string
+	Kind domain.LinkKind
 	// ID is the other issue.
 	ID string
 	// Stored is true when the link is in this issue's frontmatter.
@@ -298,8 +300,8 @@ type LinkedIssue struct {
 
 // inverseOrder ranks the computed links: children first, then
 // duplicates, the issues this one blocks, and related ones.
-func inverseOrder(kind string) int {
-	return slices.Index([]string{policy.ParentOf, policy.DuplicatedBy, policy.Blocks, policy.RelatesTo}, kind)
+func inverseOrder(kind domain.LinkKind) int {
+	return slices.Index([]domain.LinkKind{domain.ParentOf, domain.DuplicatedBy, domain.Blocks, domain.RelatesTo}, kind)
 }
 
 // Links returns the issue ref and every link it has: its own, in file
@@ -329,7 +331,7 @@ func (s *Store) Links(ref string) (*Issue, []LinkedIssue, []error, error) {
 		}
 		for _, l := range x.Links {
 			if l.To == is.ID {
-				computed = append(computed, LinkedIssue{Kind: policy.InverseKind(l.Kind), ID: x.ID, Other: x})
+				computed = append(computed, LinkedIssue{Kind: l.Kind.Inverse(), ID: x.ID, Other: x})
 			}
 		}
 	}
@@ -348,7 +350,7 @@ func (s *Store) Links(ref string) (*Issue, []LinkedIssue, []error, error) {
 // that no longer exists, counts as open; a missing one is reported beside
 // the unreadable files, with the unlink that removes it.
 func (s *Store) Ready(f Filter) ([]*Issue, []error, error) {
-	f.Statuses, f.All = []string{StatusOpen}, false
+	f.Statuses, f.All = []string{string(domain.StatusOpen)}, false
 	if err := f.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -356,7 +358,7 @@ func (s *Store) Ready(f Filter) ([]*Issue, []error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	status := make(map[string]string, len(all))
+	status := make(map[string]domain.Status, len(all))
 	for _, is := range all {
 		status[is.ID] = is.Status
 	}
@@ -374,14 +376,14 @@ func (s *Store) Ready(f Filter) ([]*Issue, []error, error) {
 		}
 		ready := true
 		for _, l := range is.Links {
-			if l.Kind != policy.BlockedBy {
+			if l.Kind != domain.BlockedBy {
 				continue
 			}
 			st, known := status[l.To]
 			if !known && !unreadable[l.To] {
 				perrs = append(perrs, errorf(CodeNotFound, "%s is blocked_by %s, which does not exist; td unlink %s blocked_by %s removes the link", is.ID, l.To, is.ID, l.To))
 			}
-			if st != StatusClosed {
+			if st != domain.StatusClosed {
 				ready = false
 			}
 		}
@@ -420,7 +422,7 @@ func (s *Store) OpenChildren(id string) ([]*Issue, error) {
 		if err != nil {
 			continue // gone or unreadable since: td list reports it
 		}
-		if is.Status != StatusClosed && slices.Contains(is.Links, Link{Kind: policy.ChildOf, To: id}) {
+		if is.Status != domain.StatusClosed && slices.Contains(is.Links, domain.Link{Kind: domain.ChildOf, To: id}) {
 			out = append(out, is)
 		}
 	}
@@ -434,7 +436,7 @@ func (s *Store) OpenChildren(id string) ([]*Issue, error) {
 // issue without children costs one search.
 func cachedChildren(data []byte, id string) ([]string, error) {
 	var w indexWriter
-	w.str(policy.ChildOf)
+	w.str(string(domain.ChildOf))
 	w.str(id)
 	if !bytes.Contains(data, w.b.Bytes()) {
 		return nil, nil
@@ -455,7 +457,7 @@ func cachedChildren(data []byte, id string) ([]string, error) {
 func childrenIn(all []*Issue, id string) []string {
 	var out []string
 	for _, is := range all {
-		if slices.Contains(is.Links, Link{Kind: policy.ChildOf, To: id}) {
+		if slices.Contains(is.Links, domain.Link{Kind: domain.ChildOf, To: id}) {
 			out = append(out, is.ID)
 		}
 	}
@@ -476,8 +478,8 @@ func (s *Store) CloseDuplicate(se *Session, ref, other string, o TransitionOptio
 		return nil, err
 	}
 	return s.closeAs(se, ref, o, "duplicate", func(tx *Tx, is *Issue, res *TransitionResult) error {
-		e := policy.Edge{From: is.ID, Kind: policy.DuplicateOf, To: to}
-		l := Link{Kind: e.Kind, To: e.To}
+		e := policy.Edge{From: is.ID, Kind: domain.DuplicateOf, To: to}
+		l := domain.Link{Kind: e.Kind, To: e.To}
 		if slices.Contains(is.Links, l) {
 			return nil
 		}

@@ -8,15 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gen"
 )
-
-func TestLinkKindsMatchPolicy(t *testing.T) {
-	if !slices.Equal(LinkKinds, policy.LinkKinds()) {
-		t.Errorf("repo.LinkKinds %v and policy.LinkKinds() %v disagree", LinkKinds, policy.LinkKinds())
-	}
-}
 
 // newIssues files n issues and returns their IDs in order.
 func newIssues(t testing.TB, s *Store, se *Session, n int) []string {
@@ -41,16 +35,16 @@ func TestLinkCycleBeyondTheWalk(t *testing.T) {
 			se := actor(t, s)
 			ids := newIssues(t, s, se, n)
 			for i := 0; i+1 < n; i++ {
-				if _, err := s.Link(se, ids[i], policy.BlockedBy, ids[i+1]); err != nil {
+				if _, err := s.Link(se, ids[i], string(domain.BlockedBy), ids[i+1]); err != nil {
 					t.Fatal(err)
 				}
 			}
-			_, err := s.Link(se, ids[n-1], policy.BlockedBy, ids[0])
+			_, err := s.Link(se, ids[n-1], string(domain.BlockedBy), ids[0])
 			if CodeOf(err) != CodeRefused || !strings.Contains(err.Error(), "would make a cycle: "+ids[n-1]+" blocked_by "+ids[0]+" blocked_by "+ids[1]) {
 				t.Fatalf("closing the chain: %v", err)
 			}
 			// Not a cycle: a second way down the same chain.
-			if _, err := s.Link(se, ids[0], policy.BlockedBy, ids[n-1]); err != nil {
+			if _, err := s.Link(se, ids[0], string(domain.BlockedBy), ids[n-1]); err != nil {
 				t.Fatalf("a shortcut down the chain: %v", err)
 			}
 		})
@@ -63,7 +57,7 @@ func TestOpenChildren(t *testing.T) {
 	ids := newIssues(t, s, se, 4)
 	parent := ids[0]
 	for _, c := range ids[1:] {
-		if _, err := s.Link(se, c, policy.ChildOf, parent); err != nil {
+		if _, err := s.Link(se, c, string(domain.ChildOf), parent); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -97,7 +91,7 @@ func TestOpenChildren(t *testing.T) {
 	}
 	check("from the index", want)
 	// The index still says ids[1] is a child; its file says no more.
-	if _, err := s.Unlink(se, ids[1], policy.ChildOf, parent); err != nil {
+	if _, err := s.Unlink(se, ids[1], string(domain.ChildOf), parent); err != nil {
 		t.Fatal(err)
 	}
 	check("after an unlink", []string{ids[2]})
@@ -125,7 +119,7 @@ func TestConcurrentLinks(t *testing.T) {
 			defer wg.Done()
 			s2, err := Open(s.Root, s.opts)
 			if err == nil {
-				_, err = s2.Link(se, ids[0], policy.BlockedBy, other)
+				_, err = s2.Link(se, ids[0], string(domain.BlockedBy), other)
 			}
 			errs <- err
 		}()
@@ -182,6 +176,12 @@ func BenchmarkOpenChildrenNone10k(b *testing.B) {
 func BenchmarkLink10k(b *testing.B) {
 	from, to := gen.ID(benchIssues/7), gen.ID(benchIssues/7+3)
 	benchAlternate(b,
-		func(s *Store, se *Session) error { _, err := s.Link(se, from, policy.BlockedBy, to); return err },
-		func(s *Store, se *Session) error { _, err := s.Unlink(se, from, policy.BlockedBy, to); return err })
+		func(s *Store, se *Session) error {
+			_, err := s.Link(se, from, string(domain.BlockedBy), to)
+			return err
+		},
+		func(s *Store, se *Session) error {
+			_, err := s.Unlink(se, from, string(domain.BlockedBy), to)
+			return err
+		})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 )
 
 // proposalSuffixLen is the number of random base36 characters after the
@@ -26,10 +27,12 @@ type Proposal struct {
 	// characters, such as p7k2.
 	ID string
 	// Agent and Session are the proposing subagent's path and session.
-	Agent, Session string
+	Agent   domain.AgentPath
+	Session string
 	// Kind is step or criterion; Phase is where steps go (the heading
 	// "### Phase (from Agent)"), "" for criteria.
-	Kind, Phase string
+	Kind  domain.TodoKind
+	Phase string
 	// Items are the proposed texts.
 	Items      []string
 	ProposedAt time.Time
@@ -60,11 +63,12 @@ func proposalsOf(entries []audit.Entry) []Proposal {
 		switch e.Action {
 		case audit.ActionTodoProposed:
 			p := Proposal{ID: id, Session: e.Session, ProposedAt: e.TS, State: policy.ProposalPending, Items: detailStrings(e.Details["items"])}
-			p.Agent, _ = e.Details["agent"].(string)
-			p.Kind, _ = e.Details["kind"].(string)
+			agent, _ := e.Details["agent"].(string)
+			kind, _ := e.Details["kind"].(string)
+			p.Agent, p.Kind = domain.AgentPath(agent), domain.TodoKind(kind)
 			p.Phase, _ = e.Details["phase"].(string)
 			if p.Kind == "" {
-				p.Kind = markdown.KindStep
+				p.Kind = domain.KindStep
 			}
 			out = append(out, p)
 		case audit.ActionSublistAccepted, audit.ActionSublistRejected:
@@ -146,7 +150,7 @@ func (s *Store) proposalTarget(se *Session) (id string, via *Session, err error)
 	if rt.BoundIssue != "" && s.issueExists(rt.BoundIssue) {
 		return rt.BoundIssue, nil, nil
 	}
-	root := policy.RootAgent(se.Agent)
+	root := se.Agent.Root()
 	dir := s.path(LocalDir, "sessions")
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -226,7 +230,7 @@ func (s *Store) ProposalsOn(se *Session, ref string) (*Issue, []Proposal, error)
 type ProposeRequest struct {
 	Items []string
 	// Kind is step (the default) or criterion.
-	Kind string
+	Kind domain.TodoKind
 	// Phase names the steps' phase; empty means the last segment of the
 	// subagent's path (ui for primary.subagents.ui). Criteria have none.
 	Phase string
@@ -264,16 +268,16 @@ func (s *Store) Propose(se *Session, req ProposeRequest) (*ProposeResult, error)
 	kind, phase := req.Kind, strings.TrimSpace(req.Phase)
 	switch kind {
 	case "":
-		kind = markdown.KindStep
-	case markdown.KindStep, markdown.KindCriterion:
+		kind = domain.KindStep
+	case domain.KindStep, domain.KindCriterion:
 	default:
 		return nil, errorf(CodeInvalid, "kind %q must be step or criterion", kind)
 	}
-	if kind == markdown.KindCriterion && phase != "" {
+	if kind == domain.KindCriterion && phase != "" {
 		return nil, errorf(CodeInvalid, "acceptance criteria have no phases; drop --phase")
 	}
-	if kind == markdown.KindStep && phase == "" {
-		phase = se.Agent[strings.LastIndex(se.Agent, ".")+1:]
+	if kind == domain.KindStep && phase == "" {
+		phase = string(se.Agent[strings.LastIndex(string(se.Agent), ".")+1:])
 	}
 	if len(req.Items) == 0 {
 		return nil, errorf(CodeInvalid, "propose needs the text of at least one todo: td todo propose \"first step\" \"second step\"")
@@ -308,7 +312,7 @@ func (s *Store) Propose(se *Session, req ProposeRequest) (*ProposeResult, error)
 		}
 		p := Proposal{ID: pid, Agent: se.Agent, Session: se.ID, Kind: kind, Phase: phase, Items: items,
 			ProposedAt: s.Now(), State: policy.ProposalPending}
-		details := map[string]any{"proposal": pid, "agent": se.Agent, "items": items, "kind": kind}
+		details := map[string]any{"proposal": pid, "agent": string(se.Agent), "items": items, "kind": string(kind)}
 		if phase != "" {
 			details["phase"] = phase
 		}
@@ -334,8 +338,8 @@ func (s *Store) Propose(se *Session, req ProposeRequest) (*ProposeResult, error)
 
 // proposalOrigin is the "(from …)" origin proposed steps carry; criteria
 // have no phase to carry one.
-func proposalOrigin(kind, agent string) string {
-	if kind == markdown.KindCriterion {
+func proposalOrigin(kind domain.TodoKind, agent domain.AgentPath) domain.AgentPath {
+	if kind == domain.KindCriterion {
 		return ""
 	}
 	return agent
@@ -408,7 +412,7 @@ func (s *Store) decide(se *Session, issueRef, ref, decision, reason string) (*Pr
 			return err
 		}
 		p := list[i]
-		if err := policy.MayDecideProposal(policy.ProposalReview{Role: policy.Role(s.EffectiveRole(se)), Agent: se.Agent,
+		if err := policy.MayDecideProposal(policy.ProposalReview{Role: s.EffectiveRole(se), Agent: se.Agent,
 			ID: p.ID, Proposer: p.Agent, State: p.State, Decision: decision}); err != nil {
 			return err
 		}
@@ -424,7 +428,7 @@ func (s *Store) decide(se *Session, issueRef, ref, decision, reason string) (*Pr
 		p.State, p.DecidedBy, p.DecidedAt, p.Reason = policy.ProposalRejected, se.ID, now, reason
 		res = &ProposalDecision{Issue: is, Proposal: p}
 		return s.appendLedger(tx, id, audit.Entry{TS: now, Session: se.ID, Action: audit.ActionSublistRejected,
-			Details: map[string]any{"proposal": p.ID, "agent": p.Agent}, Reason: reason})
+			Details: map[string]any{"proposal": p.ID, "agent": string(p.Agent)}, Reason: reason})
 	})
 	if err != nil {
 		return nil, err
@@ -466,7 +470,7 @@ func (s *Store) accept(tx *Tx, se *Session, is *Issue, p Proposal, auto bool) (*
 	changed := string(cl.Bytes()) != string(is.Doc.Body)
 	res.Todo = todoResult(is, cl, changed, -1)
 	res.Todo.Fixes = fixes
-	res.Todo.ProposedCriteria = p.Kind == markdown.KindCriterion && len(res.Added) > 0
+	res.Todo.ProposedCriteria = p.Kind == domain.KindCriterion && len(res.Added) > 0
 	if changed {
 		is.Doc.Body = cl.Bytes()
 		if err := s.writeIssueFile(tx, is); err != nil {
@@ -474,7 +478,7 @@ func (s *Store) accept(tx *Tx, se *Session, is *Issue, p Proposal, auto bool) (*
 		}
 		now = is.UpdatedAt
 	}
-	details := map[string]any{"proposal": p.ID, "agent": p.Agent, "items": p.Added}
+	details := map[string]any{"proposal": p.ID, "agent": string(p.Agent), "items": p.Added}
 	if len(res.Skipped) > 0 {
 		details["skipped"] = res.Skipped
 	}
@@ -482,9 +486,9 @@ func (s *Store) accept(tx *Tx, se *Session, is *Issue, p Proposal, auto bool) (*
 		details["auto"] = true
 	}
 	ledger := []audit.Entry{{Action: audit.ActionSublistAccepted, Details: details}}
-	if p.Kind == markdown.KindCriterion {
+	if p.Kind == domain.KindCriterion {
 		for _, t := range res.Added {
-			ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionAdded, Details: map[string]any{"text": t, "by": string(policy.Agent), "origin": p.Agent}})
+			ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionAdded, Details: map[string]any{"text": t, "by": string(domain.RoleAgent), "origin": string(p.Agent)}})
 		}
 	}
 	for _, e := range ledger {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 )
 
 // proposalWorld is a store without git whose clock the test moves, with an
@@ -53,7 +54,7 @@ func newProposalWorld(t *testing.T) *proposalWorld {
 func (w *proposalWorld) start(t *testing.T, agent string) *Session {
 	t.Helper()
 	*w.now = w.now.Add(time.Minute)
-	se, err := w.s.StartSession(StartOptions{Agent: agent})
+	se, err := w.s.StartSession(StartOptions{Agent: domain.AgentPath(agent)})
 	if err != nil {
 		t.Fatal(err)
 	}

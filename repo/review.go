@@ -8,6 +8,7 @@ import (
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -78,7 +79,7 @@ func (s *Store) Approve(se *Session, ref string, o TransitionOptions) (*Transiti
 		return nil, err
 	}
 	return s.transition(se, ref, audit.ActionApproved, func(tx *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
-		if is.Status != StatusInReview {
+		if is.Status != domain.StatusInReview {
 			return nil, "", wrongStatus(is, "approve")
 		}
 		facts, err := s.ReviewFacts(is, se)
@@ -109,7 +110,7 @@ func (s *Store) Approve(se *Session, ref string, o TransitionOptions) (*Transiti
 // policy as approval. A session the policy refuses may still close with a
 // self-close exception, which is audited like the creator exception.
 func (s *Store) Close(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
-	resolution, err := oneOf(o.Resolution, "done", []string{"done", "wontfix"}, true)
+	resolution, err := oneOf(o.Resolution, domain.ResolutionDone, []domain.Resolution{domain.ResolutionDone, domain.ResolutionWontfix}, true)
 	if err != nil {
 		return nil, errorf(CodeInvalid, "resolution %v (a duplicate is closed with --duplicate-of)", err)
 	}
@@ -119,7 +120,7 @@ func (s *Store) Close(se *Session, ref string, o TransitionOptions) (*Transition
 // closeAs is Close with the resolution decided. extra, when given, changes
 // the issue in the same locked update before the policy decides (the link
 // of a duplicate); an error from it refuses the close.
-func (s *Store) closeAs(se *Session, ref string, o TransitionOptions, resolution string, extra func(tx *Tx, is *Issue, res *TransitionResult) error) (*TransitionResult, error) {
+func (s *Store) closeAs(se *Session, ref string, o TransitionOptions, resolution domain.Resolution, extra func(tx *Tx, is *Issue, res *TransitionResult) error) (*TransitionResult, error) {
 	reason := strings.TrimSpace(o.Reason)
 	selfClose := strings.TrimSpace(o.SelfCloseException)
 	mode, err := s.ReviewMode()
@@ -127,7 +128,7 @@ func (s *Store) closeAs(se *Session, ref string, o TransitionOptions, resolution
 		return nil, err
 	}
 	return s.transition(se, ref, audit.ActionClosed, func(tx *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
-		if is.Status == StatusClosed {
+		if is.Status == domain.StatusClosed {
 			return nil, "", wrongStatus(is, "close")
 		}
 		if extra != nil {
@@ -144,7 +145,7 @@ func (s *Store) closeAs(se *Session, ref string, o TransitionOptions, resolution
 		if err != nil {
 			return nil, "", err
 		}
-		details["resolution"] = resolution
+		details["resolution"] = string(resolution)
 		kind, why := "", ""
 		switch {
 		case d.SelfCloseException:
@@ -166,7 +167,7 @@ func (s *Store) closeAs(se *Session, ref string, o TransitionOptions, resolution
 // close: it records a provenance conflict, refuses when the policy says
 // no, and otherwise closes the issue with the resolution. It returns the
 // ledger details both share.
-func (s *Store) closeUnderPolicy(tx *Tx, se *Session, is *Issue, res *TransitionResult, d policy.Decision, mode policy.Mode, resolution string) (map[string]any, error) {
+func (s *Store) closeUnderPolicy(tx *Tx, se *Session, is *Issue, res *TransitionResult, d policy.Decision, mode policy.Mode, resolution domain.Resolution) (map[string]any, error) {
 	res.Decision = &d
 	if err := s.recordConflict(tx, se, is, d, res); err != nil {
 		return nil, err
@@ -174,10 +175,10 @@ func (s *Store) closeUnderPolicy(tx *Tx, se *Session, is *Issue, res *Transition
 	if !d.Allowed {
 		return nil, errorf(CodeRefused, "%s", d.Refusal)
 	}
-	if err := is.setStatus(StatusClosed); err != nil {
+	if err := is.setStatus(domain.StatusClosed); err != nil {
 		return nil, err
 	}
-	if err := is.setString("resolution", &is.Resolution, resolution); err != nil {
+	if err := setWord(is, "resolution", &is.Resolution, resolution); err != nil {
 		return nil, err
 	}
 	details := map[string]any{"policy": string(mode)}
@@ -256,7 +257,7 @@ func (s *Store) appendSecurityEvent(tx *Tx, se *Session, issueID, kind, reason s
 	if err != nil {
 		return audit.SecurityEvent{}, err
 	}
-	ev, err := audit.NextSecurityEvent(data, audit.SecurityEvent{TS: s.Now(), IssueID: issueID, SessionID: se.ID, Agent: se.Agent, Kind: kind, Reason: reason})
+	ev, err := audit.NextSecurityEvent(data, audit.SecurityEvent{TS: s.Now(), IssueID: issueID, SessionID: se.ID, Agent: string(se.Agent), Kind: kind, Reason: reason})
 	if err != nil {
 		return ev, err
 	}
@@ -340,7 +341,7 @@ func (s *Store) Reviewable(se *Session) ([]ReviewableIssue, []error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	list, perrs, err := s.List(Filter{Statuses: []string{StatusInReview}})
+	list, perrs, err := s.List(Filter{Statuses: []string{string(domain.StatusInReview)}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -378,7 +379,7 @@ func (s *Store) Reviewable(se *Session) ([]ReviewableIssue, []error, error) {
 // Submitted lists the issues in review that the session submitted (the
 // last submitted entry in each ledger names it).
 func (s *Store) Submitted(se *Session) ([]*Issue, error) {
-	list, _, err := s.List(Filter{Statuses: []string{StatusInReview}})
+	list, _, err := s.List(Filter{Statuses: []string{string(domain.StatusInReview)}})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 )
 
 // Session lifecycle states (spec section 8).
@@ -166,7 +167,7 @@ func (s *Store) Bind(se *Session, ref string) (*BindResult, error) {
 			return err
 		}
 		res.Issue = is
-		if is.Status == StatusClosed {
+		if is.Status == domain.StatusClosed {
 			s.warnf("%s is closed; its todos are there to read, and td reopen %s makes it workable again", is.ID, is.ID)
 		}
 		if rt.BoundIssue != "" && rt.BoundIssue != id {
@@ -269,7 +270,7 @@ func (s *Store) boundIssueID(se *Session) (string, error) {
 		return "", err
 	}
 	if rt.BoundIssue == "" {
-		if s.EffectiveRole(se) == RoleOperator {
+		if s.EffectiveRole(se) == domain.RoleOperator {
 			return "", errorf(CodeRefused, "session %s is not bound to an issue; bind one with td session bind ID, or name one with --issue ID", se.ID)
 		}
 		return "", errorf(CodeRefused, "session %s is not bound to an issue; ask the operator to bind one (td session bind ID), or file your work as one with td promote TITLE", se.ID)

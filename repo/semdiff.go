@@ -8,6 +8,7 @@ import (
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -104,7 +105,7 @@ func (e IssueEvent) String() string {
 		case ItemStatus:
 			s = fmt.Sprintf("%s %q: %s -> %s", noun, e.Text, e.From, e.To)
 		case ItemAdded:
-			if e.To != "" && e.To != markdown.StatusPending {
+			if e.To != "" && e.To != string(domain.TodoPending) {
 				s += " (" + e.To + ")"
 			}
 		}
@@ -203,11 +204,11 @@ func describeIssues(a, b *Issue) []IssueEvent {
 		return nil
 	case a == nil:
 		out := []IssueEvent{{Kind: EventOpened, Text: b.Title}}
-		if b.Status != StatusOpen {
-			out = append(out, statusEvent(StatusOpen, b))
+		if b.Status != domain.StatusOpen {
+			out = append(out, statusEvent(domain.StatusOpen, b))
 		}
 		for _, l := range b.Links {
-			out = append(out, IssueEvent{Kind: EventLinkAdded, Link: l.Kind, Text: l.To})
+			out = append(out, IssueEvent{Kind: EventLinkAdded, Link: string(l.Kind), Text: l.To})
 		}
 		return append(out, describeItems(nil, b.Todos())...)
 	case b == nil:
@@ -221,12 +222,12 @@ func describeIssues(a, b *Issue) []IssueEvent {
 	}
 	if a.Status != b.Status {
 		out = append(out, statusEvent(a.Status, b))
-	} else if a.Status == StatusClosed {
-		field(EventResolution, a.Resolution, b.Resolution)
+	} else if a.Status == domain.StatusClosed {
+		field(EventResolution, string(a.Resolution), string(b.Resolution))
 	}
 	field(EventTitle, a.Title, b.Title)
-	field(EventType, a.Type, b.Type)
-	field(EventPriority, a.Priority, b.Priority)
+	field(EventType, string(a.Type), string(b.Type))
+	field(EventPriority, string(a.Priority), string(b.Priority))
 	field(EventAssignee, a.Assignee, b.Assignee)
 	field(EventImplementer, a.Implementer, b.Implementer)
 	field(EventCreatedBy, a.CreatedBy, b.CreatedBy)
@@ -238,12 +239,12 @@ func describeIssues(a, b *Issue) []IssueEvent {
 	}
 	for _, l := range b.Links {
 		if !slices.Contains(a.Links, l) {
-			out = append(out, IssueEvent{Kind: EventLinkAdded, Link: l.Kind, Text: l.To})
+			out = append(out, IssueEvent{Kind: EventLinkAdded, Link: string(l.Kind), Text: l.To})
 		}
 	}
 	for _, l := range a.Links {
 		if !slices.Contains(b.Links, l) {
-			out = append(out, IssueEvent{Kind: EventLinkGone, Link: l.Kind, Text: l.To})
+			out = append(out, IssueEvent{Kind: EventLinkGone, Link: string(l.Kind), Text: l.To})
 		}
 	}
 	for _, l := range b.Labels {
@@ -260,21 +261,22 @@ func describeIssues(a, b *Issue) []IssueEvent {
 }
 
 // statusEvent describes the move from status `from` to b's status.
-func statusEvent(from string, b *Issue) IssueEvent {
+func statusEvent(from domain.Status, b *Issue) IssueEvent {
 	switch {
-	case b.Status == StatusClosed:
-		return IssueEvent{Kind: EventClosed, From: from, To: b.Resolution}
-	case from == StatusClosed:
-		return IssueEvent{Kind: EventReopened, From: from, To: b.Status}
+	case b.Status == domain.StatusClosed:
+		return IssueEvent{Kind: EventClosed, From: string(from), To: string(b.Resolution)}
+	case from == domain.StatusClosed:
+		return IssueEvent{Kind: EventReopened, From: string(from), To: string(b.Status)}
 	}
-	return IssueEvent{Kind: EventStatus, From: from, To: b.Status}
+	return IssueEvent{Kind: EventStatus, From: string(from), To: string(b.Status)}
 }
 
 // itemKey identifies a checklist item across versions: its kind, phase and
 // text, and which occurrence of that triple it is (a file may repeat one).
 type itemKey struct {
-	kind, phase, text string
-	nth               int
+	kind        domain.TodoKind
+	phase, text string
+	nth         int
 }
 
 func keyItems(items []markdown.Item) []itemKey {
@@ -299,7 +301,7 @@ func describeItems(before, after []markdown.Item) []IssueEvent {
 	}
 	present := make(map[itemKey]bool, len(after))
 	var out []IssueEvent
-	for _, kind := range []string{markdown.KindCriterion, markdown.KindStep} {
+	for _, kind := range []domain.TodoKind{domain.KindCriterion, domain.KindStep} {
 		for i, it := range after {
 			if it.Kind != kind {
 				continue
@@ -322,28 +324,28 @@ func describeItems(before, after []markdown.Item) []IssueEvent {
 	return out
 }
 
-func itemEvent(it markdown.Item, suffix, from, to string) IssueEvent {
+func itemEvent(it markdown.Item, suffix string, from, to domain.TodoStatus) IssueEvent {
 	prefix := TodoPrefix
-	if it.Kind == markdown.KindCriterion {
+	if it.Kind == domain.KindCriterion {
 		prefix = CriterionPrefix
 	}
-	return IssueEvent{Kind: prefix + suffix, Text: it.Text, Phase: it.Phase, From: from, To: to}
+	return IssueEvent{Kind: prefix + suffix, Text: it.Text, Phase: it.Phase, From: string(from), To: string(to)}
 }
 
 // itemTransition names a marker change.
-func itemTransition(from, to string) string {
+func itemTransition(from, to domain.TodoStatus) string {
 	switch {
-	case to == markdown.StatusCompleted:
+	case to == domain.TodoCompleted:
 		return ItemCompleted
-	case to == markdown.StatusAbandoned:
+	case to == domain.TodoAbandoned:
 		return ItemDropped
-	case to == markdown.StatusBlocked:
+	case to == domain.TodoBlocked:
 		return ItemBlocked
-	case from == markdown.StatusBlocked:
+	case from == domain.TodoBlocked:
 		return ItemUnblocked
-	case from == markdown.StatusCompleted || from == markdown.StatusAbandoned:
+	case from == domain.TodoCompleted || from == domain.TodoAbandoned:
 		return ItemReopened
-	case from == markdown.StatusPending && to == markdown.StatusInProgress:
+	case from == domain.TodoPending && to == domain.TodoInProgress:
 		return ItemStarted
 	}
 	return ItemStatus

@@ -2,13 +2,14 @@ package repo
 
 import (
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 )
 
 // SendOptions configures Send: the agent session to create.
 type SendOptions struct {
-	Agent    string // agent path, "primary" when empty
+	Agent    domain.AgentPath // agent path, "primary" when empty
 	Name     string
-	Category string
+	Category domain.Category
 }
 
 // SendResult is the new session, bound to its issue.

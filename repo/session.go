@@ -9,49 +9,26 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"time"
 
+	"github.com/tdproject/td/policy/domain"
 	"gopkg.in/yaml.v3"
 )
 
-// Session roles and categories.
-const (
-	RoleOperator    = "operator"
-	RoleAgent       = "agent"
-	CategoryProject = "project"
-	CategoryMeta    = "meta"
-)
-
-// Session is one agent conversation or one person at a terminal. Its
+// Session is one agent conversation or one person at a terminal; its
 // identity file under .todos/sessions is written once.
-type Session struct {
-	ID        string    `yaml:"id" json:"id"`
-	Name      string    `yaml:"name" json:"name"`
-	Role      string    `yaml:"role" json:"role"`
-	Agent     string    `yaml:"agent,omitempty" json:"agent,omitempty"`
-	Category  string    `yaml:"category" json:"category"`
-	Author    string    `yaml:"author" json:"author"`
-	CreatedAt time.Time `yaml:"created_at" json:"created_at"`
-	Previous  string    `yaml:"previous,omitempty" json:"previous,omitempty"`
-}
-
-// IsAgent reports whether the session was started as an agent.
-func (se *Session) IsAgent() bool { return se.Agent != "" || se.Role == RoleAgent }
-
-// IsSubagent reports whether the agent path is deeper than a root agent.
-func (se *Session) IsSubagent() bool { return strings.Contains(se.Agent, ".") }
+type Session = domain.Session
 
 // EffectiveRole is the role rules use: an operator session counts as an
 // operator only while its git author is listed in config operators.
-func (s *Store) EffectiveRole(se *Session) string {
+func (s *Store) EffectiveRole(se *Session) domain.Role {
 	if se.IsAgent() {
-		return RoleAgent
+		return domain.RoleAgent
 	}
 	name, email := splitIdentity(se.Author)
 	if s.Config.IsOperator(name, email) {
-		return RoleOperator
+		return domain.RoleOperator
 	}
-	return RoleAgent
+	return domain.RoleAgent
 }
 
 // How the current session was found.
@@ -65,9 +42,9 @@ const (
 // StartOptions configures StartSession.
 type StartOptions struct {
 	Name     string
-	Agent    string // agent path; empty for an operator session
-	Category string // project (default) or meta
-	Use      bool   // make it this checkout's current session
+	Agent    domain.AgentPath // agent path; empty for an operator session
+	Category domain.Category  // project (default) or meta
+	Use      bool             // make it this checkout's current session
 	Previous string
 }
 
@@ -87,13 +64,13 @@ func (s *Store) StartSession(o StartOptions) (*Session, error) {
 
 // startSession creates a session inside a locked update.
 func (s *Store) startSession(tx *Tx, o StartOptions) (*Session, error) {
-	if o.Agent != "" && !ValidAgentPath(o.Agent) {
+	if o.Agent != "" && !o.Agent.Valid() {
 		return nil, errorf(CodeInvalid, "agent path %q must be dot-separated lowercase names such as primary or primary.subagents.ui", o.Agent)
 	}
 	switch o.Category {
 	case "":
-		o.Category = CategoryProject
-	case CategoryProject, CategoryMeta:
+		o.Category = domain.CategoryProject
+	case domain.CategoryProject, domain.CategoryMeta:
 	default:
 		return nil, errorf(CodeInvalid, "category %q must be project or meta", o.Category)
 	}
@@ -105,13 +82,13 @@ func (s *Store) startSession(tx *Tx, o StartOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	role := RoleOperator
+	role := domain.RoleOperator
 	if o.Agent != "" {
-		role = RoleAgent
+		role = domain.RoleAgent
 	}
 	name := o.Name
 	if name == "" {
-		name = o.Agent
+		name = string(o.Agent)
 	}
 	if name == "" {
 		name, _ = splitIdentity(author)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // newTestStore initialises a store without git in a temp directory.
@@ -121,14 +123,14 @@ func TestParseIssueLenientDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if is.Status != StatusOpen || is.Type != "task" || is.Priority != "P1" {
+	if is.Status != domain.StatusOpen || is.Type != "task" || is.Priority != "P1" {
 		t.Fatalf("defaults: status %q type %q priority %q", is.Status, is.Type, is.Priority)
 	}
 }
 
 func TestFilterMatch(t *testing.T) {
-	open := &Issue{Status: "open", Type: "bug", Priority: "P1", Labels: []string{"a", "b"}, Assignee: "session:ses_12345678"}
-	closed := &Issue{Status: "closed", Type: "task", Priority: "P2"}
+	open := &Issue{Issue: domain.Issue{Status: "open", Type: "bug", Priority: "P1", Labels: []string{"a", "b"}, Assignee: "session:ses_12345678"}}
+	closed := &Issue{Issue: domain.Issue{Status: "closed", Type: "task", Priority: "P2"}}
 	tests := []struct {
 		name string
 		f    Filter
@@ -157,10 +159,9 @@ func TestFilterMatch(t *testing.T) {
 
 func TestIndexCacheRoundTripAndCorruption(t *testing.T) {
 	entries := []indexEntry{
-		{name: "td-abc123.md", size: 10, mtime: 5, issue: &Issue{ID: "td-abc123", Title: "T", Status: "open", Type: "bug", Priority: "P1",
-			Minor: true, Labels: []string{"x", "y"}, Links: []Link{{"child_of", "td-abc124"}}, CreatedAt: time.Unix(100, 0).UTC(), Path: "p"}},
+		{name: "td-abc123.md", size: 10, mtime: 5, issue: &Issue{Issue: domain.Issue{ID: "td-abc123", Title: "T", Status: "open", Type: "bug", Priority: "P1", Minor: true, Labels: []string{"x", "y"}, Links: []domain.Link{{Kind: "child_of", To: "td-abc124"}}, CreatedAt: time.Unix(100, 0).UTC()}, Path: "p"}},
 		{name: "td-bad000.md", size: 3, mtime: 7, err: &ParseError{Path: "q", Line: 2, Msg: "bad"}},
-		{name: "td-new000.md", size: 3, mtime: 1000, issue: &Issue{ID: "td-new000"}},
+		{name: "td-new000.md", size: 3, mtime: 1000, issue: &Issue{Issue: domain.Issue{ID: "td-new000"}}},
 	}
 	data := encodeIndex(entries, 999)
 	m, err := decodeIndex(data)
@@ -291,12 +292,12 @@ func TestEffectiveRole(t *testing.T) {
 	s.Config.Operators = []string{"Op <OP@example.com>", "Named Only"}
 	tests := []struct {
 		se   Session
-		want string
+		want domain.Role
 	}{
-		{Session{Role: RoleOperator, Author: "Op <op@example.com>"}, RoleOperator},
-		{Session{Role: RoleOperator, Author: "Named Only <x@y>"}, RoleOperator},
-		{Session{Role: RoleOperator, Author: "Other <other@example.com>"}, RoleAgent},
-		{Session{Role: RoleAgent, Agent: "primary", Author: "Op <op@example.com>"}, RoleAgent},
+		{Session{Role: domain.RoleOperator, Author: "Op <op@example.com>"}, domain.RoleOperator},
+		{Session{Role: domain.RoleOperator, Author: "Named Only <x@y>"}, domain.RoleOperator},
+		{Session{Role: domain.RoleOperator, Author: "Other <other@example.com>"}, domain.RoleAgent},
+		{Session{Role: domain.RoleAgent, Agent: "primary", Author: "Op <op@example.com>"}, domain.RoleAgent},
 	}
 	for _, tt := range tests {
 		if got := s.EffectiveRole(&tt.se); got != tt.want {
@@ -354,7 +355,7 @@ func TestAtomicWriteRefusesSymlinks(t *testing.T) {
 // FuzzDecodeIndex: a corrupt cache never panics; it is rejected or read.
 func FuzzDecodeIndex(f *testing.F) {
 	entries := []indexEntry{
-		{name: "td-abc123.md", size: 10, mtime: 5, issue: &Issue{ID: "td-abc123", Title: "T", Labels: []string{"x"}, Links: []Link{{"child_of", "td-abc124"}}}},
+		{name: "td-abc123.md", size: 10, mtime: 5, issue: &Issue{Issue: domain.Issue{ID: "td-abc123", Title: "T", Labels: []string{"x"}, Links: []domain.Link{{Kind: "child_of", To: "td-abc124"}}}}},
 		{name: "td-bad000.md", size: 3, mtime: 7, err: &ParseError{Path: "q", Line: 2, Msg: "bad"}},
 	}
 	f.Add(encodeIndex(entries, 1<<62))

@@ -9,6 +9,7 @@ import (
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 )
 
 // Todo operations, as the todo command names them.
@@ -35,7 +36,8 @@ type TodoRequest struct {
 	// unblock, note), applied in order.
 	Targets []string
 	// Kind and Phase restrict addressing, and place new items.
-	Kind, Phase string
+	Kind  domain.TodoKind
+	Phase string
 	// Items are the texts for set and add.
 	Items []string
 	// Phases is phased input for set (takes precedence over Items).
@@ -102,7 +104,7 @@ func (s *Store) todoIssue(se *Session, ref string) (string, error) {
 		}
 		return id, nil
 	}
-	if s.EffectiveRole(se) != RoleOperator {
+	if s.EffectiveRole(se) != domain.RoleOperator {
 		return "", errorf(CodeRefused, "only an operator may name an issue with --issue; an agent works on the issue its session is bound to (td todo view)")
 	}
 	return s.ResolveID(ref)
@@ -124,7 +126,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Kind != "" && req.Kind != markdown.KindStep && req.Kind != markdown.KindCriterion {
+	if req.Kind != "" && req.Kind != domain.KindStep && req.Kind != domain.KindCriterion {
 		return nil, errorf(CodeInvalid, "kind %q must be step or criterion", req.Kind)
 	}
 	if req.Op == TodoView {
@@ -138,7 +140,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 		}
 		return res, nil
 	}
-	role := policy.Role(s.EffectiveRole(se))
+	role := domain.Role(s.EffectiveRole(se))
 	var res *TodoResult
 	progress := false
 	err = s.Update(func(tx *Tx) error {
@@ -168,7 +170,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 			ledger = append(ledger, entries...)
 			if i >= 0 {
 				done := cl.Items()[i]
-				if done.Kind == markdown.KindCriterion && done.Status == markdown.StatusCompleted && before[i].Status != markdown.StatusCompleted {
+				if done.Kind == domain.KindCriterion && done.Status == domain.TodoCompleted && before[i].Status != domain.TodoCompleted {
 					criterionDone = true
 				}
 			}
@@ -178,7 +180,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 		changed := string(cl.Bytes()) != string(is.Doc.Body)
 		res = todoResult(is, cl, changed, touched)
 		res.Fixes = fixes
-		res.ProposedCriteria = req.Op == TodoAdd && req.Kind == markdown.KindCriterion && role != policy.Operator
+		res.ProposedCriteria = req.Op == TodoAdd && req.Kind == domain.KindCriterion && role != domain.RoleOperator
 		res.CriteriaMet = criterionDone && len(openCriteriaOf(after)) == 0
 		progress = completedCount(after) > completedCount(before) || (req.Op == TodoAdd && len(after) > len(before))
 		if !changed {
@@ -212,7 +214,7 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 func completedCount(items []markdown.Item) int {
 	n := 0
 	for _, it := range items {
-		if it.Status == markdown.StatusCompleted {
+		if it.Status == domain.TodoCompleted {
 			n++
 		}
 	}
@@ -223,7 +225,7 @@ func todoResult(is *Issue, cl *markdown.Checklist, changed bool, touched int) *T
 	items := cl.Items()
 	n := 0
 	for _, it := range items {
-		if it.Status == markdown.StatusInProgress {
+		if it.Status == domain.TodoInProgress {
 			n++
 		}
 	}
@@ -234,7 +236,7 @@ func todoResult(is *Issue, cl *markdown.Checklist, changed bool, touched int) *T
 func criteriaCount(items []markdown.Item) int {
 	n := 0
 	for _, it := range items {
-		if it.Kind == markdown.KindCriterion && it.Status != markdown.StatusAbandoned {
+		if it.Kind == domain.KindCriterion && it.Status != domain.TodoAbandoned {
 			n++
 		}
 	}
@@ -246,7 +248,7 @@ func criteriaCount(items []markdown.Item) int {
 func openCriteriaOf(items []markdown.Item) []string {
 	var out []string
 	for _, it := range items {
-		if it.Kind == markdown.KindCriterion && it.Status != markdown.StatusCompleted && it.Status != markdown.StatusAbandoned {
+		if it.Kind == domain.KindCriterion && it.Status != domain.TodoCompleted && it.Status != domain.TodoAbandoned {
 			out = append(out, it.Text)
 		}
 	}
@@ -257,10 +259,10 @@ func openCriteriaOf(items []markdown.Item) []string {
 // addressing the item, for operations that need one) and returns the index
 // of the addressed item (-1 if none) and the ledger entries it earns:
 // criteria changes are significant, routine step churn is not.
-func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role policy.Role) (int, []audit.Entry, error) {
+func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role domain.Role) (int, []audit.Entry, error) {
 	switch req.Op {
 	case TodoSet:
-		if req.Kind == markdown.KindCriterion {
+		if req.Kind == domain.KindCriterion {
 			return -1, nil, errorf(CodeInvalid, "set replaces the steps only; add acceptance criteria with td todo add --kind criterion")
 		}
 		phases := req.Phases
@@ -274,13 +276,13 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role poli
 	case TodoAdd:
 		kind := req.Kind
 		if kind == "" {
-			kind = markdown.KindStep
+			kind = domain.KindStep
 		}
 		if len(req.Items) == 0 {
 			return -1, nil, errorf(CodeInvalid, "add needs the text of at least one item")
 		}
 		phase := req.Phase
-		if kind == markdown.KindCriterion {
+		if kind == domain.KindCriterion {
 			if phase != "" {
 				return -1, nil, errorf(CodeInvalid, "acceptance criteria have no phases; drop --phase")
 			}
@@ -289,7 +291,7 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role poli
 			return -1, nil, err
 		}
 		var ledger []audit.Entry
-		if kind == markdown.KindCriterion {
+		if kind == domain.KindCriterion {
 			for _, t := range req.Items {
 				ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionAdded, Details: map[string]any{"text": strings.TrimSpace(t), "by": string(role)}})
 			}
@@ -311,14 +313,14 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role poli
 		}
 		return i, nil, todoError(cl.AddNote(i, text))
 	}
-	to := map[string]string{
-		TodoStart: markdown.StatusInProgress, TodoDone: markdown.StatusCompleted, TodoDrop: markdown.StatusAbandoned,
-		TodoBlock: markdown.StatusBlocked, TodoUnblock: markdown.StatusPending,
+	to := map[string]domain.TodoStatus{
+		TodoStart: domain.TodoInProgress, TodoDone: domain.TodoCompleted, TodoDrop: domain.TodoAbandoned,
+		TodoBlock: domain.TodoBlocked, TodoUnblock: domain.TodoPending,
 	}[req.Op]
 	if to == "" {
 		return -1, nil, errorf(CodeInvalid, "unknown todo operation %q", req.Op)
 	}
-	if req.Op == TodoUnblock && it.Status != markdown.StatusBlocked {
+	if req.Op == TodoUnblock && it.Status != domain.TodoBlocked {
 		return i, nil, errorf(CodeRefused, "%q is %s, not blocked", it.Text, statusWords(it.Status))
 	}
 	if it.Status == to {
@@ -327,12 +329,12 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role poli
 	if err := policy.TodoChange(role, it.Kind, it.Status, to); err != nil {
 		return i, nil, err
 	}
-	if to == markdown.StatusInProgress {
+	if to == domain.TodoInProgress {
 		// The started item becomes the one in progress: any other falls
 		// back to pending first, so Normalize keeps this one.
 		for j, other := range cl.Items() {
-			if j != i && other.Status == markdown.StatusInProgress {
-				if err := cl.SetStatus(j, markdown.StatusPending); err != nil {
+			if j != i && other.Status == domain.TodoInProgress {
+				if err := cl.SetStatus(j, domain.TodoPending); err != nil {
 					return i, nil, todoError(err)
 				}
 			}
@@ -349,14 +351,14 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role poli
 		}
 	}
 	var ledger []audit.Entry
-	if it.Kind == markdown.KindCriterion {
+	if it.Kind == domain.KindCriterion {
 		switch {
-		case to == markdown.StatusCompleted:
+		case to == domain.TodoCompleted:
 			ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionCompleted, Details: map[string]any{"text": it.Text}})
-		case to == markdown.StatusAbandoned:
+		case to == domain.TodoAbandoned:
 			ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionDropped, Details: map[string]any{"text": it.Text}})
-		case it.Status == markdown.StatusCompleted || it.Status == markdown.StatusAbandoned:
-			ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionReopened, Details: map[string]any{"text": it.Text, "to": to}})
+		case it.Status == domain.TodoCompleted || it.Status == domain.TodoAbandoned:
+			ledger = append(ledger, audit.Entry{Action: audit.ActionCriterionReopened, Details: map[string]any{"text": it.Text, "to": string(to)}})
 		}
 	}
 	return i, ledger, nil
@@ -391,16 +393,16 @@ func todoError(err error) error {
 }
 
 // statusWords says a todo status the way a sentence would.
-func statusWords(status string) string {
+func statusWords(status domain.TodoStatus) string {
 	switch status {
-	case markdown.StatusInProgress:
+	case domain.TodoInProgress:
 		return "in progress"
-	case markdown.StatusCompleted:
+	case domain.TodoCompleted:
 		return "done"
-	case markdown.StatusAbandoned:
+	case domain.TodoAbandoned:
 		return "dropped"
 	}
-	return status
+	return string(status)
 }
 
 // FmtResult names the issue files td fmt rewrote (or, with check, would

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 )
 
 // TransitionOptions carries what a workflow command was given.
@@ -25,7 +26,7 @@ type TransitionOptions struct {
 // TransitionResult says what a workflow command did.
 type TransitionResult struct {
 	Issue *Issue
-	From  string
+	From  domain.Status
 	// Unchanged is true when the issue already was where the command
 	// would put it.
 	Unchanged bool
@@ -78,8 +79,7 @@ func commandOf(action string) string {
 // it, then writes it with one ledger entry for action.
 func (s *Store) transition(se *Session, ref, action string, step func(tx *Tx, is *Issue, res *TransitionResult) (details map[string]any, reason string, err error)) (*TransitionResult, error) {
 	if err := policy.MayMutate(se.Agent); err != nil {
-		root, _, _ := strings.Cut(se.Agent, ".")
-		return nil, errorf(CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s %s", root, commandOf(action), ref)
+		return nil, errorf(CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s %s", se.Agent.Root(), commandOf(action), ref)
 	}
 	id, err := s.ResolveID(ref)
 	if err != nil {
@@ -101,7 +101,7 @@ func (s *Store) transition(se *Session, ref, action string, step func(tx *Tx, is
 			details = map[string]any{}
 		}
 		if is.Status != res.From {
-			details["from"], details["to"] = res.From, is.Status
+			details["from"], details["to"] = string(res.From), string(is.Status)
 		}
 		if err := s.writeIssue(tx, se, is, action, details, reason); err != nil {
 			return err
@@ -121,8 +121,8 @@ func (s *Store) transition(se *Session, ref, action string, step func(tx *Tx, is
 }
 
 // setStatus changes the status field in the issue document.
-func (is *Issue) setStatus(status string) error {
-	if err := is.setField("status", status); err != nil {
+func (is *Issue) setStatus(status domain.Status) error {
+	if err := is.setField("status", string(status)); err != nil {
 		return err
 	}
 	is.Status = status
@@ -134,15 +134,15 @@ func (is *Issue) setStatus(status string) error {
 func wrongStatus(is *Issue, verb string) error {
 	hint := ""
 	switch is.Status {
-	case StatusOpen:
+	case domain.StatusOpen:
 		hint = "td start " + is.ID + " starts the work"
-	case StatusInProgress:
+	case domain.StatusInProgress:
 		hint = "td review " + is.ID + " asks for sign-off"
-	case StatusBlocked:
+	case domain.StatusBlocked:
 		hint = "td unblock " + is.ID + " reopens it"
-	case StatusInReview:
+	case domain.StatusInReview:
 		hint = "td approve or td reject --reason decides the review"
-	case StatusClosed:
+	case domain.StatusClosed:
 		hint = "td reopen " + is.ID + " reopens it"
 	}
 	return errorf(CodeRefused, "cannot %s %s: it is %s; %s", verb, is.ID, is.Status, hint)
@@ -151,41 +151,41 @@ func wrongStatus(is *Issue, verb string) error {
 // Start marks the issue in progress and makes the session its implementer.
 func (s *Store) Start(se *Session, ref string) (*TransitionResult, error) {
 	return s.transition(se, ref, audit.ActionStarted, func(_ *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
-		if is.Status == StatusInProgress && is.Implementer == se.ID {
+		if is.Status == domain.StatusInProgress && is.Implementer == se.ID {
 			res.Unchanged = true
 			return nil, "", nil
 		}
-		if is.Status == StatusInProgress {
+		if is.Status == domain.StatusInProgress {
 			return nil, "", errorf(CodeRefused, "cannot start %s: %s is already working on it; it hands the issue back with td unstart %s", is.ID, is.Implementer, is.ID)
 		}
-		if is.Status != StatusOpen {
+		if is.Status != domain.StatusOpen {
 			return nil, "", wrongStatus(is, "start")
 		}
-		if err := is.setStatus(StatusInProgress); err != nil {
+		if err := is.setStatus(domain.StatusInProgress); err != nil {
 			return nil, "", err
 		}
 		d := map[string]any{}
 		if is.Implementer != se.ID {
 			d["implementer"] = map[string]any{"from": is.Implementer, "to": se.ID}
 		}
-		return d, "", is.setString("implementer", &is.Implementer, se.ID)
+		return d, "", setWord(is, "implementer", &is.Implementer, se.ID)
 	})
 }
 
 // Unstart hands an issue in progress back: open, with no implementer.
 func (s *Store) Unstart(se *Session, ref string) (*TransitionResult, error) {
 	return s.transition(se, ref, audit.ActionUnstarted, func(_ *Tx, is *Issue, _ *TransitionResult) (map[string]any, string, error) {
-		if is.Status != StatusInProgress {
+		if is.Status != domain.StatusInProgress {
 			return nil, "", wrongStatus(is, "unstart")
 		}
-		if err := policy.MayUnstart(policy.Role(s.EffectiveRole(se)), se.ID, is.Implementer, is.ID); err != nil {
+		if err := policy.MayUnstart(domain.Role(s.EffectiveRole(se)), se.ID, is.Implementer, is.ID); err != nil {
 			return nil, "", err
 		}
-		if err := is.setStatus(StatusOpen); err != nil {
+		if err := is.setStatus(domain.StatusOpen); err != nil {
 			return nil, "", err
 		}
 		d := map[string]any{"implementer": map[string]any{"from": is.Implementer, "to": ""}}
-		return d, "", is.setString("implementer", &is.Implementer, "")
+		return d, "", setWord(is, "implementer", &is.Implementer, "")
 	})
 }
 
@@ -193,7 +193,7 @@ func (s *Store) Unstart(se *Session, ref string) (*TransitionResult, error) {
 // open it refuses unless forced.
 func (s *Store) Review(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
 	return s.transition(se, ref, audit.ActionSubmitted, func(_ *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
-		if is.Status != StatusInProgress {
+		if is.Status != domain.StatusInProgress {
 			return nil, "", wrongStatus(is, "submit")
 		}
 		open := openCriteriaOf(is.Todos())
@@ -206,7 +206,7 @@ func (s *Store) Review(se *Session, ref string, o TransitionOptions) (*Transitio
 		if len(open) > 0 {
 			d = map[string]any{"open_criteria": len(open), "forced": true}
 		}
-		return d, o.Reason, is.setStatus(StatusInReview)
+		return d, o.Reason, is.setStatus(domain.StatusInReview)
 	})
 }
 
@@ -217,23 +217,23 @@ func (s *Store) Reject(se *Session, ref string, o TransitionOptions) (*Transitio
 		return nil, errorf(CodeInvalid, "a rejection needs a reason: td reject %s --reason \"what is missing\"", ref)
 	}
 	return s.transition(se, ref, audit.ActionRejected, func(_ *Tx, is *Issue, _ *TransitionResult) (map[string]any, string, error) {
-		if is.Status != StatusInReview {
+		if is.Status != domain.StatusInReview {
 			return nil, "", wrongStatus(is, "reject")
 		}
-		return nil, reason, is.setStatus(StatusInProgress)
+		return nil, reason, is.setStatus(domain.StatusInProgress)
 	})
 }
 
 // Reopen moves a closed issue back to open and clears its resolution.
 func (s *Store) Reopen(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
 	return s.transition(se, ref, audit.ActionReopened, func(_ *Tx, is *Issue, _ *TransitionResult) (map[string]any, string, error) {
-		if is.Status != StatusClosed {
+		if is.Status != domain.StatusClosed {
 			return nil, "", wrongStatus(is, "reopen")
 		}
-		if err := is.setStatus(StatusOpen); err != nil {
+		if err := is.setStatus(domain.StatusOpen); err != nil {
 			return nil, "", err
 		}
-		return nil, strings.TrimSpace(o.Reason), is.setString("resolution", &is.Resolution, "")
+		return nil, strings.TrimSpace(o.Reason), setWord(is, "resolution", &is.Resolution, "")
 	})
 }
 
@@ -241,23 +241,23 @@ func (s *Store) Reopen(se *Session, ref string, o TransitionOptions) (*Transitio
 func (s *Store) Block(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
 	return s.transition(se, ref, audit.ActionBlocked, func(_ *Tx, is *Issue, res *TransitionResult) (map[string]any, string, error) {
 		switch is.Status {
-		case StatusBlocked:
+		case domain.StatusBlocked:
 			res.Unchanged = true
 			return nil, "", nil
-		case StatusClosed:
+		case domain.StatusClosed:
 			return nil, "", wrongStatus(is, "block")
 		}
-		return nil, strings.TrimSpace(o.Reason), is.setStatus(StatusBlocked)
+		return nil, strings.TrimSpace(o.Reason), is.setStatus(domain.StatusBlocked)
 	})
 }
 
 // Unblock moves a blocked issue back to open.
 func (s *Store) Unblock(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
 	return s.transition(se, ref, audit.ActionUnblocked, func(_ *Tx, is *Issue, _ *TransitionResult) (map[string]any, string, error) {
-		if is.Status != StatusBlocked {
+		if is.Status != domain.StatusBlocked {
 			return nil, "", wrongStatus(is, "unblock")
 		}
-		return nil, strings.TrimSpace(o.Reason), is.setStatus(StatusOpen)
+		return nil, strings.TrimSpace(o.Reason), is.setStatus(domain.StatusOpen)
 	})
 }
 

@@ -3,7 +3,7 @@ package command
 import (
 	"strings"
 
-	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -14,7 +14,7 @@ func (r *runner) anchorCommand() *cli.Command {
 		&cli.BoolFlag{Name: "project", Usage: "the project's anchors (.todos/anchors.md)"},
 	}
 	request := func(c *cli.Context, text string) repo.AnchorRequest {
-		return repo.AnchorRequest{Issue: c.String("issue"), Project: c.Bool("project"), Priority: c.String("priority"), Text: text}
+		return repo.AnchorRequest{Issue: c.String("issue"), Project: c.Bool("project"), Priority: domain.AnchorPriority(c.String("priority")), Text: text}
 	}
 	list := func(c *cli.Context) error {
 		_, s, se, err := r.actorArgs(c, 0, 0, "[--issue ID | --project]")
@@ -76,7 +76,7 @@ Examples:
 				Description: `Examples:
    td anchor add "Tokens are never logged" --priority critical
    td anchor add "Prefer table tests" --project`,
-				Flags: append([]cli.Flag{&cli.StringFlag{Name: "priority", Value: markdown.AnchorNormal, Usage: "critical, high or normal"}}, scope...),
+				Flags: append([]cli.Flag{&cli.StringFlag{Name: "priority", Value: string(domain.AnchorNormal), Usage: "critical, high or normal"}}, scope...),
 				Action: func(c *cli.Context) error {
 					a, s, se, err := r.actorArgs(c, 1, -1, "TEXT [--priority critical|high|normal] [--project | --issue ID]")
 					if err != nil {

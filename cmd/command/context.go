@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -36,12 +37,12 @@ type contextJSON struct {
 }
 
 type sessionRefJSON struct {
-	ID          string `json:"id"`
-	Role        string `json:"role"`
-	Agent       string `json:"agent"`
-	Category    string `json:"category"`
-	State       string `json:"state"`
-	Compactions int    `json:"compactions"`
+	ID          string           `json:"id"`
+	Role        domain.Role      `json:"role"`
+	Agent       domain.AgentPath `json:"agent"`
+	Category    domain.Category  `json:"category"`
+	State       string           `json:"state"`
+	Compactions int              `json:"compactions"`
 }
 
 type resumeJSON struct {
@@ -159,9 +160,9 @@ func writeContext(w *blockWriter, ctx *repo.Context) {
 	}
 	who := fmt.Sprintf("Session %s: %s", ctx.Session.ID, ctx.Role)
 	if ctx.Session.Agent != "" {
-		who += " " + ctx.Session.Agent
+		who += " " + string(ctx.Session.Agent)
 	}
-	who += ", " + ctx.Session.Category + " scope, " + ctx.State
+	who += ", " + string(ctx.Session.Category) + " scope, " + ctx.State
 	if ctx.Kind == repo.ContextCompact {
 		who += fmt.Sprintf(" (compaction %d)", ctx.Compactions)
 	}

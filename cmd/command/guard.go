@@ -3,6 +3,7 @@ package command
 import (
 	"fmt"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -115,8 +116,8 @@ func (r *runner) printGuard(rep *repo.GuardReport) error {
 // as, or the git author when no session acts yet.
 func guardActor(rep *repo.GuardReport) string {
 	kind := rep.Role
-	if rep.Role == repo.RoleAgent {
-		kind = rep.Category + " agent"
+	if rep.Role == domain.RoleAgent {
+		kind = domain.Role(string(rep.Category) + " agent")
 	}
 	if rep.Session == "" {
 		return fmt.Sprintf("%s (%s, no session)", rep.Author, kind)

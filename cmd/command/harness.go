@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -83,7 +84,7 @@ Examples:
 			SkipFlagParsing: true,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "agent", Value: "primary", Usage: "the agent path of a session td starts for the harness"},
-				&cli.StringFlag{Name: "category", Value: repo.CategoryProject, Usage: "project or meta, for a session td starts"},
+				&cli.StringFlag{Name: "category", Value: string(domain.CategoryProject), Usage: "project or meta, for a session td starts"},
 				&cli.StringFlag{Name: "format", Value: formatMarkdown, Usage: "markdown or text, for the context blocks"},
 			},
 			Action: r.hookClaudeAction,
@@ -235,9 +236,9 @@ func (r *runner) hookClaude(c *cli.Context, h hookArgs) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := repo.HarnessOptions{Harness: repo.HarnessClaude, ID: p.SessionID, Agent: h.agent, Category: h.category}
+	o := repo.HarnessOptions{Harness: repo.HarnessClaude, ID: p.SessionID, Agent: domain.AgentPath(h.agent), Category: domain.Category(h.category)}
 	if o.Agent == "" {
-		if at := strings.ToLower(strings.TrimSpace(p.AgentType)); at != "" && repo.ValidAgentPath(at) && !strings.Contains(at, ".") {
+		if at := domain.AgentPath(strings.ToLower(strings.TrimSpace(p.AgentType))); at != "" && at.Valid() && !at.IsSubagent() {
 			o.Agent = at
 		}
 	}

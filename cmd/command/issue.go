@@ -6,27 +6,28 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
 
 // issueJSON is the stable JSON shape of an issue.
 type issueJSON struct {
-	ID          string      `json:"id"`
-	Title       string      `json:"title"`
-	Status      string      `json:"status"`
-	Type        string      `json:"type"`
-	Priority    string      `json:"priority"`
-	Minor       bool        `json:"minor"`
-	Labels      []string    `json:"labels"`
-	CreatedBy   string      `json:"created_by"`
-	Implementer string      `json:"implementer"`
-	Assignee    string      `json:"assignee"`
-	Resolution  string      `json:"resolution"`
-	Links       []repo.Link `json:"links"`
-	CreatedAt   string      `json:"created_at"`
-	UpdatedAt   string      `json:"updated_at"`
-	Path        string      `json:"path"`
+	ID          string            `json:"id"`
+	Title       string            `json:"title"`
+	Status      domain.Status     `json:"status"`
+	Type        domain.IssueType  `json:"type"`
+	Priority    domain.Priority   `json:"priority"`
+	Minor       bool              `json:"minor"`
+	Labels      []string          `json:"labels"`
+	CreatedBy   string            `json:"created_by"`
+	Implementer string            `json:"implementer"`
+	Assignee    string            `json:"assignee"`
+	Resolution  domain.Resolution `json:"resolution"`
+	Links       []domain.Link     `json:"links"`
+	CreatedAt   string            `json:"created_at"`
+	UpdatedAt   string            `json:"updated_at"`
+	Path        string            `json:"path"`
 }
 
 func toIssueJSON(is *repo.Issue) issueJSON {
@@ -38,7 +39,7 @@ func toIssueJSON(is *repo.Issue) issueJSON {
 		j.Labels = []string{}
 	}
 	if j.Links == nil {
-		j.Links = []repo.Link{}
+		j.Links = []domain.Link{}
 	}
 	return j
 }
@@ -196,7 +197,7 @@ func (r *runner) printIssueTable(list []*repo.Issue) {
 	for _, is := range list {
 		b.WriteString(r.st.paint(ansiBold, is.ID))
 		b.WriteString("  ")
-		b.WriteString(is.Priority)
+		b.WriteString(string(is.Priority))
 		b.WriteString("  ")
 		b.WriteString(r.st.statusColor(is.Status))
 		b.WriteString(strings.Repeat(" ", statusW-len(is.Status)+2))

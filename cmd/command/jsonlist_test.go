@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 )
 
@@ -26,11 +27,10 @@ func TestIssueListJSONMatchesEncodingJSON(t *testing.T) {
 	ts := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	lists := [][]*repo.Issue{
 		nil,
-		{{ID: "td-abc123", Title: "Plain", Status: "open", Type: "task", Priority: "P2", CreatedAt: ts, Path: "p"}},
+		{{Issue: domain.Issue{ID: "td-abc123", Title: "Plain", Status: "open", Type: "task", Priority: "P2", CreatedAt: ts}, Path: "p"}},
 		{
-			{ID: "td-abc123", Title: "Quotes \" and \\ and <html> & \u2028\u2029", Labels: []string{"a", "b\tc"}, Minor: true,
-				Links: []repo.Link{{Kind: "child_of", To: "td-x00000"}, {Kind: "relates_to", To: "td-y00000"}}, CreatedAt: ts, UpdatedAt: ts},
-			{ID: "td-abc124", Title: "Control \x00\x01\b\f\n\r\x1f and bad utf-8 \xff\xfe and ünïcödé 🎉", Assignee: "session:ses_12345678"},
+			{Issue: domain.Issue{ID: "td-abc123", Title: "Quotes \" and \\ and <html> & \u2028\u2029", Labels: []string{"a", "b\tc"}, Minor: true, Links: []domain.Link{{Kind: "child_of", To: "td-x00000"}, {Kind: "relates_to", To: "td-y00000"}}, CreatedAt: ts, UpdatedAt: ts}},
+			{Issue: domain.Issue{ID: "td-abc124", Title: "Control \x00\x01\b\f\n\r\x1f and bad utf-8 \xff\xfe and ünïcödé 🎉", Assignee: "session:ses_12345678"}},
 		},
 	}
 	for i, list := range lists {
@@ -48,7 +48,7 @@ func FuzzIssueListJSON(f *testing.F) {
 	f.Add("title", "label", "td-abc123")
 	f.Add("\x00\"\\\u2028<>&", "a\xffb", "\t")
 	f.Fuzz(func(t *testing.T, title, label, other string) {
-		list := []*repo.Issue{{ID: other, Title: title, Labels: []string{label, title}, Links: []repo.Link{{Kind: label, To: other}}}}
+		list := []*repo.Issue{{Issue: domain.Issue{ID: other, Title: title, Labels: []string{label, title}, Links: []domain.Link{{Kind: domain.LinkKind(label), To: other}}}}}
 		var got bytes.Buffer
 		if err := writeIssueListJSON(&got, list); err != nil {
 			t.Fatal(err)

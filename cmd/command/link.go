@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -19,9 +19,9 @@ func (r *runner) linkCommands() []*cli.Command {
 
 // storedLinkJSON is a link as stored: in the frontmatter of from.
 type storedLinkJSON struct {
-	From string `json:"from"`
-	Kind string `json:"kind"`
-	To   string `json:"to"`
+	From string          `json:"from"`
+	Kind domain.LinkKind `json:"kind"`
+	To   string          `json:"to"`
 }
 
 type linkResultJSON struct {
@@ -100,10 +100,10 @@ func (r *runner) linkAction(c *cli.Context, verb string, run func(*repo.Store, *
 // linkedJSON is one link of td links: the other issue and how this one
 // sees it.
 type linkedJSON struct {
-	Kind   string `json:"kind"`
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Status string `json:"status"`
+	Kind   domain.LinkKind `json:"kind"`
+	ID     string          `json:"id"`
+	Title  string          `json:"title"`
+	Status domain.Status   `json:"status"`
 	// Stored is true for the issue's own links, false for inverses
 	// computed from the other issue's.
 	Stored bool `json:"stored"`
@@ -113,9 +113,9 @@ type linkedJSON struct {
 
 type linksJSON struct {
 	Issue struct {
-		ID     string `json:"id"`
-		Title  string `json:"title"`
-		Status string `json:"status"`
+		ID     string        `json:"id"`
+		Title  string        `json:"title"`
+		Status domain.Status `json:"status"`
 	} `json:"issue"`
 	Links []linkedJSON `json:"links"`
 }
@@ -254,7 +254,7 @@ func (r *runner) prepareClose(c *cli.Context, s *repo.Store, se *repo.Session, r
 	// Ask only about a close that could happen: the step itself reports
 	// an unknown or unreadable issue, or one already closed.
 	is, err := s.Issue(ref)
-	if err != nil || is.Status == repo.StatusClosed {
+	if err != nil || is.Status == domain.StatusClosed {
 		return run, nil, nil
 	}
 	id := is.ID
@@ -288,9 +288,9 @@ func (r *runner) askClose(id string, children []*repo.Issue) bool {
 
 // childJSON is an open child in td close --json.
 type childJSON struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Status string `json:"status"`
+	ID     string        `json:"id"`
+	Title  string        `json:"title"`
+	Status domain.Status `json:"status"`
 }
 
 func toChildrenJSON(children []*repo.Issue) []childJSON {
@@ -335,7 +335,7 @@ func duplicateOf(is *repo.Issue) string {
 		return ""
 	}
 	for _, l := range is.Links {
-		if l.Kind == policy.DuplicateOf {
+		if l.Kind == domain.DuplicateOf {
 			return " of " + l.To
 		}
 	}

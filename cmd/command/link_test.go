@@ -5,13 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 )
 
 // TestAskClose checks the question td close asks on a terminal when the
 // issue has open children: only y or yes closes.
 func TestAskClose(t *testing.T) {
-	children := []*repo.Issue{{ID: "td-aaaaaa", Status: repo.StatusOpen, Title: "First"}, {ID: "td-bbbbbb", Status: repo.StatusInProgress, Title: "Second"}}
+	children := []*repo.Issue{{Issue: domain.Issue{ID: "td-aaaaaa", Status: domain.StatusOpen, Title: "First"}}, {Issue: domain.Issue{ID: "td-bbbbbb", Status: domain.StatusInProgress, Title: "Second"}}}
 	const question = "td-pppppp has 2 open children:\n" +
 		"  td-aaaaaa  open         First\n" +
 		"  td-bbbbbb  in_progress  Second\n" +

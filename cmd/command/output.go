@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 )
 
@@ -65,18 +66,19 @@ func (s *streams) paint(style, text string) string {
 	return style + text + ansiReset
 }
 
-func (s *streams) statusColor(status string) string {
+func (s *streams) statusColor(status domain.Status) string {
+	text := string(status)
 	switch status {
-	case repo.StatusInProgress:
-		return s.paint(ansiYellow, status)
-	case repo.StatusBlocked:
-		return s.paint(ansiRed, status)
-	case repo.StatusInReview:
-		return s.paint(ansiCyan, status)
-	case repo.StatusClosed:
-		return s.paint(ansiGreen, status)
+	case domain.StatusInProgress:
+		return s.paint(ansiYellow, text)
+	case domain.StatusBlocked:
+		return s.paint(ansiRed, text)
+	case domain.StatusInReview:
+		return s.paint(ansiCyan, text)
+	case domain.StatusClosed:
+		return s.paint(ansiGreen, text)
 	}
-	return status
+	return text
 }
 
 // usageError is a mistake in how a command was called: exit status 2.

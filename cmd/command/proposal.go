@@ -5,26 +5,26 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
 
 type proposalJSON struct {
-	ID         string   `json:"id"`
-	Agent      string   `json:"agent"`
-	Session    string   `json:"session"`
-	Kind       string   `json:"kind"`
-	Phase      string   `json:"phase"`
-	Items      []string `json:"items"`
-	State      string   `json:"state"`
-	ProposedAt string   `json:"proposed_at"`
-	DecidedBy  string   `json:"decided_by"`
-	DecidedAt  string   `json:"decided_at"`
-	Auto       bool     `json:"auto"`
-	Added      []string `json:"added"`
-	Reason     string   `json:"reason"`
+	ID         string           `json:"id"`
+	Agent      domain.AgentPath `json:"agent"`
+	Session    string           `json:"session"`
+	Kind       domain.TodoKind  `json:"kind"`
+	Phase      string           `json:"phase"`
+	Items      []string         `json:"items"`
+	State      string           `json:"state"`
+	ProposedAt string           `json:"proposed_at"`
+	DecidedBy  string           `json:"decided_by"`
+	DecidedAt  string           `json:"decided_at"`
+	Auto       bool             `json:"auto"`
+	Added      []string         `json:"added"`
+	Reason     string           `json:"reason"`
 }
 
 func proposalJSONOf(p repo.Proposal) proposalJSON {
@@ -56,15 +56,15 @@ func nonNilStrings(ss []string) []string {
 
 // proposalWhat says what a proposal holds: "2 steps for phase ui", "1 criterion".
 func proposalWhat(p repo.Proposal) string {
-	if p.Kind == markdown.KindCriterion {
+	if p.Kind == domain.KindCriterion {
 		return countOf(p.Kind, len(p.Items))
 	}
 	return fmt.Sprintf("%s for phase %s", countOf(p.Kind, len(p.Items)), p.Phase)
 }
 
 // countOf counts todos of a kind: "1 criterion", "2 steps".
-func countOf(kind string, n int) string {
-	if kind == markdown.KindCriterion {
+func countOf(kind domain.TodoKind, n int) string {
+	if kind == domain.KindCriterion {
 		return fmt.Sprintf("%d %s", n, pluralWord(n, "criterion", "criteria"))
 	}
 	return fmt.Sprintf("%d %s", n, pluralWord(n, "step", "steps"))
@@ -74,7 +74,7 @@ func countOf(kind string, n int) string {
 // "(from …)" phase heading, or the acceptance criteria heading.
 func proposalBlock(p repo.Proposal, items []string) string {
 	var b strings.Builder
-	if p.Kind == markdown.KindCriterion {
+	if p.Kind == domain.KindCriterion {
 		b.WriteString("## Acceptance criteria\n")
 	} else {
 		fmt.Fprintf(&b, "### %s (from %s)\n", p.Phase, p.Agent)
@@ -149,7 +149,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := s.Propose(se, repo.ProposeRequest{Items: items, Phase: c.String("phase"), Kind: c.String("kind")})
+				res, err := s.Propose(se, repo.ProposeRequest{Items: items, Phase: c.String("phase"), Kind: domain.TodoKind(c.String("kind"))})
 				if err != nil {
 					return err
 				}
@@ -292,7 +292,7 @@ func (r *runner) printProposed(se *repo.Session, res *repo.ProposeResult) error 
 		r.st.printf("Accepted at once (config agents.%s.todo_review is auto): %s added.\n", se.Agent, countOf(p.Kind, len(res.Accepted.Added)))
 		return nil
 	}
-	root := policy.RootAgent(se.Agent)
+	root := se.Agent.Root()
 	r.st.printf("It waits for %s or an operator to run td todo accept %s (or td todo reject %s); td todo proposals shows what became of it.\n", root, p.ID, p.ID)
 	return nil
 }
@@ -304,7 +304,7 @@ func (r *runner) printAccepted(res *repo.ProposalDecision, issueFlag string) err
 		return r.st.emitJSON(map[string]any{"proposal": proposalJSONOf(p), "skipped": nonNilStrings(res.Skipped), "todos": r.todoJSONOf(res.Todo)})
 	}
 	where := fmt.Sprintf("under \"%s (from %s)\"", p.Phase, p.Agent)
-	if p.Kind == markdown.KindCriterion {
+	if p.Kind == domain.KindCriterion {
 		where = "to the acceptance criteria"
 	}
 	r.st.printf("Accepted %s from %s: %s added %s.\n", p.ID, p.Agent, countOf(p.Kind, len(res.Added)), where)

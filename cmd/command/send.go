@@ -3,6 +3,7 @@ package command
 import (
 	"strings"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -27,7 +28,7 @@ Examples:
 			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "what to tell the agent first"},
 			&cli.StringFlag{Name: "agent", Value: "primary", Usage: "the new session's agent path"},
 			&cli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "a name for the new session"},
-			&cli.StringFlag{Name: "category", Value: repo.CategoryProject, Usage: "project or meta"},
+			&cli.StringFlag{Name: "category", Value: string(domain.CategoryProject), Usage: "project or meta"},
 			formatFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -42,7 +43,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := s.Send(se, a[0], repo.SendOptions{Agent: c.String("agent"), Name: c.String("name"), Category: c.String("category")})
+			res, err := s.Send(se, a[0], repo.SendOptions{Agent: domain.AgentPath(c.String("agent")), Name: c.String("name"), Category: domain.Category(c.String("category"))})
 			if err != nil {
 				return err
 			}

@@ -1,14 +1,15 @@
 package command
 
 import (
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
 
 type sessionJSON struct {
 	*repo.Session
-	EffectiveRole string `json:"effective_role"`
-	Current       bool   `json:"current"`
+	EffectiveRole domain.Role `json:"effective_role"`
+	Current       bool        `json:"current"`
 }
 
 func (r *runner) sessionJSON(s *repo.Store, se *repo.Session, current string) sessionJSON {
@@ -41,7 +42,7 @@ Examples:
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "a name to recognise the session by"},
 					&cli.StringFlag{Name: "agent", Usage: "agent tree path (primary, primary.subagents.ui): an agent session"},
-					&cli.StringFlag{Name: "category", Value: repo.CategoryProject, Usage: "project (user code) or meta (td's governance files)"},
+					&cli.StringFlag{Name: "category", Value: string(domain.CategoryProject), Usage: "project (user code) or meta (td's governance files)"},
 					&cli.BoolFlag{Name: "use", Usage: "also make it this checkout's current session"},
 					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the export line"},
 					formatFlag,
@@ -54,7 +55,7 @@ Examples:
 					if err := checkFormat(c.String("format")); err != nil {
 						return err
 					}
-					se, err := s.StartSession(repo.StartOptions{Name: c.String("name"), Agent: c.String("agent"), Category: c.String("category"), Use: c.Bool("use")})
+					se, err := s.StartSession(repo.StartOptions{Name: c.String("name"), Agent: domain.AgentPath(c.String("agent")), Category: domain.Category(c.String("category")), Use: c.Bool("use")})
 					if err != nil {
 						return err
 					}
@@ -219,7 +220,7 @@ func (r *runner) printSession(s *repo.Store, se *repo.Session) {
 	r.st.printf("session:  %s\n", se.ID)
 	r.st.printf("name:     %s\n", se.Name)
 	r.st.printf("role:     %s", s.EffectiveRole(se))
-	if se.Role == repo.RoleOperator && s.EffectiveRole(se) != repo.RoleOperator {
+	if se.Role == domain.RoleOperator && s.EffectiveRole(se) != domain.RoleOperator {
 		r.st.printf(" (started as operator, but %s is not listed in operators)", se.Author)
 	}
 	r.st.printf("\n")

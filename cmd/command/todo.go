@@ -7,18 +7,19 @@ import (
 
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
 
 type todoItemJSON struct {
-	Kind   string   `json:"kind"`
-	Status string   `json:"status"`
-	Text   string   `json:"text"`
-	Phase  string   `json:"phase"`
-	Origin string   `json:"origin"`
-	Notes  []string `json:"notes"`
-	Active bool     `json:"active"`
+	Kind   domain.TodoKind   `json:"kind"`
+	Status domain.TodoStatus `json:"status"`
+	Text   string            `json:"text"`
+	Phase  string            `json:"phase"`
+	Origin domain.AgentPath  `json:"origin"`
+	Notes  []string          `json:"notes"`
+	Active bool              `json:"active"`
 }
 
 type todoSummary struct {
@@ -32,15 +33,15 @@ type todoSummary struct {
 }
 
 type todoActiveJSON struct {
-	Text  string `json:"text"`
-	Kind  string `json:"kind"`
-	Phase string `json:"phase"`
+	Text  string          `json:"text"`
+	Kind  domain.TodoKind `json:"kind"`
+	Phase string          `json:"phase"`
 }
 
 type todoFixJSON struct {
-	Text string `json:"text"`
-	From string `json:"from"`
-	To   string `json:"to"`
+	Text string            `json:"text"`
+	From domain.TodoStatus `json:"from"`
+	To   domain.TodoStatus `json:"to"`
 }
 
 type todoJSON struct {
@@ -58,31 +59,31 @@ type todoJSON struct {
 }
 
 type todoIssueJSON struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Status string `json:"status"`
+	ID     string        `json:"id"`
+	Title  string        `json:"title"`
+	Status domain.Status `json:"status"`
 }
 
 func summarize(items []markdown.Item) todoSummary {
 	var s todoSummary
 	for _, it := range items {
 		switch it.Status {
-		case markdown.StatusCompleted:
+		case domain.TodoCompleted:
 			s.Done++
-		case markdown.StatusAbandoned:
+		case domain.TodoAbandoned:
 			s.Dropped++
-		case markdown.StatusBlocked:
+		case domain.TodoBlocked:
 			s.Blocked++
 		default:
 			s.Open++
 		}
-		if it.Kind == markdown.KindCriterion && it.Status != markdown.StatusAbandoned {
+		if it.Kind == domain.KindCriterion && it.Status != domain.TodoAbandoned {
 			s.CriteriaTotal++
-			if it.Status == markdown.StatusCompleted {
+			if it.Status == domain.TodoCompleted {
 				s.CriteriaDone++
 			}
 		}
-		if it.Status == markdown.StatusInProgress && s.Active == nil {
+		if it.Status == domain.TodoInProgress && s.Active == nil {
 			s.Active = &todoActiveJSON{Text: it.Text, Kind: it.Kind, Phase: it.Phase}
 		}
 	}
@@ -98,7 +99,7 @@ func todoItemsJSON(items []markdown.Item) []todoItemJSON {
 			notes = []string{}
 		}
 		out = append(out, todoItemJSON{Kind: it.Kind, Status: it.Status, Text: it.Text, Phase: it.Phase,
-			Origin: it.Origin, Notes: notes, Active: it.Status == markdown.StatusInProgress})
+			Origin: it.Origin, Notes: notes, Active: it.Status == domain.TodoInProgress})
 	}
 	return out
 }
@@ -153,7 +154,7 @@ func (r *runner) printTodosFor(res *repo.TodoResult, issueFlag string) error {
 	for _, f := range res.Fixes {
 		// Promoting the first pending step is routine and shows in the
 		// list; a second in-progress item written by hand is worth a word.
-		if f.To != markdown.StatusInProgress {
+		if f.To != domain.TodoInProgress {
 			r.st.warnf("%s", fixMessage(f))
 		}
 	}
@@ -186,9 +187,9 @@ func (r *runner) printTodosFor(res *repo.TodoResult, issueFlag string) error {
 
 func fixMessage(f markdown.Fix) string {
 	switch {
-	case f.From == markdown.StatusInProgress && f.To == markdown.StatusPending:
+	case f.From == domain.TodoInProgress && f.To == domain.TodoPending:
 		return fmt.Sprintf("%q was also in progress; it is pending again (one todo in progress at a time, the first kept)", f.Text)
-	case f.To == markdown.StatusInProgress:
+	case f.To == domain.TodoInProgress:
 		return fmt.Sprintf("%q is now in progress (the first pending step)", f.Text)
 	}
 	return fmt.Sprintf("%q: %s -> %s", f.Text, f.From, f.To)
@@ -216,7 +217,7 @@ func (r *runner) todoCommand() *cli.Command {
 		if err != nil {
 			return err
 		}
-		req.Op, req.Issue, req.Phase, req.Kind = op, c.String("issue"), c.String("phase"), c.String("kind")
+		req.Op, req.Issue, req.Phase, req.Kind = op, c.String("issue"), c.String("phase"), domain.TodoKind(c.String("kind"))
 		res, err := s.Todo(se, req)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -19,8 +20,8 @@ type decisionJSON struct {
 type transitionJSON struct {
 	Issue                 issueJSON             `json:"issue"`
 	Action                string                `json:"action"`
-	From                  string                `json:"from"`
-	To                    string                `json:"to"`
+	From                  domain.Status         `json:"from"`
+	To                    domain.Status         `json:"to"`
 	Changed               bool                  `json:"changed"`
 	Reason                string                `json:"reason,omitempty"`
 	OpenCriteria          []string              `json:"open_criteria,omitempty"`
@@ -166,7 +167,7 @@ func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult, ch
 		forReview = " for review"
 	}
 	r.st.printf("%s %s %q%s: %s -> %s", st.done, is.ID, is.Title, forReview, res.From, r.st.statusColor(is.Status))
-	if is.Status == repo.StatusClosed && is.Resolution != "" {
+	if is.Status == domain.StatusClosed && is.Resolution != "" {
 		r.st.printf(" (%s%s)", is.Resolution, duplicateOf(is))
 	}
 	if st.name == "start" {

@@ -1,0 +1,101 @@
+package domain
+
+import (
+	"strings"
+	"time"
+)
+
+// Role is what a session may do: an operator owns the definition of done,
+// an agent works towards it.
+type Role string
+
+// Session roles. An operator session whose git author is not a listed
+// operator counts as an agent.
+const (
+	RoleOperator Role = "operator"
+	RoleAgent    Role = "agent"
+)
+
+// Category is the kind of work an agent session does, for the scope rules.
+type Category string
+
+// Session categories: a project agent works on the user's code, a meta
+// agent on td's governance files.
+const (
+	CategoryProject Category = "project"
+	CategoryMeta    Category = "meta"
+)
+
+// Valid reports whether c is one of the categories.
+func (c Category) Valid() bool { return c == CategoryProject || c == CategoryMeta }
+
+// AgentPath names an agent in its tree: "primary" for a root agent,
+// "primary.subagents.ui" for one of its subagents. "" is no agent: a person.
+type AgentPath string
+
+// Valid reports whether p is a dotted agent tree path: up to 16 segments,
+// each a lowercase letter or digit followed by up to 63 lowercase letters,
+// digits, '-' or '_'.
+func (p AgentPath) Valid() bool {
+	segs := strings.Split(string(p), ".")
+	if len(segs) > 16 {
+		return false
+	}
+	for _, seg := range segs {
+		if len(seg) == 0 || len(seg) > 64 || !lowerAlnum(seg[0]) {
+			return false
+		}
+		for i := 1; i < len(seg); i++ {
+			if ch := seg[i]; !lowerAlnum(ch) && ch != '-' && ch != '_' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// IsSubagent reports whether the path is deeper than a root agent.
+func (p AgentPath) IsSubagent() bool { return strings.Contains(string(p), ".") }
+
+// Root returns the root agent of the path: its first segment.
+func (p AgentPath) Root() AgentPath {
+	if i := strings.IndexByte(string(p), '.'); i >= 0 {
+		return p[:i]
+	}
+	return p
+}
+
+func lowerAlnum(ch byte) bool { return ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' }
+
+// Session is one agent conversation or one person at a terminal, as its
+// identity file under .todos/sessions records it, once.
+type Session struct {
+	ID        string    `yaml:"id" json:"id"`
+	Name      string    `yaml:"name" json:"name"`
+	Role      Role      `yaml:"role" json:"role"`
+	Agent     AgentPath `yaml:"agent,omitempty" json:"agent,omitempty"`
+	Category  Category  `yaml:"category" json:"category"`
+	Author    string    `yaml:"author" json:"author"` // git identity, "Name <email>"
+	CreatedAt time.Time `yaml:"created_at" json:"created_at"`
+	Previous  string    `yaml:"previous,omitempty" json:"previous,omitempty"`
+}
+
+// IsAgent reports whether the session was started as an agent.
+func (se *Session) IsAgent() bool { return se.Agent != "" || se.Role == RoleAgent }
+
+// IsSubagent reports whether the session is a subagent's.
+func (se *Session) IsSubagent() bool { return se.Agent.IsSubagent() }
+
+// Actor is who acts through a session: a git identity, and the agent path
+// acting for it ("" when the person acts). Two sessions with the same
+// actor are one party to the review policy.
+type Actor struct {
+	Identity string    `json:"identity"` // git identity, "Name <email>"
+	Agent    AgentPath `json:"agent,omitempty"`
+}
+
+// Actor returns the actor the session acts for.
+func (se *Session) Actor() Actor { return Actor{Identity: se.Author, Agent: se.Agent} }
+
+// Human reports whether the actor is a person rather than an agent.
+func (a Actor) Human() bool { return a.Agent == "" }
