@@ -179,7 +179,9 @@ func (s *Store) allEdges(kind domain.LinkKind) ([]policy.Edge, error) {
 	return out, nil
 }
 
-func linkDetails(l domain.Link) map[string]any { return map[string]any{"kind": string(l.Kind), "to": l.To} }
+func linkDetails(l domain.Link) map[string]any {
+	return map[string]any{"kind": string(l.Kind), "to": l.To}
+}
 
 // setLinks rewrites the links field, and the struct's copy of it.
 func (is *Issue) setLinks(links []domain.Link) error {
