@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tdproject/td/policy/domain"
@@ -187,4 +188,86 @@ func joinKinds(kinds []domain.LinkKind) string {
 		words[i] = string(k)
 	}
 	return strings.Join(words, ", ")
+}
+
+// Cycles returns one cycle for every group of issues that reach each other
+// through the edges (all of one kind) (a strongly connected component with more
+// than one issue, or an issue linked to itself), each as the issues along
+// it from the group's smallest ID back to it, as Cycle names it. td check
+// runs it over every stored link of each kind Acyclic names, to report
+// cycles that arrived by hand edits or merges, where td link refuses them
+// one at a time.
+func Cycles(edges []Edge) [][]string {
+	next := map[string][]string{}
+	for _, e := range edges {
+		next[e.From] = append(next[e.From], e.To)
+	}
+	index, low := map[string]int{}, map[string]int{}
+	onStack := map[string]bool{}
+	var stack []string
+	var groups [][]string
+	var visit func(v string)
+	visit = func(v string) {
+		index[v], low[v] = len(index), len(index)
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, w := range next[v] {
+			if _, seen := index[w]; !seen {
+				visit(w)
+				low[v] = min(low[v], low[w])
+			} else if onStack[w] {
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] != index[v] {
+			return
+		}
+		var group []string
+		for {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[w] = false
+			group = append(group, w)
+			if w == v {
+				break
+			}
+		}
+		if len(group) > 1 || slices.Contains(next[v], v) {
+			groups = append(groups, group)
+		}
+	}
+	keys := make([]string, 0, len(next))
+	for k := range next {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, v := range keys {
+		if _, seen := index[v]; !seen {
+			visit(v)
+		}
+	}
+	var cycles [][]string
+	for _, g := range groups {
+		slices.Sort(g)
+		var inGroup []Edge
+		for _, from := range g {
+			for _, to := range next[from] {
+				if slices.Contains(g, to) {
+					inGroup = append(inGroup, Edge{From: from, Kind: edgesKind(edges), To: to})
+				}
+			}
+		}
+		first := slices.IndexFunc(inGroup, func(e Edge) bool { return e.From == g[0] })
+		cycles = append(cycles, Cycle(inGroup, inGroup[first]))
+	}
+	slices.SortFunc(cycles, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	return cycles
+}
+
+// edgesKind is the kind the edges share ("" for none).
+func edgesKind(edges []Edge) domain.LinkKind {
+	if len(edges) == 0 {
+		return ""
+	}
+	return edges[0].Kind
 }

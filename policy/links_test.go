@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tdproject/td/policy/domain"
@@ -144,5 +145,43 @@ func TestFindLinkAndNoSuchLink(t *testing.T) {
 		if !errors.As(err, &re) || err.Error() != tc.want {
 			t.Errorf("got %v, want refusal %q", err, tc.want)
 		}
+	}
+}
+
+func TestCycles(t *testing.T) {
+	edges := func(pairs ...string) []Edge {
+		var out []Edge
+		for i := 0; i < len(pairs); i += 2 {
+			out = append(out, Edge{From: pairs[i], Kind: domain.ChildOf, To: pairs[i+1]})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		edges []Edge
+		want  []string
+	}{
+		{"none", nil, nil},
+		{"a chain is not a cycle", edges("td-aaaaaa", "td-bbbbbb", "td-bbbbbb", "td-cccccc"), nil},
+		{"one per group, from its smallest ID, sorted", edges(
+			"td-gggggg", "td-hhhhhh", "td-hhhhhh", "td-gggggg",
+			"td-aaaaaa", "td-bbbbbb", "td-bbbbbb", "td-cccccc", "td-cccccc", "td-aaaaaa", "td-cccccc", "td-dddddd",
+			"td-dddddd", "td-eeeeee",
+			"td-ffffff", "td-ffffff",
+		), []string{
+			"td-aaaaaa child_of td-bbbbbb child_of td-cccccc child_of td-aaaaaa",
+			"td-ffffff child_of td-ffffff",
+			"td-gggggg child_of td-hhhhhh child_of td-gggggg",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range Cycles(tc.edges) {
+				got = append(got, cyclePath(c, domain.ChildOf))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("cycles:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
 	}
 }

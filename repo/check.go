@@ -376,7 +376,7 @@ func parseSessionFile(p, id string, data []byte) (*Session, error) {
 // links policy.Acyclic names (child_of, blocked_by, duplicate_of) form no
 // cycle.
 func (c *checker) checkLinks() {
-	edges := map[domain.LinkKind]map[string][]string{} // kind -> from -> to
+	edges := map[domain.LinkKind][]policy.Edge{}
 	for _, id := range sortedKeys(c.issues) {
 		is := c.issues[id]
 		for _, l := range is.Links {
@@ -385,10 +385,7 @@ func (c *checker) checkLinks() {
 				continue
 			}
 			if policy.Acyclic(l.Kind) {
-				if edges[l.Kind] == nil {
-					edges[l.Kind] = map[string][]string{}
-				}
-				edges[l.Kind][id] = append(edges[l.Kind][id], l.To)
+				edges[l.Kind] = append(edges[l.Kind], policy.Edge{From: id, Kind: l.Kind, To: l.To})
 			}
 		}
 	}
@@ -396,74 +393,12 @@ func (c *checker) checkLinks() {
 		if !policy.Acyclic(kind) {
 			continue
 		}
-		for _, cycle := range linkCycles(kind, edges[kind]) {
+		for _, cycle := range policy.Cycles(edges[kind]) {
 			first := c.issues[cycle[0]]
 			c.add(first.Path, first.Doc.Front.Line("links"), RuleLinkCycle, "%s links form a cycle: %s; remove one of them with td unlink",
 				kind, strings.Join(cycle, " "+string(kind)+" "))
 		}
 	}
-}
-
-// linkCycles returns one cycle for every group of issues that reach each
-// other through links of kind (a strongly connected component with more
-// than one issue, or an issue linked to itself), each as the issues along
-// it from the group's smallest ID back to it, as policy.Cycle finds it.
-func linkCycles(kind domain.LinkKind, next map[string][]string) [][]string {
-	index, low := map[string]int{}, map[string]int{}
-	onStack := map[string]bool{}
-	var stack []string
-	var groups [][]string
-	var visit func(v string)
-	visit = func(v string) {
-		index[v], low[v] = len(index), len(index)
-		stack = append(stack, v)
-		onStack[v] = true
-		for _, w := range next[v] {
-			if _, seen := index[w]; !seen {
-				visit(w)
-				low[v] = min(low[v], low[w])
-			} else if onStack[w] {
-				low[v] = min(low[v], index[w])
-			}
-		}
-		if low[v] != index[v] {
-			return
-		}
-		var group []string
-		for {
-			w := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			onStack[w] = false
-			group = append(group, w)
-			if w == v {
-				break
-			}
-		}
-		if len(group) > 1 || slices.Contains(next[v], v) {
-			groups = append(groups, group)
-		}
-	}
-	for _, v := range sortedKeys(next) {
-		if _, seen := index[v]; !seen {
-			visit(v)
-		}
-	}
-	var cycles [][]string
-	for _, g := range groups {
-		slices.Sort(g)
-		var inGroup []policy.Edge
-		for _, from := range g {
-			for _, to := range next[from] {
-				if slices.Contains(g, to) {
-					inGroup = append(inGroup, policy.Edge{From: from, Kind: kind, To: to})
-				}
-			}
-		}
-		first := slices.IndexFunc(inGroup, func(e policy.Edge) bool { return e.From == g[0] })
-		cycles = append(cycles, policy.Cycle(inGroup, inGroup[first]))
-	}
-	slices.SortFunc(cycles, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
-	return cycles
 }
 
 func sortedKeys[V any](m map[string]V) []string {

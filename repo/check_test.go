@@ -76,33 +76,6 @@ func TestAddedLines(t *testing.T) {
 	}
 }
 
-func TestLinkCycles(t *testing.T) {
-	next := map[string][]string{
-		"td-aaaaaa": {"td-bbbbbb"},
-		"td-bbbbbb": {"td-cccccc"},
-		"td-cccccc": {"td-aaaaaa", "td-dddddd"},
-		"td-dddddd": {"td-eeeeee"},
-		"td-ffffff": {"td-ffffff"},
-		"td-gggggg": {"td-hhhhhh"},
-		"td-hhhhhh": {"td-gggggg"},
-	}
-	var got []string
-	for _, c := range linkCycles("child_of", next) {
-		got = append(got, strings.Join(c, " "))
-	}
-	want := []string{
-		"td-aaaaaa td-bbbbbb td-cccccc td-aaaaaa",
-		"td-ffffff td-ffffff",
-		"td-gggggg td-hhhhhh td-gggggg",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("cycles:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if c := linkCycles("child_of", map[string][]string{"td-aaaaaa": {"td-bbbbbb"}}); len(c) != 0 {
-		t.Errorf("a chain is not a cycle: %v", c)
-	}
-}
-
 func TestViolationString(t *testing.T) {
 	if s := (Violation{Path: "a", Line: 3, Message: "m"}).String(); s != "a:3: m" {
 		t.Error(s)

@@ -98,9 +98,9 @@ func (s *Store) Approve(se *Session, ref string, o TransitionOptions) (*Transiti
 			details["creator_exception"] = true
 		}
 		items := is.Todos()
-		if crit := criteriaCount(items); crit > 0 && len(openCriteriaOf(items)) == 0 {
+		if sum := summaryOf(items); sum.CriteriaMet() {
 			res.ClosedAgainstCriteria = true
-			res.after = append(res.after, audit.Entry{Action: audit.ActionClosedAgainst, Details: map[string]any{"criteria": crit}})
+			res.after = append(res.after, audit.Entry{Action: audit.ActionClosedAgainst, Details: map[string]any{"criteria": sum.CriteriaTotal}})
 		}
 		return details, reason, nil
 	})

@@ -232,15 +232,13 @@ func todoResult(is *Issue, cl *markdown.Checklist, changed bool, touched int) *T
 	return &TodoResult{Issue: is, Items: items, Rendered: cl.Render(), Changed: changed, Touched: touched, InProgress: n}
 }
 
-// criteriaCount counts the acceptance criteria, dropped ones aside.
-func criteriaCount(items []markdown.Item) int {
-	n := 0
+// summaryOf counts a checklist with the domain's one summary.
+func summaryOf(items []markdown.Item) domain.Summary {
+	var s domain.Summary
 	for _, it := range items {
-		if it.Kind == domain.KindCriterion && it.Status != domain.TodoAbandoned {
-			n++
-		}
+		s.Add(it.Todo)
 	}
-	return n
+	return s
 }
 
 // openCriteriaOf returns the texts of the acceptance criteria not yet done

@@ -26,7 +26,7 @@ type contextJSON struct {
 	Scope       []string            `json:"scope"`
 	Issue       *todoIssueJSON      `json:"issue"`
 	Items       []todoItemJSON      `json:"items"`
-	Summary     *todoSummary        `json:"summary"`
+	Summary     *domain.Summary     `json:"summary"`
 	Anchors     []repo.Anchor       `json:"anchors"`
 	AnchorsLeft int                 `json:"anchors_left"`
 	Actions     []repo.ActionRecord `json:"actions"`

@@ -275,7 +275,7 @@ type showJSON struct {
 
 type showTodosJSON struct {
 	Items   []todoItemJSON `json:"items"`
-	Summary todoSummary    `json:"summary"`
+	Summary domain.Summary `json:"summary"`
 }
 
 func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {

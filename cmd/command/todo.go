@@ -22,22 +22,6 @@ type todoItemJSON struct {
 	Active bool              `json:"active"`
 }
 
-type todoSummary struct {
-	Done          int             `json:"done"`
-	Open          int             `json:"open"`
-	Dropped       int             `json:"dropped"`
-	Blocked       int             `json:"blocked"`
-	CriteriaTotal int             `json:"criteria_total"`
-	CriteriaDone  int             `json:"criteria_done"`
-	Active        *todoActiveJSON `json:"active"`
-}
-
-type todoActiveJSON struct {
-	Text  string          `json:"text"`
-	Kind  domain.TodoKind `json:"kind"`
-	Phase string          `json:"phase"`
-}
-
 type todoFixJSON struct {
 	Text string            `json:"text"`
 	From domain.TodoStatus `json:"from"`
@@ -47,7 +31,7 @@ type todoFixJSON struct {
 type todoJSON struct {
 	Issue       todoIssueJSON  `json:"issue"`
 	Items       []todoItemJSON `json:"items"`
-	Summary     todoSummary    `json:"summary"`
+	Summary     domain.Summary `json:"summary"`
 	Changed     bool           `json:"changed"`
 	Fixes       []todoFixJSON  `json:"fixes"`
 	CriteriaMet bool           `json:"criteria_met"`
@@ -64,28 +48,11 @@ type todoIssueJSON struct {
 	Status domain.Status `json:"status"`
 }
 
-func summarize(items []markdown.Item) todoSummary {
-	var s todoSummary
+// summarize counts a checklist with the domain's one summary.
+func summarize(items []markdown.Item) domain.Summary {
+	var s domain.Summary
 	for _, it := range items {
-		switch it.Status {
-		case domain.TodoCompleted:
-			s.Done++
-		case domain.TodoAbandoned:
-			s.Dropped++
-		case domain.TodoBlocked:
-			s.Blocked++
-		default:
-			s.Open++
-		}
-		if it.Kind == domain.KindCriterion && it.Status != domain.TodoAbandoned {
-			s.CriteriaTotal++
-			if it.Status == domain.TodoCompleted {
-				s.CriteriaDone++
-			}
-		}
-		if it.Status == domain.TodoInProgress && s.Active == nil {
-			s.Active = &todoActiveJSON{Text: it.Text, Kind: it.Kind, Phase: it.Phase}
-		}
+		s.Add(it.Todo)
 	}
 	return s
 }
@@ -105,7 +72,7 @@ func todoItemsJSON(items []markdown.Item) []todoItemJSON {
 }
 
 // summaryLine is the one line printed under every list.
-func summaryLine(s todoSummary) string {
+func summaryLine(s domain.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d done, %d open, %d dropped, %d blocked", s.Done, s.Open, s.Dropped, s.Blocked)
 	if s.CriteriaTotal > 0 {
