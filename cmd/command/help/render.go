@@ -113,7 +113,8 @@ func writeTable(b *strings.Builder, rows []string) {
 }
 
 // splitRow splits "| a | b \| c |" into its trimmed cells; an escaped
-// pipe belongs to its cell.
+// pipe belongs to its cell, unescaped, as GitHub reads it even in a code
+// span.
 func splitRow(row string) []string {
 	row = strings.TrimSpace(row)
 	row = strings.TrimPrefix(row, "|")
@@ -123,7 +124,7 @@ func splitRow(row string) []string {
 	for i := 0; i < len(row); i++ {
 		switch {
 		case row[i] == '\\' && i+1 < len(row) && row[i+1] == '|':
-			cur.WriteString(`\|`)
+			cur.WriteByte('|')
 			i++
 		case row[i] == '|':
 			cells = append(cells, strings.TrimSpace(cur.String()))
