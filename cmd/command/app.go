@@ -57,7 +57,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		setUsageHandlers(c)
 		r.recordRuns(c)
 	}
-	err := app.Run(reorderArgs(app, args))
+	argv := reorderArgs(app, args)
+	// urfave/cli adds --help only along with its own help command, which
+	// td's replaces. Added after reordering, so --help stays where it was
+	// typed: td COMMAND --help is the command's help, not td's.
+	app.Flags = append(append([]cli.Flag{}, app.Flags...), cli.HelpFlag)
+	err := app.Run(argv)
 	if err == nil {
 		err = failure
 	}
@@ -286,9 +291,6 @@ func groupCommands(app *cli.App) {
 	if len(other.Commands) > 0 {
 		groups = append(groups, other)
 	}
-	// urfave/cli adds --help only along with its own help command, which
-	// td's replaces.
-	app.Flags = append(append([]cli.Flag{}, app.Flags...), cli.HelpFlag)
 	app.CustomAppHelpTemplate = appHelpTemplate
 	app.Metadata = map[string]any{"groups": groups, "topics": help.Topics}
 }

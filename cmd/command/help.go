@@ -81,7 +81,7 @@ Examples:
 			}
 			if ok {
 				if c.NArg() > 1 {
-					return usagef("usage: td help TOPIC takes one topic, not %s", strings.Join(c.Args().Slice(), " "))
+					return usagef("usage: td help [COMMAND | TOPIC]: %s is a topic and takes nothing after it", t.Name)
 				}
 				if r.st.json {
 					return r.st.emitJSON(topicJSON{Name: t.Name, Text: t.Markdown})
