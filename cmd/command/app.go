@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tdproject/td/cmd/command/help"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -56,7 +57,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		setUsageHandlers(c)
 		r.recordRuns(c)
 	}
-	err := app.Run(reorderArgs(app, args))
+	argv := reorderArgs(app, args)
+	// urfave/cli adds --help only along with its own help command, which
+	// td's replaces. Added after reordering, so --help stays where it was
+	// typed: td COMMAND --help is the command's help, not td's.
+	app.Flags = append(append([]cli.Flag{}, app.Flags...), cli.HelpFlag)
+	err := app.Run(argv)
 	if err == nil {
 		err = failure
 	}
@@ -168,7 +174,7 @@ var globalFlags = []cli.Flag{
 }
 
 func (r *runner) app() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:            "td",
 		Usage:           "git-native issues and todos for people and coding agents",
 		HideVersion:     true,
@@ -215,6 +221,78 @@ Start with:
 			}},
 		}...)...),
 	}
+	app.Commands = append(app.Commands, r.helpCommand())
+	groupCommands(app)
+	return app
+}
+
+// commandGroup is one heading of td help's command list: the commands
+// under it and the help topic that explains them.
+type commandGroup struct {
+	Title    string
+	Topic    string
+	Names    []string
+	Commands []*cli.Command
+}
+
+// Heading is the group's line in td help, and each command's CATEGORY:
+// the title and where to read more.
+func (g commandGroup) Heading() string {
+	if g.Topic == "" {
+		return g.Title
+	}
+	return g.Title + " (td help " + g.Topic + ")"
+}
+
+// commandGroups is the one table that sorts td's commands under the
+// headings td help lists, in order, each with its help topic. The command
+// constructors know nothing of it: groupCommands applies it to the built
+// list. A command missing here is listed under "Other commands" and fails
+// TestEveryCommandIsGrouped.
+func commandGroups() []commandGroup {
+	return []commandGroup{
+		{Title: "Getting started", Names: []string{"init", "demo", "help", "version"}},
+		{Title: "Issues", Topic: "format", Names: []string{"create", "list", "show", "edit", "comment"}},
+		{Title: "Todos and criteria", Topic: "todos", Names: []string{"todo", "fmt"}},
+		{Title: "Workflow and review", Topic: "policy", Names: []string{"start", "unstart", "review", "approve", "reject", "close", "reopen", "block", "unblock", "reviewable", "status"}},
+		{Title: "Flags and audit", Topic: "policy", Names: []string{"feature", "security", "stats", "audit"}},
+		{Title: "Links", Topic: "linking", Names: []string{"link", "unlink", "links", "ready"}},
+		{Title: "Sessions", Topic: "sessions", Names: []string{"session", "send", "promote", "context", "anchor", "whoami", "guard", "hooks"}},
+		{Title: "Git and pull requests", Topic: "merging", Names: []string{"diff", "check", "log", "merge-driver"}},
+		{Title: "Agent harnesses", Topic: "harnesses", Names: []string{"hook", "onboard", "mcp"}},
+	}
+}
+
+// groupCommands sets each command's Category from commandGroups and gives
+// the app help template the groups in order (urfave/cli sorts categories
+// by name) and the help topics.
+func groupCommands(app *cli.App) {
+	byName := map[string]*cli.Command{}
+	for _, c := range app.Commands {
+		byName[c.Name] = c
+	}
+	groups := commandGroups()
+	for i := range groups {
+		for _, n := range groups[i].Names {
+			if c, ok := byName[n]; ok {
+				c.Category = groups[i].Heading()
+				groups[i].Commands = append(groups[i].Commands, c)
+				delete(byName, n)
+			}
+		}
+	}
+	other := commandGroup{Title: "Other commands"}
+	for _, c := range app.Commands {
+		if byName[c.Name] == c {
+			c.Category = other.Title
+			other.Commands = append(other.Commands, c)
+		}
+	}
+	if len(other.Commands) > 0 {
+		groups = append(groups, other)
+	}
+	app.CustomAppHelpTemplate = appHelpTemplate
+	app.Metadata = map[string]any{"groups": groups, "topics": help.Topics}
 }
 
 // now is td's clock. TD_NOW (RFC 3339) pins it, so scenarios can fix time.
