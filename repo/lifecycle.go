@@ -173,6 +173,22 @@ func (s *Store) Resume(se *Session) (*Context, error) {
 	return ctx, nil
 }
 
+// Restart begins a session again after its harness cleared the
+// conversation: the agent remembers nothing, so the session is back at
+// beginning with its recent actions and counters cleared, its binding
+// kept, and the start prefix to read.
+func (s *Store) Restart(se *Session) (*Context, error) {
+	now := s.Now()
+	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+		*rt = Runtime{BoundIssue: rt.BoundIssue, State: StateBeginning, LastActivity: now}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.SessionContext(se, ContextStart)
+}
+
 // markStarted records a new session's first state.
 func (s *Store) markStarted(se *Session) error {
 	return s.updateRuntime(se.ID, func(rt *Runtime) error {

@@ -147,3 +147,27 @@ func TestTodoProgressResetsTheStallCount(t *testing.T) {
 		}
 	}
 }
+
+func TestRestartKeepsTheBindingAndClearsTheRest(t *testing.T) {
+	s := newTestStore(t)
+	se, _ := s.StartSession(StartOptions{Agent: "primary"})
+	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+		rt.BoundIssue, rt.State, rt.Errors, rt.SameErrorRun, rt.Compactions = "td-abc123", StateCompacted, 4, 3, 2
+		rt.Actions = []ActionRecord{{Command: "todo done x"}}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := s.Restart(se)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := s.Runtime(se.ID)
+	if rt.BoundIssue != "td-abc123" || rt.State != StateBeginning || rt.Errors != 0 || rt.SameErrorRun != 0 || rt.Compactions != 0 || len(rt.Actions) != 0 {
+		t.Fatalf("runtime after restart: %+v", rt)
+	}
+	if ctx.Kind != ContextStart || len(ctx.Stalls) != 0 {
+		t.Fatalf("context: %+v", ctx)
+	}
+}

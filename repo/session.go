@@ -62,6 +62,18 @@ func (s *Store) StartSession(o StartOptions) (*Session, error) {
 	return se, s.markStarted(se)
 }
 
+// StartSession creates a session inside a locked update and records its
+// first state, as Store.StartSession does outside one: for a caller that
+// decides under the lock whether to start a session at all (a harness
+// hook, when several of one conversation run at once).
+func (tx *Tx) StartSession(o StartOptions) (*Session, error) {
+	se, err := tx.s.startSession(tx, o)
+	if err != nil {
+		return nil, err
+	}
+	return se, tx.s.markStarted(se)
+}
+
 // startSession creates a session inside a locked update.
 func (s *Store) startSession(tx *Tx, o StartOptions) (*Session, error) {
 	if o.Agent != "" && !o.Agent.Valid() {

@@ -124,6 +124,11 @@ func (s *Store) Env(key string) string { return s.opts.Env(key) }
 // stage, for example), for the caller to show on stderr.
 func (s *Store) Warnings() []string { return s.warnings }
 
+// Warnf records a problem that did not stop the operation, for Warnings:
+// a use case outside this package warns as the store's own code does, so
+// the command shows every warning once, in the order they happened.
+func (s *Store) Warnf(format string, args ...any) { s.warnf(format, args...) }
+
 func (s *Store) warnf(format string, args ...any) {
 	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
 }
@@ -260,6 +265,15 @@ func (s *Store) readLocal(name string) (string, error) {
 	}
 	return strings.TrimSpace(string(data)), nil
 }
+
+// ReadLocal reads a small file under .todos/local ("" when absent): state
+// of this checkout alone, never committed. name is slash-separated and
+// relative to .todos/local; the caller makes sure it stays inside.
+func (s *Store) ReadLocal(name string) (string, error) { return s.readLocal(name) }
+
+// WriteLocal atomically writes a file under .todos/local, creating its
+// directory; it is never staged. name is as for ReadLocal.
+func (s *Store) WriteLocal(name, content string) error { return s.writeLocal(name, content) }
 
 // writeLocal writes a file under .todos/local (never staged).
 func (s *Store) writeLocal(name, content string) error {

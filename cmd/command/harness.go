@@ -11,6 +11,7 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/harness"
 	"github.com/urfave/cli/v2"
 )
 
@@ -218,25 +219,25 @@ func (r *runner) hookClaude(c *cli.Context, h hookArgs) ([]byte, error) {
 	}
 	// A tool call that worked is not a td action: nothing to record, and
 	// nothing to open.
-	var failure *repo.ToolFailure
+	var failure *harness.ToolFailure
 	switch event {
 	case claudePostToolUse:
-		msg, failed := repo.ToolResponseFailure(p.ToolResponse)
+		msg, failed := harness.ToolResponseFailure(p.ToolResponse)
 		if !failed {
 			return nil, nil
 		}
-		failure = &repo.ToolFailure{Tool: p.ToolName, Error: msg}
+		failure = &harness.ToolFailure{Tool: p.ToolName, Error: msg}
 	case claudePostToolUseFailure:
 		if p.IsInterrupt {
 			return nil, nil
 		}
-		failure = &repo.ToolFailure{Tool: p.ToolName, Error: repo.ErrorText(p.Error)}
+		failure = &harness.ToolFailure{Tool: p.ToolName, Error: harness.JSONText(p.Error)}
 	}
 	s, err := r.openHarnessStore(c, p.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	o := repo.HarnessOptions{Harness: repo.HarnessClaude, ID: p.SessionID, Agent: domain.AgentPath(h.agent), Category: domain.Category(h.category)}
+	o := harness.Conversation{Harness: "claude", ID: p.SessionID, Agent: domain.AgentPath(h.agent), Category: domain.Category(h.category)}
 	if o.Agent == "" {
 		if at := domain.AgentPath(strings.ToLower(strings.TrimSpace(p.AgentType))); at != "" && at.Valid() && !at.IsSubagent() {
 			o.Agent = at
@@ -246,7 +247,7 @@ func (r *runner) hookClaude(c *cli.Context, h hookArgs) ([]byte, error) {
 	case claudeSessionStart:
 		return r.claudeSessionStart(s, o, p.Source, h)
 	case claudeStop, claudeSessionEnd:
-		res, err := s.HarnessSession(o)
+		res, err := harness.Session(s, o)
 		if err != nil || res == nil {
 			return nil, err // a conversation td never started has nothing to stop
 		}
@@ -254,12 +255,12 @@ func (r *runner) hookClaude(c *cli.Context, h hookArgs) ([]byte, error) {
 		return nil, err
 	}
 	o.Create = true
-	res, err := s.HarnessSession(o)
+	res, err := harness.Session(s, o)
 	if err != nil {
 		return nil, err
 	}
-	failure.Target = s.ToolTarget(p.ToolInput)
-	rep, err := s.RecordToolFailure(res.Session, *failure)
+	failure.Target = toolTarget(s.Root, p.ToolInput)
+	rep, err := harness.RecordToolFailure(s, res.Session, *failure)
 	if err != nil || len(rep.Stalls) == 0 {
 		return nil, err
 	}
@@ -326,10 +327,10 @@ func (r *runner) openHarnessStore(c *cli.Context, cwd string) (*repo.Store, erro
 
 // claudeSessionStart maps SessionStart's source onto the lifecycle and
 // returns the context block to add.
-func (r *runner) claudeSessionStart(s *repo.Store, o repo.HarnessOptions, source string, h hookArgs) ([]byte, error) {
+func (r *runner) claudeSessionStart(s *repo.Store, o harness.Conversation, source string, h hookArgs) ([]byte, error) {
 	o.Create = true
 	o.Adopt = source == "resume" || source == "clear"
-	res, err := s.HarnessSession(o)
+	res, err := harness.Session(s, o)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +339,7 @@ func (r *runner) claudeSessionStart(s *repo.Store, o repo.HarnessOptions, source
 	if err != nil {
 		return nil, err
 	}
-	fresh := res.How == repo.HarnessStarted || rt.State == "" || rt.State == repo.StateBeginning
+	fresh := res.How == harness.Started || rt.State == "" || rt.State == repo.StateBeginning
 	var ctx *repo.Context
 	switch {
 	case source == "compact":
@@ -357,7 +358,7 @@ func (r *runner) claudeSessionStart(s *repo.Store, o repo.HarnessOptions, source
 	envNote := ""
 	if f := r.getenv("CLAUDE_ENV_FILE"); f == "" {
 		envNote = "the harness named no env file"
-	} else if err := repo.SetEnvFileVar(f, "TD_SESSION", se.ID); err != nil {
+	} else if err := harness.SetEnvFileVar(f, "TD_SESSION", se.ID); err != nil {
 		fmt.Fprintf(r.st.errOut, "td hook claude: %v; the context tells the agent to name its session itself\n", err)
 		envNote = "td could not write the harness's env file"
 	}
@@ -580,4 +581,31 @@ func (r *runner) onboardCheck(c *cli.Context, names []string) error {
 			bad, len(checks), pluralWord(len(checks), "file", "files"), v)}
 	}
 	return nil
+}
+
+// toolTarget reads what a tool call acted on from its tool_input: the
+// first line of a command, or a file path (relative to the work tree root
+// when inside it).
+func toolTarget(root string, input json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil {
+		return ""
+	}
+	if cmd := harness.JSONText(m["command"]); cmd != "" {
+		first, _, _ := strings.Cut(cmd, "\n")
+		return strings.TrimSpace(first)
+	}
+	for _, k := range []string{"file_path", "notebook_path", "path"} {
+		p := harness.JSONText(m[k])
+		if p == "" {
+			continue
+		}
+		if filepath.IsAbs(p) {
+			if r, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(r) {
+				return filepath.ToSlash(r)
+			}
+		}
+		return p
+	}
+	return ""
 }
