@@ -68,7 +68,7 @@ func HookScripts() []HookScript {
 }
 
 // HookOptions configures InstallHooks. An agent harness's hooks are not
-// git hooks: InstallClaudeHooks merges them into the harness's settings.
+// git hooks: repo/harness/claude merges Claude Code's into its settings.
 type HookOptions struct {
 	// Force replaces hooks that are not td's, keeping each as
 	// <name>.td-backup beside it.

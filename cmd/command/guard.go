@@ -5,6 +5,7 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/harness/claude"
 	"github.com/urfave/cli/v2"
 )
 
@@ -125,6 +126,47 @@ func guardActor(rep *repo.GuardReport) string {
 	return fmt.Sprintf("%s (%s)", rep.Session, kind)
 }
 
+// HooksInstallClaudeOptions is td hooks install --claude [--print]: what
+// to do, and how to open the repository whose settings file td merges
+// into.
+type HooksInstallClaudeOptions struct {
+	IO *streams
+	// Force is refused: it replaces git hooks, and the settings file is
+	// merged, never replaced.
+	Force bool
+	// Print shows td's entries instead of writing them.
+	Print bool
+	Open  func() (*repo.Store, error)
+}
+
+// runHooksInstallClaude merges td's hooks into .claude/settings.json and
+// says what it did per event, or prints the entries.
+func runHooksInstallClaude(opts *HooksInstallClaudeOptions) error {
+	if opts.Force {
+		return usagef("--force replaces git hooks; .claude/settings.json is merged, never replaced, so td hooks install --claude needs no --force")
+	}
+	if opts.Print {
+		opts.IO.printf("%s", claude.SettingsFragment())
+		return nil
+	}
+	s, err := opts.Open()
+	if err != nil {
+		return err
+	}
+	res, err := claude.InstallHooks(s.Root)
+	if err != nil {
+		return err
+	}
+	if opts.IO.json {
+		return opts.IO.emitJSON(res)
+	}
+	opts.IO.printf("%s: %s\n", res.Path, res.Action)
+	for _, e := range res.Events {
+		opts.IO.printf("  %s: %s (%s)\n", e.Event, e.Action, e.Command)
+	}
+	return nil
+}
+
 func (r *runner) hooksCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "hooks",
@@ -168,7 +210,12 @@ Examples:
 						return err
 					}
 					if c.Bool("claude") {
-						return r.installClaudeHooks(c)
+						return runHooksInstallClaude(&HooksInstallClaudeOptions{
+							IO:    r.st,
+							Force: c.Bool("force"),
+							Print: c.Bool("print"),
+							Open:  func() (*repo.Store, error) { return r.open(c) },
+						})
 					}
 					if c.Bool("print") {
 						return usagef("--print goes with --claude: td hooks install --claude --print")

@@ -1,4 +1,4 @@
-package repo
+package claude
 
 import (
 	"bytes"
@@ -10,46 +10,48 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tdproject/td/repo"
 )
 
-// ClaudeSettingsFile is Claude Code's project settings file, relative to the
+// SettingsFile is Claude Code's project settings file, relative to the
 // work tree root: committed, so every clone's harness runs td's hooks.
-const ClaudeSettingsFile = ".claude/settings.json"
+const SettingsFile = ".claude/settings.json"
 
-// claudeHookPrefix starts every hook command td writes; a hook whose
-// command starts with it, followed by the event, is td's.
-const claudeHookPrefix = "td hook claude "
+// hookPrefix starts every hook command td writes; a hook whose command
+// starts with it, followed by the event, is td's.
+const hookPrefix = "td hook " + Name + " "
 
-// ClaudeHook is one entry td adds under "hooks" in the settings file.
-type ClaudeHook struct {
-	Event string `json:"event"`
+// HookEntry is one entry td adds under "hooks" in the settings file.
+type HookEntry struct {
+	Event Event `json:"event"`
 	// Matcher selects the tools a tool event fires for; "" for events
 	// without tools, where the entry has no matcher.
 	Matcher string `json:"matcher,omitempty"`
 	Command string `json:"command"`
 }
 
-// ClaudeHooks returns the harness events td listens to, in the order a
+// HookEntries returns the harness events td listens to, in the order a
 // conversation meets them: its start (every source: startup, resume,
 // clear, compact), each tool call that succeeded or failed, the end of each
 // turn, and the end of the conversation.
-func ClaudeHooks() []ClaudeHook {
-	hooks := []ClaudeHook{
-		{Event: "SessionStart"},
-		{Event: "PostToolUse", Matcher: "*"},
-		{Event: "PostToolUseFailure", Matcher: "*"},
-		{Event: "Stop"},
-		{Event: "SessionEnd"},
+func HookEntries() []HookEntry {
+	hooks := []HookEntry{
+		{Event: SessionStart},
+		{Event: PostToolUse, Matcher: "*"},
+		{Event: PostToolUseFailure, Matcher: "*"},
+		{Event: Stop},
+		{Event: SessionEnd},
 	}
 	for i := range hooks {
-		hooks[i].Command = claudeHookPrefix + hooks[i].Event
+		hooks[i].Command = hookPrefix + string(hooks[i].Event)
 	}
 	return hooks
 }
 
 // group is the matcher group td appends to an event's list, its keys in the
 // order the harness's documentation shows them.
-func (h ClaudeHook) group() json.RawMessage {
+func (h HookEntry) group() json.RawMessage {
 	hooks := `"hooks":[{"type":"command","command":` + string(jsonString(h.Command)) + `}]`
 	if h.Matcher == "" {
 		return json.RawMessage("{" + hooks + "}")
@@ -57,78 +59,78 @@ func (h ClaudeHook) group() json.RawMessage {
 	return json.RawMessage(`{"matcher":` + string(jsonString(h.Matcher)) + "," + hooks + "}")
 }
 
-// ClaudeHooksSettings returns td's entries as a settings fragment,
+// SettingsFragment returns td's entries as a settings fragment,
 // {"hooks": {...}}, to paste by hand (td hooks install --claude --print).
-func ClaudeHooksSettings() []byte {
-	out, _, _ := mergeClaudeSettings(nil, "  ")
+func SettingsFragment() []byte {
+	out, _, _ := mergeSettings(nil, "  ")
 	return out
 }
 
-// ClaudeHookInstall says what td did about one event.
-type ClaudeHookInstall struct {
-	Event   string `json:"event"`
+// EventInstall says what td did about one event.
+type EventInstall struct {
+	Event   Event  `json:"event"`
 	Command string `json:"command"`
-	// Action is "added", or HookCurrent when a td hook for the event was
-	// there already.
+	// Action is "added", or repo.HookCurrent when a td hook for the event
+	// was there already.
 	Action string `json:"action"`
 }
 
-// ClaudeInstall says what InstallClaudeHooks did to the settings file.
-type ClaudeInstall struct {
+// Install says what InstallHooks did to the settings file.
+type Install struct {
 	Path string `json:"path"` // relative to the work tree root
-	// Action is HookInstalled (the file was made), HookUpdated (entries
-	// were added to it) or HookCurrent (nothing to do).
-	Action string              `json:"action"`
-	Events []ClaudeHookInstall `json:"events"`
+	// Action is repo.HookInstalled (the file was made), repo.HookUpdated
+	// (entries were added to it) or repo.HookCurrent (nothing to do).
+	Action string         `json:"action"`
+	Events []EventInstall `json:"events"`
 }
 
 // maxSettingsSize bounds the settings file td reads.
 const maxSettingsSize = 1 << 20
 
-// InstallClaudeHooks merges td's hook entries into the project's
-// .claude/settings.json: every other key, hook and matcher group stays, an
+// InstallHooks merges td's hook entries into the .claude/settings.json of
+// the work tree at root: every other key, hook and matcher group stays, an
 // event that already runs a td hook is left alone, and a file that needs
 // nothing is not rewritten. A file td cannot read as a JSON object is
 // reported and never overwritten; a symlink is refused.
-func (s *Store) InstallClaudeHooks() (*ClaudeInstall, error) {
-	p := filepath.Join(s.Root, filepath.FromSlash(ClaudeSettingsFile))
-	res := &ClaudeInstall{Path: ClaudeSettingsFile, Action: HookInstalled}
+func InstallHooks(root string) (*Install, error) {
+	p := filepath.Join(root, filepath.FromSlash(SettingsFile))
+	res := &Install{Path: SettingsFile, Action: repo.HookInstalled}
 	fi, err := os.Lstat(p)
 	var data []byte
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", ClaudeSettingsFile, err)
+		return nil, fmt.Errorf("read %s: %w", SettingsFile, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, errorf(CodeRefused, "%s is a symlink, and td does not write through one; add the entries td hooks install --claude --print shows to the file it points to", ClaudeSettingsFile)
+		return nil, refusal(repo.CodeRefused, "%s is a symlink, and td does not write through one; add the entries td hooks install --claude --print shows to the file it points to", SettingsFile)
 	case !fi.Mode().IsRegular():
-		return nil, errorf(CodeRefused, "%s is not a regular file; remove it or add td's entries (td hooks install --claude --print) by hand", ClaudeSettingsFile)
+		return nil, refusal(repo.CodeRefused, "%s is not a regular file; remove it or add td's entries (td hooks install --claude --print) by hand", SettingsFile)
 	case fi.Size() > maxSettingsSize:
-		return nil, errorf(CodeRefused, "%s is over %d bytes; add td's entries (td hooks install --claude --print) by hand", ClaudeSettingsFile, maxSettingsSize)
+		return nil, refusal(repo.CodeRefused, "%s is over %d bytes; add td's entries (td hooks install --claude --print) by hand", SettingsFile, maxSettingsSize)
 	default:
 		if data, err = os.ReadFile(p); err != nil {
-			return nil, fmt.Errorf("read %s: %w", ClaudeSettingsFile, err)
+			return nil, fmt.Errorf("read %s: %w", SettingsFile, err)
 		}
-		res.Action = HookUpdated
+		res.Action = repo.HookUpdated
 	}
-	out, events, err := mergeClaudeSettings(data, detectIndent(data))
+	out, events, err := mergeSettings(data, detectIndent(data))
 	if err != nil {
 		return nil, err
 	}
 	res.Events = events
 	added := false
 	for _, e := range events {
-		added = added || e.Action != HookCurrent
+		added = added || e.Action != repo.HookCurrent
 	}
 	if !added && data != nil {
-		res.Action = HookCurrent
+		res.Action = repo.HookCurrent
 		return res, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", filepath.Dir(ClaudeSettingsFile), err)
+		return nil, fmt.Errorf("create %s: %w", filepath.Dir(SettingsFile), err)
 	}
-	if err := writeFileAtomic(p, out); err != nil {
-		return nil, fmt.Errorf("write %s: %w", ClaudeSettingsFile, err)
+	if err := repo.WriteFileAtomic(p, out); err != nil {
+		return nil, fmt.Errorf("write %s: %w", SettingsFile, err)
 	}
 	return res, nil
 }
@@ -139,10 +141,10 @@ type jsonMember struct {
 	val json.RawMessage
 }
 
-// mergeClaudeSettings adds td's hook entries to a settings document (nil
+// mergeSettings adds td's hook entries to a settings document (nil
 // or blank for a new one), keeping its keys in their order, and returns
 // the document indented with indent, and what it did per event.
-func mergeClaudeSettings(data []byte, indent string) ([]byte, []ClaudeHookInstall, error) {
+func mergeSettings(data []byte, indent string) ([]byte, []EventInstall, error) {
 	var top []jsonMember
 	if len(bytes.TrimSpace(data)) > 0 {
 		var err error
@@ -154,7 +156,7 @@ func mergeClaudeSettings(data []byte, indent string) ([]byte, []ClaudeHookInstal
 	for i, m := range top {
 		if m.key == "hooks" {
 			if hi >= 0 {
-				return nil, nil, errorf(CodeParse, "%s: the key \"hooks\" appears twice; keep one, then run td hooks install --claude again", ClaudeSettingsFile)
+				return nil, nil, refusal(repo.CodeParse, "%s: the key \"hooks\" appears twice; keep one, then run td hooks install --claude again", SettingsFile)
 			}
 			hi = i
 		}
@@ -169,26 +171,26 @@ func mergeClaudeSettings(data []byte, indent string) ([]byte, []ClaudeHookInstal
 		top = append(top, jsonMember{key: "hooks"})
 		hi = len(top) - 1
 	}
-	var events []ClaudeHookInstall
-	for _, h := range ClaudeHooks() {
-		ev := ClaudeHookInstall{Event: h.Event, Command: h.Command, Action: "added"}
+	var events []EventInstall
+	for _, h := range HookEntries() {
+		ev := EventInstall{Event: h.Event, Command: h.Command, Action: "added"}
 		at := -1
 		for i, m := range hooks {
-			if m.key == h.Event {
+			if m.key == string(h.Event) {
 				at = i
 			}
 		}
 		if at < 0 {
-			hooks = append(hooks, jsonMember{key: h.Event, val: json.RawMessage("[" + string(h.group()) + "]")})
+			hooks = append(hooks, jsonMember{key: string(h.Event), val: json.RawMessage("[" + string(h.group()) + "]")})
 			events = append(events, ev)
 			continue
 		}
 		var groups []json.RawMessage
 		if err := json.Unmarshal(hooks[at].val, &groups); err != nil {
-			return nil, nil, errorf(CodeParse, "%s: \"hooks\".%q is not a list of matcher groups; fix it, then run td hooks install --claude again", ClaudeSettingsFile, h.Event)
+			return nil, nil, refusal(repo.CodeParse, "%s: \"hooks\".%q is not a list of matcher groups; fix it, then run td hooks install --claude again", SettingsFile, h.Event)
 		}
 		if hasTdHook(groups, h.Event) {
-			ev.Action = HookCurrent
+			ev.Action = repo.HookCurrent
 		} else {
 			groups = append(groups, h.group())
 			hooks[at].val = encodeArray(groups)
@@ -198,7 +200,7 @@ func mergeClaudeSettings(data []byte, indent string) ([]byte, []ClaudeHookInstal
 	top[hi].val = encodeObject(hooks)
 	var out bytes.Buffer
 	if err := json.Indent(&out, encodeObject(top), "", indent); err != nil {
-		return nil, nil, fmt.Errorf("lay out %s: %w", ClaudeSettingsFile, err)
+		return nil, nil, fmt.Errorf("lay out %s: %w", SettingsFile, err)
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), events, nil
@@ -206,7 +208,7 @@ func mergeClaudeSettings(data []byte, indent string) ([]byte, []ClaudeHookInstal
 
 // hasTdHook reports whether any matcher group already runs td's hook for
 // the event (whatever its matcher or options).
-func hasTdHook(groups []json.RawMessage, event string) bool {
+func hasTdHook(groups []json.RawMessage, event Event) bool {
 	for _, g := range groups {
 		var grp struct {
 			Hooks []struct {
@@ -218,7 +220,7 @@ func hasTdHook(groups []json.RawMessage, event string) bool {
 		}
 		for _, h := range grp.Hooks {
 			f := strings.Fields(h.Command)
-			if strings.HasPrefix(strings.Join(f, " ")+" ", claudeHookPrefix) && len(f) >= 4 && f[3] == event {
+			if strings.HasPrefix(strings.Join(f, " ")+" ", hookPrefix) && len(f) >= 4 && Event(f[3]) == event {
 				return true
 			}
 		}
@@ -319,12 +321,12 @@ func settingsError(data []byte, err error, where string) error {
 			errors.As(werr, &se)
 		}
 		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-		return &ParseError{Path: ClaudeSettingsFile, Line: line, Msg: se.Error() + "; td does not rewrite a file it cannot read: fix it, then run td hooks install --claude again"}
+		return &repo.ParseError{Path: SettingsFile, Line: line, Msg: se.Error() + "; td does not rewrite a file it cannot read: fix it, then run td hooks install --claude again"}
 	}
 	if errors.Is(err, errNotObject) {
-		return &ParseError{Path: ClaudeSettingsFile, Msg: what + " is not a JSON object; td does not rewrite a file it cannot read: fix it, then run td hooks install --claude again"}
+		return &repo.ParseError{Path: SettingsFile, Msg: what + " is not a JSON object; td does not rewrite a file it cannot read: fix it, then run td hooks install --claude again"}
 	}
-	return &ParseError{Path: ClaudeSettingsFile, Msg: err.Error() + "; td does not rewrite a file it cannot read: fix it, then run td hooks install --claude again"}
+	return &repo.ParseError{Path: SettingsFile, Msg: err.Error() + "; td does not rewrite a file it cannot read: fix it, then run td hooks install --claude again"}
 }
 
 // detectIndent returns the indentation unit a JSON file uses (that of its
@@ -338,4 +340,9 @@ func detectIndent(data []byte) string {
 		}
 	}
 	return "  "
+}
+
+// refusal is a repo.Error of the code, its message formatted.
+func refusal(code repo.Code, format string, args ...any) error {
+	return &repo.Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }

@@ -1,0 +1,171 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/harness"
+)
+
+// EnvFileVar is the environment variable in which Claude Code names the
+// env file it sources before each shell command.
+const EnvFileVar = "CLAUDE_ENV_FILE"
+
+// Options say how to start a session for a conversation td has not seen:
+// its agent path (empty: the payload's agent_type when it names a root
+// agent, else primary) and scope (empty: project).
+type Options struct {
+	Agent    domain.AgentPath
+	Category domain.Category
+}
+
+// Outcome is what one hook call did, for the command to render.
+type Outcome struct {
+	Event Event
+	// Session is the td session the conversation acts as; nil when the call
+	// did nothing (a Stop for a conversation td never started).
+	Session *repo.Session
+	// Context is the block SessionStart adds to the agent's context: the
+	// start prefix, the resume block, or the post-compaction reminder.
+	Context *repo.Context
+	// EnvFile is the env file Claude Code named, "" when it named none;
+	// EnvErr says why TD_SESSION could not be written to it. The agent's
+	// shell commands act as its session only when both are fine.
+	EnvFile string
+	EnvErr  error
+	// Stalls are the stall warnings a recorded tool failure set off.
+	Stalls []policy.Stall
+}
+
+// Handle maps one hook call onto the session lifecycle of the
+// conversation's td session: SessionStart starts, resumes, restarts or
+// compacts it, Stop and SessionEnd stop it, and a failed tool call is
+// recorded as a session error.
+func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
+	out := &Outcome{Event: c.Event}
+	if !c.Acts() {
+		return out, nil
+	}
+	p := c.Payload
+	conv := harness.Conversation{Harness: Name, ID: p.SessionID, Agent: o.Agent, Category: o.Category}
+	if conv.Agent == "" {
+		if at := domain.AgentPath(strings.ToLower(strings.TrimSpace(p.AgentType))); at != "" && at.Valid() && !at.IsSubagent() {
+			conv.Agent = at
+		}
+	}
+	switch c.Event {
+	case SessionStart:
+		return out, sessionStart(s, conv, p.Source, out)
+	case Stop, SessionEnd:
+		res, err := harness.Session(s, conv)
+		if err != nil || res == nil {
+			return out, err // a conversation td never started has nothing to stop
+		}
+		out.Session = res.Session
+		_, err = s.Stop(res.Session)
+		return out, err
+	}
+	conv.Create = true
+	res, err := harness.Session(s, conv)
+	if err != nil {
+		return out, err
+	}
+	out.Session = res.Session
+	f := *c.Failure
+	f.Target = toolTarget(s.Root, p.ToolInput)
+	rep, err := harness.RecordToolFailure(s, res.Session, f)
+	if err != nil {
+		return out, err
+	}
+	out.Stalls = rep.Stalls
+	return out, nil
+}
+
+// sessionStart maps SessionStart's source onto the lifecycle: a new
+// conversation starts a session; one resumed or cleared under an id td has
+// not seen continues the checkout's last harness session; a session seen
+// before resumes, restarts (clear) or compacts.
+func sessionStart(s *repo.Store, conv harness.Conversation, source string, out *Outcome) error {
+	conv.Create = true
+	conv.Adopt = source == SourceResume || source == SourceClear
+	res, err := harness.Session(s, conv)
+	if err != nil {
+		return err
+	}
+	se := res.Session
+	out.Session = se
+	rt, err := s.Runtime(se.ID)
+	if err != nil {
+		return err
+	}
+	fresh := res.How == harness.Started || rt.State == "" || rt.State == repo.StateBeginning
+	var ctx *repo.Context
+	switch {
+	case source == SourceCompact:
+		ctx, err = s.Compact(se)
+	case fresh:
+		ctx, err = s.SessionContext(se, repo.ContextStart)
+	case source == SourceClear:
+		ctx, err = s.Restart(se)
+	default: // startup of a conversation seen before, resume
+		ctx, err = s.Resume(se)
+	}
+	if err != nil {
+		return err
+	}
+	out.Context = ctx
+	if out.EnvFile = s.Env(EnvFileVar); out.EnvFile != "" {
+		out.EnvErr = harness.SetEnvFileVar(out.EnvFile, "TD_SESSION", se.ID)
+	}
+	return nil
+}
+
+// toolTarget reads what a tool call acted on from its tool_input: the
+// first line of Bash's command, or the file of a file tool (file_path,
+// notebook_path, path), relative to the work tree root when inside it.
+func toolTarget(root string, input json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil {
+		return ""
+	}
+	if cmd := harness.JSONText(m["command"]); cmd != "" {
+		first, _, _ := strings.Cut(cmd, "\n")
+		return strings.TrimSpace(first)
+	}
+	for _, k := range []string{"file_path", "notebook_path", "path"} {
+		p := harness.JSONText(m[k])
+		if p == "" {
+			continue
+		}
+		if filepath.IsAbs(p) {
+			if r, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(r) {
+				return filepath.ToSlash(r)
+			}
+		}
+		return p
+	}
+	return ""
+}
+
+// AdditionalContext is Claude Code's form for text a hook adds to the
+// agent's context: {"hookSpecificOutput": {"hookEventName": ...,
+// "additionalContext": ...}}, indented, HTML left unescaped.
+func AdditionalContext(event Event, text string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	type specific struct {
+		HookEventName     Event  `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	}
+	err := enc.Encode(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{event, text}})
+	return b.Bytes(), err
+}
