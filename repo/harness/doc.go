@@ -25,9 +25,11 @@
 // the mapping of its events onto the lifecycle (which events adopt the
 // last session, which restart or compact it), its output format, and the
 // merge of its settings file. An adapter package may import this package,
-// repo (the store, its sessions and their lifecycle), policy and
-// policy/domain; never cmd, never another adapter, and nothing imports it
-// but the command that runs its hooks. It takes the store and plain
-// requests and returns plain results (a context, stalls, what failed): the
-// command renders them.
+// repo (the store, its sessions and their lifecycle) and the use-case
+// packages beside it, policy and policy/domain; never cmd, never another
+// adapter, and only the command that runs its hooks imports it. It takes
+// the store and plain requests and returns plain results (a context,
+// stalls, what failed): the command renders them. This package itself
+// imports only repo and policy/domain, and depends on no harness: a function
+// goes here only when a second harness would call it unchanged.
 package harness
