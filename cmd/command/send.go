@@ -118,7 +118,7 @@ Examples:
 // parentNote is " (child of ID)" for an issue filed under another.
 func parentNote(is *repo.Issue) string {
 	for _, l := range is.Links {
-		if l.Kind == "child_of" {
+		if l.Kind == domain.ChildOf {
 			return " (child of " + l.To + ")"
 		}
 	}
