@@ -45,6 +45,7 @@ func fileAt(t *testing.T, r *Repo, rev, path string) string {
 }
 
 func TestCommitLeavesTheUsersStagedAndUnstagedChanges(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	base := h.commit("start", map[string]string{
@@ -103,6 +104,7 @@ func TestCommitLeavesTheUsersStagedAndUnstagedChanges(t *testing.T) {
 }
 
 func TestCommitTreeMatchesGitsWriteTree(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	// Names around git's tree order: a directory sorts as if its name
@@ -137,6 +139,7 @@ func TestCommitTreeMatchesGitsWriteTree(t *testing.T) {
 }
 
 func TestCommitReplacesAFileByADirectoryAndBack(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	h.commit("start", map[string]string{"x": "file\n", "y/z": "dir\n", "keep": "k\n"})
@@ -161,6 +164,7 @@ func TestCommitReplacesAFileByADirectoryAndBack(t *testing.T) {
 }
 
 func TestCommitRemovalKeepsAnEntryOfTheOtherKind(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	h.commit("start", map[string]string{"d/f": "1\n", "e": "2\n"})
@@ -176,6 +180,7 @@ func TestCommitRemovalKeepsAnEntryOfTheOtherKind(t *testing.T) {
 }
 
 func TestCommitOnAnUnbornBranchIsARootCommitOfTheGivenPathsOnly(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "user.txt", "staged by the user\n")
 	if err := r.Stage("user.txt"); err != nil {
@@ -212,6 +217,7 @@ func TestCommitOnAnUnbornBranchIsARootCommitOfTheGivenPathsOnly(t *testing.T) {
 }
 
 func TestCommitOfUnchangedContentMakesNoCommit(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
@@ -228,6 +234,7 @@ func TestCommitOfUnchangedContentMakesNoCommit(t *testing.T) {
 }
 
 func TestCommitOnADetachedHeadMovesHead(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
@@ -249,6 +256,7 @@ func TestCommitOnADetachedHeadMovesHead(t *testing.T) {
 }
 
 func TestCommitOnAPackedBranch(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
@@ -271,6 +279,7 @@ func TestCommitOnAPackedBranch(t *testing.T) {
 }
 
 func TestCommitRebuildsOnABranchThatMovedMeanwhile(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	writeFile(t, r, "b", "1\n")
@@ -305,6 +314,7 @@ func TestCommitRebuildsOnABranchThatMovedMeanwhile(t *testing.T) {
 }
 
 func TestCommitRefusesDuringAMergeButStages(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
@@ -329,6 +339,7 @@ func TestCommitRefusesDuringAMergeButStages(t *testing.T) {
 }
 
 func TestCommitFailsWhileTheBranchIsLockedButStages(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
@@ -354,6 +365,7 @@ func TestCommitFailsWhileTheBranchIsLockedButStages(t *testing.T) {
 }
 
 func TestCommitReadsHeadsTreeFromAPack(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	h.commit("start", map[string]string{"dir/a": "1\n", "dir/b": "2\n", "top": "3\n"})
@@ -367,6 +379,7 @@ func TestCommitReadsHeadsTreeFromAPack(t *testing.T) {
 }
 
 func TestFormatSignature(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sig  Signature
 		want string
@@ -381,6 +394,7 @@ func TestFormatSignature(t *testing.T) {
 }
 
 func TestNewRawEntryEncodesGitsModes(t *testing.T) {
+	t.Parallel()
 	h := plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")
 	e := newRawEntry(modeTree, "dir", h)
 	if string(e.whole[:10]) != "40000 dir\x00" || !e.dir || string(e.name) != "dir" || entryHash(e) != h {
