@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
 // historyRepo is a repository whose commits are made by the git program, as
@@ -95,6 +97,7 @@ func (h *historyRepo) merge(branch string) string {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 
@@ -177,6 +180,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveErrorNamesTheRevision(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	h.commit("first\n", map[string]string{"a.md": "a\n"})
 	_, err := h.r.Resolve("nope")
@@ -186,6 +190,7 @@ func TestResolveErrorNamesTheRevision(t *testing.T) {
 }
 
 func TestCommitAt(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	author := []string{
 		"GIT_AUTHOR_NAME=Grace Hopper", "GIT_AUTHOR_EMAIL=grace@example.com",
@@ -353,6 +358,7 @@ func checkAgainstGoGit(t *testing.T, r *Repo, c *Commit) {
 }
 
 func TestParseCommitSkipsMultiLineHeaders(t *testing.T) {
+	t.Parallel()
 	raw := "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n" +
 		"parent 0123456789abcdef0123456789abcdef01234567\n" +
 		"parent 89abcdef0123456789abcdef0123456789abcdef\n" +
@@ -387,6 +393,7 @@ func TestParseCommitSkipsMultiLineHeaders(t *testing.T) {
 }
 
 func TestFileAt(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	if _, err := r.FileAt("HEAD", "a.md"); !errors.Is(err, ErrUnknownRevision) {
@@ -485,6 +492,7 @@ func checkHistory(t *testing.T, r *Repo, path string, limit int, want ...string)
 }
 
 func TestPathHistoryUnborn(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	got, err := r.PathHistory(".todos/issues/td-1.md", 0)
 	if got != nil || err != nil {
@@ -493,6 +501,7 @@ func TestPathHistoryUnborn(t *testing.T) {
 }
 
 func TestPathHistoryLinear(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/td-1.md"
 	c1 := h.commit("create\n", map[string]string{f: "v1\n", "README.md": "r\n"})
@@ -523,6 +532,7 @@ func TestPathHistoryLinear(t *testing.T) {
 }
 
 func TestPathHistoryAddModifyDeleteReadd(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/td-1.md"
 	base := h.commit("base\n", map[string]string{"README.md": "r\n"})
@@ -540,6 +550,7 @@ func TestPathHistoryAddModifyDeleteReadd(t *testing.T) {
 }
 
 func TestPathHistoryNestedAndDirectory(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/sub/td-1.md"
 	c1 := h.commit("add\n", map[string]string{f: "v1\n", ".todos/issues/td-2.md": "a\n"})
@@ -554,6 +565,7 @@ func TestPathHistoryNestedAndDirectory(t *testing.T) {
 }
 
 func TestPathHistoryMerge(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/td-1.md"
 	lines := func(top, bottom string) string {
@@ -593,6 +605,7 @@ func TestPathHistoryMerge(t *testing.T) {
 }
 
 func TestPathHistoryRefusesBadPaths(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	h.commit("first\n", map[string]string{"a.md": "a\n"})
 	for _, bad := range []string{"", ".", "..", "../a.md", "/etc/passwd"} {
@@ -698,7 +711,7 @@ func allObjects(h *historyRepo) []string {
 	return all
 }
 
-// checkAllObjects reads the objects named through one objectReader,
+// checkAllObjects reads the objects named through one historyReader,
 // requiring that the reader serves them itself and that each content hashes
 // to the object's name.
 func checkAllObjects(t *testing.T, h *historyRepo, label string, all []string) {
@@ -707,7 +720,7 @@ func checkAllObjects(t *testing.T, h *historyRepo, label string, all []string) {
 	defer o.close()
 	for _, name := range all {
 		want := plumbing.NewHash(name)
-		typ, data, err := o.readDirect(want)
+		typ, data, err := o.objects.Object(want)
 		if err != nil {
 			t.Errorf("%s: read %s: %v", label, name, err)
 			continue
@@ -737,6 +750,7 @@ func countDeltas(h *historyRepo) int {
 }
 
 func TestObjectReaderReadsLooseAndPackedObjects(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	big := strings.Repeat("a line of an issue file that changes little\n", 400)
 	for i := range 12 {
@@ -788,6 +802,7 @@ func TestObjectReaderReadsLooseAndPackedObjects(t *testing.T) {
 }
 
 func TestHistoryThroughAlternates(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/td-1.md"
 	c1 := h.commit("add\n", map[string]string{f: "v1\n"})
@@ -812,14 +827,17 @@ func TestHistoryThroughAlternates(t *testing.T) {
 	checkHistory(t, r, f, 0, c3, c1+"+")
 }
 
+// TestApplyDelta pins what the pack reader relies on from go-git's
+// PatchDelta: deltas are applied, and damaged ones refused.
 func TestApplyDelta(t *testing.T) {
+	t.Parallel()
 	base := []byte("0123456789abcdef")
 	// Base size 16, result size 9: copy 4 bytes from offset 2, insert
 	// "XYZ", copy 2 bytes from offset 14.
 	delta := []byte{16, 9, 0x80 | 0x01 | 0x10, 2, 4, 3, 'X', 'Y', 'Z', 0x80 | 0x01 | 0x10, 14, 2}
-	got, err := applyDelta(base, delta)
+	got, err := packfile.PatchDelta(base, delta)
 	if err != nil || string(got) != "2345XYZef" {
-		t.Errorf("applyDelta = %q, %v", got, err)
+		t.Errorf("PatchDelta = %q, %v", got, err)
 	}
 	for _, bad := range [][]byte{
 		{},
@@ -830,8 +848,8 @@ func TestApplyDelta(t *testing.T) {
 		{16, 1, 0},                         // reserved instruction
 		{16, 1, 0x81},                      // truncated copy
 	} {
-		if got, err := applyDelta(base, bad); err == nil {
-			t.Errorf("applyDelta(%v) = %q, want an error", bad, got)
+		if got, err := packfile.PatchDelta(base, bad); err == nil {
+			t.Errorf("PatchDelta(%v) = %q, want an error", bad, got)
 		}
 	}
 }
@@ -840,7 +858,7 @@ func FuzzApplyDelta(f *testing.F) {
 	f.Add([]byte("0123456789abcdef"), []byte{16, 9, 0x91, 2, 4, 3, 'X', 'Y', 'Z', 0x91, 14, 2})
 	f.Add([]byte(""), []byte{0, 3, 3, 'a', 'b', 'c'})
 	f.Fuzz(func(t *testing.T, base, delta []byte) {
-		got, err := applyDelta(base, delta)
+		got, err := packfile.PatchDelta(base, delta)
 		if err != nil {
 			return
 		}
@@ -852,10 +870,10 @@ func FuzzApplyDelta(f *testing.F) {
 	})
 }
 
-func FuzzFindTreeEntry(f *testing.F) {
+func FuzzScanTreeEntry(f *testing.F) {
 	f.Add([]byte("100644 a.md\x00aaaaaaaaaaaaaaaaaaaa40000 dir\x00bbbbbbbbbbbbbbbbbbbb"), "dir")
 	f.Fuzz(func(t *testing.T, tree []byte, name string) {
-		findTreeEntry(tree, name)
+		scanTreeEntry(bufio.NewReader(bytes.NewReader(tree)), name)
 	})
 }
 
@@ -863,6 +881,7 @@ func FuzzFindTreeEntry(f *testing.F) {
 // cheap in a large repository: a directory's tree is read only in the
 // commits that changed it.
 func TestPathHistoryReadsUnchangedDirectoriesOnce(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	files := map[string]string{}
 	for i := range 50 {
