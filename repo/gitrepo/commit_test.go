@@ -438,3 +438,39 @@ func BenchmarkCommitOneFile10k(b *testing.B) {
 		}
 	}
 }
+
+// TestCommitObjectIsWhatGitWrites has git write the commit td wrote, from
+// the same tree, parent, people, dates and message, with git commit-tree:
+// the two must be the same object, byte for byte.
+func TestCommitObjectIsWhatGitWrites(t *testing.T) {
+	t.Parallel()
+	h := newHistoryRepo(t)
+	r := h.r
+	h.commit("start", map[string]string{"a": "1\n"})
+	writeFile(t, r, "a", "2\n")
+	author := Signature{Name: "Grace Hopper", Email: "grace@example.com", When: time.Unix(1795000000, 0).In(time.FixedZone("", -(3*3600 + 30*60)))}
+	committer := Signature{Name: "Ada Lovelace", Email: "ada@example.com", When: time.Unix(1795003600, 0).In(time.FixedZone("", 5*3600+45*60))}
+	for _, msg := range []string{
+		"td: edit td-aaaaaa\n\nTd-Session: ses_qmt3y9ft\nTd-Action: edited\nTd-Issue: td-aaaaaa\n",
+		"no final newline",
+	} {
+		res := mustCommit(t, r, CommitRequest{Paths: []string{"a"}, Message: msg, Author: author, Committer: committer})
+		c, err := r.CommitAt(res.Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree := h.git(nil, "", "rev-parse", res.Hash+"^{tree}")
+		env := []string{
+			"GIT_AUTHOR_NAME=" + author.Name, "GIT_AUTHOR_EMAIL=" + author.Email, "GIT_AUTHOR_DATE=1795000000 -0330",
+			"GIT_COMMITTER_NAME=" + committer.Name, "GIT_COMMITTER_EMAIL=" + committer.Email, "GIT_COMMITTER_DATE=1795003600 +0545",
+		}
+		gitMsg := msg
+		if !strings.HasSuffix(gitMsg, "\n") {
+			gitMsg += "\n"
+		}
+		if got := h.git(env, gitMsg, "commit-tree", tree, "-p", c.Parents[0], "-F", "-"); got != res.Hash {
+			t.Errorf("git commit-tree writes %s for the commit td wrote as %s:\n%s", got, res.Hash, h.git(nil, "", "cat-file", "commit", res.Hash))
+		}
+		writeFile(t, r, "a", "3 "+msg+"\n")
+	}
+}

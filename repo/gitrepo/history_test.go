@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,6 +83,26 @@ func (h *historyRepo) commitIndex(msg string) string {
 	date := fmt.Sprintf("@%d +0000", historyEpoch+h.tick)
 	h.git([]string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, msg,
 		"commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-")
+	return h.head()
+}
+
+// head returns the commit HEAD names, read from the files git just wrote
+// (git commit and git merge write the branch as a loose reference), which
+// saves a git rev-parse per commit; git answers when the branch is packed.
+func (h *historyRepo) head() string {
+	h.t.Helper()
+	b, err := os.ReadFile(filepath.Join(h.r.GitDir(), "HEAD"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	s := strings.TrimSpace(string(b))
+	ref, ok := strings.CutPrefix(s, "ref: ")
+	if !ok {
+		return s
+	}
+	if b, err := os.ReadFile(filepath.Join(h.r.GitDir(), filepath.FromSlash(ref))); err == nil {
+		return strings.TrimSpace(string(b))
+	}
 	return h.git(nil, "", "rev-parse", "HEAD")
 }
 
@@ -93,7 +114,7 @@ func (h *historyRepo) merge(branch string) string {
 	date := fmt.Sprintf("@%d +0000", historyEpoch+h.tick)
 	h.git([]string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, "",
 		"merge", "-q", "--no-ff", "--no-edit", branch)
-	return h.git(nil, "", "rev-parse", "HEAD")
+	return h.head()
 }
 
 func TestResolve(t *testing.T) {
@@ -150,26 +171,47 @@ func TestResolve(t *testing.T) {
 		"v2~1":                     c1,
 		"@~1^1":                    c1,
 	}
+	revs := slices.Sorted(maps.Keys(want))
+	refused := []string{
+		"nope", "refs/heads/nope", "HEAD~3", "HEAD^2", "HEAD~x", "HEAD:a.md",
+		"../../etc/passwd", "refs/../HEAD", "main.lock", "", "~1", "abc",
+		strings.Repeat("0", 40), tree, blob, tree[:10], "deadbeef",
+	}
 	check := func(label string) {
 		t.Helper()
-		for rev, hash := range want {
+		// One git cat-file resolves every revision, a line each: the
+		// commit's name, or "<rev> missing" for a revision naming no
+		// commit.
+		var in strings.Builder
+		for _, rev := range slices.Concat(revs, refused) {
+			in.WriteString(rev + "^{commit}\n")
+		}
+		gitSays := strings.Split(h.git(nil, in.String(), "cat-file", "--batch-check=%(objectname)"), "\n")
+		if len(gitSays) != len(revs)+len(refused) {
+			t.Fatalf("%s: git cat-file answered %d lines for %d revisions", label, len(gitSays), len(revs)+len(refused))
+		}
+		for i, rev := range revs {
+			hash := want[rev]
 			got, err := r.Resolve(rev)
 			if err != nil || got != hash {
 				t.Errorf("%s: Resolve(%q) = %q, %v; want %s", label, rev, got, err, hash)
 			}
-			if gitSays := h.git(nil, "", "rev-parse", "--verify", "-q", rev+"^{commit}"); gitSays != hash {
-				t.Errorf("%s: git rev-parse %s says %s, the test expects %s", label, rev, gitSays, hash)
+			if gitSays[i] != hash {
+				t.Errorf("%s: git says %s is %s, the test expects %s", label, rev, gitSays[i], hash)
 			}
 		}
-		for _, rev := range []string{
-			"nope", "refs/heads/nope", "HEAD~3", "HEAD^2", "HEAD~x", "HEAD:a.md",
-			"../../etc/passwd", "refs/../HEAD", "main.lock", "", "~1", "abc",
-			strings.Repeat("0", 40), tree, blob, tree[:10], "deadbeef", "main@{1}",
-		} {
+		for i, rev := range refused {
 			got, err := r.Resolve(rev)
 			if !errors.Is(err, ErrUnknownRevision) {
 				t.Errorf("%s: Resolve(%q) = %q, %v; want ErrUnknownRevision", label, rev, got, err)
 			}
+			if say := gitSays[len(revs)+i]; !strings.HasSuffix(say, " missing") {
+				t.Errorf("%s: git resolves %q to %s, td refuses it", label, rev, say)
+			}
+		}
+		// git reads the reflog for @{N}; td names no reflog entries.
+		if got, err := r.Resolve("main@{1}"); !errors.Is(err, ErrUnknownRevision) {
+			t.Errorf("%s: Resolve(main@{1}) = %q, %v; want ErrUnknownRevision", label, got, err)
 		}
 	}
 	check("loose refs")
@@ -288,6 +330,7 @@ func TestCommitAt(t *testing.T) {
 			checkWhen(t, "author", c.Author.When, 1795000000, 90*60)
 			checkWhen(t, "committer", c.Committer.When, 1795003600, -8*3600)
 			checkAgainstGoGit(t, h.r, c)
+			checkAgainstGit(t, h, c)
 		})
 	}
 
@@ -354,6 +397,25 @@ func checkAgainstGoGit(t *testing.T, r *Repo, c *Commit) {
 	}
 	if !slices.Equal(parents, c.Parents) {
 		t.Errorf("parents %q, go-git says %q", c.Parents, parents)
+	}
+}
+
+// checkAgainstGit compares a decoded commit with what git log says of it.
+func checkAgainstGit(t *testing.T, h *historyRepo, c *Commit) {
+	t.Helper()
+	out := h.git(nil, "", "log", "-1", "--date=raw", "--format=%P%x00%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd", c.Hash)
+	raw := func(w time.Time) string {
+		_, off := w.Zone()
+		sign := '+'
+		if off < 0 {
+			sign, off = '-', -off
+		}
+		return fmt.Sprintf("%d %c%02d%02d", w.Unix(), sign, off/3600, off%3600/60)
+	}
+	want := strings.Join([]string{strings.Join(c.Parents, " "), c.Author.Name, c.Author.Email, raw(c.Author.When),
+		c.Committer.Name, c.Committer.Email, raw(c.Committer.When)}, "\x00")
+	if out != want {
+		t.Errorf("git log says %q, td decodes %q", out, want)
 	}
 }
 
