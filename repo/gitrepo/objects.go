@@ -46,15 +46,22 @@ type objectReader interface {
 // objectFiles reads the objects of a repository, and of the repositories it
 // borrows objects from. Pack indexes are decoded with go-git's idxfile and
 // pack entries read with go-git's packfile Scanner. Two decoders are
-// written here, because go-git's cost a user would notice in a repository
-// of 10,000 issues (the package documentation gives the figures): delta
-// application (go-git's PatchDelta grows its result from 64 KiB, clearing
-// each larger buffer, which for the 400 KB tree of an issue directory
-// takes most of a history walk) and loose objects (go-git's objfile hashes
-// every byte it inflates, and a loose tree is inflated here only as far as
-// the entry looked for). Which file to ask stays here too: packs first,
-// then loose objects, then packs that appeared meanwhile (a git gc running
-// meanwhile moves loose objects into a new pack), as git does.
+// written here, because go-git's cost what a user notices in a repository
+// of 10,000 issues and 250 commits:
+//
+//   - Delta application: go-git's PatchDelta grows its result from 64 KiB,
+//     clearing each larger buffer, which for the 400 KB tree of an issue
+//     directory takes most of a history walk. BenchmarkPathHistory10k (200
+//     packed commits) took 410 to 610 ms with it, about 110 ms here, and
+//     allocated 195 MB against 81.
+//   - Loose objects: go-git's objfile hashes every byte it inflates and is
+//     read whole, while a loose tree is inflated here only as far as the
+//     entry looked for. td log took 0.89 s of CPU against 0.45 s when the
+//     recent history is loose, 2.7 s against 1.4 s when all of it is.
+//
+// Which file to ask stays here too: packs first, then loose objects, then
+// packs that appeared meanwhile (a git gc running meanwhile moves loose
+// objects into a new pack), as git does.
 //
 // One objectFiles serves one porcelain call. It keeps the objects that
 // deltas build on, by their place in the pack, so that a chain of deltas of
