@@ -178,7 +178,7 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 // commitBuilder writes the trees and the commit object of one Commit call.
 type commitBuilder struct {
 	r       *Repo
-	o       *objectReader
+	o       *historyReader
 	changes []*change
 	req     CommitRequest
 }
@@ -347,60 +347,6 @@ func (b *commitBuilder) entry(g *editGroup, depth int) (rawEntry, bool, error) {
 	return newRawEntry(modeTree, g.name, h), true, nil
 }
 
-// newRawEntry encodes one tree entry: "<octal mode> <name>\0<object name>".
-func newRawEntry(mode uint32, name string, hash [hashLen]byte) rawEntry {
-	whole := strconv.AppendUint(nil, uint64(mode), 8)
-	whole = append(whole, ' ')
-	nameStart := len(whole)
-	whole = append(whole, name...)
-	whole = append(whole, 0)
-	whole = append(whole, hash[:]...)
-	return rawEntry{whole: whole, name: whole[nameStart : nameStart+len(name)], dir: mode == modeTree}
-}
-
-// entryHash is the object name ending a raw tree entry.
-func entryHash(e rawEntry) plumbing.Hash {
-	var h plumbing.Hash
-	copy(h[:], e.whole[len(e.whole)-hashLen:])
-	return h
-}
-
-// commitObject encodes a commit object's content.
-func commitObject(tree, parent plumbing.Hash, req CommitRequest) []byte {
-	var b bytes.Buffer
-	b.WriteString("tree " + tree.String() + "\n")
-	if !parent.IsZero() {
-		b.WriteString("parent " + parent.String() + "\n")
-	}
-	b.WriteString("author " + formatSignature(req.Author) + "\n")
-	b.WriteString("committer " + formatSignature(req.Committer) + "\n\n")
-	b.WriteString(req.Message)
-	if !strings.HasSuffix(req.Message, "\n") {
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
-}
-
-// formatSignature encodes an author or committer line's value as git
-// writes it: "Name <email> seconds ±hhmm". Angle brackets and line breaks,
-// which would corrupt the line, are dropped from the name and the email.
-func formatSignature(s Signature) string {
-	clean := func(v string) string {
-		return strings.TrimSpace(strings.Map(func(r rune) rune {
-			if r == '<' || r == '>' || r == '\n' || r == '\r' || r == 0 {
-				return -1
-			}
-			return r
-		}, v))
-	}
-	_, off := s.When.Zone()
-	sign := byte('+')
-	if off < 0 {
-		sign, off = '-', -off
-	}
-	return fmt.Sprintf("%s <%s> %d %c%02d%02d", clean(s.Name), clean(s.Email), s.When.Unix(), sign, off/3600, off%3600/60)
-}
-
 // reflogMessage is the reflog's account of a commit, as git commit writes
 // it: "commit: <subject>", or "commit (initial): <subject>" for a root commit.
 func reflogMessage(msg string, initial bool) string {
@@ -459,24 +405,6 @@ func (r *Repo) writeLooseObject(typ plumbing.ObjectType, content []byte) ([hashL
 		err = os.Rename(f.Name(), final)
 	}
 	return h, err
-}
-
-// lockedObjects returns an object reader for a caller that already holds
-// stageMu; closeFiles releases its files but not the mutex.
-func (r *Repo) lockedObjects() *objectReader {
-	return &objectReader{
-		r:     r,
-		dirs:  objectDirs(filepath.Join(r.commonDir, "objects")),
-		cache: make(map[packPos]cachedObject),
-	}
-}
-
-func (o *objectReader) closeFiles() {
-	for _, p := range o.packs {
-		if p.f != nil {
-			p.f.Close()
-		}
-	}
 }
 
 // operationInProgress reports a merge, rebase, cherry-pick or revert that

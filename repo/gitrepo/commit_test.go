@@ -45,6 +45,7 @@ func fileAt(t *testing.T, r *Repo, rev, path string) string {
 }
 
 func TestCommitLeavesTheUsersStagedAndUnstagedChanges(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	base := h.commit("start", map[string]string{
@@ -103,6 +104,7 @@ func TestCommitLeavesTheUsersStagedAndUnstagedChanges(t *testing.T) {
 }
 
 func TestCommitTreeMatchesGitsWriteTree(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	// Names around git's tree order: a directory sorts as if its name
@@ -137,6 +139,7 @@ func TestCommitTreeMatchesGitsWriteTree(t *testing.T) {
 }
 
 func TestCommitReplacesAFileByADirectoryAndBack(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	h.commit("start", map[string]string{"x": "file\n", "y/z": "dir\n", "keep": "k\n"})
@@ -161,6 +164,7 @@ func TestCommitReplacesAFileByADirectoryAndBack(t *testing.T) {
 }
 
 func TestCommitRemovalKeepsAnEntryOfTheOtherKind(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	h.commit("start", map[string]string{"d/f": "1\n", "e": "2\n"})
@@ -176,6 +180,7 @@ func TestCommitRemovalKeepsAnEntryOfTheOtherKind(t *testing.T) {
 }
 
 func TestCommitOnAnUnbornBranchIsARootCommitOfTheGivenPathsOnly(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "user.txt", "staged by the user\n")
 	if err := r.Stage("user.txt"); err != nil {
@@ -212,6 +217,7 @@ func TestCommitOnAnUnbornBranchIsARootCommitOfTheGivenPathsOnly(t *testing.T) {
 }
 
 func TestCommitOfUnchangedContentMakesNoCommit(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
@@ -228,6 +234,7 @@ func TestCommitOfUnchangedContentMakesNoCommit(t *testing.T) {
 }
 
 func TestCommitOnADetachedHeadMovesHead(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
@@ -249,6 +256,7 @@ func TestCommitOnADetachedHeadMovesHead(t *testing.T) {
 }
 
 func TestCommitOnAPackedBranch(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
@@ -271,6 +279,7 @@ func TestCommitOnAPackedBranch(t *testing.T) {
 }
 
 func TestCommitRebuildsOnABranchThatMovedMeanwhile(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	writeFile(t, r, "b", "1\n")
@@ -305,6 +314,7 @@ func TestCommitRebuildsOnABranchThatMovedMeanwhile(t *testing.T) {
 }
 
 func TestCommitRefusesDuringAMergeButStages(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
@@ -329,6 +339,7 @@ func TestCommitRefusesDuringAMergeButStages(t *testing.T) {
 }
 
 func TestCommitFailsWhileTheBranchIsLockedButStages(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
@@ -354,6 +365,7 @@ func TestCommitFailsWhileTheBranchIsLockedButStages(t *testing.T) {
 }
 
 func TestCommitReadsHeadsTreeFromAPack(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	h.commit("start", map[string]string{"dir/a": "1\n", "dir/b": "2\n", "top": "3\n"})
@@ -367,6 +379,7 @@ func TestCommitReadsHeadsTreeFromAPack(t *testing.T) {
 }
 
 func TestFormatSignature(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sig  Signature
 		want string
@@ -381,6 +394,7 @@ func TestFormatSignature(t *testing.T) {
 }
 
 func TestNewRawEntryEncodesGitsModes(t *testing.T) {
+	t.Parallel()
 	h := plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")
 	e := newRawEntry(modeTree, "dir", h)
 	if string(e.whole[:10]) != "40000 dir\x00" || !e.dir || string(e.name) != "dir" || entryHash(e) != h {
@@ -422,5 +436,41 @@ func BenchmarkCommitOneFile10k(b *testing.B) {
 		if err != nil || res.Hash == "" {
 			b.Fatalf("%+v %v", res, err)
 		}
+	}
+}
+
+// TestCommitObjectIsWhatGitWrites has git write the commit td wrote, from
+// the same tree, parent, people, dates and message, with git commit-tree:
+// the two must be the same object, byte for byte.
+func TestCommitObjectIsWhatGitWrites(t *testing.T) {
+	t.Parallel()
+	h := newHistoryRepo(t)
+	r := h.r
+	h.commit("start", map[string]string{"a": "1\n"})
+	writeFile(t, r, "a", "2\n")
+	author := Signature{Name: "Grace Hopper", Email: "grace@example.com", When: time.Unix(1795000000, 0).In(time.FixedZone("", -(3*3600 + 30*60)))}
+	committer := Signature{Name: "Ada Lovelace", Email: "ada@example.com", When: time.Unix(1795003600, 0).In(time.FixedZone("", 5*3600+45*60))}
+	for _, msg := range []string{
+		"td: edit td-aaaaaa\n\nTd-Session: ses_qmt3y9ft\nTd-Action: edited\nTd-Issue: td-aaaaaa\n",
+		"no final newline",
+	} {
+		res := mustCommit(t, r, CommitRequest{Paths: []string{"a"}, Message: msg, Author: author, Committer: committer})
+		c, err := r.CommitAt(res.Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree := h.git(nil, "", "rev-parse", res.Hash+"^{tree}")
+		env := []string{
+			"GIT_AUTHOR_NAME=" + author.Name, "GIT_AUTHOR_EMAIL=" + author.Email, "GIT_AUTHOR_DATE=1795000000 -0330",
+			"GIT_COMMITTER_NAME=" + committer.Name, "GIT_COMMITTER_EMAIL=" + committer.Email, "GIT_COMMITTER_DATE=1795003600 +0545",
+		}
+		gitMsg := msg
+		if !strings.HasSuffix(gitMsg, "\n") {
+			gitMsg += "\n"
+		}
+		if got := h.git(env, gitMsg, "commit-tree", tree, "-p", c.Parents[0], "-F", "-"); got != res.Hash {
+			t.Errorf("git commit-tree writes %s for the commit td wrote as %s:\n%s", got, res.Hash, h.git(nil, "", "cat-file", "commit", res.Hash))
+		}
+		writeFile(t, r, "a", "3 "+msg+"\n")
 	}
 }

@@ -40,6 +40,7 @@ func pathChangesOf(t *testing.T, r *Repo, p string) []string {
 // reports for it; then that an incremental walk from a known commit reports
 // exactly the newer part.
 func TestDirHistoryAgreesWithPathHistory(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	rng := rand.New(rand.NewSource(7))
 	dirs := []string{".todos/issues", ".todos/history"}
@@ -64,7 +65,13 @@ func TestDirHistoryAgreesWithPathHistory(t *testing.T) {
 	}
 	h.commit("root\n", edit(3))
 	var middle string
-	for i := 0; i < 12; i++ {
+	// -short keeps the merges (i = 3, 7), the change of mode (i = 4) and
+	// the incremental walk's middle (i = 6) and drops the last commits.
+	steps := 12
+	if testing.Short() {
+		steps = 8
+	}
+	for i := 0; i < steps; i++ {
 		if i == 6 {
 			middle = h.git(nil, "", "rev-parse", "HEAD")
 		}
@@ -169,6 +176,7 @@ func TestDirHistoryAgreesWithPathHistory(t *testing.T) {
 }
 
 func TestDirHistoryUnborn(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	head, walked, changes, err := h.r.DirHistory([]string{".todos/issues"}, nil)
 	if err != nil || head != "" || walked != nil || changes != nil {
@@ -180,6 +188,7 @@ func TestDirHistoryUnborn(t *testing.T) {
 // clone's boundary, as git log does, instead of failing on the parents the
 // clone does not have. CI systems and agents often work in such clones.
 func TestHistoryInAShallowClone(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/td-1.md"
 	for i := 0; i < 5; i++ {

@@ -1,13 +1,3 @@
-// Package gitrepo is td's small git porcelain over go-git: it finds the
-// repository around a directory, resolves the author identity, reads and writes
-// repository configuration and stages files.
-//
-// td never runs the git program. Staging does not go through go-git's
-// Worktree.Add, which computes the status of the whole work tree, nor through a
-// full decode and encode of .git/index: it writes the blob as a loose object
-// through go-git's object storage and patches the index file in place under
-// git's own index.lock, falling back to go-git's index codec only for index
-// layouts the patcher does not handle.
 package gitrepo
 
 import (
@@ -23,6 +13,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
@@ -46,6 +37,10 @@ type Repo struct {
 	storage   *filesystem.Storage
 
 	stageMu sync.Mutex // serialises Stage, and with it the use of storage
+
+	// packIndexes are the pack indexes decoded so far, by path, guarded
+	// by stageMu: each names its pack by checksum and never changes.
+	packIndexes map[string]*idxfile.MemoryIndex
 
 	fileModeOnce sync.Once
 	fileMode     bool

@@ -11,6 +11,7 @@ import (
 )
 
 func TestInitCreatesARepositoryOnMain(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	head, err := os.ReadFile(filepath.Join(r.GitDir(), "HEAD"))
 	if err != nil {
@@ -52,6 +53,7 @@ func TestOpenWalksUpFromASubdirectory(t *testing.T) {
 }
 
 func TestOpenOutsideARepository(t *testing.T) {
+	t.Parallel()
 	_, err := Open(t.TempDir())
 	if !errors.Is(err, ErrNotRepository) {
 		t.Fatalf("Open outside a repository: %v, want ErrNotRepository", err)
@@ -59,6 +61,7 @@ func TestOpenOutsideARepository(t *testing.T) {
 }
 
 func TestOpenIgnoresAStrayDotGitDirectory(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	inner := filepath.Join(r.Root(), "vendor", "thing")
 	os.MkdirAll(filepath.Join(inner, ".git"), 0o777)
@@ -74,6 +77,7 @@ func TestOpenIgnoresAStrayDotGitDirectory(t *testing.T) {
 // TestOpenFollowsAGitFile moves the git directory away and leaves a .git
 // file pointing to it, as git init --separate-git-dir does.
 func TestOpenFollowsAGitFile(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	elsewhere := filepath.Join(t.TempDir(), "store.git")
 	if err := os.Rename(r.GitDir(), elsewhere); err != nil {
@@ -107,6 +111,7 @@ func TestOpenFollowsAGitFile(t *testing.T) {
 // TestLinkedWorktree stages in a work tree made by git worktree add: the
 // index is the work tree's own, objects and config are shared.
 func TestLinkedWorktree(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	gitBinary(t)
 	writeFile(t, r, "a.md", "a\n")
@@ -143,8 +148,11 @@ func TestLinkedWorktree(t *testing.T) {
 }
 
 func TestAuthorResolution(t *testing.T) {
+	// Not parallel: it changes the environment and writes a home of its own.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	r := newRepo(t)
-	home := os.Getenv("HOME")
 	global := filepath.Join(t.TempDir(), "global-config")
 	t.Setenv("GIT_CONFIG_GLOBAL", global)
 
@@ -197,6 +205,7 @@ func TestAuthorResolution(t *testing.T) {
 }
 
 func TestConfigValueRoundTrip(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	const driver = `td merge-driver %O %A %B %P`
 	if err := r.SetConfigValue("merge", "td", "driver", driver); err != nil {
@@ -243,6 +252,7 @@ func TestConfigValueRoundTrip(t *testing.T) {
 }
 
 func TestSetConfigValueWaitsForConfigLock(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	lock := filepath.Join(r.GitDir(), "config.lock")
 	os.WriteFile(lock, nil, 0o666)

@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,29 +17,41 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// isolateGit keeps the user's and the system's git configuration out of a
-// test and gives it an identity.
-func isolateGit(t testing.TB) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "EMAIL"} {
-		t.Setenv(k, "")
+// TestMain keeps the user's and the system's git configuration out of the
+// tests and gives them an identity, once for the whole package, so that
+// tests can run in parallel (t.Setenv cannot be used in a parallel test).
+func TestMain(m *testing.M) {
+	os.Exit(runIsolated(m))
+}
+
+func runIsolated(m *testing.M) int {
+	home, err := os.MkdirTemp("", "gitrepo-test-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	for k, v := range map[string]string{
+		"HOME":                home,
+		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_CONFIG_GLOBAL":   filepath.Join(home, ".gitconfig"),
+		"GIT_AUTHOR_NAME":     "Ada Lovelace",
+		"GIT_AUTHOR_EMAIL":    "ada@example.com",
+		"GIT_COMMITTER_NAME":  "Ada Lovelace",
+		"GIT_COMMITTER_EMAIL": "ada@example.com",
+	} {
+		os.Setenv(k, v)
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "EMAIL"} {
 		os.Unsetenv(k)
 	}
-	t.Setenv("GIT_AUTHOR_NAME", "Ada Lovelace")
-	t.Setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Ada Lovelace")
-	t.Setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
+	return m.Run()
 }
 
 // newRepo creates a repository in a temporary directory.
 func newRepo(t testing.TB) *Repo {
 	t.Helper()
-	isolateGit(t)
 	r, err := Init(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

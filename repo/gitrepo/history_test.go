@@ -1,10 +1,12 @@
 package gitrepo
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
 // historyRepo is a repository whose commits are made by the git program, as
@@ -80,6 +83,26 @@ func (h *historyRepo) commitIndex(msg string) string {
 	date := fmt.Sprintf("@%d +0000", historyEpoch+h.tick)
 	h.git([]string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, msg,
 		"commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-")
+	return h.head()
+}
+
+// head returns the commit HEAD names, read from the files git just wrote
+// (git commit and git merge write the branch as a loose reference), which
+// saves a git rev-parse per commit; git answers when the branch is packed.
+func (h *historyRepo) head() string {
+	h.t.Helper()
+	b, err := os.ReadFile(filepath.Join(h.r.GitDir(), "HEAD"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	s := strings.TrimSpace(string(b))
+	ref, ok := strings.CutPrefix(s, "ref: ")
+	if !ok {
+		return s
+	}
+	if b, err := os.ReadFile(filepath.Join(h.r.GitDir(), filepath.FromSlash(ref))); err == nil {
+		return strings.TrimSpace(string(b))
+	}
 	return h.git(nil, "", "rev-parse", "HEAD")
 }
 
@@ -91,10 +114,11 @@ func (h *historyRepo) merge(branch string) string {
 	date := fmt.Sprintf("@%d +0000", historyEpoch+h.tick)
 	h.git([]string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, "",
 		"merge", "-q", "--no-ff", "--no-edit", branch)
-	return h.git(nil, "", "rev-parse", "HEAD")
+	return h.head()
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 
@@ -147,26 +171,47 @@ func TestResolve(t *testing.T) {
 		"v2~1":                     c1,
 		"@~1^1":                    c1,
 	}
+	revs := slices.Sorted(maps.Keys(want))
+	refused := []string{
+		"nope", "refs/heads/nope", "HEAD~3", "HEAD^2", "HEAD~x", "HEAD:a.md",
+		"../../etc/passwd", "refs/../HEAD", "main.lock", "", "~1", "abc",
+		strings.Repeat("0", 40), tree, blob, tree[:10], "deadbeef",
+	}
 	check := func(label string) {
 		t.Helper()
-		for rev, hash := range want {
+		// One git cat-file resolves every revision, a line each: the
+		// commit's name, or "<rev> missing" for a revision naming no
+		// commit.
+		var in strings.Builder
+		for _, rev := range slices.Concat(revs, refused) {
+			in.WriteString(rev + "^{commit}\n")
+		}
+		gitSays := strings.Split(h.git(nil, in.String(), "cat-file", "--batch-check=%(objectname)"), "\n")
+		if len(gitSays) != len(revs)+len(refused) {
+			t.Fatalf("%s: git cat-file answered %d lines for %d revisions", label, len(gitSays), len(revs)+len(refused))
+		}
+		for i, rev := range revs {
+			hash := want[rev]
 			got, err := r.Resolve(rev)
 			if err != nil || got != hash {
 				t.Errorf("%s: Resolve(%q) = %q, %v; want %s", label, rev, got, err, hash)
 			}
-			if gitSays := h.git(nil, "", "rev-parse", "--verify", "-q", rev+"^{commit}"); gitSays != hash {
-				t.Errorf("%s: git rev-parse %s says %s, the test expects %s", label, rev, gitSays, hash)
+			if gitSays[i] != hash {
+				t.Errorf("%s: git says %s is %s, the test expects %s", label, rev, gitSays[i], hash)
 			}
 		}
-		for _, rev := range []string{
-			"nope", "refs/heads/nope", "HEAD~3", "HEAD^2", "HEAD~x", "HEAD:a.md",
-			"../../etc/passwd", "refs/../HEAD", "main.lock", "", "~1", "abc",
-			strings.Repeat("0", 40), tree, blob, tree[:10], "deadbeef", "main@{1}",
-		} {
+		for i, rev := range refused {
 			got, err := r.Resolve(rev)
 			if !errors.Is(err, ErrUnknownRevision) {
 				t.Errorf("%s: Resolve(%q) = %q, %v; want ErrUnknownRevision", label, rev, got, err)
 			}
+			if say := gitSays[len(revs)+i]; !strings.HasSuffix(say, " missing") {
+				t.Errorf("%s: git resolves %q to %s, td refuses it", label, rev, say)
+			}
+		}
+		// git reads the reflog for @{N}; td names no reflog entries.
+		if got, err := r.Resolve("main@{1}"); !errors.Is(err, ErrUnknownRevision) {
+			t.Errorf("%s: Resolve(main@{1}) = %q, %v; want ErrUnknownRevision", label, got, err)
 		}
 	}
 	check("loose refs")
@@ -177,6 +222,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveErrorNamesTheRevision(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	h.commit("first\n", map[string]string{"a.md": "a\n"})
 	_, err := h.r.Resolve("nope")
@@ -186,6 +232,7 @@ func TestResolveErrorNamesTheRevision(t *testing.T) {
 }
 
 func TestCommitAt(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	author := []string{
 		"GIT_AUTHOR_NAME=Grace Hopper", "GIT_AUTHOR_EMAIL=grace@example.com",
@@ -257,7 +304,7 @@ func TestCommitAt(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h.git(author, tc.msg, "commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-")
-			hash := h.git(nil, "", "rev-parse", "HEAD")
+			hash := h.head()
 			c, err := h.r.CommitAt(hash)
 			if err != nil {
 				t.Fatal(err)
@@ -271,7 +318,7 @@ func TestCommitAt(t *testing.T) {
 			if !slices.Equal(c.Trailers, tc.trailers) {
 				t.Errorf("Trailers = %q, want %q", c.Trailers, tc.trailers)
 			}
-			if gitSays := gitTrailers(h, hash); !slices.Equal(c.Trailers, gitSays) {
+			if gitSays := gitTrailers(h, checkAgainstGit(t, h, c)); !slices.Equal(c.Trailers, gitSays) {
 				t.Errorf("Trailers = %q, git interpret-trailers says %q", c.Trailers, gitSays)
 			}
 			if got := c.Author.String(); got != "Grace Hopper <grace@example.com>" {
@@ -307,10 +354,9 @@ func TestCommitAt(t *testing.T) {
 	}
 }
 
-// gitTrailers asks git which trailers a commit's message has.
-func gitTrailers(h *historyRepo, hash string) []Trailer {
+// gitTrailers asks git which trailers a commit message has.
+func gitTrailers(h *historyRepo, msg string) []Trailer {
 	h.t.Helper()
-	msg := h.git(nil, "", "log", "-1", "--format=%B", hash)
 	out := h.git(nil, msg+"\n", "interpret-trailers", "--parse")
 	var ts []Trailer
 	for _, line := range strings.Split(out, "\n") {
@@ -352,7 +398,36 @@ func checkAgainstGoGit(t *testing.T, r *Repo, c *Commit) {
 	}
 }
 
+// checkAgainstGit compares a decoded commit with what git log says of it,
+// and returns the message as git gives it.
+func checkAgainstGit(t *testing.T, h *historyRepo, c *Commit) string {
+	t.Helper()
+	out := h.git(nil, "", "log", "-1", "--date=raw", "--format=%P%x00%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B", c.Hash)
+	fields := strings.SplitN(out, "\x00", 8)
+	if len(fields) != 8 {
+		t.Fatalf("git log gave %q", out)
+	}
+	raw := func(w time.Time) string {
+		_, off := w.Zone()
+		sign := '+'
+		if off < 0 {
+			sign, off = '-', -off
+		}
+		return fmt.Sprintf("%d %c%02d%02d", w.Unix(), sign, off/3600, off%3600/60)
+	}
+	want := []string{strings.Join(c.Parents, " "), c.Author.Name, c.Author.Email, raw(c.Author.When),
+		c.Committer.Name, c.Committer.Email, raw(c.Committer.When)}
+	if !slices.Equal(fields[:7], want) {
+		t.Errorf("git log says %q, td decodes %q", fields[:7], want)
+	}
+	if strings.TrimSpace(fields[7]) != strings.TrimSpace(c.Message) {
+		t.Errorf("git log gives the message %q, td decodes %q", fields[7], c.Message)
+	}
+	return fields[7]
+}
+
 func TestParseCommitSkipsMultiLineHeaders(t *testing.T) {
+	t.Parallel()
 	raw := "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n" +
 		"parent 0123456789abcdef0123456789abcdef01234567\n" +
 		"parent 89abcdef0123456789abcdef0123456789abcdef\n" +
@@ -387,6 +462,7 @@ func TestParseCommitSkipsMultiLineHeaders(t *testing.T) {
 }
 
 func TestFileAt(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	if _, err := r.FileAt("HEAD", "a.md"); !errors.Is(err, ErrUnknownRevision) {
@@ -485,6 +561,7 @@ func checkHistory(t *testing.T, r *Repo, path string, limit int, want ...string)
 }
 
 func TestPathHistoryUnborn(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	got, err := r.PathHistory(".todos/issues/td-1.md", 0)
 	if got != nil || err != nil {
@@ -493,6 +570,7 @@ func TestPathHistoryUnborn(t *testing.T) {
 }
 
 func TestPathHistoryLinear(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/td-1.md"
 	c1 := h.commit("create\n", map[string]string{f: "v1\n", "README.md": "r\n"})
@@ -523,6 +601,7 @@ func TestPathHistoryLinear(t *testing.T) {
 }
 
 func TestPathHistoryAddModifyDeleteReadd(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/td-1.md"
 	base := h.commit("base\n", map[string]string{"README.md": "r\n"})
@@ -540,6 +619,7 @@ func TestPathHistoryAddModifyDeleteReadd(t *testing.T) {
 }
 
 func TestPathHistoryNestedAndDirectory(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/sub/td-1.md"
 	c1 := h.commit("add\n", map[string]string{f: "v1\n", ".todos/issues/td-2.md": "a\n"})
@@ -554,6 +634,7 @@ func TestPathHistoryNestedAndDirectory(t *testing.T) {
 }
 
 func TestPathHistoryMerge(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/td-1.md"
 	lines := func(top, bottom string) string {
@@ -593,6 +674,7 @@ func TestPathHistoryMerge(t *testing.T) {
 }
 
 func TestPathHistoryRefusesBadPaths(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	h.commit("first\n", map[string]string{"a.md": "a\n"})
 	for _, bad := range []string{"", ".", "..", "../a.md", "/etc/passwd"} {
@@ -698,7 +780,7 @@ func allObjects(h *historyRepo) []string {
 	return all
 }
 
-// checkAllObjects reads the objects named through one objectReader,
+// checkAllObjects reads the objects named through one historyReader,
 // requiring that the reader serves them itself and that each content hashes
 // to the object's name.
 func checkAllObjects(t *testing.T, h *historyRepo, label string, all []string) {
@@ -707,7 +789,7 @@ func checkAllObjects(t *testing.T, h *historyRepo, label string, all []string) {
 	defer o.close()
 	for _, name := range all {
 		want := plumbing.NewHash(name)
-		typ, data, err := o.readDirect(want)
+		typ, data, err := o.objects.Object(want)
 		if err != nil {
 			t.Errorf("%s: read %s: %v", label, name, err)
 			continue
@@ -737,9 +819,14 @@ func countDeltas(h *historyRepo) int {
 }
 
 func TestObjectReaderReadsLooseAndPackedObjects(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	big := strings.Repeat("a line of an issue file that changes little\n", 400)
-	for i := range 12 {
+	commits := 12
+	if testing.Short() {
+		commits = 6 // still enough versions of big.md for git to store deltas
+	}
+	for i := range commits {
 		h.commit(fmt.Sprintf("commit %d\n", i), map[string]string{
 			"big.md":                                 big + fmt.Sprintf("edit %d\n", i),
 			fmt.Sprintf(".todos/issues/td-%d.md", i): fmt.Sprintf("issue %d\n", i),
@@ -788,6 +875,7 @@ func TestObjectReaderReadsLooseAndPackedObjects(t *testing.T) {
 }
 
 func TestHistoryThroughAlternates(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	const f = ".todos/issues/td-1.md"
 	c1 := h.commit("add\n", map[string]string{f: "v1\n"})
@@ -812,14 +900,17 @@ func TestHistoryThroughAlternates(t *testing.T) {
 	checkHistory(t, r, f, 0, c3, c1+"+")
 }
 
+// TestApplyDelta pins what the pack reader relies on from go-git's
+// PatchDelta: deltas are applied, and damaged ones refused.
 func TestApplyDelta(t *testing.T) {
+	t.Parallel()
 	base := []byte("0123456789abcdef")
 	// Base size 16, result size 9: copy 4 bytes from offset 2, insert
 	// "XYZ", copy 2 bytes from offset 14.
 	delta := []byte{16, 9, 0x80 | 0x01 | 0x10, 2, 4, 3, 'X', 'Y', 'Z', 0x80 | 0x01 | 0x10, 14, 2}
-	got, err := applyDelta(base, delta)
+	got, err := packfile.PatchDelta(base, delta)
 	if err != nil || string(got) != "2345XYZef" {
-		t.Errorf("applyDelta = %q, %v", got, err)
+		t.Errorf("PatchDelta = %q, %v", got, err)
 	}
 	for _, bad := range [][]byte{
 		{},
@@ -830,8 +921,8 @@ func TestApplyDelta(t *testing.T) {
 		{16, 1, 0},                         // reserved instruction
 		{16, 1, 0x81},                      // truncated copy
 	} {
-		if got, err := applyDelta(base, bad); err == nil {
-			t.Errorf("applyDelta(%v) = %q, want an error", bad, got)
+		if got, err := packfile.PatchDelta(base, bad); err == nil {
+			t.Errorf("PatchDelta(%v) = %q, want an error", bad, got)
 		}
 	}
 }
@@ -840,7 +931,7 @@ func FuzzApplyDelta(f *testing.F) {
 	f.Add([]byte("0123456789abcdef"), []byte{16, 9, 0x91, 2, 4, 3, 'X', 'Y', 'Z', 0x91, 14, 2})
 	f.Add([]byte(""), []byte{0, 3, 3, 'a', 'b', 'c'})
 	f.Fuzz(func(t *testing.T, base, delta []byte) {
-		got, err := applyDelta(base, delta)
+		got, err := packfile.PatchDelta(base, delta)
 		if err != nil {
 			return
 		}
@@ -852,10 +943,10 @@ func FuzzApplyDelta(f *testing.F) {
 	})
 }
 
-func FuzzFindTreeEntry(f *testing.F) {
+func FuzzScanTreeEntry(f *testing.F) {
 	f.Add([]byte("100644 a.md\x00aaaaaaaaaaaaaaaaaaaa40000 dir\x00bbbbbbbbbbbbbbbbbbbb"), "dir")
 	f.Fuzz(func(t *testing.T, tree []byte, name string) {
-		findTreeEntry(tree, name)
+		scanTreeEntry(bufio.NewReader(bytes.NewReader(tree)), name)
 	})
 }
 
@@ -863,6 +954,7 @@ func FuzzFindTreeEntry(f *testing.F) {
 // cheap in a large repository: a directory's tree is read only in the
 // commits that changed it.
 func TestPathHistoryReadsUnchangedDirectoriesOnce(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	files := map[string]string{}
 	for i := range 50 {

@@ -7,6 +7,10 @@ import (
 )
 
 func TestHooksDir(t *testing.T) {
+	// Not parallel: it writes a global configuration of its own.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
 	r := newRepo(t)
 	if got, want := r.HooksDir(), filepath.Join(r.GitDir(), "hooks"); got != want {
 		t.Errorf("default: %s, want %s", got, want)
@@ -19,7 +23,6 @@ func TestHooksDir(t *testing.T) {
 	if err := os.WriteFile(global, []byte("[core]\n\thooksPath = ~/githooks\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	home, _ := os.UserHomeDir()
 	if got, want := r.HooksDir(), filepath.Join(home, "githooks"); got != want {
 		t.Errorf("global ~/ path: %s, want %s", got, want)
 	}
@@ -41,6 +44,7 @@ func TestHooksDir(t *testing.T) {
 }
 
 func TestHooksDirOfALinkedWorkTree(t *testing.T) {
+	t.Parallel()
 	gitBinary(t)
 	r := newRepo(t)
 	writeFile(t, r, "a", "a\n")

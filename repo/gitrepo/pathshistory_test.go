@@ -6,6 +6,7 @@ import (
 )
 
 func TestPathsHistoryOneWalkForSeveralPaths(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	r := h.r
 	if got, err := r.PathsHistory([]string{"a", "b"}, 0); err != nil || got != nil {

@@ -75,7 +75,7 @@ func (r *Repo) ListTree(rev, dir string) (string, []TreeFile, error) {
 const maxListDepth = 64
 
 // listTree appends the files below the tree named tree, whose path is dir.
-func (o *objectReader) listTree(tree plumbing.Hash, dir string, out *[]TreeFile, depth int) error {
+func (o *historyReader) listTree(tree plumbing.Hash, dir string, out *[]TreeFile, depth int) error {
 	if depth > maxListDepth {
 		return fmt.Errorf("%s is nested more than %d directories deep", dir, maxListDepth)
 	}
@@ -162,7 +162,7 @@ func (r *Repo) Ancestors(rev string) (map[string]bool, error) {
 	return out, nil
 }
 
-func (o *objectReader) ancestors(h plumbing.Hash) (map[plumbing.Hash]bool, error) {
+func (o *historyReader) ancestors(h plumbing.Hash) (map[plumbing.Hash]bool, error) {
 	set := map[plumbing.Hash]bool{}
 	err := o.walk(h, nil, func(c *Commit, _ []*Commit) (bool, error) {
 		ch, _ := parseFullHash(c.Hash)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestListTreeAndReadBlob(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	c1 := h.commit("first\n", map[string]string{
 		".todos/config.yaml":             "id_prefix: td\n",
@@ -59,6 +60,7 @@ func TestListTreeAndReadBlob(t *testing.T) {
 }
 
 func TestMergeBase(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	root := h.commit("root\n", map[string]string{"a": "1\n"})
 	fork := h.commit("fork\n", map[string]string{"a": "2\n"})
@@ -118,6 +120,7 @@ func TestMergeBase(t *testing.T) {
 }
 
 func TestAncestors(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	c1 := h.commit("one\n", map[string]string{"a": "1\n"})
 	c2 := h.commit("two\n", map[string]string{"a": "2\n"})
@@ -133,6 +136,7 @@ func TestAncestors(t *testing.T) {
 }
 
 func TestDefaultBranch(t *testing.T) {
+	t.Parallel()
 	h := newHistoryRepo(t)
 	if _, err := h.r.DefaultBranch(); !errors.Is(err, ErrNoDefaultBranch) {
 		t.Errorf("unborn: %v, want ErrNoDefaultBranch", err)

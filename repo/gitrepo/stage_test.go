@@ -20,6 +20,7 @@ import (
 )
 
 func TestStageFreshRepositoryCreatesVersion2Index(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	if _, err := os.Stat(filepath.Join(r.GitDir(), "index")); !os.IsNotExist(err) {
 		t.Fatalf("a fresh repository has an index: %v", err)
@@ -41,6 +42,7 @@ func TestStageFreshRepositoryCreatesVersion2Index(t *testing.T) {
 }
 
 func TestStageUpdatesAnExistingEntry(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a.md", "one\n")
 	writeFile(t, r, "b.md", "two\n")
@@ -65,6 +67,7 @@ func TestStageUpdatesAnExistingEntry(t *testing.T) {
 }
 
 func TestStageInsertsInTheMiddleInGitOrder(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	// "a.b" < "a/b" < "a0" in byte order: the index is sorted by path bytes,
 	// not as trees are.
@@ -89,6 +92,7 @@ func TestStageInsertsInTheMiddleInGitOrder(t *testing.T) {
 }
 
 func TestStageRemovesADeletedFile(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "keep.md", "keep\n")
 	writeFile(t, r, "dir/gone.md", "gone\n")
@@ -118,6 +122,7 @@ func TestStageRemovesADeletedFile(t *testing.T) {
 }
 
 func TestStageReplacesAFileByADirectoryAndBack(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "x", "file\n")
 	writeFile(t, r, "y/z", "nested\n")
@@ -137,6 +142,7 @@ func TestStageReplacesAFileByADirectoryAndBack(t *testing.T) {
 }
 
 func TestStageRefusesPathsOutsideTheWorkTree(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "d/f", "x")
 	for _, p := range []string{"", "../x", "/etc/passwd", ".git/config", "sub/.GIT/x", "d"} {
@@ -152,6 +158,7 @@ func TestStageRefusesPathsOutsideTheWorkTree(t *testing.T) {
 }
 
 func TestStageRecordsExecutableAndSymlinkModes(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "run.sh", "#!/bin/sh\n")
 	if err := os.Chmod(filepath.Join(r.Root(), "run.sh"), 0o755); err != nil {
@@ -175,6 +182,7 @@ func TestStageRecordsExecutableAndSymlinkModes(t *testing.T) {
 }
 
 func TestStageKeepsTheRecordedModeWhenFileModeIsFalse(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "run.sh", "#!/bin/sh\n")
 	os.Chmod(filepath.Join(r.Root(), "run.sh"), 0o755)
@@ -203,6 +211,7 @@ func TestStageKeepsTheRecordedModeWhenFileModeIsFalse(t *testing.T) {
 // git filled, then lets git commit from it: a stale cached tree would make
 // the commit miss the change.
 func TestStageInvalidatesTheCacheTree(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	files := map[string]string{
 		"top.md":               "top\n",
@@ -312,6 +321,7 @@ func extensions(t *testing.T, data []byte) map[string][]byte {
 }
 
 func TestInvalidateTreeWithoutGit(t *testing.T) {
+	t.Parallel()
 	h := bytes.Repeat([]byte{1}, hashLen)
 	node := func(name string, count int, children ...*treeNode) *treeNode {
 		return &treeNode{name: name, count: count, hash: h, children: children}
@@ -344,6 +354,7 @@ func TestInvalidateTreeWithoutGit(t *testing.T) {
 // TestStageDropsPositionalExtensionsAndKeepsREUC checks the extension policy
 // on a hand-made index.
 func TestStageDropsPositionalExtensionsAndKeepsREUC(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "a\n")
 	if err := r.Stage("a"); err != nil {
@@ -391,6 +402,7 @@ func writeIndexBytes(t *testing.T, path string, body []byte) {
 }
 
 func TestStageRefusesAMandatoryExtension(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "a\n")
 	if err := r.Stage("a"); err != nil {
@@ -419,6 +431,7 @@ func TestStageRefusesAMandatoryExtension(t *testing.T) {
 }
 
 func TestStageRefusesACorruptIndex(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "a\n")
 	if err := r.Stage("a"); err != nil {
@@ -437,6 +450,7 @@ func TestStageRefusesACorruptIndex(t *testing.T) {
 // TestStageFallsBackForIndexVersion4 lets git convert the index to version
 // 4, which the byte-level patcher does not handle.
 func TestStageFallsBackForIndexVersion4(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	gitBinary(t)
 	for _, p := range []string{"a.md", "dir/b.md", "dir/c.md"} {
@@ -477,6 +491,7 @@ func writeGoGitIndex(t testing.TB, r *Repo, idx *index.Index) {
 }
 
 func TestStageClearsSkipWorktreeAndIntentToAdd(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "a\n")
 	writeFile(t, r, "sparse", "sparse\n")
@@ -524,6 +539,7 @@ func TestStageClearsSkipWorktreeAndIntentToAdd(t *testing.T) {
 }
 
 func TestStageResolvesAConflict(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "a\n")
 	writeFile(t, r, "c", "c\n")
@@ -554,6 +570,7 @@ func TestStageResolvesAConflict(t *testing.T) {
 }
 
 func TestStageSmudgesRacilyCleanEntries(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "a\n")
 	writeFile(t, r, "b", "b\n")
@@ -577,6 +594,7 @@ func TestStageSmudgesRacilyCleanEntries(t *testing.T) {
 }
 
 func TestStageWaitsForIndexLockThenFails(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "a\n")
 	lock := filepath.Join(r.GitDir(), "index.lock")
@@ -611,6 +629,7 @@ func TestStageWaitsForIndexLockThenFails(t *testing.T) {
 // and some with their own, as separate processes would: index.lock must
 // serialise them and no entry may be lost.
 func TestStageConcurrently(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	const workers, perWorker = 8, 12
 	want := map[string]string{}
@@ -658,6 +677,7 @@ func TestStageConcurrently(t *testing.T) {
 // exceed PATH_MAX once joined to the work tree, so the entry is made with
 // go-git's encoder and only patched around.
 func TestStageKeepsLongPaths(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "a\n")
 	if err := r.Stage("a"); err != nil {

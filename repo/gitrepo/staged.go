@@ -170,7 +170,7 @@ func decodeIndexEntries(data []byte) ([]indexEntry, *treeNode, error) {
 // stagedDiff walks the index and HEAD's tree together, one directory at a
 // time.
 type stagedDiff struct {
-	o     *objectReader
+	o     *historyReader
 	out   []StagedChange
 	reads int // trees decoded
 }
@@ -314,7 +314,7 @@ func (d *stagedDiff) tree(h plumbing.Hash) ([]headItem, error) {
 
 // readTreeItems decodes the entries of the tree object h, in the tree's
 // order. Names are slices of the object's bytes.
-func readTreeItems(o *objectReader, h plumbing.Hash) ([]headItem, error) {
+func readTreeItems(o *historyReader, h plumbing.Hash) ([]headItem, error) {
 	typ, data, err := o.read(h)
 	if err != nil {
 		return nil, err

@@ -64,6 +64,7 @@ func checkStaged(t *testing.T, r *Repo, want string) []StagedChange {
 }
 
 func TestStagedChangesUnbornHead(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	checkStaged(t, r, "")
 	writeFile(t, r, "b.go", "package b\n")
@@ -79,6 +80,7 @@ func TestStagedChangesUnbornHead(t *testing.T) {
 }
 
 func TestStagedChangesAddModifyDeleteMode(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	for _, p := range []string{"keep.go", "mod.go", "del.go", "exec.sh", "dir/a.go", "dir/sub/b.go", "gone/x.go", "gone/deep/y.go"} {
 		writeFile(t, r, p, p+"\n")
@@ -123,6 +125,7 @@ func TestStagedChangesAddModifyDeleteMode(t *testing.T) {
 }
 
 func TestStagedChangesFileBecomesDirectory(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a", "file\n")
 	writeFile(t, r, "b/x", "in dir\n")
@@ -144,6 +147,7 @@ func TestStagedChangesFileBecomesDirectory(t *testing.T) {
 }
 
 func TestStagedChangesWithGitsCachedTree(t *testing.T) {
+	t.Parallel()
 	gitBinary(t)
 	r := newRepo(t)
 	for _, p := range []string{"top.go", "lib/a.go", "lib/b.go", "app/main.go", "app/sub/x.go", ".todos/issues/td-a.md"} {
@@ -172,6 +176,7 @@ func TestStagedChangesWithGitsCachedTree(t *testing.T) {
 }
 
 func TestStagedChangesIndexVersion4AndIntentToAdd(t *testing.T) {
+	t.Parallel()
 	gitBinary(t)
 	r := newRepo(t)
 	writeFile(t, r, "a/one.go", "1\n")
@@ -188,6 +193,7 @@ func TestStagedChangesIndexVersion4AndIntentToAdd(t *testing.T) {
 }
 
 func TestStagedChangesUnmerged(t *testing.T) {
+	t.Parallel()
 	gitBinary(t)
 	r := newRepo(t)
 	writeFile(t, r, "f.txt", "base\n")
@@ -211,6 +217,7 @@ func TestStagedChangesUnmerged(t *testing.T) {
 }
 
 func TestStagedChangesInAnotherIndex(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a.go", "a\n")
 	if err := r.Stage("a.go"); err != nil {
@@ -253,6 +260,7 @@ func TestStagedChangesInAnotherIndex(t *testing.T) {
 }
 
 func TestStagedChangesRefusesADamagedIndex(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a.go", "a\n")
 	if err := r.Stage("a.go"); err != nil {
@@ -279,6 +287,7 @@ func TestStagedChangesRefusesADamagedIndex(t *testing.T) {
 }
 
 func TestStageBlobsReportsWhatWasStaged(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	writeFile(t, r, "a.md", "alpha\n")
 	writeFile(t, r, "b.md", "beta\n")
@@ -318,6 +327,7 @@ func TestStageBlobsReportsWhatWasStaged(t *testing.T) {
 }
 
 func TestHeadBlobs(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	got, err := r.HeadBlobs([]string{"a.md"})
 	if err != nil || len(got) != 0 {
@@ -369,6 +379,7 @@ func runGitErr(dir string, args ...string) (string, error) {
 // The index sorts "a.b" < "a/x" < "a0" by bytes; a tree sorts the
 // directory a as "a/": the walk must pair them up all the same.
 func TestStagedChangesTreeOrder(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	paths := []string{"a-b", "a.b", "a/x", "a/z/deep", "a0", "b", "c"}
 	for _, p := range paths {
