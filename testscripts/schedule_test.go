@@ -38,14 +38,19 @@ func runScenarios(t *testing.T, files []string, p testscript.Params) {
 	wg.Wait()
 }
 
-// parallelism is -test.parallel: how many scenarios run at once.
+// parallelism is how many scenarios run at once: -test.parallel when it is
+// given, else twice GOMAXPROCS, since a scenario spends much of its time
+// waiting for the git and td processes it starts and for the disk.
 func parallelism() int {
-	if f := flag.Lookup("test.parallel"); f != nil {
-		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
-			return n
+	n := 2 * runtime.GOMAXPROCS(0)
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "test.parallel" {
+			if v, err := strconv.Atoi(f.Value.String()); err == nil && v > 0 {
+				n = v
+			}
 		}
-	}
-	return runtime.GOMAXPROCS(0)
+	})
+	return n
 }
 
 // inOrderT is a testing.T for testscript whose subtests runScenarios runs
