@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -58,7 +59,11 @@ func runTestScripts(m *testing.M) int {
 			return 1
 		}
 	}
-	if err := installTD(filepath.Join(bin, "td")); err != nil {
+	name := "td"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if err := installTD(filepath.Join(bin, name)); err != nil {
 		fmt.Fprintf(os.Stderr, "testscripts: put td on PATH: %v\n", err)
 		return 1
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if filepath.Base(os.Args[0]) == "td" {
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "td" {
 		// As cmd/td's main, so this td collects garbage as the real one does.
 		debug.SetGCPercent(400)
 		os.Exit(command.Main())
