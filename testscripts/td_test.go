@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,45 +20,58 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"td": func() { os.Exit(command.Main()) },
-	})
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "td" {
+		// As cmd/td's main, so this td collects garbage as the real one does.
+		debug.SetGCPercent(400)
+		os.Exit(command.Main())
+	}
+	os.Exit(runTestScripts(m))
+}
+
+// scenarioEnv is the environment every scenario starts with, besides HOME
+// and XDG_CONFIG_HOME, which are its own.
+func scenarioEnv() map[string]string {
+	return map[string]string{
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME":     "Lead Operator",
+		"GIT_AUTHOR_EMAIL":    "lead@example.com",
+		"GIT_COMMITTER_NAME":  "Lead Operator",
+		"GIT_COMMITTER_EMAIL": "lead@example.com",
+		"TD_NOW":              "2026-11-21T10:00:00Z",
+		"TD_RAND_SEED":        "testscript",
+		"NO_COLOR":            "1",
+	}
 }
 
 // TestScripts runs every scenario. Set TD_UPDATE_SCRIPTS=1 to rewrite the
 // golden files of failing cmp commands (then read the diff before committing).
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 ".",
-		RequireExplicitExec: true,
-		RequireUniqueNames:  true,
-		UpdateScripts:       os.Getenv("TD_UPDATE_SCRIPTS") != "",
+	files, err := filepath.Glob("*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkStdinFeedsExec(t, files)
+	tr := &tdRunner{}
+	runScenarios(t, stressFirst(t, files), testscript.Params{
+		UpdateScripts: os.Getenv("TD_UPDATE_SCRIPTS") != "",
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, ".home")
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
 			}
-			for k, v := range map[string]string{
-				"HOME":                home,
-				"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
-				"GIT_CONFIG_NOSYSTEM": "1",
-				"GIT_AUTHOR_NAME":     "Lead Operator",
-				"GIT_AUTHOR_EMAIL":    "lead@example.com",
-				"GIT_COMMITTER_NAME":  "Lead Operator",
-				"GIT_COMMITTER_EMAIL": "lead@example.com",
-				"TD_NOW":              "2026-11-21T10:00:00Z",
-				"TD_RAND_SEED":        "testscript",
-				"NO_COLOR":            "1",
-			} {
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			for k, v := range scenarioEnv() {
 				env.Setenv(k, v)
 			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"td":       tr.cmd,
 			"gitinit":  cmdGitInit,
 			"jsonlen":  cmdJSONLen,
 			"countdir": cmdCountDir,
-			"exits":    cmdExits,
+			"exits":    func(ts *testscript.TestScript, neg bool, args []string) { cmdExits(ts, neg, args, tr) },
 			"replace":  cmdReplace,
 			"bigissue": cmdBigIssue,
 			"chomp":    cmdChomp,
@@ -138,9 +152,10 @@ func cmdCountDir(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// exits N CMD [ARGS...] runs a program like exec and checks its exit status
-// is exactly N, so scenarios can tell usage errors (2) from refusals (1).
-func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+// exits N CMD [ARGS...] runs a program like exec (td like the td command)
+// and checks its exit status is exactly N, so scenarios can tell usage
+// errors (2) from refusals (1).
+func cmdExits(ts *testscript.TestScript, neg bool, args []string, tr *tdRunner) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exits N CMD [ARGS...]")
 	}
@@ -149,7 +164,11 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("exits: %v", err)
 	}
 	got := 0
-	if err := ts.Exec(args[1], args[2:]...); err != nil {
+	if args[1] == "td" {
+		if got, err = tr.run(ts, args[2:]); err != nil {
+			ts.Fatalf("exits: %v", err)
+		}
+	} else if err := ts.Exec(args[1], args[2:]...); err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			ts.Fatalf("exits: %v", err)

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +31,16 @@ func Main() int {
 // environment and returns the exit status: 0 success, 1 refused or failed,
 // 2 usage.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	return RunIn("", args, stdin, stdout, stderr, getenv)
+}
+
+// RunIn is Run as if td was started in dir: the repository is looked for
+// from dir, and relative paths on the command line (--dir, file flags) are
+// taken from it. An empty dir is the process's working directory. It lets
+// a caller run td in a directory of its choosing without changing the
+// process's working directory. Like Run, it is not safe for concurrent use:
+// urfave/cli writes to the flag definitions some commands share.
+func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 2 && (args[1] == "--version" || args[1] == "-v" || args[1] == "version") {
 		fmt.Fprintf(stdout, "td %s\n", Version)
 		return 0
@@ -45,7 +57,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			st.json = true
 		}
 	}
-	r := &runner{st: st, getenv: getenv}
+	r := &runner{st: st, getenv: getenv, dir: dir}
 	app := r.app()
 	var failure error
 	app.ExitErrHandler = func(*cli.Context, error) {}
@@ -95,7 +107,9 @@ func setUsageHandlers(c *cli.Command) {
 type runner struct {
 	st     *streams
 	getenv func(string) string
-	store  *repo.Store
+	// dir is the directory td runs in; empty is the process's.
+	dir   string
+	store *repo.Store
 	// actor is the session the command acted as, once resolved.
 	actor *repo.Session
 	// ran is the command line that ran, for the session's action record;
@@ -318,9 +332,18 @@ func (r *runner) options() (repo.Options, error) {
 
 func (r *runner) workDir(c *cli.Context) string {
 	if d := c.String("dir"); d != "" {
-		return d
+		return r.path(d)
 	}
-	return "."
+	return r.path(".")
+}
+
+// path resolves a path named on the command line against the directory td
+// runs in.
+func (r *runner) path(p string) string {
+	if r.dir == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(r.dir, p)
 }
 
 // open finds the store for this invocation.
@@ -421,8 +444,12 @@ func (r *runner) readFileArg(name string) (string, error) {
 func (r *runner) readInput(name string, limit int64) ([]byte, error) {
 	src, what := r.st.in, "standard input"
 	if name != "-" {
-		f, err := os.Open(name)
+		f, err := os.Open(r.path(name))
 		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				pe.Path = name // as it was typed
+			}
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
 		defer f.Close()

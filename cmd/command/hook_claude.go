@@ -239,6 +239,7 @@ func (r *runner) openHarnessStore(c *cli.Context, cwd string) (*repo.Store, erro
 	if dir == "" {
 		dir = "."
 	}
+	dir = r.path(dir)
 	opts, err := r.options()
 	if err != nil {
 		return nil, err

@@ -53,7 +53,9 @@ Examples:
 				Session: c.String("session"),
 				Dir:     c.String("dir"),
 				Getenv:  r.getenv,
-				Run:     Run,
+				Run: func(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+					return RunIn(r.dir, args, stdin, stdout, stderr, getenv)
+				},
 				Version: Version,
 			})
 			var se *mcpserver.StartError

@@ -57,7 +57,7 @@ Examples:
 			}
 			merged, conflicts := markdown.MergeIssue(sides[0], sides[1], sides[2], "ours", "theirs")
 			conflict := len(conflicts) > 0
-			if err := repo.WriteFileAtomic(a[1], merged); err != nil {
+			if err := repo.WriteFileAtomic(r.path(a[1]), merged); err != nil {
 				return err
 			}
 			if r.st.json {
