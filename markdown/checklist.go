@@ -41,6 +41,15 @@ type Item struct {
 	Start, End int
 }
 
+// Summarize counts items with the domain's one checklist summary.
+func Summarize(items []Item) domain.Summary {
+	var s domain.Summary
+	for _, it := range items {
+		s.Add(it.Todo)
+	}
+	return s
+}
+
 // Phase is a "###" heading of the Todos section, grouping the steps under
 // it.
 type Phase struct {

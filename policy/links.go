@@ -40,7 +40,7 @@ type KindError struct {
 
 func (e *KindError) Error() string {
 	return fmt.Sprintf("link kind %q must be one of %s (or an inverse: %s, %s, %s)",
-		e.Kind, joinKinds(domain.LinkKinds()), domain.ParentOf, domain.DuplicatedBy, domain.Blocks)
+		e.Kind, domain.JoinWords(domain.LinkKinds()), domain.ParentOf, domain.DuplicatedBy, domain.Blocks)
 }
 
 // StoredEdge turns what a user typed (ID KIND OTHER) into the link as it
@@ -180,14 +180,6 @@ func NoSuchLink(e Edge, links []Edge) error {
 		have[i] = x.String()
 	}
 	return refuse(fmt.Sprintf("%s has no %s link to %s; its links: %s", e.From, e.Kind, e.To, strings.Join(have, ", ")))
-}
-
-func joinKinds(kinds []domain.LinkKind) string {
-	words := make([]string, len(kinds))
-	for i, k := range kinds {
-		words[i] = string(k)
-	}
-	return strings.Join(words, ", ")
 }
 
 // Cycles returns one cycle for every group of issues that reach each other

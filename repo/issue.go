@@ -88,7 +88,7 @@ func parseIssue(path, wantID string, data []byte) (*Issue, error) {
 	}
 	for _, l := range f.Links {
 		if !l.Kind.Stored() {
-			return nil, bad("links", "link kind %q must be one of %s", l.Kind, joinWords(domain.LinkKinds()))
+			return nil, bad("links", "link kind %q must be one of %s", l.Kind, domain.JoinWords(domain.LinkKinds()))
 		}
 		if !ValidIssueID(l.To) {
 			return nil, bad("links", "link target %q is not an issue ID", l.To)
@@ -114,25 +114,7 @@ func oneOf[T ~string](v string, def T, allowed []T, fold bool) (T, error) {
 			return a, nil
 		}
 	}
-	return "", fmt.Errorf("%q must be one of %s", v, joinWords(allowed))
-}
-
-// wordsOf turns domain words into plain strings.
-func wordsOf[T ~string](words []T) []string {
-	s := make([]string, len(words))
-	for i, w := range words {
-		s[i] = string(w)
-	}
-	return s
-}
-
-// joinWords lists domain words for a message: "a, b, c".
-func joinWords[T ~string](words []T) string {
-	s := make([]string, len(words))
-	for i, w := range words {
-		s[i] = string(w)
-	}
-	return strings.Join(s, ", ")
+	return "", fmt.Errorf("%q must be one of %s", v, domain.JoinWords(allowed))
 }
 
 func parseTime(s string) (time.Time, error) {

@@ -148,13 +148,13 @@ func (f Filter) Validate() error {
 		}
 		return nil
 	}
-	if err := check("status", f.Statuses, wordsOf(domain.Statuses())); err != nil {
+	if err := check("status", f.Statuses, domain.Words(domain.Statuses())); err != nil {
 		return err
 	}
-	if err := check("type", f.Types, wordsOf(domain.IssueTypes())); err != nil {
+	if err := check("type", f.Types, domain.Words(domain.IssueTypes())); err != nil {
 		return err
 	}
-	return check("priority", f.Priorities, wordsOf(domain.Priorities()))
+	return check("priority", f.Priorities, domain.Words(domain.Priorities()))
 }
 
 // List returns the issues matching f sorted by priority, then age (oldest
@@ -413,7 +413,7 @@ func applyEdit(is *Issue, o EditOptions) ([]Change, error) {
 	if o.Type != nil {
 		t, err := oneOf(*o.Type, "", domain.IssueTypes(), true)
 		if err != nil || t == "" {
-			return nil, errorf(CodeInvalid, "type %q must be one of %s", *o.Type, joinWords(domain.IssueTypes()))
+			return nil, errorf(CodeInvalid, "type %q must be one of %s", *o.Type, domain.JoinWords(domain.IssueTypes()))
 		}
 		if err := setString("type", (*string)(&is.Type), string(t)); err != nil {
 			return nil, err
@@ -422,7 +422,7 @@ func applyEdit(is *Issue, o EditOptions) ([]Change, error) {
 	if o.Priority != nil {
 		p, err := oneOf(*o.Priority, "", domain.Priorities(), true)
 		if err != nil || p == "" {
-			return nil, errorf(CodeInvalid, "priority %q must be one of %s", *o.Priority, joinWords(domain.Priorities()))
+			return nil, errorf(CodeInvalid, "priority %q must be one of %s", *o.Priority, domain.JoinWords(domain.Priorities()))
 		}
 		if err := setString("priority", (*string)(&is.Priority), string(p)); err != nil {
 			return nil, err

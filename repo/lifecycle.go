@@ -17,7 +17,7 @@ func (s *Store) RecordAction(se *Session, command string, failed bool) error {
 	return s.updateRuntime(se.ID, func(rt *Runtime) error {
 		rt.State = StateBetweenTurn
 		rt.LastActivity = now
-		rt.addAction(ActionRecord{At: now, Command: clip(command, maxCommandText), Issue: rt.BoundIssue, Failed: failed})
+		rt.addAction(ActionRecord{At: now, Command: Clip(command, maxCommandText), Issue: rt.BoundIssue, Failed: failed})
 		return nil
 	})
 }
@@ -29,7 +29,10 @@ func (rt *Runtime) addAction(a ActionRecord) {
 	}
 }
 
-func clip(s string, n int) string {
+// Clip folds runs of white space and cuts s to n bytes with an ellipsis,
+// on a rune boundary: how a session's runtime record keeps commands and
+// errors short. Harness adapters cut what they record the same way.
+func Clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
@@ -92,7 +95,7 @@ func (s *Store) RecordError(se *Session, msg, at string) (*ErrorReport, error) {
 			rt.SameErrorRun = 1
 		}
 		rt.LastErrorSig = sig
-		rt.LastError = clip(msg, 80)
+		rt.LastError = Clip(msg, 80)
 		if at = strings.TrimSpace(at); at != "" {
 			rt.LastError += " at " + at
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gitrepo"
@@ -98,7 +99,7 @@ func (s *Store) Approve(se *Session, ref string, o TransitionOptions) (*Transiti
 			details["creator_exception"] = true
 		}
 		items := is.Todos()
-		if sum := summaryOf(items); sum.CriteriaMet() {
+		if sum := markdown.Summarize(items); sum.CriteriaMet() {
 			res.ClosedAgainstCriteria = true
 			res.after = append(res.after, audit.Entry{Action: audit.ActionClosedAgainst, Details: map[string]any{"criteria": sum.CriteriaTotal}})
 		}

@@ -232,15 +232,6 @@ func todoResult(is *Issue, cl *markdown.Checklist, changed bool, touched int) *T
 	return &TodoResult{Issue: is, Items: items, Rendered: cl.Render(), Changed: changed, Touched: touched, InProgress: n}
 }
 
-// summaryOf counts a checklist with the domain's one summary.
-func summaryOf(items []markdown.Item) domain.Summary {
-	var s domain.Summary
-	for _, it := range items {
-		s.Add(it.Todo)
-	}
-	return s
-}
-
 // openCriteriaOf returns the texts of the acceptance criteria not yet done
 // or dropped.
 func openCriteriaOf(items []markdown.Item) []string {

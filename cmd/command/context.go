@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
@@ -64,7 +65,7 @@ func toContextJSON(ctx *repo.Context) contextJSON {
 	if ctx.Issue != nil {
 		out.Issue = &todoIssueJSON{ID: ctx.Issue.ID, Title: ctx.Issue.Title, Status: ctx.Issue.Status}
 		out.Items = todoItemsJSON(ctx.Items)
-		sum := summarize(ctx.Items)
+		sum := markdown.Summarize(ctx.Items)
 		out.Summary = &sum
 	}
 	if ctx.Resume != nil {
@@ -251,7 +252,7 @@ func writeWork(w *blockWriter, ctx *repo.Context) {
 	}
 	w.section("Issue")
 	w.line("%s %s (%s)", is.ID, is.Title, is.Status)
-	sum := summarize(ctx.Items)
+	sum := markdown.Summarize(ctx.Items)
 	if ctx.Kind == repo.ContextCompact {
 		if ctx.Active != nil {
 			phase := ""

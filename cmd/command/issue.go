@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
@@ -251,7 +252,7 @@ Examples:
 				}
 				items := is.Todos()
 				return r.st.emitJSON(showJSON{issueJSON: toIssueJSON(is), Description: is.Description(), Body: is.Body(), Comments: comments,
-					Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: summarize(items)}})
+					Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}})
 			}
 			r.printIssue(is, comments)
 			return nil
@@ -304,7 +305,7 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
 		st.printf("link: %s %s\n", l.Kind, l.To)
 	}
 	if items := is.Todos(); len(items) > 0 {
-		st.printf("todos: %s\n", summaryLine(summarize(items)))
+		st.printf("todos: %s\n", summaryLine(markdown.Summarize(items)))
 	}
 	if body := strings.Trim(strings.ReplaceAll(is.Body(), "\r\n", "\n"), "\n"); body != "" {
 		st.printf("\n%s\n", body)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/repo"
 	"github.com/urfave/cli/v2"
 )
@@ -117,7 +118,7 @@ func (r *runner) statusCommand() *cli.Command {
 				out := map[string]any{"session": r.sessionJSON(s, se, se.ID), "bound": nil,
 					"awaiting_review": toReviewableJSON(awaiting)}
 				if view != nil {
-					out["bound"] = map[string]any{"issue": toIssueJSON(view.Issue), "summary": summarize(view.Items)}
+					out["bound"] = map[string]any{"issue": toIssueJSON(view.Issue), "summary": markdown.Summarize(view.Items)}
 				}
 				sub := []issueJSON{}
 				for _, is := range submitted {
@@ -129,7 +130,7 @@ func (r *runner) statusCommand() *cli.Command {
 			r.st.printf("Session %s (%s, %s)\n", se.ID, s.EffectiveRole(se), se.Name)
 			switch {
 			case view != nil:
-				r.st.printf("Bound to %s %q (%s): %s\n", view.Issue.ID, view.Issue.Title, view.Issue.Status, summaryLine(summarize(view.Items)))
+				r.st.printf("Bound to %s %q (%s): %s\n", view.Issue.ID, view.Issue.Title, view.Issue.Status, summaryLine(markdown.Summarize(view.Items)))
 			case bound != "":
 				r.st.printf("Bound to %s (unreadable)\n", bound)
 			default:

@@ -48,15 +48,6 @@ type todoIssueJSON struct {
 	Status domain.Status `json:"status"`
 }
 
-// summarize counts a checklist with the domain's one summary.
-func summarize(items []markdown.Item) domain.Summary {
-	var s domain.Summary
-	for _, it := range items {
-		s.Add(it.Todo)
-	}
-	return s
-}
-
 // todoItemsJSON is the stable JSON shape of a checklist's items.
 func todoItemsJSON(items []markdown.Item) []todoItemJSON {
 	out := []todoItemJSON{}
@@ -94,7 +85,7 @@ func (r *runner) todoJSONOf(res *repo.TodoResult) todoJSON {
 	out := todoJSON{
 		Issue:   todoIssueJSON{ID: res.Issue.ID, Title: res.Issue.Title, Status: res.Issue.Status},
 		Items:   []todoItemJSON{},
-		Summary: summarize(res.Items), Changed: res.Changed, Fixes: []todoFixJSON{}, CriteriaMet: res.CriteriaMet,
+		Summary: markdown.Summarize(res.Items), Changed: res.Changed, Fixes: []todoFixJSON{}, CriteriaMet: res.CriteriaMet,
 	}
 	out.Items = todoItemsJSON(res.Items)
 	for _, f := range res.Fixes {
@@ -114,7 +105,7 @@ func (r *runner) printTodos(res *repo.TodoResult) error { return r.printTodosFor
 // printTodosFor is printTodos for a list named with --issue issueFlag, which
 // the suggested commands repeat.
 func (r *runner) printTodosFor(res *repo.TodoResult, issueFlag string) error {
-	sum := summarize(res.Items)
+	sum := markdown.Summarize(res.Items)
 	if r.st.json {
 		return r.st.emitJSON(r.todoJSONOf(res))
 	}

@@ -67,21 +67,7 @@ func onlyExitStatus(l string) bool {
 // so the same call failing the same way three times in a row is a stall,
 // whatever digits its output carries.
 func RecordToolFailure(s *repo.Store, se *repo.Session, f ToolFailure) (*repo.ErrorReport, error) {
-	return s.RecordError(se, f.Message(), clip(f.Target, maxTargetText))
-}
-
-// clip folds runs of white space and cuts s to n bytes with an ellipsis,
-// on a rune boundary, as the session's own record of an error is cut.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	cut := n - 1
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return s.RecordError(se, f.Message(), repo.Clip(f.Target, maxTargetText))
 }
 
 // ToolResponseFailure reads a harness's tool_response and reports whether
