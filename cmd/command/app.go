@@ -108,8 +108,10 @@ type runner struct {
 	st     *streams
 	getenv func(string) string
 	// dir is the directory td runs in; empty is the process's.
-	dir   string
-	store *repo.Store
+	dir string
+	// dirFlag is --dir as given to the command that runs, relative to dir.
+	dirFlag string
+	store   *repo.Store
 	// actor is the session the command acted as, once resolved.
 	actor *repo.Session
 	// ran is the command line that ran, for the session's action record;
@@ -135,6 +137,7 @@ func (r *runner) recordRuns(c *cli.Command) {
 	if act := c.Action; act != nil {
 		c.Action = func(ctx *cli.Context) error {
 			path := commandPath(ctx)
+			r.dirFlag = ctx.String("dir")
 			if !unrecorded[path] {
 				words := []string{path}
 				for _, a := range ctx.Args().Slice() {
@@ -216,7 +219,7 @@ Start with:
 			r.listCommand(),
 			r.showCommand(),
 			r.editCommand(),
-			r.commentCommand(),
+			r.commentCommand(nil),
 			r.sessionCommand(),
 			r.sendCommand(),
 			r.promoteCommand(),
@@ -335,6 +338,41 @@ func (r *runner) workDir(c *cli.Context) string {
 		return r.path(d)
 	}
 	return r.path(".")
+}
+
+// openStore finds the store for this invocation from the --dir the running
+// command was given: what a run function calls, having no cli.Context.
+func (r *runner) openStore() (*repo.Store, error) {
+	if r.store != nil {
+		return r.store, nil
+	}
+	opts, err := r.options()
+	if err != nil {
+		return nil, err
+	}
+	dir := r.path(".")
+	if r.dirFlag != "" {
+		dir = r.path(r.dirFlag)
+	}
+	s, err := repo.Open(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.store = s
+	return s, nil
+}
+
+// openSession finds the store and the session named by --session (""
+// for the default), creating the operator's default session on first
+// use: what a run function of a writing command calls.
+func (r *runner) openSession(session string) (*repo.Store, *repo.Session, error) {
+	s, err := r.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	se, _, err := s.CurrentSession(session, true)
+	r.actor = se
+	return s, se, err
 }
 
 // path resolves a path named on the command line against the directory td
