@@ -1,8 +1,6 @@
 package repo
 
 import (
-	"errors"
-	"io/fs"
 	"strings"
 
 	"github.com/tdproject/td/audit"
@@ -10,15 +8,6 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 )
-
-// Anchor is one thing a session must keep in mind, from an issue or from
-// the project's .todos/anchors.md.
-type Anchor struct {
-	Priority domain.AnchorPriority `json:"priority"`
-	Text     string                `json:"text"`
-	// Issue is the issue holding the anchor; "" for a project anchor.
-	Issue string `json:"issue,omitempty"`
-}
 
 // AnchorRequest says where an anchor goes or comes from: the session's
 // bound issue, another issue (operators, --issue), or the project.
@@ -42,50 +31,11 @@ type AnchorResult struct {
 // placed before: it belongs with the description, ahead of the checklists.
 var anchorsHeadingsAfter = []string{"Acceptance criteria", "Todos"}
 
-const projectAnchorsHeader = "# Anchors\n\nProject anchors: td puts the critical and high ones in every agent session's context.\nOne a line, \"- critical|high|normal: text\"; td anchor add writes them.\n"
-
-func toAnchors(list []markdown.Anchor, issue string) []Anchor {
-	out := make([]Anchor, len(list))
-	for i, a := range list {
-		out[i] = Anchor{Priority: a.Priority, Text: a.Text, Issue: issue}
-	}
-	return out
-}
-
-// ProjectAnchors reads .todos/anchors.md; a missing file has none.
-func (s *Store) ProjectAnchors() ([]Anchor, error) {
-	body, err := s.readProjectAnchors()
-	if err != nil {
-		return nil, err
-	}
-	return toAnchors(markdown.ParseAnchors(body), ""), nil
-}
-
-func (s *Store) readProjectAnchors() ([]byte, error) {
-	p := s.path(AnchorsFile)
-	data, err := readRegular(p, MaxIssueFileSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, s.fileError(p, err)
-	}
-	return data, nil
-}
-
-// Anchors returns the anchors in the issue's body.
-func (is *Issue) Anchors() []Anchor {
-	if is.Doc == nil {
-		return nil
-	}
-	return toAnchors(markdown.ParseAnchors(is.Doc.Body), is.ID)
-}
-
 // anchorTarget is the issue an anchor request acts on, "" for the project.
 func (s *Store) anchorTarget(se *Session, r AnchorRequest) (string, error) {
 	if r.Project {
 		if r.Issue != "" {
-			return "", errorf(CodeInvalid, "give --project or --issue, not both")
+			return "", Errorf(CodeInvalid, "give --project or --issue, not both")
 		}
 		return "", nil
 	}
@@ -107,7 +57,7 @@ func (s *Store) ListAnchors(se *Session, r AnchorRequest) ([]Anchor, error) {
 	} else if id, err = s.anchorTarget(se, r); err != nil {
 		return nil, err
 	}
-	is, err := s.readIssueFile(id)
+	is, err := s.ReadIssueFile(id)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +75,7 @@ func (s *Store) AddAnchor(se *Session, r AnchorRequest) (*AnchorResult, error) {
 	}
 	r.Text = strings.TrimSpace(r.Text)
 	if err := markdown.CheckAnchor(r.Priority, r.Text); err != nil {
-		return nil, errorf(CodeInvalid, "%v", err)
+		return nil, Errorf(CodeInvalid, "%v", err)
 	}
 	id, err := s.anchorTarget(se, r)
 	if err != nil {
@@ -136,7 +86,7 @@ func (s *Store) AddAnchor(se *Session, r AnchorRequest) (*AnchorResult, error) {
 		return s.editAnchors(tx, se, id, func(body []byte, list []markdown.Anchor) ([]byte, string, error) {
 			for _, a := range list {
 				if strings.EqualFold(a.Text, r.Text) {
-					return nil, "", errorf(CodeRefused, "%s already has the anchor %q (%s); td anchor rm it first to change its priority", anchorPlace(id), a.Text, a.Priority)
+					return nil, "", Errorf(CodeRefused, "%s already has the anchor %q (%s); td anchor rm it first to change its priority", anchorPlace(id), a.Text, a.Priority)
 				}
 			}
 			out, err := markdown.AddAnchor(body, r.Priority, r.Text, anchorsHeadingsAfter...)
@@ -187,21 +137,21 @@ func anchorPlace(id string) string {
 // and writes the result, inside the caller's locked update.
 func (s *Store) editAnchors(tx *Tx, se *Session, id string, edit func(body []byte, list []markdown.Anchor) ([]byte, string, error), res *AnchorResult) error {
 	if id == "" {
-		body, err := s.readProjectAnchors()
+		body, err := s.ReadProjectAnchors()
 		if err != nil {
 			return err
 		}
 		if len(body) == 0 {
-			body = []byte(projectAnchorsHeader)
+			body = []byte(ProjectAnchorsHeader)
 		}
 		out, _, err := edit(body, markdown.ParseAnchors(body))
 		if err != nil {
 			return err
 		}
-		res.Anchors = toAnchors(markdown.ParseAnchors(out), "")
+		res.Anchors = ToAnchors(markdown.ParseAnchors(out), "")
 		return tx.WriteFile(out, AnchorsFile)
 	}
-	is, err := s.readIssueFile(id)
+	is, err := s.ReadIssueFile(id)
 	if err != nil {
 		return err
 	}
@@ -211,13 +161,13 @@ func (s *Store) editAnchors(tx *Tx, se *Session, id string, edit func(body []byt
 	}
 	is.Doc.Body = out
 	res.Anchors = is.Anchors()
-	return s.writeIssue(tx, se, is, action, map[string]any{"priority": string(res.Changed.Priority), "text": res.Changed.Text}, "")
+	return s.WriteIssue(tx, se, is, action, map[string]any{"priority": string(res.Changed.Priority), "text": res.Changed.Text}, "")
 }
 
 func findAnchor(list []markdown.Anchor, target, place string) (int, error) {
 	target = strings.TrimSpace(target)
 	if target == "" {
-		return -1, errorf(CodeInvalid, "name the anchor to remove by its text")
+		return -1, Errorf(CodeInvalid, "name the anchor to remove by its text")
 	}
 	for i, a := range list {
 		if a.Text == target {
@@ -240,13 +190,13 @@ func findAnchor(list []markdown.Anchor, target, place string) (int, error) {
 		return hits[0], nil
 	case 0:
 		if len(list) == 0 {
-			return -1, errorf(CodeNotFound, "%s has no anchors", place)
+			return -1, Errorf(CodeNotFound, "%s has no anchors", place)
 		}
-		return -1, errorf(CodeNotFound, "no anchor of %s matches %q; td anchor list shows them", place, target)
+		return -1, Errorf(CodeNotFound, "no anchor of %s matches %q; td anchor list shows them", place, target)
 	}
 	var texts []string
 	for _, i := range hits {
 		texts = append(texts, list[i].Text)
 	}
-	return -1, errorf(CodeRefused, "%q matches %d anchors of %s: %s; give more of the text", target, len(hits), place, quoteList(texts))
+	return -1, Errorf(CodeRefused, "%q matches %d anchors of %s: %s; give more of the text", target, len(hits), place, QuoteList(texts))
 }

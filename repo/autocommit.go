@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,10 +48,10 @@ func (tx *Tx) describe(session, action, issue string) {
 	if n.session == "" {
 		n.session = session
 	}
-	if action != "" && !contains(n.actions, action) {
+	if action != "" && !slices.Contains(n.actions, action) {
 		n.actions = append(n.actions, action)
 	}
-	if issue != "" && !contains(n.issues, issue) {
+	if issue != "" && !slices.Contains(n.issues, issue) {
 		n.issues = append(n.issues, issue)
 	}
 }
@@ -85,19 +86,19 @@ func commitMessage(note commitNote, actor string, paths []string) string {
 				started = strings.TrimSuffix(name, ".yaml")
 			}
 			if inferred {
-				n.actions = appendNew(n.actions, actionSessionStarted)
+				n.actions = AppendNew(n.actions, actionSessionStarted)
 			}
 		case rel == ConfigFile && inferred:
-			n.actions = appendNew(n.actions, actionConfigChanged)
+			n.actions = AppendNew(n.actions, actionConfigChanged)
 		case rel == SecurityEvents && inferred:
-			n.actions = appendNew(n.actions, actionSecurityEvent)
+			n.actions = AppendNew(n.actions, actionSecurityEvent)
 		case dir == IssuesDir || dir == HistoryDir:
 			id := strings.TrimSuffix(strings.TrimSuffix(name, ".md"), ".jsonl")
 			if ValidIssueID(id) {
-				n.issues = appendNew(n.issues, id)
+				n.issues = AppendNew(n.issues, id)
 			}
 			if inferred {
-				n.actions = appendNew(n.actions, actionUpdated)
+				n.actions = AppendNew(n.actions, actionUpdated)
 			}
 		}
 	}
@@ -238,7 +239,7 @@ func gitPaths(g *gitrepo.Repo, paths []string) []string {
 // when nothing was staged. The files are the source of truth, so a commit
 // that cannot be made is a warning saying how to commit them by hand.
 func (s *Store) commit(tx *Tx) []gitrepo.StagedBlob {
-	g, err := s.repo()
+	g, err := s.GitRepo()
 	if err != nil {
 		s.warnf("written but not committed: %v", err)
 		return nil
@@ -276,11 +277,11 @@ func (s *Store) commit(tx *Tx) []gitrepo.StagedBlob {
 // GIT_COMMITTER_EMAIL overriding the committer as in git, dated by td's
 // clock (TD_NOW pins it) in its own time zone.
 func (s *Store) commitIdentities() (author, committer gitrepo.Signature, err error) {
-	ident, err := s.author()
+	ident, err := s.Author()
 	if err != nil {
 		return author, committer, err
 	}
-	name, email := splitIdentity(ident)
+	name, email := SplitIdentity(ident)
 	when := s.opts.Now().Truncate(time.Second)
 	author = gitrepo.Signature{Name: name, Email: email, When: when}
 	committer = author

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gen"
+	"github.com/tdproject/td/repo/gitrepo"
 )
 
 // The benchmarks below measure what one td process does at the scale of
@@ -140,7 +142,7 @@ func BenchmarkReady10k(b *testing.B) {
 // cache, so that all 10,000 files are read and parsed and the cache written.
 func BenchmarkListColdCache10k(b *testing.B) {
 	root := benchRoot(b)
-	cache := filepath.Join(root, TodosDir, LocalDir, indexFile)
+	cache := filepath.Join(root, TodosDir, LocalDir, IndexFile)
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
@@ -346,4 +348,98 @@ func BenchmarkCheck10k(b *testing.B) {
 			b.Fatalf("checked %d issues", rep.Issues)
 		}
 	}
+}
+
+// benchAutoRoot returns a repository generated like benchRoot's, apart from
+// it since it gains a commit per iteration, whose HEAD commits every
+// generated file: a commit in git mode auto then rebuilds the trees of a
+// 10,000-issue directory, as it would in a real project.
+func benchAutoRoot(b *testing.B) string {
+	b.Helper()
+	dir := filepath.Join(benchDir(), "auto")
+	root := filepath.Join(dir, "repo")
+	done := filepath.Join(dir, "generated")
+	if _, err := os.Stat(done); err == nil {
+		return root
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		b.Fatal(err)
+	}
+	if err := gen.Generate(root, benchIssues); err != nil {
+		b.Fatalf("generate the benchmark repository: %v", err)
+	}
+	var paths []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == ".git" || d.Name() == LocalDir):
+			return filepath.SkipDir
+		case !d.IsDir():
+			rel, _ := filepath.Rel(root, p)
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := gitrepo.Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	who := gitrepo.Signature{Name: gen.AuthorName, Email: gen.AuthorEmail, When: time.Now()}
+	if _, err := g.Commit(gitrepo.CommitRequest{Paths: paths, Message: "Generated issues\n", Author: who, Committer: who}); err != nil {
+		b.Fatalf("commit the generated files: %v", err)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return root
+}
+
+// BenchmarkOpenChildren10k is the check td close makes before closing an
+// issue with an open child: the index searched, decoded, one child read.
+func BenchmarkOpenChildren10k(b *testing.B) {
+	root := benchRoot(b)
+	benchWarm(b, root)
+	// Generated issue i+1 is child_of issue i when i+1 is 1 modulo 4.
+	parent := gen.ID(benchIssues/6 - (benchIssues/6)%8)
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := benchOpen(b, root).OpenChildren(parent)
+		if err != nil || len(got) != 1 {
+			b.Fatalf("open children %v %v", got, err)
+		}
+	}
+}
+
+// BenchmarkOpenChildrenNone10k is the same check for an issue without
+// children: one search of the index bytes.
+func BenchmarkOpenChildrenNone10k(b *testing.B) {
+	root := benchRoot(b)
+	benchWarm(b, root)
+	id := gen.ID(benchIssues / 3)
+	b.ReportAllocs()
+	for b.Loop() {
+		if got, err := benchOpen(b, root).OpenChildren(id); err != nil || len(got) != 0 {
+			b.Fatalf("open children %v %v", got, err)
+		}
+	}
+}
+
+// BenchmarkLink10k adds and removes a blocked_by link: the cycle check
+// walks the blocker's chain, then the write, ledger and stage of a
+// mutation. Target (a mutation): 25 ms.
+func BenchmarkLink10k(b *testing.B) {
+	from, to := gen.ID(benchIssues/7), gen.ID(benchIssues/7+3)
+	benchAlternate(b,
+		func(s *Store, se *Session) error {
+			_, err := s.Link(se, from, string(domain.BlockedBy), to)
+			return err
+		},
+		func(s *Store, se *Session) error {
+			_, err := s.Unlink(se, from, string(domain.BlockedBy), to)
+			return err
+		})
 }

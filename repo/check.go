@@ -170,15 +170,15 @@ func (s *Store) Check(o CheckOptions) (*CheckReport, error) {
 
 // openBase finds the merge base of base and HEAD and its snapshot.
 func (c *checker) openBase(base string) error {
-	g, err := c.s.repo()
+	g, err := c.s.GitRepo()
 	if err != nil {
 		return err
 	}
 	if g == nil {
-		return errorf(CodeRefused, "--base compares with git history, and %s is not in a git repository; run td check without --base", c.s.Root)
+		return Errorf(CodeRefused, "--base compares with git history, and %s is not in a git repository; run td check without --base", c.s.Root)
 	}
 	if _, err := g.Resolve(base); err != nil {
-		return revisionError(base, err)
+		return RevisionError(base, err)
 	}
 	if _, err := g.Resolve("HEAD"); err != nil {
 		return &Error{Code: CodeNotFound, Err: err, Msg: "HEAD has no commits yet, so there is no history to check against " + base + "; run td check without --base"}
@@ -210,7 +210,7 @@ func (c *checker) parseAll() {
 		violations []Violation
 	}
 	results := make([]result, len(paths))
-	forEach(len(paths), ioWorkers(), 64, func(i int) {
+	ForEach(len(paths), IOWorkers(), 64, func(i int) {
 		sub := &checker{report: &CheckReport{}}
 		r := &results[i]
 		r.issue, r.entries, r.session, r.config = sub.parseFile(c.head, paths[i])
@@ -219,7 +219,7 @@ func (c *checker) parseAll() {
 	for i, p := range paths {
 		r := results[i]
 		c.report.Violations = append(c.report.Violations, r.violations...)
-		if id, ok := issueIDOf(p); ok && ValidIssueID(id) && strings.HasSuffix(p, ".md") {
+		if id, ok := IssueIDOf(p); ok && ValidIssueID(id) && strings.HasSuffix(p, ".md") {
 			c.report.Issues++
 			c.ids[id] = true
 		}
@@ -227,7 +227,7 @@ func (c *checker) parseAll() {
 		case r.issue != nil:
 			c.issues[r.issue.ID] = r.issue
 		case r.entries != nil:
-			id, _ := issueIDOf(p)
+			id, _ := IssueIDOf(p)
 			c.ledgers[id] = r.entries
 		case r.session != nil:
 			c.sessions[r.session.ID] = r.session
@@ -239,7 +239,7 @@ func (c *checker) parseAll() {
 		// Operators as the base lists them: a branch cannot make itself
 		// an operator and drop criteria in one go.
 		if data, err := c.base.Read(TodosDir + "/" + ConfigFile); err == nil {
-			if cfg, err := parseConfig(TodosDir+"/"+ConfigFile, data); err == nil {
+			if cfg, err := ParseConfig(TodosDir+"/"+ConfigFile, data); err == nil {
 				c.config = cfg
 			}
 		}
@@ -295,7 +295,7 @@ func (c *checker) parseFile(sn *Snapshot, p string) (*Issue, []audit.Entry, *Ses
 		return nil, nil, se, nil
 	}
 	if name == ConfigFile {
-		cfg, err := parseConfig(p, data)
+		cfg, err := ParseConfig(p, data)
 		if err != nil {
 			c.addErr(p, RuleParse, err)
 			return nil, nil, nil, nil
@@ -309,7 +309,7 @@ func (c *checker) parseFile(sn *Snapshot, p string) (*Issue, []audit.Entry, *Ses
 // file name under its own rule so that the file's other checks still run,
 // and checks that at most one of its todos is in progress.
 func (c *checker) parseIssueFile(p, id string, data []byte) *Issue {
-	is, err := parseIssue(p, id, data)
+	is, err := ParseIssue(p, id, data)
 	if err != nil {
 		// An id that differs from the file name: say so under its own
 		// rule, then read the file by its own id for the other checks.
@@ -318,7 +318,7 @@ func (c *checker) parseIssueFile(p, id string, data []byte) *Issue {
 			c.addErr(p, RuleParse, err)
 			return nil
 		}
-		if is, err = parseIssue(p, own, data); err != nil {
+		if is, err = ParseIssue(p, own, data); err != nil {
 			c.addErr(p, RuleParse, err)
 			return nil
 		}
@@ -364,7 +364,7 @@ func frontmatterID(data []byte) string {
 func parseSessionFile(p, id string, data []byte) (*Session, error) {
 	var se Session
 	if err := yaml.Unmarshal(data, &se); err != nil {
-		return nil, &ParseError{Path: p, Line: yamlErrorLine(err), Msg: yamlErrorMsg(err)}
+		return nil, &ParseError{Path: p, Line: YAMLErrorLine(err), Msg: YAMLErrorMsg(err)}
 	}
 	if se.ID != id {
 		return nil, &ParseError{Path: p, Line: 1, Msg: fmt.Sprintf("id %q does not match the file name", se.ID)}
@@ -689,7 +689,7 @@ func (c *checker) roleOf(id string) domain.Role {
 	if se == nil || se.IsAgent() {
 		return domain.RoleAgent
 	}
-	name, email := splitIdentity(se.Author)
+	name, email := SplitIdentity(se.Author)
 	if c.config.IsOperator(name, email) {
 		return domain.RoleOperator
 	}
@@ -710,7 +710,7 @@ func (c *checker) checkCriteriaDrops() {
 		if err != nil {
 			continue
 		}
-		old, err := parseIssue(p, id, data)
+		old, err := ParseIssue(p, id, data)
 		if err != nil {
 			continue
 		}

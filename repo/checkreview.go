@@ -55,7 +55,7 @@ func (c *checker) checkReview(rg *reviewGit, is *Issue, e addedEntry, mode polic
 	if err != nil {
 		return err
 	}
-	f := reviewFacts(is, se, deriveLedgerFacts(entries[:e.index]), ig)
+	f := ReviewFactsFrom(is, se, DeriveLedgerFacts(entries[:e.index]), ig)
 	if m, ok := e.Details["policy"].(string); ok && (m == string(policy.Strict) || m == string(policy.Balanced)) {
 		mode = policy.Mode(m)
 	}
@@ -143,11 +143,11 @@ func (rg *reviewGit) open() error {
 		return nil
 	}
 	rg.opened = true
-	g, err := rg.c.s.repo()
+	g, err := rg.c.s.GitRepo()
 	if err != nil || g == nil {
 		return err
 	}
-	if rg.prefix, err = rg.c.s.todosInRepo(g); err != nil {
+	if rg.prefix, err = rg.c.s.TodosInRepo(g); err != nil {
 		return err
 	}
 	if rg.baseAnc, err = g.Ancestors(rg.c.report.BaseCommit); err != nil {
@@ -176,7 +176,7 @@ func (rg *reviewGit) history(path string) ([]gitrepo.PathChange, error) {
 // precede the one bringing the ledger line e in; when no commit did (the
 // line is uncommitted), from every commit reachable from HEAD. nil when
 // no commit touched the issue.
-func (rg *reviewGit) factsBefore(id string, e addedEntry) (*issueGit, error) {
+func (rg *reviewGit) factsBefore(id string, e addedEntry) (*IssueGit, error) {
 	if err := rg.open(); err != nil || rg.g == nil {
 		return nil, err
 	}
@@ -202,14 +202,14 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*issueGit, error) {
 			rg.anc[c] = before
 		}
 	}
-	var ig *issueGit
+	var ig *IssueGit
 	add := func(ch gitrepo.PathChange, issueFile bool) {
 		c := ch.Commit
 		if !before[c.Hash] {
 			return
 		}
 		if ig == nil {
-			ig = &issueGit{}
+			ig = &IssueGit{}
 		}
 		sessions := c.Trailer("Td-Session")
 		if issueFile && ch.Added && (ig.AddedBy == "" || c.Committer.When.Before(ig.AddedAt)) {
@@ -218,10 +218,10 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*issueGit, error) {
 				ig.AddedSession = sessions[0]
 			}
 		}
-		ig.Sessions = appendNew(ig.Sessions, sessions...)
+		ig.Sessions = AppendNew(ig.Sessions, sessions...)
 		for _, a := range c.Trailer("Td-Action") {
 			if a == audit.ActionStarted || a == audit.ActionUnstarted {
-				ig.Implementers = appendNew(ig.Implementers, sessions...)
+				ig.Implementers = AppendNew(ig.Implementers, sessions...)
 			}
 		}
 	}

@@ -53,12 +53,12 @@ var DefaultMetaPaths = []string{
 	".gitattributes",
 }
 
-func parseConfig(path string, data []byte) (*Config, error) {
+func ParseConfig(path string, data []byte) (*Config, error) {
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, &ParseError{Path: path, Line: yamlErrorLine(err), Msg: yamlErrorMsg(err)}
+		return nil, &ParseError{Path: path, Line: YAMLErrorLine(err), Msg: YAMLErrorMsg(err)}
 	}
 	if c.IDPrefix == "" {
 		c.IDPrefix = "td"
@@ -106,7 +106,7 @@ func (c *Config) TodoReview(path domain.AgentPath) string {
 // an entry without an email matches by name.
 func (c *Config) IsOperator(name, email string) bool {
 	for _, op := range c.Operators {
-		n, e := splitIdentity(op)
+		n, e := SplitIdentity(op)
 		if e != "" && email != "" && strings.EqualFold(e, email) {
 			return true
 		}
@@ -117,7 +117,7 @@ func (c *Config) IsOperator(name, email string) bool {
 	return false
 }
 
-func splitIdentity(s string) (name, email string) {
+func SplitIdentity(s string) (name, email string) {
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndex(s, "<"); i >= 0 && strings.HasSuffix(s, ">") {
 		return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1 : len(s)-1])

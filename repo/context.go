@@ -99,7 +99,7 @@ func (s *Store) SessionContext(se *Session, kind string) (*Context, error) {
 	}
 	anchors := project
 	if rt.BoundIssue != "" {
-		is, err := s.readIssueFile(rt.BoundIssue)
+		is, err := s.ReadIssueFile(rt.BoundIssue)
 		switch {
 		case CodeOf(err) == CodeNotFound:
 			ctx.Warnings = append(ctx.Warnings, fmt.Sprintf("this session is bound to %s, which no longer exists: td session unbind, and ask for another issue", rt.BoundIssue))
@@ -107,7 +107,7 @@ func (s *Store) SessionContext(se *Session, kind string) (*Context, error) {
 			ctx.Warnings = append(ctx.Warnings, fmt.Sprintf("the bound issue cannot be read: %v", err))
 		default:
 			ctx.Issue = is
-			cl := checklistOf(is)
+			cl := ChecklistOf(is)
 			ctx.Items, ctx.Rendered = cl.Items(), cl.Render()
 			anchors = append(anchors, is.Anchors()...)
 		}
@@ -123,7 +123,7 @@ func (s *Store) SessionContext(se *Session, kind string) (*Context, error) {
 		}
 	}
 	if ctx.Issue != nil && !se.IsSubagent() {
-		waiting, err := s.pendingProposals(ctx.Issue.ID)
+		waiting, err := s.PendingProposals(ctx.Issue.ID)
 		if err != nil {
 			ctx.Warnings = append(ctx.Warnings, err.Error())
 		}
@@ -226,7 +226,7 @@ func nextSteps(se *Session, role domain.Role, ctx *Context) []string {
 	}
 	var next []string
 	if ctx.Proposals > 0 {
-		next = append(next, fmt.Sprintf("%s from subagents %s: td todo view shows them, td todo accept or reject decides", plural(ctx.Proposals, "A proposal", fmt.Sprintf("%d proposals", ctx.Proposals)), plural(ctx.Proposals, "waits", "wait")))
+		next = append(next, fmt.Sprintf("%s from subagents %s: td todo view shows them, td todo accept or reject decides", Plural(ctx.Proposals, "A proposal", fmt.Sprintf("%d proposals", ctx.Proposals)), Plural(ctx.Proposals, "waits", "wait")))
 	}
 	if is.Status == domain.StatusOpen && !se.IsSubagent() {
 		next = append(next, fmt.Sprintf("Start the issue: td start %s", is.ID))

@@ -37,7 +37,7 @@ func (e *Error) Error() string { return e.Msg }
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-func errorf(code Code, format string, args ...any) *Error {
+func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 

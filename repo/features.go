@@ -30,11 +30,11 @@ type FeatureState struct {
 func (s *Store) Feature(name string) (FeatureState, error) {
 	f, err := policy.KnownFlag(name)
 	if err != nil {
-		return FeatureState{}, errorf(CodeInvalid, "%v", err)
+		return FeatureState{}, Errorf(CodeInvalid, "%v", err)
 	}
 	v, src, err := policy.Resolve(name, s.Env, s.Config.Features)
 	if err != nil {
-		return FeatureState{}, errorf(CodeInvalid, "%v", err)
+		return FeatureState{}, Errorf(CodeInvalid, "%v", err)
 	}
 	st := FeatureState{Name: name, Value: v, Source: src, Default: f.Default, Policy: f.Policy, Usage: f.Usage}
 	if c, ok := s.Config.Features[name]; ok {
@@ -89,22 +89,22 @@ func (s *Store) UnknownFeatures() []string {
 func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureChange, error) {
 	f, err := policy.KnownFlag(name)
 	if err != nil {
-		return FeatureChange{}, errorf(CodeInvalid, "%v", err)
+		return FeatureChange{}, Errorf(CodeInvalid, "%v", err)
 	}
 	if s.EffectiveRole(se) != domain.RoleOperator {
-		return FeatureChange{}, errorf(CodeRefused, "only an operator may change feature flags; session %s acts as an agent", se.ID)
+		return FeatureChange{}, Errorf(CodeRefused, "only an operator may change feature flags; session %s acts as an agent", se.ID)
 	}
 	if _, _, err := policy.Resolve(name, s.Env, nil); err != nil {
-		return FeatureChange{}, errorf(CodeInvalid, "%v; fix or unset it first", err)
+		return FeatureChange{}, Errorf(CodeInvalid, "%v; fix or unset it first", err)
 	}
 	var ch FeatureChange
 	err = s.Update(func(tx *Tx) error {
-		p := s.path(ConfigFile)
+		p := s.Path(ConfigFile)
 		data, err := readRegular(p, 1<<20)
 		if err != nil {
-			return s.fileError(p, err)
+			return s.FileError(p, err)
 		}
-		cfg, err := parseConfig(s.rel(p), data)
+		cfg, err := ParseConfig(s.rel(p), data)
 		if err != nil {
 			return err
 		}
@@ -124,9 +124,9 @@ func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureChange
 		}
 		out, err := setConfigKey(data, "features", boolMapNode(next))
 		if err != nil {
-			return errorf(CodeRefused, "cannot rewrite %s: %v; edit features: by hand", s.rel(p), err)
+			return Errorf(CodeRefused, "cannot rewrite %s: %v; edit features: by hand", s.rel(p), err)
 		}
-		ncfg, err := parseConfig(s.rel(p), out)
+		ncfg, err := ParseConfig(s.rel(p), out)
 		if err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureChange
 		ch.Changed = true
 		if f.Policy {
 			before, after := describeFlag(old, had, f.Default), describeFlag(derefOr(value, false), value != nil, f.Default)
-			e, err := s.appendSecurityEvent(tx, se, "", audit.KindFeatureFlag, fmt.Sprintf("%s: %s -> %s", name, before, after))
+			e, err := s.AppendSecurityEvent(tx, se, "", audit.KindFeatureFlag, fmt.Sprintf("%s: %s -> %s", name, before, after))
 			if err != nil {
 				return err
 			}

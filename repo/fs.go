@@ -190,10 +190,10 @@ func splitYAMLError(err error) (int, string) {
 }
 
 // yamlErrorLine extracts the 1-based line from a yaml.v3 error, or 0.
-func yamlErrorLine(err error) int { n, _ := splitYAMLError(err); return n }
+func YAMLErrorLine(err error) int { n, _ := splitYAMLError(err); return n }
 
 // yamlErrorMsg strips yaml.v3's "yaml: line N:" prefix.
-func yamlErrorMsg(err error) string { _, m := splitYAMLError(err); return m }
+func YAMLErrorMsg(err error) string { _, m := splitYAMLError(err); return m }
 
 // lockTimeout bounds how long a td process waits for another to finish.
 const lockTimeout = 30 * time.Second

@@ -24,13 +24,13 @@ type gitFacts struct {
 	// when it changes (the clone was deepened) they are read again.
 	Shallow string
 	Seen    []string
-	Issues  map[string]*issueGit
+	Issues  map[string]*IssueGit
 
 	seen map[string]bool
 }
 
 // issueGit is one issue's facts from committed history.
-type issueGit struct {
+type IssueGit struct {
 	// AddedBy is the author of the oldest commit that added the issue
 	// file; AddedSession its Td-Session trailer, if any.
 	AddedBy      string
@@ -50,7 +50,7 @@ const (
 // issueGitFacts returns the committed-history facts of one issue, nil when
 // the tree is not in git or no commit touched the issue. The scan runs once
 // per Store and only over commits not seen before.
-func (s *Store) issueGitFacts(id string) (*issueGit, error) {
+func (s *Store) IssueGitFacts(id string) (*IssueGit, error) {
 	if !s.gitFactsLoaded {
 		s.gitFactsLoaded = true
 		f, err := s.loadGitFacts()
@@ -66,12 +66,12 @@ func (s *Store) issueGitFacts(id string) (*issueGit, error) {
 }
 
 func (s *Store) loadGitFacts() (*gitFacts, error) {
-	g, err := s.repo()
+	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return nil, err
 	}
 	cached := &gitFacts{}
-	if data, err := os.ReadFile(s.path(LocalDir, gitFactsFile)); err == nil {
+	if data, err := os.ReadFile(s.Path(LocalDir, gitFactsFile)); err == nil {
 		if f, err := decodeGitFacts(data); err == nil {
 			cached = f
 		}
@@ -87,7 +87,7 @@ func (s *Store) loadGitFacts() (*gitFacts, error) {
 // cached HEAD is no longer in HEAD's history (a rebase, a reset), it starts
 // over, since facts from commits that are gone must not count.
 func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
-	g, _ := s.repo()
+	g, _ := s.GitRepo()
 	shallow := g.ShallowBoundary()
 	if cached.Shallow != shallow {
 		cached = &gitFacts{}
@@ -107,7 +107,7 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 	historyDir := TodosDir + "/" + HistoryDir
 	head, walked, changes, err := g.DirHistory([]string{issuesDir, historyDir}, known)
 	if err != nil {
-		return nil, errorf(CodeInternal, "read the git history of .todos: %v", err)
+		return nil, Errorf(CodeInternal, "read the git history of .todos: %v", err)
 	}
 	if head == cached.Head && cached.Issues != nil {
 		return cached, nil
@@ -117,7 +117,7 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 	}
 	f := cached
 	if f.Issues == nil {
-		f.Issues = map[string]*issueGit{}
+		f.Issues = map[string]*IssueGit{}
 	}
 	// Oldest first, so "the commit that added the file" is the first add.
 	for i := len(changes) - 1; i >= 0; i-- {
@@ -140,7 +140,7 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 			}
 			ig := f.Issues[id]
 			if ig == nil {
-				ig = &issueGit{}
+				ig = &IssueGit{}
 				f.Issues[id] = ig
 			}
 			if fc.Dir == issuesDir && fc.Added && (ig.AddedBy == "" || c.Committer.When.Before(ig.AddedAt)) {
@@ -149,9 +149,9 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 					ig.AddedSession = sessions[0]
 				}
 			}
-			ig.Sessions = appendNew(ig.Sessions, sessions...)
+			ig.Sessions = AppendNew(ig.Sessions, sessions...)
 			if impl {
-				ig.Implementers = appendNew(ig.Implementers, sessions...)
+				ig.Implementers = AppendNew(ig.Implementers, sessions...)
 			}
 		}
 	}
@@ -163,7 +163,7 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 	}
 	f.Head, f.Shallow = head, shallow
 	// A failed cache write only costs speed next time.
-	_ = writeCacheFile(s.path(LocalDir, gitFactsFile), encodeGitFacts(f))
+	_ = writeCacheFile(s.Path(LocalDir, gitFactsFile), encodeGitFacts(f))
 	return f, nil
 }
 
@@ -221,10 +221,10 @@ func decodeGitFacts(data []byte) (*gitFacts, error) {
 	if r.err != nil || n > uint64(len(r.s)-r.off)/6 {
 		return nil, errBadIndex
 	}
-	f.Issues = make(map[string]*issueGit, n)
+	f.Issues = make(map[string]*IssueGit, n)
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		id := r.str()
-		f.Issues[id] = &issueGit{AddedBy: r.str(), AddedSession: r.str(), AddedAt: r.time(),
+		f.Issues[id] = &IssueGit{AddedBy: r.str(), AddedSession: r.str(), AddedAt: r.time(),
 			Sessions: nilIfEmpty(r.strs()), Implementers: nilIfEmpty(r.strs())}
 	}
 	if r.err != nil || r.off != len(r.s) {

@@ -98,7 +98,7 @@ func claimsFrom(f policy.Facts, source string) []policy.Claim {
 func TestReviewFactsReadCommittedHistory(t *testing.T) {
 	g := newGitStore(t)
 	se := actor(t, g.s)
-	is, err := g.s.CreateIssue(se, CreateOptions{Title: "Sign in"})
+	is, err := createIssue(g.s, se, "Sign in")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestGitFactsCacheRoundTripAndCorruption(t *testing.T) {
 	f := &gitFacts{
 		Head: "d7d109ba7fa21ce2dd47c1ab65b05d3549f460c0",
 		Seen: []string{"d7d109ba7fa21ce2dd47c1ab65b05d3549f460c0", "0123456789abcdef0123456789abcdef01234567"},
-		Issues: map[string]*issueGit{
+		Issues: map[string]*IssueGit{
 			"td-aaaaaa": {AddedBy: "Op <op@example.com>", AddedSession: "ses_a", AddedAt: time.Unix(1795000000, 0).UTC(),
 				Sessions: []string{"ses_a", "ses_w"}, Implementers: []string{"ses_w"}},
 			"td-bbbbbb": {},
@@ -186,7 +186,7 @@ func TestGitFactsCacheRoundTripAndCorruption(t *testing.T) {
 func TestReviewFactsInAShallowClone(t *testing.T) {
 	g := newGitStore(t)
 	se := actor(t, g.s)
-	is, err := g.s.CreateIssue(se, CreateOptions{Title: "Sign in"})
+	is, err := createIssue(g.s, se, "Sign in")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,5 +229,16 @@ func TestReviewFactsInAShallowClone(t *testing.T) {
 	}
 	if c := claimsFrom(f, policy.SourceCommit); len(c) != 1 || c[0].Session != se.ID {
 		t.Fatalf("after deepening the clone, commit claims %+v, want the adding commit by %s", c, se.ID)
+	}
+}
+
+func (g *gitStore) Write(rel, content string) {
+	g.t.Helper()
+	p := filepath.Join(g.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		g.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		g.t.Fatal(err)
 	}
 }

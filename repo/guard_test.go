@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/tdproject/td/policy/domain"
-	"github.com/tdproject/td/repo/gitrepo"
 )
 
 // verdicts renders a report as "path=allowed" lines, sorted as the report
@@ -40,17 +39,6 @@ func startAgent(t *testing.T, s *Store, category domain.Category) *Session {
 	return se
 }
 
-func (g *gitStore) write(rel, content string) {
-	g.t.Helper()
-	p := filepath.Join(g.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		g.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		g.t.Fatal(err)
-	}
-}
-
 func TestGuardProjectAgent(t *testing.T) {
 	g := newGitStore(t)
 	g.commit("init")
@@ -60,7 +48,7 @@ func TestGuardProjectAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.write("main.go", "package main\n")
+	g.Write("main.go", "package main\n")
 	g.git("add", "main.go")
 
 	// td wrote the ledger and the session file for the agent: they pass.
@@ -84,9 +72,9 @@ func TestGuardProjectAgent(t *testing.T) {
 	// Hand edits of the config and of the ledger td wrote, staged with git
 	// add, are refused.
 	ledger := ".todos/history/" + is.ID + ".jsonl"
-	g.write(".todos/config.yaml", "id_prefix: td\noperators: []\n")
+	g.Write(".todos/config.yaml", "id_prefix: td\noperators: []\n")
 	data, _ := os.ReadFile(filepath.Join(g.dir, ledger))
-	g.write(ledger, string(data)+`{"ts":"2026-11-21T10:00:00Z","session":"ses_forged00","action":"approved"}`+"\n")
+	g.Write(ledger, string(data)+`{"ts":"2026-11-21T10:00:00Z","session":"ses_forged00","action":"approved"}`+"\n")
 	g.git("add", ".todos/config.yaml", ledger)
 	rep = guardStaged(t, g.s, se)
 	refused := rep.Refused()
@@ -108,7 +96,7 @@ func TestGuardProjectAgent(t *testing.T) {
 	// Back to HEAD's files, td's writes pass again, the unstaged hand
 	// edit of a file td did not touch is not part of the change.
 	g.git("checkout", "HEAD", "--", ".todos/config.yaml", ledger)
-	g.write("main.go", "package main // edited\n")
+	g.Write("main.go", "package main // edited\n")
 	if _, _, err := g.s.Comment(se, is.ID, "through td"); err != nil {
 		t.Fatal(err)
 	}
@@ -131,22 +119,22 @@ func TestTdChain(t *testing.T) {
 	a, b, c, x := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40), strings.Repeat("x", 40)
 	for _, tc := range []struct {
 		name         string
-		entries      []journalEntry
+		entries      []JournalEntry
 		staged, head string
 		want         bool
 	}{
 		{"no writes", nil, a, "-", false},
-		{"one write from nothing", []journalEntry{{a, "-"}}, a, "-", true},
-		{"one write from HEAD", []journalEntry{{b, a}}, b, a, true},
-		{"a chain from HEAD", []journalEntry{{b, a}, {c, b}}, c, a, true},
-		{"a chain whose start HEAD holds", []journalEntry{{a, "-"}, {b, a}, {c, b}}, c, b, true},
-		{"a hand edit between two writes", []journalEntry{{b, a}, {c, x}}, c, a, false},
-		{"a hand edit before the first write", []journalEntry{{c, x}}, c, a, false},
-		{"staged is not td's", []journalEntry{{b, a}}, x, a, false},
-		{"staged is an earlier write of td's", []journalEntry{{b, a}, {c, b}}, b, a, true},
-		{"td could not read the file", []journalEntry{{b, "?"}}, b, a, false},
-		{"a deletion td made", []journalEntry{{"-", a}}, "-", a, true},
-		{"a branch switch: HEAD moved", []journalEntry{{b, a}, {c, x}}, c, x, true},
+		{"one write from nothing", []JournalEntry{{a, "-"}}, a, "-", true},
+		{"one write from HEAD", []JournalEntry{{b, a}}, b, a, true},
+		{"a chain from HEAD", []JournalEntry{{b, a}, {c, b}}, c, a, true},
+		{"a chain whose start HEAD holds", []JournalEntry{{a, "-"}, {b, a}, {c, b}}, c, b, true},
+		{"a hand edit between two writes", []JournalEntry{{b, a}, {c, x}}, c, a, false},
+		{"a hand edit before the first write", []JournalEntry{{c, x}}, c, a, false},
+		{"staged is not td's", []JournalEntry{{b, a}}, x, a, false},
+		{"staged is an earlier write of td's", []JournalEntry{{b, a}, {c, b}}, b, a, true},
+		{"td could not read the file", []JournalEntry{{b, "?"}}, b, a, false},
+		{"a deletion td made", []JournalEntry{{"-", a}}, "-", a, true},
+		{"a branch switch: HEAD moved", []JournalEntry{{b, a}, {c, x}}, c, x, true},
 	} {
 		if got := tdChain(tc.entries, tc.staged, tc.head); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
@@ -159,10 +147,10 @@ func TestGuardMetaAgentAndOperator(t *testing.T) {
 	g.commit("init")
 	g.reopen()
 	meta := startAgent(t, g.s, domain.CategoryMeta)
-	g.write("main.go", "package main\n")
-	g.write(".todos/config.yaml", "id_prefix: td\noperators: []\n")
-	g.write(".todos/issues/td-aaaaaa.md", "---\nid: td-aaaaaa\ntitle: x\n---\n")
-	g.write(".todos/local/junk", "local\n")
+	g.Write("main.go", "package main\n")
+	g.Write(".todos/config.yaml", "id_prefix: td\noperators: []\n")
+	g.Write(".todos/issues/td-aaaaaa.md", "---\nid: td-aaaaaa\ntitle: x\n---\n")
+	g.Write(".todos/local/junk", "local\n")
 	g.git("add", "main.go", ".todos/config.yaml", ".todos/issues/td-aaaaaa.md")
 	g.git("add", "-f", ".todos/local/junk")
 	rep := guardStaged(t, g.s, meta)
@@ -198,7 +186,7 @@ func TestGuardReadsTheIndexGitNames(t *testing.T) {
 	g.reopen()
 	meta := startAgent(t, g.s, domain.CategoryMeta)
 	g.commit("session")
-	g.write("main.go", "package main\n")
+	g.Write("main.go", "package main\n")
 	g.git("add", "main.go")
 	// While git commit runs a hook for git commit -a or a commit of named
 	// paths, GIT_INDEX_FILE names the index being committed.
@@ -333,22 +321,22 @@ func TestGuardMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.write("conflict.txt", "base\n")
+	g.Write("conflict.txt", "base\n")
 	g.commit("base")
 	g.git("checkout", "-q", "-b", "side")
 	g.reopen()
 	if _, _, err := g.s.Comment(op, is.ID, "from the side branch"); err != nil {
 		t.Fatal(err)
 	}
-	g.write(".todos/anchors.md", "# anchors from the side\n")
-	g.write("conflict.txt", "side\n")
+	g.Write(".todos/anchors.md", "# anchors from the side\n")
+	g.Write("conflict.txt", "side\n")
 	g.commit("side")
 	g.git("checkout", "-q", "main")
 	g.reopen()
 	if _, _, err := g.s.Comment(op, is.ID, "from main"); err != nil {
 		t.Fatal(err)
 	}
-	g.write("conflict.txt", "main\n")
+	g.Write("conflict.txt", "main\n")
 	g.commit("main")
 	proj := startAgent(t, g.s, domain.CategoryProject)
 	g.commit("agent")
@@ -358,7 +346,7 @@ func TestGuardMerge(t *testing.T) {
 	if out, err := runGit(g, cmd...); err == nil {
 		t.Fatalf("the merge did not conflict: %s", out)
 	}
-	g.write("conflict.txt", "resolved\n")
+	g.Write("conflict.txt", "resolved\n")
 	g.git("add", "conflict.txt")
 	g.reopen()
 	rep := guardStaged(t, g.s, proj)
@@ -372,11 +360,11 @@ func TestGuardMerge(t *testing.T) {
 		t.Errorf("reason: %q", rep.Checked[0].Reason)
 	}
 	// An edit on top of what the merge brought is the session's own.
-	g.write(".todos/anchors.md", "# anchors, edited during the merge\n")
+	g.Write(".todos/anchors.md", "# anchors, edited during the merge\n")
 	g.git("add", ".todos/anchors.md")
 	ledger := ".todos/history/" + is.ID + ".jsonl"
 	data, _ := os.ReadFile(filepath.Join(g.dir, ledger))
-	g.write(ledger, string(data)+`{"forged":true}`+"\n")
+	g.Write(ledger, string(data)+`{"forged":true}`+"\n")
 	g.git("add", ledger)
 	rep = guardStaged(t, g.s, proj)
 	if r := rep.Refused(); len(r) != 2 {
@@ -389,77 +377,6 @@ func runGit(g *gitStore, args ...string) (string, error) {
 	return string(out), err
 }
 
-func TestJournalCompaction(t *testing.T) {
-	g := newGitStore(t)
-	g.commit("init")
-	g.reopen()
-	se := actor(t, g.s)
-	is, err := g.s.CreateIssue(se, CreateOptions{Title: "busy"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.commit("issue")
-	g.reopen()
-	ledger := ".todos/history/" + is.ID + ".jsonl"
-	journal := filepath.Join(g.dir, ".todos", "local", journalName)
-	// Enough old writes, all ending at what HEAD holds, to pass the
-	// compaction size.
-	committed, err := os.ReadFile(filepath.Join(g.dir, filepath.FromSlash(ledger)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := gitrepo.BlobHash(committed) + " - " + ledger + "\n"
-	var filler strings.Builder
-	for filler.Len() < journalCompactAt {
-		filler.WriteString(line)
-	}
-	if err := os.WriteFile(journal, []byte(filler.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := g.s.Comment(se, is.ID, "one more"); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(journal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// One write is left: td's last, which starts from HEAD's content.
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], journalHeader) || !strings.HasSuffix(lines[1], " "+gitrepo.BlobHash(committed)+" "+ledger) {
-		t.Fatalf("compacted journal:\n%s", data)
-	}
-	if journalBase(data) != int64(len(data)-len(lines[0])-1) {
-		t.Errorf("header %q for a body of %d bytes", lines[0], len(data)-len(lines[0])-1)
-	}
-	// The pending write still passes.
-	proj := startAgent(t, g.s, domain.CategoryProject)
-	if r := guardStaged(t, g.s, proj).Refused(); len(r) != 0 {
-		t.Errorf("after compaction: %+v", r)
-	}
-	// Once committed, a compaction drops the chain; without a repository
-	// to ask, it keeps every chain.
-	g.commit("comment")
-	g.reopen()
-	data, _ = os.ReadFile(journal)
-	if err := g.s.compactJournal(nil, journal, data); err != nil {
-		t.Fatal(err)
-	}
-	// (The ledger and the session file of the agent started above.)
-	if j := g.s.readJournal(); len(j[ledger]) != 1 || len(j) != 2 {
-		t.Errorf("compaction without git: %v", j)
-	}
-	data, _ = os.ReadFile(journal)
-	if err := g.s.compactJournal(mustRepo(t, g.s), journal, data); err != nil {
-		t.Fatal(err)
-	}
-	if j := g.s.readJournal(); len(j) != 0 {
-		t.Errorf("committed writes kept: %v", j)
-	}
-	if b := journalBase([]byte(journalHeader + "123 bytes\nx")); b != 123 {
-		t.Errorf("journalBase = %d", b)
-	}
-}
-
 // Todo mutations write only the issue file, which is not a meta path: they
 // add nothing to the journal.
 func TestJournalSkipsIssueFiles(t *testing.T) {
@@ -469,19 +386,10 @@ func TestJournalSkipsIssueFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := g.s.readJournal()
+	j := g.s.ReadJournal()
 	if _, ok := j[".todos/issues/"+is.ID+".md"]; ok || len(j) != 2 {
 		t.Errorf("journal after create: %v", j)
 	}
-}
-
-func mustRepo(t *testing.T, s *Store) *gitrepo.Repo {
-	t.Helper()
-	r, err := s.repo()
-	if err != nil || r == nil {
-		t.Fatalf("no repository: %v", err)
-	}
-	return r
 }
 
 func gitCommand(g *gitStore, args ...string) *exec.Cmd {

@@ -97,12 +97,12 @@ type HookInstall struct {
 // refused, naming it, unless o.Force, which keeps it as a backup; nothing
 // is written when any hook is refused.
 func (s *Store) InstallHooks(o HookOptions) ([]HookInstall, error) {
-	g, err := s.repo()
+	g, err := s.GitRepo()
 	if err != nil {
 		return nil, err
 	}
 	if g == nil {
-		return nil, errorf(CodeRefused, "%s is not in a git repository, and git hooks need one; run git init first", s.Root)
+		return nil, Errorf(CodeRefused, "%s is not in a git repository, and git hooks need one; run git init first", s.Root)
 	}
 	dir := g.HooksDir()
 	scripts := HookScripts()
@@ -176,7 +176,7 @@ func foreignHooksError(plan []HookInstall, scripts []HookScript) error {
 	if len(paths) > 1 {
 		what, them = "hooks that are not td's", "them"
 	}
-	return errorf(CodeRefused, "%s already has %s, and td does not overwrite %s; run td hooks install --force to replace %s (each old hook is kept as <name>%s), or call td from %s yourself:\n%s",
+	return Errorf(CodeRefused, "%s already has %s, and td does not overwrite %s; run td hooks install --force to replace %s (each old hook is kept as <name>%s), or call td from %s yourself:\n%s",
 		strings.Join(paths, ", "), what, them, them, hookBackupSuffix, them, strings.Join(lines, "\n"))
 }
 
@@ -250,7 +250,7 @@ func (s *Store) CommitMsg(se *Session, file string) (string, error) {
 	if filepath.Base(file) == "MERGE_MSG" {
 		return "", nil
 	}
-	if g, err := s.repo(); err == nil && g != nil {
+	if g, err := s.GitRepo(); err == nil && g != nil {
 		for _, name := range []string{"MERGE_HEAD", "SQUASH_MSG"} {
 			if _, err := os.Stat(filepath.Join(g.GitDir(), name)); err == nil {
 				return "", nil
@@ -274,7 +274,7 @@ func (s *Store) addSessionTrailer(se *Session, file string) (string, error) {
 		return "", fmt.Errorf("read the commit message: %w", err)
 	}
 	comment := "#"
-	if g, err := s.repo(); err == nil && g != nil {
+	if g, err := s.GitRepo(); err == nil && g != nil {
 		if c := g.ConfigValue("core", "", "commentchar"); c != "" && c != "auto" {
 			comment = c
 		}

@@ -71,7 +71,7 @@ type idSource struct {
 	next func() (uint64, error) // sequence number for seeded mode
 }
 
-func (s idSource) suffix(n int) (string, error) {
+func (s idSource) Suffix(n int) (string, error) {
 	if s.seed == "" {
 		return randomBase36(n)
 	}
@@ -109,10 +109,10 @@ func encodeBase36(v *big.Int, n int) string {
 
 // normalizeRef lowercases and validates an issue reference typed by a user
 // before it is compared with anything or turned into a path.
-func normalizeRef(ref string) (string, error) {
+func NormalizeRef(ref string) (string, error) {
 	r := strings.ToLower(strings.TrimSpace(ref))
 	if !validRef(r) {
-		return "", errorf(CodeInvalid, "%q is not an issue ID: IDs look like td-k3x9qa (letters, digits and one dash)", ref)
+		return "", Errorf(CodeInvalid, "%q is not an issue ID: IDs look like td-k3x9qa (letters, digits and one dash)", ref)
 	}
 	return r, nil
 }

@@ -51,7 +51,7 @@ func TestNormalizeRefRefusesPaths(t *testing.T) {
 		{strings.Repeat("a", 60), ""},
 	}
 	for _, tt := range tests {
-		got, err := normalizeRef(tt.ref)
+		got, err := NormalizeRef(tt.ref)
 		if tt.want == "" {
 			if err == nil {
 				t.Errorf("normalizeRef(%q) = %q, want a refusal", tt.ref, got)
@@ -69,15 +69,15 @@ func TestNormalizeRefRefusesPaths(t *testing.T) {
 func TestSeededIDsAreDeterministicAndRandomOnesDiffer(t *testing.T) {
 	seq := uint64(0)
 	src := idSource{seed: "s", next: func() (uint64, error) { seq++; return seq, nil }}
-	a, _ := src.suffix(6)
+	a, _ := src.Suffix(6)
 	seq = 0
-	b, _ := src.suffix(6)
+	b, _ := src.Suffix(6)
 	if a != b || len(a) != 6 {
 		t.Fatalf("seeded suffixes %q and %q should be equal and 6 long", a, b)
 	}
 	seen := map[string]bool{}
 	for i := 0; i < 1000; i++ {
-		s, err := idSource{}.suffix(6)
+		s, err := idSource{}.Suffix(6)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ import (
 // the issue files without a word.
 
 const (
-	indexFile    = "index.bin"
+	IndexFile    = "index.bin"
 	indexMagic   = "TDIX"
 	indexVersion = 1
 	// racyWindow: a file modified this close to the cache write could change
@@ -56,6 +56,20 @@ type indexEntry struct {
 	err   *ParseError
 }
 
+// IssueIDs lists the IDs of the issue files under .todos/issues, read
+// from the directory, not from the index cache.
+func (s *Store) IssueIDs() ([]string, error) {
+	stats, err := s.statIssues()
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(stats))
+	for i, st := range stats {
+		ids[i] = strings.TrimSuffix(st.name, ".md")
+	}
+	return ids, nil
+}
+
 type fileStat struct {
 	name  string
 	size  int64
@@ -66,7 +80,7 @@ type fileStat struct {
 // statIssues lists issues/*.md and stats each file, in parallel: at 10,000
 // files the stat calls dominate the cost of checking the cache.
 func (s *Store) statIssues() ([]fileStat, error) {
-	dir := s.path(IssuesDir)
+	dir := s.Path(IssuesDir)
 	// Stat through a Root on the directory: a lookup of one name relative to
 	// an open directory costs less than a walk of the absolute path.
 	root, err := os.OpenRoot(dir)
@@ -74,17 +88,17 @@ func (s *Store) statIssues() ([]fileStat, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, s.fileError(dir, err)
+		return nil, s.FileError(dir, err)
 	}
 	defer root.Close()
 	f, err := root.Open(".")
 	if err != nil {
-		return nil, s.fileError(dir, err)
+		return nil, s.FileError(dir, err)
 	}
 	names, err := f.Readdirnames(-1)
 	f.Close()
 	if err != nil {
-		return nil, s.fileError(dir, err)
+		return nil, s.FileError(dir, err)
 	}
 	slices.Sort(names)
 	out := make([]fileStat, 0, len(names))
@@ -93,7 +107,7 @@ func (s *Store) statIssues() ([]fileStat, error) {
 			out = append(out, fileStat{name: n})
 		}
 	}
-	forEach(len(out), ioWorkers(), 256, func(i int) {
+	ForEach(len(out), IOWorkers(), 256, func(i int) {
 		st := &out[i]
 		fi, err := root.Lstat(st.name)
 		if err != nil {
@@ -110,7 +124,7 @@ func (s *Store) statIssues() ([]fileStat, error) {
 // loadAll returns every issue, from the cache where it is fresh and from
 // the files where not, plus the parse errors of unreadable files. It
 // rewrites the cache when anything changed.
-func (s *Store) loadAll() ([]*Issue, []error, error) {
+func (s *Store) LoadAll() ([]*Issue, []error, error) {
 	stats, err := s.statIssues()
 	if err != nil {
 		return nil, nil, err
@@ -167,9 +181,9 @@ func (s *Store) statError(st fileStat) *ParseError {
 
 // parseEntries reads and parses the listed entries in parallel.
 func (s *Store) parseEntries(entries []indexEntry, idx []int) {
-	forEach(len(idx), runtime.GOMAXPROCS(0), 64, func(k int) {
+	ForEach(len(idx), runtime.GOMAXPROCS(0), 64, func(k int) {
 		e := &entries[idx[k]]
-		is, err := s.readIssueFile(strings.TrimSuffix(e.name, ".md"))
+		is, err := s.ReadIssueFile(strings.TrimSuffix(e.name, ".md"))
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) {
@@ -186,7 +200,7 @@ func (s *Store) parseEntries(entries []indexEntry, idx []int) {
 // readIndex returns the cached entries sorted by name, nil when the cache
 // is missing or unreadable.
 func (s *Store) readIndex() []indexEntry {
-	data, err := os.ReadFile(s.path(LocalDir, indexFile))
+	data, err := os.ReadFile(s.Path(LocalDir, IndexFile))
 	if err != nil {
 		return nil
 	}
@@ -198,12 +212,12 @@ func (s *Store) readIndex() []indexEntry {
 }
 
 func (s *Store) writeIndex(entries []indexEntry) {
-	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
+	if err := os.MkdirAll(s.Path(LocalDir), 0o755); err != nil {
 		return
 	}
 	data := encodeIndex(entries, racyCutoff())
 	// A failed cache write only costs speed next time.
-	_ = writeCacheFile(s.path(LocalDir, indexFile), data)
+	_ = writeCacheFile(s.Path(LocalDir, IndexFile), data)
 }
 
 type indexWriter struct{ b bytes.Buffer }

@@ -47,7 +47,7 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 		prefix = "td"
 	}
 	if !ValidPrefix(prefix) {
-		return nil, errorf(CodeInvalid, "prefix %q must be a lowercase letter followed by up to 15 lowercase letters or digits", prefix)
+		return nil, Errorf(CodeInvalid, "prefix %q must be a lowercase letter followed by up to 15 lowercase letters or digits", prefix)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -57,7 +57,7 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	switch {
 	case errors.Is(err, gitrepo.ErrNotRepository):
 		if !o.NoGit {
-			return nil, errorf(CodeRefused, "%s is not inside a git work tree; run git init first, or td init --no-git to use td without git", abs)
+			return nil, Errorf(CodeRefused, "%s is not inside a git work tree; run git init first, or td init --no-git to use td without git", abs)
 		}
 		g = nil
 	case err != nil:

@@ -43,7 +43,7 @@ type frontFields struct {
 
 // parseIssue reads an issue file's bytes. wantID is the ID its file name
 // promises. Every problem is a *ParseError naming path and line.
-func parseIssue(path, wantID string, data []byte) (*Issue, error) {
+func ParseIssue(path, wantID string, data []byte) (*Issue, error) {
 	doc, err := markdown.Parse(data)
 	if err != nil {
 		return nil, toParseError(path, err)
@@ -72,17 +72,17 @@ func parseIssue(path, wantID string, data []byte) (*Issue, error) {
 		}
 		return nil, &ParseError{Path: path, Line: 1, Msg: "frontmatter has no title"}
 	}
-	if is.Status, err = oneOf(f.Status, domain.StatusOpen, domain.Statuses(), false); err != nil {
+	if is.Status, err = OneOf(f.Status, domain.StatusOpen, domain.Statuses(), false); err != nil {
 		return nil, bad("status", "status %s", err)
 	}
-	if is.Type, err = oneOf(f.Type, domain.DefaultType, domain.IssueTypes(), false); err != nil {
+	if is.Type, err = OneOf(f.Type, domain.DefaultType, domain.IssueTypes(), false); err != nil {
 		return nil, bad("type", "type %s", err)
 	}
-	if is.Priority, err = oneOf(f.Priority, domain.DefaultPriority, domain.Priorities(), true); err != nil {
+	if is.Priority, err = OneOf(f.Priority, domain.DefaultPriority, domain.Priorities(), true); err != nil {
 		return nil, bad("priority", "priority %s", err)
 	}
 	if f.Resolution != "" {
-		if is.Resolution, err = oneOf(f.Resolution, "", domain.Resolutions(), false); err != nil {
+		if is.Resolution, err = OneOf(f.Resolution, "", domain.Resolutions(), false); err != nil {
 			return nil, bad("resolution", "resolution %s", err)
 		}
 	}
@@ -105,7 +105,7 @@ func parseIssue(path, wantID string, data []byte) (*Issue, error) {
 
 // oneOf checks v against allowed values; empty means def. With fold, case is
 // ignored and the canonical spelling returned.
-func oneOf[T ~string](v string, def T, allowed []T, fold bool) (T, error) {
+func OneOf[T ~string](v string, def T, allowed []T, fold bool) (T, error) {
 	if v == "" {
 		return def, nil
 	}
@@ -141,7 +141,7 @@ func toParseError(path string, err error) error {
 // level-2 heading (goldmark's reading, so headings inside code blocks do not
 // count). Sections after it, td's and the user's, are never touched by a
 // description edit.
-func descriptionEnd(body []byte) int {
+func DescriptionEnd(body []byte) int {
 	for _, h := range markdown.Headings(body) {
 		if h.Level <= 2 {
 			return h.Start
@@ -157,7 +157,7 @@ func (is *Issue) Description() string {
 		return ""
 	}
 	body := is.Doc.Body
-	d := body[:descriptionEnd(body)]
+	d := body[:DescriptionEnd(body)]
 	return strings.TrimSpace(string(bytes.ReplaceAll(d, []byte("\r\n"), []byte("\n"))))
 }
 
@@ -181,7 +181,7 @@ func (is *Issue) HasLabel(l string) bool {
 
 // setField rewrites one frontmatter field in the document, leaving every
 // other byte of the file as it was.
-func (is *Issue) setField(key string, v any) error {
+func (is *Issue) SetField(key string, v any) error {
 	var err error
 	switch x := v.(type) {
 	case string:
@@ -209,11 +209,11 @@ func (is *Issue) setField(key string, v any) error {
 
 // setWord rewrites a string field, and the struct's copy of it, only
 // when the value changes.
-func setWord[T ~string](is *Issue, field string, cur *T, v T) error {
+func SetWord[T ~string](is *Issue, field string, cur *T, v T) error {
 	if *cur == v {
 		return nil
 	}
-	if err := is.setField(field, string(v)); err != nil {
+	if err := is.SetField(field, string(v)); err != nil {
 		return err
 	}
 	*cur = v
@@ -221,7 +221,7 @@ func setWord[T ~string](is *Issue, field string, cur *T, v T) error {
 }
 
 // newIssueDoc renders a new issue file in canonical form.
-func newIssueDoc(is *Issue, description string) (*markdown.File, error) {
+func NewIssueDoc(is *Issue, description string) (*markdown.File, error) {
 	fm := markdown.NewFrontmatter()
 	var body []byte
 	if d := strings.TrimSpace(description); d != "" {
@@ -234,21 +234,42 @@ func newIssueDoc(is *Issue, description string) (*markdown.File, error) {
 		v any
 	}{
 		{"id", is.ID}, {"title", is.Title}, {"status", string(is.Status)}, {"type", string(is.Type)},
-		{"priority", string(is.Priority)}, {"minor", is.Minor}, {"labels", nonNil(is.Labels)},
+		{"priority", string(is.Priority)}, {"minor", is.Minor}, {"labels", NonNil(is.Labels)},
 		{"created_by", is.CreatedBy}, {"implementer", is.Implementer}, {"assignee", is.Assignee},
 		{"resolution", string(is.Resolution)}, {"links", is.Links}, {"created_at", is.CreatedAt},
 		{"updated_at", is.UpdatedAt},
 	} {
-		if err := is.setField(kv.k, kv.v); err != nil {
+		if err := is.SetField(kv.k, kv.v); err != nil {
 			return nil, err
 		}
 	}
 	return doc, nil
 }
 
-func nonNil(s []string) []string {
+func NonNil(s []string) []string {
 	if s == nil {
 		return []string{}
 	}
 	return s
+}
+
+// setLinks rewrites the links field, and the struct's copy of it.
+func (is *Issue) SetLinks(links []domain.Link) error {
+	if links == nil {
+		links = []domain.Link{}
+	}
+	if err := is.SetField("links", links); err != nil {
+		return err
+	}
+	is.Links = links
+	return nil
+}
+
+// setStatus changes the status field in the issue document.
+func (is *Issue) SetStatus(status domain.Status) error {
+	if err := is.SetField("status", string(status)); err != nil {
+		return err
+	}
+	is.Status = status
+	return nil
 }

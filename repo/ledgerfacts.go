@@ -16,7 +16,7 @@ import (
 // reviewable needs it for every issue in review, so it is cached in
 // .todos/local/ledgers.bin, keyed by the ledger file's size and mtime like
 // the index cache, and rebuilt silently when stale or corrupt.
-type ledgerFacts struct {
+type LedgerFacts struct {
 	size, mtime int64
 
 	// Creator is the session of the first "created" entry.
@@ -39,8 +39,8 @@ type ledgerFacts struct {
 var notInvolving = map[string]bool{audit.ActionApproved: true, audit.ActionRejected: true, audit.ActionClosedAgainst: true}
 
 // deriveLedgerFacts reads the policy's facts out of ledger entries.
-func deriveLedgerFacts(entries []audit.Entry) ledgerFacts {
-	var f ledgerFacts
+func DeriveLedgerFacts(entries []audit.Entry) LedgerFacts {
+	var f LedgerFacts
 	for _, e := range entries {
 		switch e.Action {
 		case audit.ActionCreated:
@@ -49,7 +49,7 @@ func deriveLedgerFacts(entries []audit.Entry) ledgerFacts {
 				f.Minor = e.Details["minor"] == true
 			}
 		case audit.ActionStarted, audit.ActionUnstarted:
-			f.Implementers = appendNew(f.Implementers, e.Session)
+			f.Implementers = AppendNew(f.Implementers, e.Session)
 			f.CurrentImplementer = ""
 			if e.Action == audit.ActionStarted {
 				f.CurrentImplementer = e.Session
@@ -58,12 +58,12 @@ func deriveLedgerFacts(entries []audit.Entry) ledgerFacts {
 			if m, ok := e.Details["minor"].(map[string]any); ok {
 				f.Minor = m["to"] == true
 				if f.Minor {
-					f.MinorMarkedBy = appendNew(f.MinorMarkedBy, e.Session)
+					f.MinorMarkedBy = AppendNew(f.MinorMarkedBy, e.Session)
 				}
 			}
 		}
 		if !notInvolving[e.Action] && e.Type != audit.TypeSecurity {
-			f.Involved = appendNew(f.Involved, e.Session)
+			f.Involved = AppendNew(f.Involved, e.Session)
 		}
 	}
 	return f
@@ -71,7 +71,7 @@ func deriveLedgerFacts(entries []audit.Entry) ledgerFacts {
 
 // appendNew appends the non-empty ids list does not hold yet, in order:
 // the session lists the policy reads are sets kept in first-seen order.
-func appendNew(list []string, ids ...string) []string {
+func AppendNew(list []string, ids ...string) []string {
 	for _, id := range ids {
 		if id != "" && !slices.Contains(list, id) {
 			list = append(list, id)
@@ -85,7 +85,7 @@ type ledgerCache struct {
 	mu     sync.Mutex
 	loaded bool
 	dirty  bool
-	m      map[string]ledgerFacts
+	m      map[string]LedgerFacts
 }
 
 const (
@@ -96,14 +96,14 @@ const (
 
 // ledgerFactsOf returns the review facts of an issue's ledger, from the
 // cache when the ledger file has not changed since.
-func (s *Store) ledgerFactsOf(id string) (ledgerFacts, error) {
-	p := s.path(HistoryDir, id+".jsonl")
+func (s *Store) LedgerFactsOf(id string) (LedgerFacts, error) {
+	p := s.Path(HistoryDir, id+".jsonl")
 	fi, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return ledgerFacts{}, nil
+		return LedgerFacts{}, nil
 	}
 	if err != nil {
-		return ledgerFacts{}, s.fileError(p, err)
+		return LedgerFacts{}, s.FileError(p, err)
 	}
 	c := &s.ledgers
 	c.mu.Lock()
@@ -118,15 +118,15 @@ func (s *Store) ledgerFactsOf(id string) (ledgerFacts, error) {
 	}
 	entries, lerrs, err := s.Ledger(id)
 	if err != nil {
-		return ledgerFacts{}, err
+		return LedgerFacts{}, err
 	}
 	if len(lerrs) > 0 {
 		// A line td cannot read might be the one that says who started
 		// the work: the policy does not decide on part of the record.
-		return ledgerFacts{}, &Error{Code: CodeRefused, Err: lerrs[0],
+		return LedgerFacts{}, &Error{Code: CodeRefused, Err: lerrs[0],
 			Msg: fmt.Sprintf("%v; the review policy needs the whole ledger, so repair or restore that line first", lerrs[0])}
 	}
-	f := deriveLedgerFacts(entries)
+	f := DeriveLedgerFacts(entries)
 	f.size, f.mtime = fi.Size(), fi.ModTime().UnixNano()
 	// An untrusted entry that is still within the racy window would be
 	// stored untrusted again: no need to rewrite the cache for it.
@@ -140,7 +140,7 @@ func (s *Store) ledgerFactsOf(id string) (ledgerFacts, error) {
 
 // saveLedgerCache writes the cache if anything changed. A failed write
 // only costs speed next time.
-func (s *Store) saveLedgerCache() {
+func (s *Store) SaveLedgerCache() {
 	c := &s.ledgers
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -148,27 +148,27 @@ func (s *Store) saveLedgerCache() {
 		return
 	}
 	c.dirty = false
-	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
+	if err := os.MkdirAll(s.Path(LocalDir), 0o755); err != nil {
 		return
 	}
-	_ = writeCacheFile(s.path(LocalDir, ledgerCacheFile), encodeLedgerCache(c.m, racyCutoff()))
+	_ = writeCacheFile(s.Path(LocalDir, ledgerCacheFile), encodeLedgerCache(c.m, racyCutoff()))
 }
 
-func (s *Store) readLedgerCache() map[string]ledgerFacts {
-	data, err := os.ReadFile(s.path(LocalDir, ledgerCacheFile))
+func (s *Store) readLedgerCache() map[string]LedgerFacts {
+	data, err := os.ReadFile(s.Path(LocalDir, ledgerCacheFile))
 	if err != nil {
-		return map[string]ledgerFacts{}
+		return map[string]LedgerFacts{}
 	}
 	m, err := decodeLedgerCache(data)
 	if err != nil {
-		return map[string]ledgerFacts{} // corrupt: rebuilt silently
+		return map[string]LedgerFacts{} // corrupt: rebuilt silently
 	}
 	return m
 }
 
 // encodeLedgerCache writes the cache; entries whose ledger changed after
 // racyBefore are stored as untrusted, as in the index cache.
-func encodeLedgerCache(m map[string]ledgerFacts, racyBefore int64) []byte {
+func encodeLedgerCache(m map[string]LedgerFacts, racyBefore int64) []byte {
 	ids := make([]string, 0, len(m))
 	for id := range m {
 		ids = append(ids, id)
@@ -201,7 +201,7 @@ func encodeLedgerCache(m map[string]ledgerFacts, racyBefore int64) []byte {
 	return w.seal()
 }
 
-func decodeLedgerCache(data []byte) (map[string]ledgerFacts, error) {
+func decodeLedgerCache(data []byte) (map[string]LedgerFacts, error) {
 	r, err := openCache(data, ledgerCacheMagic, ledgerCacheVersion)
 	if err != nil {
 		return nil, err
@@ -210,10 +210,10 @@ func decodeLedgerCache(data []byte) (map[string]ledgerFacts, error) {
 	if n > uint64(len(r.s))/4 {
 		return nil, errBadIndex
 	}
-	m := make(map[string]ledgerFacts, n)
+	m := make(map[string]LedgerFacts, n)
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		id := r.str()
-		f := ledgerFacts{size: r.int(), mtime: r.int(), Creator: r.str(), CurrentImplementer: r.str()}
+		f := LedgerFacts{size: r.int(), mtime: r.int(), Creator: r.str(), CurrentImplementer: r.str()}
 		flags := r.byte()
 		f.HasCreator, f.Minor = flags&1 != 0, flags&2 != 0
 		f.Implementers, f.Involved, f.MinorMarkedBy = nilIfEmpty(r.strs()), nilIfEmpty(r.strs()), nilIfEmpty(r.strs())

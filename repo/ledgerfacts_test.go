@@ -20,34 +20,34 @@ func TestDeriveLedgerFacts(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		entries []audit.Entry
-		want    ledgerFacts
+		want    LedgerFacts
 	}{
-		{"empty", nil, ledgerFacts{}},
+		{"empty", nil, LedgerFacts{}},
 		{"creator only", []audit.Entry{e("ses_a", audit.ActionCreated, nil, "")},
-			ledgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}}},
+			LedgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}}},
 		{"the first created entry names the creator", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""), e("ses_b", audit.ActionCreated, nil, "")},
-			ledgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_b"}}},
+			LedgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_b"}}},
 		{"created minor", []audit.Entry{e("ses_a", audit.ActionCreated, map[string]any{"minor": true}, "")},
-			ledgerFacts{Creator: "ses_a", HasCreator: true, Minor: true, Involved: []string{"ses_a"}}},
+			LedgerFacts{Creator: "ses_a", HasCreator: true, Minor: true, Involved: []string{"ses_a"}}},
 		{"edited minor on then off", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
 			e("ses_b", audit.ActionEdited, minor(false, true), ""),
 			e("ses_c", audit.ActionEdited, minor(true, false), "")},
-			ledgerFacts{Creator: "ses_a", HasCreator: true, Minor: false, MinorMarkedBy: []string{"ses_b"},
+			LedgerFacts{Creator: "ses_a", HasCreator: true, Minor: false, MinorMarkedBy: []string{"ses_b"},
 				Involved: []string{"ses_a", "ses_b", "ses_c"}}},
 		{"started and unstarted are implementation history", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
 			e("ses_w", audit.ActionStarted, nil, ""),
 			e("ses_w", audit.ActionUnstarted, nil, ""),
 			e("ses_x", audit.ActionStarted, nil, "")},
-			ledgerFacts{Creator: "ses_a", HasCreator: true, CurrentImplementer: "ses_x", Implementers: []string{"ses_w", "ses_x"},
+			LedgerFacts{Creator: "ses_a", HasCreator: true, CurrentImplementer: "ses_x", Implementers: []string{"ses_w", "ses_x"},
 				Involved: []string{"ses_a", "ses_w", "ses_x"}}},
 		{"unstarted leaves nobody working on it", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
 			e("ses_w", audit.ActionStarted, nil, ""),
 			e("ses_w", audit.ActionUnstarted, nil, "")},
-			ledgerFacts{Creator: "ses_a", HasCreator: true, Implementers: []string{"ses_w"},
+			LedgerFacts{Creator: "ses_a", HasCreator: true, Implementers: []string{"ses_w"},
 				Involved: []string{"ses_a", "ses_w"}}},
 		{"review decisions and security records do not involve", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
@@ -56,10 +56,10 @@ func TestDeriveLedgerFacts(t *testing.T) {
 			e("ses_r", audit.ActionClosedAgainst, nil, ""),
 			e("ses_s", audit.KindCreatorApproval, nil, audit.TypeSecurity),
 			e("ses_c", audit.ActionCommented, nil, "")},
-			ledgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_c"}}},
+			LedgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_c"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := deriveLedgerFacts(tc.entries); !reflect.DeepEqual(got, tc.want) {
+			if got := DeriveLedgerFacts(tc.entries); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v\nwant %+v", got, tc.want)
 			}
 		})
@@ -67,7 +67,7 @@ func TestDeriveLedgerFacts(t *testing.T) {
 }
 
 func TestLedgerCacheRoundTripAndCorruption(t *testing.T) {
-	m := map[string]ledgerFacts{
+	m := map[string]LedgerFacts{
 		"td-aaaaaa": {size: 120, mtime: 1000, Creator: "ses_a", HasCreator: true, Minor: true, CurrentImplementer: "ses_w",
 			Implementers: []string{"ses_w"}, Involved: []string{"ses_a", "ses_w"}, MinorMarkedBy: []string{"ses_a"}},
 		"td-bbbbbb": {size: 7, mtime: 5000},
@@ -77,7 +77,7 @@ func TestLedgerCacheRoundTripAndCorruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]ledgerFacts{"td-aaaaaa": m["td-aaaaaa"], "td-bbbbbb": m["td-bbbbbb"]}
+	want := map[string]LedgerFacts{"td-aaaaaa": m["td-aaaaaa"], "td-bbbbbb": m["td-bbbbbb"]}
 	b := want["td-bbbbbb"]
 	b.mtime = -1 // written within the racy window: never trusted later
 	want["td-bbbbbb"] = b
@@ -101,20 +101,20 @@ func TestLedgerCacheRoundTripAndCorruption(t *testing.T) {
 func TestLedgerCacheFollowsTheLedger(t *testing.T) {
 	s := newTestStore(t)
 	se := actor(t, s)
-	is, err := s.CreateIssue(se, CreateOptions{Title: "Sign in"})
+	is, err := createIssue(s, se, "Sign in")
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-time.Hour)
-	p := s.path(HistoryDir, is.ID+".jsonl")
+	p := s.Path(HistoryDir, is.ID+".jsonl")
 	if err := os.Chtimes(p, old, old); err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.ledgerFactsOf(is.ID)
+	f, err := s.LedgerFactsOf(is.ID)
 	if err != nil || f.Creator != se.ID {
 		t.Fatalf("facts %+v, %v", f, err)
 	}
-	s.saveLedgerCache()
+	s.SaveLedgerCache()
 
 	// Someone starts the issue: the ledger grows, the cache must notice.
 	s2, err := Open(s.Root, s.opts)
@@ -124,7 +124,7 @@ func TestLedgerCacheFollowsTheLedger(t *testing.T) {
 	if err := os.WriteFile(p, append(mustRead(t, p), []byte(`{"ts":"2026-11-21T10:00:00Z","session":"ses_worker01","action":"started"}`+"\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if f, err = s2.ledgerFactsOf(is.ID); err != nil || !reflect.DeepEqual(f.Implementers, []string{"ses_worker01"}) {
+	if f, err = s2.LedgerFactsOf(is.ID); err != nil || !reflect.DeepEqual(f.Implementers, []string{"ses_worker01"}) {
 		t.Fatalf("after the ledger grew: %+v, %v", f, err)
 	}
 
@@ -133,7 +133,7 @@ func TestLedgerCacheFollowsTheLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	s3, _ := Open(s.Root, s.opts)
-	if f, err = s3.ledgerFactsOf(is.ID); err != nil || f.Creator != se.ID {
+	if f, err = s3.LedgerFactsOf(is.ID); err != nil || f.Creator != se.ID {
 		t.Fatalf("with a corrupt cache: %+v, %v", f, err)
 	}
 }
@@ -148,7 +148,7 @@ func mustRead(t *testing.T, p string) []byte {
 }
 
 func FuzzDecodeLedgerCache(f *testing.F) {
-	f.Add(encodeLedgerCache(map[string]ledgerFacts{"td-aaaaaa": {size: 1, mtime: 1, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}}}, 10))
+	f.Add(encodeLedgerCache(map[string]LedgerFacts{"td-aaaaaa": {size: 1, mtime: 1, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}}}, 10))
 	f.Add([]byte("TDLF\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := decodeLedgerCache(data)

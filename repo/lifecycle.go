@@ -14,58 +14,12 @@ const maxCommandText = 120
 // session is between turns afterwards.
 func (s *Store) RecordAction(se *Session, command string, failed bool) error {
 	now := s.Now()
-	return s.updateRuntime(se.ID, func(rt *Runtime) error {
+	return s.UpdateRuntime(se.ID, func(rt *Runtime) error {
 		rt.State = StateBetweenTurn
 		rt.LastActivity = now
-		rt.addAction(ActionRecord{At: now, Command: Clip(command, maxCommandText), Issue: rt.BoundIssue, Failed: failed})
+		rt.AddAction(ActionRecord{At: now, Command: Clip(command, maxCommandText), Issue: rt.BoundIssue, Failed: failed})
 		return nil
 	})
-}
-
-func (rt *Runtime) addAction(a ActionRecord) {
-	rt.Actions = append(rt.Actions, a)
-	if n := len(rt.Actions); n > maxActions {
-		rt.Actions = append([]ActionRecord(nil), rt.Actions[n-maxActions:]...)
-	}
-}
-
-// Clip folds runs of white space and cuts s to n bytes with an ellipsis,
-// on a rune boundary: how a session's runtime record keeps commands and
-// errors short. Harness adapters cut what they record the same way.
-func Clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	cut := n - 1
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// LastActions returns the session's most recent actions, newest last.
-func (rt *Runtime) LastActions(n int) []ActionRecord {
-	if len(rt.Actions) <= n {
-		return rt.Actions
-	}
-	return rt.Actions[len(rt.Actions)-n:]
-}
-
-// noteTodoChange counts todo mutations that complete nothing, for stall
-// detection: progress resets the run.
-func (s *Store) noteTodoChange(se *Session, progress bool) ([]policy.Stall, error) {
-	var stalls []policy.Stall
-	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
-		if progress {
-			rt.NoProgressRun = 0
-		} else {
-			rt.NoProgressRun++
-		}
-		stalls = policy.Stalls(rt.StallFacts())
-		return nil
-	})
-	return stalls, err
 }
 
 // ErrorReport is what td session error recorded.
@@ -83,12 +37,12 @@ type ErrorReport struct {
 func (s *Store) RecordError(se *Session, msg, at string) (*ErrorReport, error) {
 	msg = strings.TrimSpace(msg)
 	if msg == "" {
-		return nil, errorf(CodeInvalid, "describe the error: td session error \"MESSAGE\" [--at file:line]")
+		return nil, Errorf(CodeInvalid, "describe the error: td session error \"MESSAGE\" [--at file:line]")
 	}
 	sig := policy.ErrorSignature(msg, at)
 	now := s.Now()
 	rep := &ErrorReport{Signature: sig}
-	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+	err := s.UpdateRuntime(se.ID, func(rt *Runtime) error {
 		if rt.LastErrorSig == sig {
 			rt.SameErrorRun++
 		} else {
@@ -114,7 +68,7 @@ func (s *Store) RecordError(se *Session, msg, at string) (*ErrorReport, error) {
 func (s *Store) Stop(se *Session) (*Runtime, error) {
 	now := s.Now()
 	var out *Runtime
-	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+	err := s.UpdateRuntime(se.ID, func(rt *Runtime) error {
 		rt.State = StateInterrupted
 		rt.StoppedAt = now
 		out = rt
@@ -126,7 +80,7 @@ func (s *Store) Stop(se *Session) (*Runtime, error) {
 // Compact marks the session compacted (its memory was summarised) and
 // returns the post-compaction reminder.
 func (s *Store) Compact(se *Session) (*Context, error) {
-	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+	err := s.UpdateRuntime(se.ID, func(rt *Runtime) error {
 		rt.State = StateCompacted
 		rt.Compactions++
 		rt.LastActivity = s.Now()
@@ -145,7 +99,7 @@ func (s *Store) Compact(se *Session) (*Context, error) {
 func (s *Store) Resume(se *Session) (*Context, error) {
 	now := s.Now()
 	var info ResumeInfo
-	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+	err := s.UpdateRuntime(se.ID, func(rt *Runtime) error {
 		prev := rt.LastActive(se)
 		info = ResumeInfo{Idle: now.Sub(prev), Previous: prev, PreviousState: rt.State}
 		switch policy.ResumeMode(info.Idle) {
@@ -182,7 +136,7 @@ func (s *Store) Resume(se *Session) (*Context, error) {
 // kept, and the start prefix to read.
 func (s *Store) Restart(se *Session) (*Context, error) {
 	now := s.Now()
-	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+	err := s.UpdateRuntime(se.ID, func(rt *Runtime) error {
 		*rt = Runtime{BoundIssue: rt.BoundIssue, State: StateBeginning, LastActivity: now}
 		return nil
 	})
@@ -190,13 +144,4 @@ func (s *Store) Restart(se *Session) (*Context, error) {
 		return nil, err
 	}
 	return s.SessionContext(se, ContextStart)
-}
-
-// markStarted records a new session's first state.
-func (s *Store) markStarted(se *Session) error {
-	return s.updateRuntime(se.ID, func(rt *Runtime) error {
-		rt.State = StateBeginning
-		rt.LastActivity = se.CreatedAt
-		return nil
-	})
 }

@@ -10,9 +10,12 @@ import (
 // clockStore is a test store whose clock the test moves.
 func clockStore(t *testing.T) (*Store, *time.Time) {
 	t.Helper()
-	s := newTestStore(t)
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	s.opts.Now = func() time.Time { return now }
+	base := newTestStore(t)
+	s, err := Open(base.Root, Options{Now: func() time.Time { return now }, Env: base.Env})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return s, &now
 }
 
@@ -75,7 +78,7 @@ func TestRecordActionKeepsTheLastTen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rt.Actions) != maxActions || rt.Actions[0].Command != "show td-5" || !rt.Actions[9].Failed {
+	if len(rt.Actions) != MaxActions || rt.Actions[0].Command != "show td-5" || !rt.Actions[9].Failed {
 		t.Errorf("actions %+v", rt.Actions)
 	}
 	last := rt.LastActions(3)
@@ -151,7 +154,7 @@ func TestTodoProgressResetsTheStallCount(t *testing.T) {
 func TestRestartKeepsTheBindingAndClearsTheRest(t *testing.T) {
 	s := newTestStore(t)
 	se, _ := s.StartSession(StartOptions{Agent: "primary"})
-	err := s.updateRuntime(se.ID, func(rt *Runtime) error {
+	err := s.UpdateRuntime(se.ID, func(rt *Runtime) error {
 		rt.BoundIssue, rt.State, rt.Errors, rt.SameErrorRun, rt.Compactions = "td-abc123", StateCompacted, 4, 3, 2
 		rt.Actions = []ActionRecord{{Command: "todo done x"}}
 		return nil

@@ -1,9 +1,7 @@
 package repo
 
 import (
-	"bytes"
 	"errors"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -45,7 +43,7 @@ func edgesOf(is *Issue) []policy.Edge {
 func storedEdge(from, kind, to string) (policy.Edge, error) {
 	e, err := policy.StoredEdge(from, kind, to)
 	if err != nil {
-		return e, errorf(CodeInvalid, "%v", err)
+		return e, Errorf(CodeInvalid, "%v", err)
 	}
 	return e, nil
 }
@@ -54,7 +52,7 @@ func storedEdge(from, kind, to string) (policy.Edge, error) {
 // command its root agent would run.
 func refuseSubagent(se *Session, command string) error {
 	if err := policy.MayMutate(se.Agent); err != nil {
-		return errorf(CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s", se.Agent.Root(), command)
+		return Errorf(CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s", se.Agent.Root(), command)
 	}
 	return nil
 }
@@ -80,18 +78,18 @@ func (s *Store) Link(se *Session, from, kind, to string) (*LinkResult, error) {
 	}
 	res := &LinkResult{Link: domain.Link{Kind: e.Kind, To: e.To}}
 	err = s.Update(func(tx *Tx) error {
-		holder, err := s.readIssueFile(e.From)
+		holder, err := s.ReadIssueFile(e.From)
 		if err != nil {
 			return err
 		}
 		res.Issue = holder
-		if err := s.checkLink(holder, e); err != nil {
+		if err := s.CheckLink(holder, e); err != nil {
 			return err
 		}
-		if err := holder.setLinks(append(slices.Clip(holder.Links), res.Link)); err != nil {
+		if err := holder.SetLinks(append(slices.Clip(holder.Links), res.Link)); err != nil {
 			return err
 		}
-		return s.writeIssue(tx, se, holder, audit.ActionLinked, linkDetails(res.Link), "")
+		return s.WriteIssue(tx, se, holder, audit.ActionLinked, LinkDetails(res.Link), "")
 	})
 	if err != nil {
 		return nil, err
@@ -102,10 +100,10 @@ func (s *Store) Link(se *Session, from, kind, to string) (*LinkResult, error) {
 // checkLink gathers the links the policy needs to judge e, whose source is
 // holder (read under the lock): the links of both ends and, for a kind that
 // may not loop, every link of that kind reachable from e.To.
-func (s *Store) checkLink(holder *Issue, e policy.Edge) error {
+func (s *Store) CheckLink(holder *Issue, e policy.Edge) error {
 	existing := edgesOf(holder)
 	if e.To != holder.ID {
-		other, err := s.readIssueFile(e.To)
+		other, err := s.ReadIssueFile(e.To)
 		if err != nil {
 			return err
 		}
@@ -154,7 +152,7 @@ func (s *Store) reachableEdges(kind domain.LinkKind, start, holder *Issue) ([]po
 				queue = append(queue, holder)
 				continue
 			}
-			if next, err := s.readIssueFile(l.To); err == nil {
+			if next, err := s.ReadIssueFile(l.To); err == nil {
 				queue = append(queue, next)
 			}
 		}
@@ -164,7 +162,7 @@ func (s *Store) reachableEdges(kind domain.LinkKind, start, holder *Issue) ([]po
 
 // allEdges returns every stored link of kind, from the index.
 func (s *Store) allEdges(kind domain.LinkKind) ([]policy.Edge, error) {
-	all, _, err := s.loadAll()
+	all, _, err := s.LoadAll()
 	if err != nil {
 		return nil, err
 	}
@@ -179,20 +177,8 @@ func (s *Store) allEdges(kind domain.LinkKind) ([]policy.Edge, error) {
 	return out, nil
 }
 
-func linkDetails(l domain.Link) map[string]any {
+func LinkDetails(l domain.Link) map[string]any {
 	return map[string]any{"kind": string(l.Kind), "to": l.To}
-}
-
-// setLinks rewrites the links field, and the struct's copy of it.
-func (is *Issue) setLinks(links []domain.Link) error {
-	if links == nil {
-		links = []domain.Link{}
-	}
-	if err := is.setField("links", links); err != nil {
-		return err
-	}
-	is.Links = links
-	return nil
 }
 
 // resolveLinkEnd resolves an end of a link to remove. An ID that names no
@@ -203,7 +189,7 @@ func (s *Store) resolveLinkEnd(ref string) (string, error) {
 	if err == nil || CodeOf(err) != CodeNotFound {
 		return id, err
 	}
-	if r, nerr := normalizeRef(ref); nerr == nil && ValidIssueID(r) {
+	if r, nerr := NormalizeRef(ref); nerr == nil && ValidIssueID(r) {
 		return r, nil
 	}
 	return "", err
@@ -229,14 +215,14 @@ func (s *Store) Unlink(se *Session, from, kind, to string) (*LinkResult, error) 
 	}
 	res := &LinkResult{}
 	err = s.Update(func(tx *Tx) error {
-		holder, err := s.readIssueFile(e.From)
+		holder, err := s.ReadIssueFile(e.From)
 		if err != nil {
 			return err
 		}
 		stored, ok := policy.FindLink(edgesOf(holder), e)
 		if !ok && policy.Symmetric(e.Kind) && e.To != e.From {
 			// relates_to typed from the end that does not store it.
-			if other, err := s.readIssueFile(e.To); err == nil {
+			if other, err := s.ReadIssueFile(e.To); err == nil {
 				if stored, ok = policy.FindLink(edgesOf(other), e); ok {
 					holder = other
 				}
@@ -254,10 +240,10 @@ func (s *Store) Unlink(se *Session, from, kind, to string) (*LinkResult, error) 
 				kept = append(kept, l)
 			}
 		}
-		if err := holder.setLinks(kept); err != nil {
+		if err := holder.SetLinks(kept); err != nil {
 			return err
 		}
-		return s.writeIssue(tx, se, holder, audit.ActionUnlinked, linkDetails(res.Link), "")
+		return s.WriteIssue(tx, se, holder, audit.ActionUnlinked, LinkDetails(res.Link), "")
 	})
 	if err != nil {
 		return nil, err
@@ -269,7 +255,7 @@ func (s *Store) Unlink(se *Session, from, kind, to string) (*LinkResult, error) 
 // the issue: its own links and the relates_to links others store.
 func (s *Store) noSuchLink(holder *Issue, e policy.Edge) error {
 	links := edgesOf(holder)
-	all, _, err := s.loadAll()
+	all, _, err := s.LoadAll()
 	if err != nil {
 		return err
 	}
@@ -314,7 +300,7 @@ func (s *Store) Links(ref string) (*Issue, []LinkedIssue, []error, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	all, perrs, err := s.loadAll()
+	all, perrs, err := s.LoadAll()
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -356,7 +342,7 @@ func (s *Store) Ready(f Filter) ([]*Issue, []error, error) {
 	if err := f.Validate(); err != nil {
 		return nil, nil, err
 	}
-	all, perrs, err := s.loadAll()
+	all, perrs, err := s.LoadAll()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -373,7 +359,7 @@ func (s *Store) Ready(f Filter) ([]*Issue, []error, error) {
 	}
 	var out []*Issue
 	for _, is := range all {
-		if !f.match(is) {
+		if !f.Match(is) {
 			continue
 		}
 		ready := true
@@ -383,7 +369,7 @@ func (s *Store) Ready(f Filter) ([]*Issue, []error, error) {
 			}
 			st, known := status[l.To]
 			if !known && !unreadable[l.To] {
-				perrs = append(perrs, errorf(CodeNotFound, "%s is blocked_by %s, which does not exist; td unlink %s blocked_by %s removes the link", is.ID, l.To, is.ID, l.To))
+				perrs = append(perrs, Errorf(CodeNotFound, "%s is blocked_by %s, which does not exist; td unlink %s blocked_by %s removes the link", is.ID, l.To, is.ID, l.To))
 			}
 			if st != domain.StatusClosed {
 				ready = false
@@ -404,23 +390,13 @@ func (s *Store) Ready(f Filter) ([]*Issue, []error, error) {
 // child it finds there again. A child made by a hand edit or a pull is
 // seen once any td listing has refreshed the cache.
 func (s *Store) OpenChildren(id string) ([]*Issue, error) {
-	var candidates []string
-	data, err := os.ReadFile(s.path(LocalDir, indexFile))
-	if err == nil {
-		if _, err = openCache(data, indexMagic, indexVersion); err == nil {
-			candidates, err = cachedChildren(data, id)
-		}
-	}
+	candidates, err := s.ChildCandidates(id)
 	if err != nil {
-		all, _, err := s.loadAll()
-		if err != nil {
-			return nil, err
-		}
-		candidates = childrenIn(all, id)
+		return nil, err
 	}
 	var out []*Issue
 	for _, c := range candidates {
-		is, err := s.readIssueFile(c)
+		is, err := s.ReadIssueFile(c)
 		if err != nil {
 			continue // gone or unreadable since: td list reports it
 		}
@@ -430,68 +406,4 @@ func (s *Store) OpenChildren(id string) ([]*Issue, error) {
 	}
 	SortIssues(out)
 	return out, nil
-}
-
-// cachedChildren finds the issues the index cache records as child_of id.
-// A link is encoded as its kind and its target, so when those bytes occur
-// nowhere in the cache no entry needs decoding: the common case of an
-// issue without children costs one search.
-func cachedChildren(data []byte, id string) ([]string, error) {
-	var w indexWriter
-	w.str(string(domain.ChildOf))
-	w.str(id)
-	if !bytes.Contains(data, w.b.Bytes()) {
-		return nil, nil
-	}
-	entries, err := decodeIndexEntries(data)
-	if err != nil {
-		return nil, err
-	}
-	var all []*Issue
-	for _, e := range entries {
-		if e.issue != nil {
-			all = append(all, e.issue)
-		}
-	}
-	return childrenIn(all, id), nil
-}
-
-func childrenIn(all []*Issue, id string) []string {
-	var out []string
-	for _, is := range all {
-		if slices.Contains(is.Links, domain.Link{Kind: domain.ChildOf, To: id}) {
-			out = append(out, is.ID)
-		}
-	}
-	return out
-}
-
-// CloseDuplicate closes the issue ref with resolution duplicate and adds
-// its duplicate_of link to other, in one locked update, under the same
-// review policy as Close. The link is recorded in the ledger right after
-// the close. An issue already duplicate_of other is just closed; one that
-// is duplicate_of a third issue is refused.
-func (s *Store) CloseDuplicate(se *Session, ref, other string, o TransitionOptions) (*TransitionResult, error) {
-	if o.Resolution != "" && o.Resolution != "duplicate" {
-		return nil, errorf(CodeInvalid, "--duplicate-of closes with resolution duplicate, not %s; drop --resolution", o.Resolution)
-	}
-	to, err := s.ResolveID(other)
-	if err != nil {
-		return nil, err
-	}
-	return s.closeAs(se, ref, o, "duplicate", func(tx *Tx, is *Issue, res *TransitionResult) error {
-		e := policy.Edge{From: is.ID, Kind: domain.DuplicateOf, To: to}
-		l := domain.Link{Kind: e.Kind, To: e.To}
-		if slices.Contains(is.Links, l) {
-			return nil
-		}
-		if err := s.checkLink(is, e); err != nil {
-			return err
-		}
-		if err := is.setLinks(append(slices.Clip(is.Links), l)); err != nil {
-			return err
-		}
-		res.after = append(res.after, audit.Entry{Action: audit.ActionLinked, Details: linkDetails(l)})
-		return nil
-	})
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/tdproject/td/policy/domain"
-	"github.com/tdproject/td/repo/gen"
 )
 
 // newIssues files n issues and returns their IDs in order.
@@ -82,7 +81,7 @@ func TestOpenChildren(t *testing.T) {
 		}
 	}
 	// Without an index the issues are read; with one, only the children.
-	if err := os.Remove(s.path(LocalDir, indexFile)); err != nil && !os.IsNotExist(err) {
+	if err := os.Remove(s.Path(LocalDir, IndexFile)); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
 	check("no index", want)
@@ -99,7 +98,7 @@ func TestOpenChildren(t *testing.T) {
 		t.Errorf("an issue without children: %v %v", got, err)
 	}
 	// A corrupt index is rebuilt, not trusted.
-	if err := os.WriteFile(s.path(LocalDir, indexFile), []byte("TDIX\x01garbage"), 0o644); err != nil {
+	if err := os.WriteFile(s.Path(LocalDir, IndexFile), []byte("TDIX\x01garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	check("corrupt index", []string{ids[2]})
@@ -117,7 +116,7 @@ func TestConcurrentLinks(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s2, err := Open(s.Root, s.opts)
+			s2, err := Open(s.Root, Options{Now: s.Now, Env: s.Env})
 			if err == nil {
 				_, err = s2.Link(se, ids[0], string(domain.BlockedBy), other)
 			}
@@ -138,50 +137,4 @@ func TestConcurrentLinks(t *testing.T) {
 	if len(is.Links) != 8 {
 		t.Errorf("%d links kept, want 8: %v", len(is.Links), is.Links)
 	}
-}
-
-// BenchmarkOpenChildren10k is the check td close makes before closing an
-// issue with an open child: the index searched, decoded, one child read.
-func BenchmarkOpenChildren10k(b *testing.B) {
-	root := benchRoot(b)
-	benchWarm(b, root)
-	// Generated issue i+1 is child_of issue i when i+1 is 1 modulo 4.
-	parent := gen.ID(benchIssues/6 - (benchIssues/6)%8)
-	b.ReportAllocs()
-	for b.Loop() {
-		got, err := benchOpen(b, root).OpenChildren(parent)
-		if err != nil || len(got) != 1 {
-			b.Fatalf("open children %v %v", got, err)
-		}
-	}
-}
-
-// BenchmarkOpenChildrenNone10k is the same check for an issue without
-// children: one search of the index bytes.
-func BenchmarkOpenChildrenNone10k(b *testing.B) {
-	root := benchRoot(b)
-	benchWarm(b, root)
-	id := gen.ID(benchIssues / 3)
-	b.ReportAllocs()
-	for b.Loop() {
-		if got, err := benchOpen(b, root).OpenChildren(id); err != nil || len(got) != 0 {
-			b.Fatalf("open children %v %v", got, err)
-		}
-	}
-}
-
-// BenchmarkLink10k adds and removes a blocked_by link: the cycle check
-// walks the blocker's chain, then the write, ledger and stage of a
-// mutation. Target (a mutation): 25 ms.
-func BenchmarkLink10k(b *testing.B) {
-	from, to := gen.ID(benchIssues/7), gen.ID(benchIssues/7+3)
-	benchAlternate(b,
-		func(s *Store, se *Session) error {
-			_, err := s.Link(se, from, string(domain.BlockedBy), to)
-			return err
-		},
-		func(s *Store, se *Session) error {
-			_, err := s.Unlink(se, from, string(domain.BlockedBy), to)
-			return err
-		})
 }

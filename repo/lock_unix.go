@@ -33,7 +33,7 @@ func lockFile(path string) (unlock func(), err error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, errorf(CodeConflict, "another td process has held %s for %s; wait for it to finish and try again", path, lockTimeout)
+			return nil, Errorf(CodeConflict, "another td process has held %s for %s; wait for it to finish and try again", path, lockTimeout)
 		}
 		time.Sleep(wait)
 		if wait < 20*time.Millisecond {

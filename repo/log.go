@@ -112,21 +112,21 @@ func (s *Store) Log(ref string, limit int) (*IssueLog, error) {
 	}
 	out := &IssueLog{ID: id}
 	// A file td cannot read still has a history worth reading.
-	if is, err := s.readIssueFile(id); err == nil {
+	if is, err := s.ReadIssueFile(id); err == nil {
 		out.Title = is.Title
 	} else {
-		s.warnf("%v", err)
+		s.Warnf("%v", err)
 	}
 	ledger, lerrs, err := s.Ledger(id)
 	if err != nil {
 		return nil, err
 	}
 	for _, le := range lerrs {
-		s.warnf("%v", le)
+		s.Warnf("%v", le)
 	}
 	var commits []*LogCommit
 	var committed []audit.Entry
-	g, err := s.repo()
+	g, err := s.GitRepo()
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (s *Store) issueCommits(g *gitrepo.Repo, id string, limit int) ([]*LogCommi
 	ledger := TodosDir + "/" + HistoryDir + "/" + id + ".jsonl"
 	history, err := g.PathsHistory([]string{file, ledger}, limit)
 	if err != nil {
-		return nil, errorf(CodeInternal, "read the git history of %s: %v", id, err)
+		return nil, Errorf(CodeInternal, "read the git history of %s: %v", id, err)
 	}
 	out := make([]*LogCommit, len(history))
 	for i, h := range history {
@@ -275,7 +275,7 @@ func fileVersions(g *gitrepo.Repo, parent, commit, path string) (before, after [
 			return nil, nil
 		}
 		if err != nil {
-			return nil, errorf(CodeInternal, "read %s at %.7s: %v", path, rev, err)
+			return nil, Errorf(CodeInternal, "read %s at %.7s: %v", path, rev, err)
 		}
 		if b == nil {
 			b = []byte{}

@@ -166,10 +166,10 @@ func readOnboardFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errorf(CodeRefused, "%s is not a regular file", path)
+		return nil, Errorf(CodeRefused, "%s is not a regular file", path)
 	}
 	if fi.Size() > maxOnboardFile {
-		return nil, errorf(CodeRefused, "%s is over %d bytes; td onboard reads files the size of an AGENTS.md", path, maxOnboardFile)
+		return nil, Errorf(CodeRefused, "%s is over %d bytes; td onboard reads files the size of an AGENTS.md", path, maxOnboardFile)
 	}
 	return os.ReadFile(path)
 }
@@ -215,24 +215,24 @@ func findOnboard(path string, data []byte) (onboardSpan, error) {
 		switch {
 		case strings.HasPrefix(t, onboardStartPrefix) && strings.HasSuffix(t, onboardStartSuffix):
 			if b.found {
-				return b, errorf(CodeRefused, "%s:%d: a second td onboard block; delete one, then run td onboard --write %s", path, line, path)
+				return b, Errorf(CodeRefused, "%s:%d: a second td onboard block; delete one, then run td onboard --write %s", path, line, path)
 			}
 			v, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(t, onboardStartPrefix), onboardStartSuffix))
 			if err != nil || v < 0 {
-				return b, errorf(CodeRefused, "%s:%d: the td onboard marker has no version number; fix the line to read %s%d%s", path, line, onboardStartPrefix, OnboardVersion, onboardStartSuffix)
+				return b, Errorf(CodeRefused, "%s:%d: the td onboard marker has no version number; fix the line to read %s%d%s", path, line, onboardStartPrefix, OnboardVersion, onboardStartSuffix)
 			}
 			b.found, b.start, b.end, b.version = true, off, -1, v
 			bodyStart = next
 		case t == onboardEnd:
 			if !b.found || b.end >= 0 {
-				return b, errorf(CodeRefused, "%s:%d: a td onboard end marker without its start; delete it, then run td onboard --write %s", path, line, path)
+				return b, Errorf(CodeRefused, "%s:%d: a td onboard end marker without its start; delete it, then run td onboard --write %s", path, line, path)
 			}
 			b.body, b.end = data[bodyStart:off], next
 		}
 		off = next
 	}
 	if b.found && b.end < 0 {
-		return b, errorf(CodeRefused, "%s: the td onboard block has no end marker (%s), so td cannot tell where it ends; add the marker or delete the block", path, onboardEnd)
+		return b, Errorf(CodeRefused, "%s: the td onboard block has no end marker (%s), so td cannot tell where it ends; add the marker or delete the block", path, onboardEnd)
 	}
 	return b, nil
 }

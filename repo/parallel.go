@@ -11,7 +11,7 @@ import (
 // more than they save). Each call must touch only its own index's data.
 // td's reads of thousands of small files are bound by system calls, so a
 // few goroutines per core overlap them well.
-func forEach(n, workers, serialBelow int, fn func(i int)) {
+func ForEach(n, workers, serialBelow int, fn func(i int)) {
 	if n < serialBelow || workers <= 1 {
 		for i := 0; i < n; i++ {
 			fn(i)
@@ -33,4 +33,4 @@ func forEach(n, workers, serialBelow int, fn func(i int)) {
 }
 
 // ioWorkers is how many goroutines a batch of file reads uses.
-func ioWorkers() int { return runtime.GOMAXPROCS(0) * 2 }
+func IOWorkers() int { return runtime.GOMAXPROCS(0) * 2 }

@@ -122,7 +122,7 @@ func (s *Store) issueProposals(id string) ([]Proposal, error) {
 
 // pendingProposals returns the proposals on the issue still waiting for a
 // decision.
-func (s *Store) pendingProposals(id string) ([]Proposal, error) {
+func (s *Store) PendingProposals(id string) ([]Proposal, error) {
 	all, err := s.issueProposals(id)
 	if err != nil {
 		return nil, err
@@ -151,10 +151,10 @@ func (s *Store) proposalTarget(se *Session) (id string, via *Session, err error)
 		return rt.BoundIssue, nil, nil
 	}
 	root := se.Agent.Root()
-	dir := s.path(LocalDir, "sessions")
+	dir := s.Path(LocalDir, "sessions")
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", nil, s.fileError(dir, err)
+		return "", nil, s.FileError(dir, err)
 	}
 	type candidate struct {
 		se    *Session
@@ -185,11 +185,11 @@ func (s *Store) proposalTarget(se *Session) (id string, via *Session, err error)
 		}
 	}
 	if len(best) == 0 {
-		return "", nil, errorf(CodeRefused, "session %s has no issue to propose to: no session of its root agent %s is bound to an issue in this checkout; ask the operator to bind the root agent's session to one (td session bind ID)", se.ID, root)
+		return "", nil, Errorf(CodeRefused, "session %s has no issue to propose to: no session of its root agent %s is bound to an issue in this checkout; ask the operator to bind the root agent's session to one (td session bind ID)", se.ID, root)
 	}
 	for _, c := range best[1:] {
 		if c.issue != best[0].issue {
-			return "", nil, errorf(CodeRefused, "root agent %s has two sessions started at the same time bound to different issues (%s on %s, %s on %s), so td cannot tell which one %s reports to; ask the operator to unbind one (td session unbind)",
+			return "", nil, Errorf(CodeRefused, "root agent %s has two sessions started at the same time bound to different issues (%s on %s, %s on %s), so td cannot tell which one %s reports to; ask the operator to unbind one (td session unbind)",
 				root, best[0].se.ID, best[0].issue, c.se.ID, c.issue, se.Agent)
 		}
 	}
@@ -200,7 +200,7 @@ func (s *Store) issueExists(id string) bool {
 	if !ValidIssueID(id) {
 		return false
 	}
-	_, err := os.Lstat(s.issuePath(id))
+	_, err := os.Lstat(s.IssuePath(id))
 	return err == nil
 }
 
@@ -218,7 +218,7 @@ func (s *Store) ProposalsOn(se *Session, ref string) (*Issue, []Proposal, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	is, err := s.readIssueFile(id)
+	is, err := s.ReadIssueFile(id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -271,16 +271,16 @@ func (s *Store) Propose(se *Session, req ProposeRequest) (*ProposeResult, error)
 		kind = domain.KindStep
 	case domain.KindStep, domain.KindCriterion:
 	default:
-		return nil, errorf(CodeInvalid, "kind %q must be step or criterion", kind)
+		return nil, Errorf(CodeInvalid, "kind %q must be step or criterion", kind)
 	}
 	if kind == domain.KindCriterion && phase != "" {
-		return nil, errorf(CodeInvalid, "acceptance criteria have no phases; drop --phase")
+		return nil, Errorf(CodeInvalid, "acceptance criteria have no phases; drop --phase")
 	}
 	if kind == domain.KindStep && phase == "" {
 		phase = string(se.Agent[strings.LastIndex(string(se.Agent), ".")+1:])
 	}
 	if len(req.Items) == 0 {
-		return nil, errorf(CodeInvalid, "propose needs the text of at least one todo: td todo propose \"first step\" \"second step\"")
+		return nil, Errorf(CodeInvalid, "propose needs the text of at least one todo: td todo propose \"first step\" \"second step\"")
 	}
 	items := make([]string, len(req.Items))
 	for i, t := range req.Items {
@@ -292,7 +292,7 @@ func (s *Store) Propose(se *Session, req ProposeRequest) (*ProposeResult, error)
 	}
 	res := &ProposeResult{Via: via}
 	err = s.Update(func(tx *Tx) error {
-		is, err := s.readIssueFile(id)
+		is, err := s.ReadIssueFile(id)
 		if err != nil {
 			return err
 		}
@@ -316,7 +316,7 @@ func (s *Store) Propose(se *Session, req ProposeRequest) (*ProposeResult, error)
 		if phase != "" {
 			details["phase"] = phase
 		}
-		if err := s.appendLedger(tx, id, audit.Entry{TS: p.ProposedAt, Session: se.ID, Action: audit.ActionTodoProposed, Details: details}); err != nil {
+		if err := s.AppendLedger(tx, id, audit.Entry{TS: p.ProposedAt, Session: se.ID, Action: audit.ActionTodoProposed, Details: details}); err != nil {
 			return err
 		}
 		res.Proposal = p
@@ -352,7 +352,7 @@ func checklistFor(is *Issue) *markdown.Checklist {
 	if len(is.Doc.Body) == 0 {
 		return markdown.ParseChecklist([]byte(is.Doc.EOL()))
 	}
-	return checklistOf(is)
+	return ChecklistOf(is)
 }
 
 // newProposalID draws "p" and three base36 characters until the ID is new
@@ -362,9 +362,9 @@ func (s *Store) newProposalID(existing []Proposal) (string, error) {
 	for _, p := range existing {
 		taken[p.ID] = true
 	}
-	src := s.ids()
+	src := s.IDs()
 	for i := 0; i < 100; i++ {
-		suf, err := src.suffix(proposalSuffixLen)
+		suf, err := src.Suffix(proposalSuffixLen)
 		if err != nil {
 			return "", err
 		}
@@ -372,7 +372,7 @@ func (s *Store) newProposalID(existing []Proposal) (string, error) {
 			return id, nil
 		}
 	}
-	return "", errorf(CodeInternal, "could not find a free proposal ID after 100 draws")
+	return "", Errorf(CodeInternal, "could not find a free proposal ID after 100 draws")
 }
 
 // AcceptProposal adds a pending proposal's items to the issue's list, with
@@ -395,7 +395,7 @@ func (s *Store) decide(se *Session, issueRef, ref, decision, reason string) (*Pr
 	}
 	reason = strings.TrimSpace(reason)
 	if decision == policy.DecisionReject && reason == "" {
-		return nil, errorf(CodeInvalid, "a rejection needs a reason for the subagent: td todo reject %s --reason \"why\"", ref)
+		return nil, Errorf(CodeInvalid, "a rejection needs a reason for the subagent: td todo reject %s --reason \"why\"", ref)
 	}
 	id, err := s.todoIssue(se, issueRef)
 	if err != nil {
@@ -416,7 +416,7 @@ func (s *Store) decide(se *Session, issueRef, ref, decision, reason string) (*Pr
 			ID: p.ID, Proposer: p.Agent, State: p.State, Decision: decision}); err != nil {
 			return err
 		}
-		is, err := s.readIssueFile(id)
+		is, err := s.ReadIssueFile(id)
 		if err != nil {
 			return err
 		}
@@ -427,7 +427,7 @@ func (s *Store) decide(se *Session, issueRef, ref, decision, reason string) (*Pr
 		now := s.Now()
 		p.State, p.DecidedBy, p.DecidedAt, p.Reason = policy.ProposalRejected, se.ID, now, reason
 		res = &ProposalDecision{Issue: is, Proposal: p}
-		return s.appendLedger(tx, id, audit.Entry{TS: now, Session: se.ID, Action: audit.ActionSublistRejected,
+		return s.AppendLedger(tx, id, audit.Entry{TS: now, Session: se.ID, Action: audit.ActionSublistRejected,
 			Details: map[string]any{"proposal": p.ID, "agent": string(p.Agent)}, Reason: reason})
 	})
 	if err != nil {
@@ -464,7 +464,7 @@ func (s *Store) accept(tx *Tx, se *Session, is *Issue, p Proposal, auto bool) (*
 	}
 	res.Added = remaining
 	now := s.Now()
-	p.State, p.DecidedBy, p.DecidedAt, p.Auto, p.Added = policy.ProposalAccepted, se.ID, now, auto, nonNil(res.Added)
+	p.State, p.DecidedBy, p.DecidedAt, p.Auto, p.Added = policy.ProposalAccepted, se.ID, now, auto, NonNil(res.Added)
 	res.Proposal = p
 	fixes := cl.Normalize()
 	changed := string(cl.Bytes()) != string(is.Doc.Body)
@@ -473,7 +473,7 @@ func (s *Store) accept(tx *Tx, se *Session, is *Issue, p Proposal, auto bool) (*
 	res.Todo.ProposedCriteria = p.Kind == domain.KindCriterion && len(res.Added) > 0
 	if changed {
 		is.Doc.Body = cl.Bytes()
-		if err := s.writeIssueFile(tx, is); err != nil {
+		if err := s.WriteIssueFile(tx, is); err != nil {
 			return nil, err
 		}
 		now = is.UpdatedAt
@@ -493,7 +493,7 @@ func (s *Store) accept(tx *Tx, se *Session, is *Issue, p Proposal, auto bool) (*
 	}
 	for _, e := range ledger {
 		e.TS, e.Session = now, se.ID
-		if err := s.appendLedger(tx, is.ID, e); err != nil {
+		if err := s.AppendLedger(tx, is.ID, e); err != nil {
 			return nil, err
 		}
 	}
@@ -518,7 +518,7 @@ func indexFold(list []string, text string) int {
 func findProposal(list []Proposal, ref, issue string) (int, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
-		return -1, errorf(CodeInvalid, "name the proposal by its ID or a part of one of its items: td todo proposals lists them")
+		return -1, Errorf(CodeInvalid, "name the proposal by its ID or a part of one of its items: td todo proposals lists them")
 	}
 	byID := -1
 	for i, p := range list {
@@ -556,7 +556,7 @@ func findProposal(list []Proposal, ref, issue string) (int, error) {
 		for k, i := range waiting {
 			ids[k] = list[i].ID
 		}
-		return -1, errorf(CodeAmbiguous, "%q is in %d waiting proposals (%s); name one by its ID", ref, len(waiting), strings.Join(ids, ", "))
+		return -1, Errorf(CodeAmbiguous, "%q is in %d waiting proposals (%s); name one by its ID", ref, len(waiting), strings.Join(ids, ", "))
 	case len(decided) > 0:
 		return decided[len(decided)-1], nil
 	}
@@ -567,7 +567,7 @@ func findProposal(list []Proposal, ref, issue string) (int, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return -1, errorf(CodeNotFound, "no proposal matches %q, and none is waiting on %s", ref, issue)
+		return -1, Errorf(CodeNotFound, "no proposal matches %q, and none is waiting on %s", ref, issue)
 	}
-	return -1, errorf(CodeNotFound, "no proposal matches %q; waiting on %s: %s", ref, issue, strings.Join(ids, ", "))
+	return -1, Errorf(CodeNotFound, "no proposal matches %q; waiting on %s: %s", ref, issue, strings.Join(ids, ", "))
 }

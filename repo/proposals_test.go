@@ -63,7 +63,7 @@ func (w *proposalWorld) start(t *testing.T, agent string) *Session {
 
 func (w *proposalWorld) body(t *testing.T) string {
 	t.Helper()
-	is, err := w.s.readIssueFile(w.issue)
+	is, err := w.s.ReadIssueFile(w.issue)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestProposalTarget(t *testing.T) {
 		t.Fatalf("without a bound root: %v", err)
 	}
 	// The subagent's own binding, where td made one, wins.
-	if err := w.s.writeLocal(runtimeName(w.sub.ID), `{"bound_issue":"`+w.issue+`"}`); err != nil {
+	if err := w.s.SetBinding(w.sub.ID, w.issue); err != nil {
 		t.Fatal(err)
 	}
 	if id, via, err := w.s.proposalTarget(w.sub); err != nil || id != w.issue || via != nil {
@@ -347,7 +347,7 @@ func TestConfigTodoReview(t *testing.T) {
 		{yaml: "agents:\n  primary.subagents.ui: {todo_review: sometimes}\n", err: `.todos/config.yaml: agents.primary.subagents.ui.todo_review "sometimes" must be review or auto`},
 		{yaml: "agents:\n  Primary/UI: {todo_review: auto}\n", err: `.todos/config.yaml: agents: "Primary/UI" is not an agent path such as primary or primary.subagents.ui`},
 	} {
-		cfg, err := parseConfig(".todos/config.yaml", []byte(c.yaml))
+		cfg, err := ParseConfig(".todos/config.yaml", []byte(c.yaml))
 		if c.err != "" {
 			if err == nil || err.Error() != c.err {
 				t.Errorf("parseConfig(%q) = %v; want %s", c.yaml, err, c.err)
@@ -374,7 +374,7 @@ func TestRefusedDecisionWritesNothing(t *testing.T) {
 	if _, err := w.s.Bind(other, w.issue); err != nil {
 		t.Fatal(err)
 	}
-	ledger := w.s.path(HistoryDir, w.issue+".jsonl")
+	ledger := w.s.Path(HistoryDir, w.issue+".jsonl")
 	before, err := os.ReadFile(ledger)
 	if err != nil {
 		t.Fatal(err)

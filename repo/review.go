@@ -1,27 +1,20 @@
 package repo
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
-	"github.com/tdproject/td/repo/gitrepo"
 )
-
-// maxSecurityEventsSize bounds how much of security_events.jsonl td reads.
-const maxSecurityEventsSize = 64 << 20
 
 // ReviewMode is the review policy in force: balanced unless the
 // balanced_review_policy flag is off in the environment or the config.
 func (s *Store) ReviewMode() (policy.Mode, error) {
 	v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, s.Config.Features)
 	if err != nil {
-		return "", errorf(CodeInvalid, "%v", err)
+		return "", Errorf(CodeInvalid, "%v", err)
 	}
 	return policy.ModeFor(v), nil
 }
@@ -31,20 +24,20 @@ func (s *Store) ReviewMode() (policy.Mode, error) {
 // and the git commits that touched the issue's files. Frontmatter alone is
 // never trusted; the policy reconciles the sources.
 func (s *Store) ReviewFacts(is *Issue, se *Session) (policy.Facts, error) {
-	lf, err := s.ledgerFactsOf(is.ID)
+	lf, err := s.LedgerFactsOf(is.ID)
 	if err != nil {
-		return reviewFacts(is, se, ledgerFacts{}, nil), err
+		return ReviewFactsFrom(is, se, LedgerFacts{}, nil), err
 	}
 	// Committed history: the commit that added the file and the sessions
 	// whose commits touched it, from one cached walk of the history.
-	ig, err := s.issueGitFacts(is.ID)
-	return reviewFacts(is, se, lf, ig), err
+	ig, err := s.IssueGitFacts(is.ID)
+	return ReviewFactsFrom(is, se, lf, ig), err
 }
 
 // reviewFacts assembles the policy's facts from the three sources, given
 // rather than read, so that td approve and td check (which replays the
 // ledger as it stood at each decision) judge with one definition.
-func reviewFacts(is *Issue, se *Session, lf ledgerFacts, ig *issueGit) policy.Facts {
+func ReviewFactsFrom(is *Issue, se *Session, lf LedgerFacts, ig *IssueGit) policy.Facts {
 	f := policy.Facts{IssueID: is.ID, Reviewer: se.ID, ReviewerAuthor: se.Author, Minor: is.Minor, Implementer: is.Implementer}
 	if is.CreatedBy != "" {
 		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceFrontmatter, Session: is.CreatedBy})
@@ -53,16 +46,16 @@ func reviewFacts(is *Issue, se *Session, lf ledgerFacts, ig *issueGit) policy.Fa
 		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceLedger, Session: lf.Creator})
 	}
 	// Fresh slices: lf's are shared with the cache and other goroutines.
-	f.ImplementationHistory = appendNew(nil, lf.Implementers...)
-	f.Involved = appendNew(nil, lf.Involved...)
+	f.ImplementationHistory = AppendNew(nil, lf.Implementers...)
+	f.Involved = AppendNew(nil, lf.Involved...)
 	f.MinorMarkedBy = lf.MinorMarkedBy
 	f.LedgerImplementer = lf.CurrentImplementer
 	// The minor bypass needs the ledger to agree: td create --minor and
 	// td edit --minor record it, a flag typed into the file does not.
 	f.Minor = f.Minor && lf.Minor
 	if ig != nil {
-		f.Involved = appendNew(f.Involved, ig.Sessions...)
-		f.ImplementationHistory = appendNew(f.ImplementationHistory, ig.Implementers...)
+		f.Involved = AppendNew(f.Involved, ig.Sessions...)
+		f.ImplementationHistory = AppendNew(f.ImplementationHistory, ig.Implementers...)
 		if ig.AddedBy != "" {
 			f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceCommit, Session: ig.AddedSession, Author: ig.AddedBy})
 		}
@@ -111,9 +104,9 @@ func (s *Store) Approve(se *Session, ref string, o TransitionOptions) (*Transiti
 // policy as approval. A session the policy refuses may still close with a
 // self-close exception, which is audited like the creator exception.
 func (s *Store) Close(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
-	resolution, err := oneOf(o.Resolution, domain.ResolutionDone, []domain.Resolution{domain.ResolutionDone, domain.ResolutionWontfix}, true)
+	resolution, err := OneOf(o.Resolution, domain.ResolutionDone, []domain.Resolution{domain.ResolutionDone, domain.ResolutionWontfix}, true)
 	if err != nil {
-		return nil, errorf(CodeInvalid, "resolution %v (a duplicate is closed with --duplicate-of)", err)
+		return nil, Errorf(CodeInvalid, "resolution %v (a duplicate is closed with --duplicate-of)", err)
 	}
 	return s.closeAs(se, ref, o, resolution, nil)
 }
@@ -174,12 +167,12 @@ func (s *Store) closeUnderPolicy(tx *Tx, se *Session, is *Issue, res *Transition
 		return nil, err
 	}
 	if !d.Allowed {
-		return nil, errorf(CodeRefused, "%s", d.Refusal)
+		return nil, Errorf(CodeRefused, "%s", d.Refusal)
 	}
-	if err := is.setStatus(domain.StatusClosed); err != nil {
+	if err := is.SetStatus(domain.StatusClosed); err != nil {
 		return nil, err
 	}
-	if err := setWord(is, "resolution", &is.Resolution, resolution); err != nil {
+	if err := SetWord(is, "resolution", &is.Resolution, resolution); err != nil {
 		return nil, err
 	}
 	details := map[string]any{"policy": string(mode)}
@@ -193,7 +186,7 @@ func (s *Store) closeUnderPolicy(tx *Tx, se *Session, is *Issue, res *Transition
 // security_events.jsonl now, and a security entry in the issue's ledger
 // right after the transition's own entry.
 func (s *Store) auditException(tx *Tx, se *Session, is *Issue, res *TransitionResult, mode policy.Mode, kind, why string) error {
-	ev, err := s.appendSecurityEvent(tx, se, is.ID, kind, why)
+	ev, err := s.AppendSecurityEvent(tx, se, is.ID, kind, why)
 	if err != nil {
 		return err
 	}
@@ -219,110 +212,12 @@ func (s *Store) recordConflict(tx *Tx, se *Session, is *Issue, d policy.Decision
 			return nil
 		}
 	}
-	ev, err := s.appendSecurityEvent(tx, se, is.ID, audit.KindProvenanceConflict, d.Conflict)
+	ev, err := s.AppendSecurityEvent(tx, se, is.ID, audit.KindProvenanceConflict, d.Conflict)
 	if err != nil {
 		return err
 	}
 	res.Security = append(res.Security, ev)
-	return s.appendLedger(tx, is.ID, audit.Entry{TS: s.Now(), Session: se.ID, Action: audit.KindProvenanceConflict, Reason: d.Conflict, Type: audit.TypeSecurity})
-}
-
-// readSecurityEvents returns the bytes of security_events.jsonl, nil when
-// it does not exist yet.
-func (s *Store) readSecurityEvents() ([]byte, error) {
-	p := s.path(SecurityEvents)
-	data, err := readRegular(p, maxSecurityEventsSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, s.fileError(p, err)
-	}
-	return data, nil
-}
-
-// SecurityEvents reads the readable events of security_events.jsonl.
-func (s *Store) SecurityEvents() ([]audit.SecurityEvent, error) {
-	data, err := s.readSecurityEvents()
-	if err != nil {
-		return nil, err
-	}
-	events, _ := audit.ParseSecurityEvents(data)
-	return events, nil
-}
-
-// appendSecurityEvent chains one event onto security_events.jsonl. The
-// caller holds the lock, so the chain's last line cannot move under it.
-func (s *Store) appendSecurityEvent(tx *Tx, se *Session, issueID, kind, reason string) (audit.SecurityEvent, error) {
-	data, err := s.readSecurityEvents()
-	if err != nil {
-		return audit.SecurityEvent{}, err
-	}
-	ev, err := audit.NextSecurityEvent(data, audit.SecurityEvent{TS: s.Now(), IssueID: issueID, SessionID: se.ID, Agent: string(se.Agent), Kind: kind, Reason: reason})
-	if err != nil {
-		return ev, err
-	}
-	line, err := ev.Line()
-	if err != nil {
-		return ev, err
-	}
-	return ev, tx.AppendLine(line, SecurityEvents)
-}
-
-// SecurityReport is td audit verify's answer.
-type SecurityReport struct {
-	Path     string          `json:"path"`
-	Events   int             `json:"events"`
-	Base     string          `json:"base"`
-	Problems []audit.Problem `json:"problems"`
-}
-
-// VerifySecurity checks security_events.jsonl: every hash, every prev, no
-// repeats, and, against the base revision (HEAD when base is empty and the
-// repository has commits), that no line present there is missing or
-// altered. A union merge of two branches verifies clean.
-func (s *Store) VerifySecurity(base string) (*SecurityReport, error) {
-	data, err := s.readSecurityEvents()
-	if err != nil {
-		return nil, err
-	}
-	rel := TodosDir + "/" + SecurityEvents
-	rep := &SecurityReport{Path: rel, Problems: []audit.Problem{}}
-	events, _ := audit.ParseSecurityEvents(data)
-	rep.Events = len(events)
-	var baseData []byte
-	g, err := s.repo()
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case g == nil && base != "":
-		return nil, errorf(CodeRefused, "--base needs a git repository")
-	case g != nil:
-		rev := base
-		if rev == "" {
-			rev = "HEAD"
-		}
-		baseData, err = g.FileAt(rev, rel)
-		switch {
-		case err == nil:
-			rep.Base = rev
-		case errors.Is(err, fs.ErrNotExist):
-			rep.Base = rev
-			baseData = nil
-		case errors.Is(err, gitrepo.ErrUnknownRevision) && base == "":
-			// No commits yet: nothing to compare with.
-		default:
-			if errors.Is(err, gitrepo.ErrUnknownRevision) {
-				return nil, errorf(CodeNotFound, "unknown revision %q", base)
-			}
-			return nil, fmt.Errorf("read %s at %s: %w", rel, rev, err)
-		}
-	}
-	if p := audit.VerifySecurityEvents(data, baseData); len(p) > 0 {
-		rep.Problems = p
-	}
-	return rep, nil
+	return s.AppendLedger(tx, is.ID, audit.Entry{TS: s.Now(), Session: se.ID, Action: audit.KindProvenanceConflict, Reason: d.Conflict, Type: audit.TypeSecurity})
 }
 
 // ReviewableIssue is an issue in review the session may approve.
@@ -348,7 +243,7 @@ func (s *Store) Reviewable(se *Session) ([]ReviewableIssue, []error, error) {
 	}
 	// Load the committed-history facts once, then read the ledgers in
 	// parallel: at a thousand issues in review the reads dominate.
-	if _, err := s.issueGitFacts(""); err != nil {
+	if _, err := s.IssueGitFacts(""); err != nil {
 		return nil, nil, err
 	}
 	type answer struct {
@@ -356,7 +251,7 @@ func (s *Store) Reviewable(se *Session) ([]ReviewableIssue, []error, error) {
 		err             error
 	}
 	answers := make([]answer, len(list))
-	forEach(len(list), ioWorkers(), 2, func(i int) {
+	ForEach(len(list), IOWorkers(), 2, func(i int) {
 		f, err := s.ReviewFacts(list[i], se)
 		if err != nil {
 			answers[i].err = err
@@ -364,7 +259,7 @@ func (s *Store) Reviewable(se *Session) ([]ReviewableIssue, []error, error) {
 		}
 		answers[i].ok, answers[i].needsReason = policy.Reviewable(mode, f)
 	})
-	s.saveLedgerCache()
+	s.SaveLedgerCache()
 	var out []ReviewableIssue
 	for i, a := range answers {
 		switch {

@@ -54,7 +54,7 @@ func TestReviewableUsesThePolicy(t *testing.T) {
 
 	// Strict: the creator's issues drop out.
 	strict := map[string]string{"TD_FEATURE_BALANCED_REVIEW_POLICY": "false", "GIT_AUTHOR_NAME": "Op", "GIT_AUTHOR_EMAIL": "op@example.com"}
-	s2, err := Open(s.Root, Options{Now: s.opts.Now, Env: func(k string) string { return strict[k] }})
+	s2, err := Open(s.Root, Options{Now: s.Now, Env: func(k string) string { return strict[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 )
@@ -23,7 +22,7 @@ const (
 
 // maxActions is how many recent actions a runtime keeps: enough for the
 // post-compaction reminder's last three and a little history.
-const maxActions = 10
+const MaxActions = 10
 
 // Runtime is a session's local state in .todos/local/sessions/<id>.json:
 // never committed, because it describes this checkout's conversation, not
@@ -76,7 +75,7 @@ func runtimeName(id string) string { return "sessions/" + id + ".json" }
 // anything has the zero Runtime.
 func (s *Store) Runtime(id string) (*Runtime, error) {
 	if !ValidSessionID(id) {
-		return nil, errorf(CodeInvalid, "%q is not a session ID", id)
+		return nil, Errorf(CodeInvalid, "%q is not a session ID", id)
 	}
 	data, err := s.readLocal(runtimeName(id))
 	if err != nil {
@@ -96,11 +95,11 @@ func (s *Store) Runtime(id string) (*Runtime, error) {
 // updateRuntime is a read-modify-write of one session's runtime under that
 // session's own lock, so that recording activity never waits for the
 // store lock. Callers that also hold the store lock take it first.
-func (s *Store) updateRuntime(id string, fn func(rt *Runtime) error) error {
+func (s *Store) UpdateRuntime(id string, fn func(rt *Runtime) error) error {
 	if !ValidSessionID(id) {
-		return errorf(CodeInvalid, "%q is not a session ID", id)
+		return Errorf(CodeInvalid, "%q is not a session ID", id)
 	}
-	dir := s.path(LocalDir, "sessions")
+	dir := s.Path(LocalDir, "sessions")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", s.rel(dir), err)
 	}
@@ -121,7 +120,7 @@ func (s *Store) updateRuntime(id string, fn func(rt *Runtime) error) error {
 		return err
 	}
 	// Local, rebuilt by the next command if lost: no fsync.
-	return writeCacheFile(s.path(LocalDir, filepath.FromSlash(runtimeName(id))), append(b, '\n'))
+	return writeCacheFile(s.Path(LocalDir, filepath.FromSlash(runtimeName(id))), append(b, '\n'))
 }
 
 // BoundIssue returns the issue the session is bound to, or "" when none.
@@ -134,146 +133,26 @@ func (s *Store) BoundIssue(se *Session) (string, error) {
 	return rt.BoundIssue, nil
 }
 
-// BindResult says what a bind or unbind did.
-type BindResult struct {
-	Issue *Issue
-	// Previous is the issue the session was bound to before, if any.
-	Previous string
-	// Changed is false when the binding was already as asked.
-	Changed bool
-	// Reassigned names the assignee the bind replaced, if any.
-	Reassigned string
-}
-
-// Bind points the session at one issue: the issue's todos become the
-// session's checklist. The todos are untouched; the issue's assignee
-// becomes session:<id>. Binding another issue first unbinds the old one.
-func (s *Store) Bind(se *Session, ref string) (*BindResult, error) {
-	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, err
-	}
-	id, err := s.ResolveID(ref)
-	if err != nil {
-		return nil, err
-	}
-	res := &BindResult{}
-	err = s.Update(func(tx *Tx) error {
-		rt, err := s.Runtime(se.ID)
-		if err != nil {
-			return err
-		}
-		is, err := s.readIssueFile(id)
-		if err != nil {
-			return err
-		}
-		res.Issue = is
-		if is.Status == domain.StatusClosed {
-			s.warnf("%s is closed; its todos are there to read, and td reopen %s makes it workable again", is.ID, is.ID)
-		}
-		if rt.BoundIssue != "" && rt.BoundIssue != id {
-			res.Previous = rt.BoundIssue
-			if err := s.releaseAssignee(tx, se, rt.BoundIssue); err != nil {
-				return err
-			}
-		}
-		want := "session:" + se.ID
-		if rt.BoundIssue == id && is.Assignee == want {
-			return nil
-		}
-		res.Changed = true
-		if err := s.setBinding(se.ID, id); err != nil {
-			return err
-		}
-		details := map[string]any{}
-		if is.Assignee != want {
-			if is.Assignee != "" {
-				res.Reassigned = is.Assignee
-				details["assignee"] = map[string]any{"from": is.Assignee, "to": want}
-			}
-			if err := is.setField("assignee", want); err != nil {
-				return err
-			}
-			is.Assignee = want
-		}
-		return s.writeIssue(tx, se, is, audit.ActionBound, details, "")
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// Unbind drops the session's pointer to its issue. The issue's assignee is
-// cleared only if it still names this session; the todos are untouched.
-func (s *Store) Unbind(se *Session) (*BindResult, error) {
-	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, err
-	}
-	res := &BindResult{}
-	err := s.Update(func(tx *Tx) error {
-		rt, err := s.Runtime(se.ID)
-		if err != nil {
-			return err
-		}
-		if rt.BoundIssue == "" {
-			return errorf(CodeRefused, "session %s is not bound to an issue; td session bind ID binds one", se.ID)
-		}
-		res.Previous, res.Changed = rt.BoundIssue, true
-		old := rt.BoundIssue
-		if err := s.setBinding(se.ID, ""); err != nil {
-			return err
-		}
-		return s.releaseAssignee(tx, se, old)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
 // setBinding points a session's runtime at an issue ("" for none).
-func (s *Store) setBinding(sessionID, issueID string) error {
-	return s.updateRuntime(sessionID, func(rt *Runtime) error {
+func (s *Store) SetBinding(sessionID, issueID string) error {
+	return s.UpdateRuntime(sessionID, func(rt *Runtime) error {
 		rt.BoundIssue = issueID
 		return nil
 	})
 }
 
-// releaseAssignee records that the session left an issue, clearing the
-// assignee when it still points at the session. An issue that has gone or
-// cannot be read is left alone: the pointer is local and already moved.
-func (s *Store) releaseAssignee(tx *Tx, se *Session, id string) error {
-	is, err := s.readIssueFile(id)
-	if err != nil {
-		if CodeOf(err) == CodeNotFound {
-			return nil
-		}
-		s.warnf("%v; its assignee was left as it was", err)
-		return nil
-	}
-	details := map[string]any{}
-	if is.Assignee == "session:"+se.ID {
-		if err := is.setField("assignee", ""); err != nil {
-			return err
-		}
-		details["assignee"] = map[string]any{"from": is.Assignee, "to": ""}
-		is.Assignee = ""
-	}
-	return s.writeIssue(tx, se, is, audit.ActionUnbound, details, "")
-}
-
 // boundIssueID returns the issue the session works on, refusing with a
 // message an agent can act on when there is none.
-func (s *Store) boundIssueID(se *Session) (string, error) {
+func (s *Store) BoundIssueID(se *Session) (string, error) {
 	rt, err := s.Runtime(se.ID)
 	if err != nil {
 		return "", err
 	}
 	if rt.BoundIssue == "" {
 		if s.EffectiveRole(se) == domain.RoleOperator {
-			return "", errorf(CodeRefused, "session %s is not bound to an issue; bind one with td session bind ID, or name one with --issue ID", se.ID)
+			return "", Errorf(CodeRefused, "session %s is not bound to an issue; bind one with td session bind ID, or name one with --issue ID", se.ID)
 		}
-		return "", errorf(CodeRefused, "session %s is not bound to an issue; ask the operator to bind one (td session bind ID), or file your work as one with td promote TITLE", se.ID)
+		return "", Errorf(CodeRefused, "session %s is not bound to an issue; ask the operator to bind one (td session bind ID), or file your work as one with td promote TITLE", se.ID)
 	}
 	return rt.BoundIssue, nil
 }

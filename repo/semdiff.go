@@ -188,7 +188,7 @@ func parseIssueBytes(data []byte) (*Issue, error) {
 	if err := doc.Front.Decode(&f); err != nil {
 		return nil, err
 	}
-	is, err := parseIssue("", f.ID, data)
+	is, err := ParseIssue("", f.ID, data)
 	var pe *ParseError
 	if errors.As(err, &pe) {
 		return nil, &markdown.Error{Line: max(pe.Line, 1), Msg: pe.Msg}
@@ -372,12 +372,12 @@ type DiffRange struct {
 // BASE...). BASE defaults to the default branch (origin/HEAD, main,
 // master). With both given, the two revisions are compared as they are.
 func (s *Store) ResolveDiffRange(base, head string) (*DiffRange, error) {
-	g, err := s.repo()
+	g, err := s.GitRepo()
 	if err != nil {
 		return nil, err
 	}
 	if g == nil {
-		return nil, errorf(CodeRefused, "%s is not in a git repository, so there are no revisions to compare", s.Root)
+		return nil, Errorf(CodeRefused, "%s is not in a git repository, so there are no revisions to compare", s.Root)
 	}
 	if base == "" {
 		if base, err = g.DefaultBranch(); err != nil {
@@ -390,11 +390,11 @@ func (s *Store) ResolveDiffRange(base, head string) (*DiffRange, error) {
 	}
 	r := &DiffRange{BaseRev: base, HeadRev: head}
 	if r.Base, err = g.Resolve(base); err != nil {
-		return nil, revisionError(base, err)
+		return nil, RevisionError(base, err)
 	}
 	if head != "" {
 		if r.Head, err = g.Resolve(head); err != nil {
-			return nil, revisionError(head, err)
+			return nil, RevisionError(head, err)
 		}
 		return r, nil
 	}
@@ -471,7 +471,7 @@ func (s *Store) Diff(r *DiffRange) (*TodosDiff, error) {
 // added.
 func diffSnapshots(base, head *Snapshot) *TodosDiff {
 	d := &TodosDiff{Issues: []IssueDiff{}, Security: []audit.SecurityEvent{}}
-	head.prefetch(head.Paths())
+	head.Prefetch(head.Paths())
 	paths := unionPaths(base.Paths(), head.Paths())
 	var changed []string
 	for _, p := range paths {
@@ -479,7 +479,7 @@ func diffSnapshots(base, head *Snapshot) *TodosDiff {
 			changed = append(changed, p)
 		}
 	}
-	base.prefetch(changed)
+	base.Prefetch(changed)
 	byID := map[string]*IssueDiff{}
 	issue := func(id string) *IssueDiff {
 		if byID[id] == nil {
@@ -504,7 +504,7 @@ func diffSnapshots(base, head *Snapshot) *TodosDiff {
 		if !okB || !okA {
 			continue
 		}
-		id, isIssuePath := issueIDOf(p)
+		id, isIssuePath := IssueIDOf(p)
 		switch {
 		case p == TodosDir+"/"+SecurityEvents:
 			events, _ := audit.ParseSecurityEvents(addedLines(before, after))
@@ -558,7 +558,7 @@ func parseSnapshotIssue(p, id string, data []byte) (*Issue, error) {
 	if data == nil {
 		return nil, nil
 	}
-	return parseIssue(p, id, data)
+	return ParseIssue(p, id, data)
 }
 
 // snapshotTitle is the title of the issue in the snapshot, "" when it has
@@ -572,7 +572,7 @@ func snapshotTitle(sn *Snapshot, id string) string {
 	if err != nil {
 		return ""
 	}
-	is, err := parseIssue(p, id, data)
+	is, err := ParseIssue(p, id, data)
 	if err != nil {
 		return ""
 	}

@@ -3,8 +3,6 @@ package repo
 import (
 	"strings"
 	"testing"
-
-	"github.com/tdproject/td/repo/gitrepo"
 )
 
 const describeBefore = `---
@@ -145,24 +143,11 @@ func TestDescribeIssueChangeRepeatedText(t *testing.T) {
 	}
 }
 
-// memSnapshot is a snapshot of the given files (path under .todos →
-// content), as a revision would hold them.
-func memSnapshot(rev string, files map[string]string) *Snapshot {
-	sn := &Snapshot{Rev: rev, Commit: strings.Repeat("0", 40), files: map[string]*snapFile{}}
-	for p, content := range files {
-		full := TodosDir + "/" + p
-		sn.files[full] = &snapFile{path: full, hash: gitrepo.BlobHash([]byte(content))}
-	}
-	sn.read = func(f *snapFile) ([]byte, error) { return []byte(files[strings.TrimPrefix(f.path, TodosDir+"/")]), nil }
-	sn.sortPaths()
-	return sn
-}
-
 func TestDiffSnapshots(t *testing.T) {
 	issue := func(id, title, status string) string {
 		return "---\nid: " + id + "\ntitle: " + title + "\nstatus: " + status + "\n---\n"
 	}
-	base := memSnapshot("main", map[string]string{
+	base := MemSnapshot("main", map[string]string{
 		"issues/td-aaaaaa.md":        issue("td-aaaaaa", "Kept", "open"),
 		"issues/td-bbbbbb.md":        issue("td-bbbbbb", "Closed here", "in_review"),
 		"history/td-bbbbbb.jsonl":    string(ledgerOf("A B")),
@@ -171,7 +156,7 @@ func TestDiffSnapshots(t *testing.T) {
 		"security_events.jsonl":      "",
 		"sessions/ses_aaaaaaaa.yaml": "id: ses_aaaaaaaa\n",
 	})
-	head := memSnapshot("", map[string]string{
+	head := MemSnapshot("", map[string]string{
 		"issues/td-aaaaaa.md":        issue("td-aaaaaa", "Kept", "open"),
 		"issues/td-bbbbbb.md":        issue("td-bbbbbb", "Closed here", "closed"),
 		"history/td-bbbbbb.jsonl":    string(ledgerOf("A X B Y")),
@@ -201,18 +186,5 @@ func TestDiffSnapshots(t *testing.T) {
 	}
 	if len(d.Problems) != 1 || !strings.Contains(d.Problems[0].Error(), "main: .todos/issues/td-eeeeee.md:3: ") {
 		t.Errorf("problems %v, want the unreadable base version of td-eeeeee", d.Problems)
-	}
-}
-
-func TestSnapshotWants(t *testing.T) {
-	for rel, want := range map[string]bool{
-		"config.yaml": true, "security_events.jsonl": true, "anchors.md": true,
-		"issues/td-aaaaaa.md": true, "history/td-aaaaaa.jsonl": true, "sessions/ses_aaaaaaaa.yaml": true,
-		"issues/.td-aaaaaa.md.tmp-1": false, "local/index.bin": false, ".gitignore": false,
-		"issues/notes.txt": false, "issues/sub/td-aaaaaa.md": false, "other.yaml": false,
-	} {
-		if snapshotWants(rel) != want {
-			t.Errorf("snapshotWants(%q) = %v", rel, !want)
-		}
 	}
 }

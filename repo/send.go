@@ -29,14 +29,14 @@ func (s *Store) Send(from *Session, ref string, o SendOptions) (*SendResult, err
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.readIssueFile(id); err != nil {
+	if _, err := s.ReadIssueFile(id); err != nil {
 		return nil, err
 	}
 	if o.Agent == "" {
 		o.Agent = "primary"
 	}
 	if err := policy.MayMutate(o.Agent); err != nil {
-		return nil, errorf(CodeRefused, "td send starts a root agent bound to an issue; %s is a subagent path, and a subagent gets its task from its root agent and proposes todos with td todo propose", o.Agent)
+		return nil, Errorf(CodeRefused, "td send starts a root agent bound to an issue; %s is a subagent path, and a subagent gets its task from its root agent and proposes todos with td todo propose", o.Agent)
 	}
 	se, err := s.StartSession(StartOptions{Name: o.Name, Agent: o.Agent, Category: o.Category, Previous: ""})
 	if err != nil {

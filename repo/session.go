@@ -24,7 +24,7 @@ func (s *Store) EffectiveRole(se *Session) domain.Role {
 	if se.IsAgent() {
 		return domain.RoleAgent
 	}
-	name, email := splitIdentity(se.Author)
+	name, email := SplitIdentity(se.Author)
 	if s.Config.IsOperator(name, email) {
 		return domain.RoleOperator
 	}
@@ -77,16 +77,16 @@ func (tx *Tx) StartSession(o StartOptions) (*Session, error) {
 // startSession creates a session inside a locked update.
 func (s *Store) startSession(tx *Tx, o StartOptions) (*Session, error) {
 	if o.Agent != "" && !o.Agent.Valid() {
-		return nil, errorf(CodeInvalid, "agent path %q must be dot-separated lowercase names such as primary or primary.subagents.ui", o.Agent)
+		return nil, Errorf(CodeInvalid, "agent path %q must be dot-separated lowercase names such as primary or primary.subagents.ui", o.Agent)
 	}
 	switch o.Category {
 	case "":
 		o.Category = domain.CategoryProject
 	case domain.CategoryProject, domain.CategoryMeta:
 	default:
-		return nil, errorf(CodeInvalid, "category %q must be project or meta", o.Category)
+		return nil, Errorf(CodeInvalid, "category %q must be project or meta", o.Category)
 	}
-	author, err := s.author()
+	author, err := s.Author()
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (s *Store) startSession(tx *Tx, o StartOptions) (*Session, error) {
 		name = string(o.Agent)
 	}
 	if name == "" {
-		name, _ = splitIdentity(author)
+		name, _ = SplitIdentity(author)
 	}
 	se := &Session{ID: id, Name: name, Role: role, Agent: o.Agent, Category: o.Category,
 		Author: author, CreatedAt: s.Now(), Previous: o.Previous}
@@ -131,16 +131,16 @@ func (s *Store) writeSession(tx *Tx, se *Session) error {
 func (s *Store) newSessionID() (string, error) {
 	return s.freeID(sessionSuffixLen, func(suf string) (string, string) {
 		id := "ses_" + suf
-		return id, s.path(SessionsDir, id+".yaml")
+		return id, s.Path(SessionsDir, id+".yaml")
 	})
 }
 
 // author is the git identity of whoever runs td, "Name <email>".
-func (s *Store) author() (string, error) {
+func (s *Store) Author() (string, error) {
 	if n, e := s.Env("GIT_AUTHOR_NAME"), s.Env("GIT_AUTHOR_EMAIL"); n != "" && e != "" {
 		return n + " <" + e + ">", nil
 	}
-	g, err := s.repo()
+	g, err := s.GitRepo()
 	if err != nil {
 		return "", err
 	}
@@ -152,7 +152,7 @@ func (s *Store) author() (string, error) {
 	}
 	id, err := g.Author()
 	if err != nil {
-		return "", errorf(CodeRefused, "no git identity: set one with git config user.name and user.email (%v)", err)
+		return "", Errorf(CodeRefused, "no git identity: set one with git config user.name and user.email (%v)", err)
 	}
 	return id.String(), nil
 }
@@ -160,19 +160,19 @@ func (s *Store) author() (string, error) {
 // Session loads a session identity file.
 func (s *Store) Session(id string) (*Session, error) {
 	if !ValidSessionID(id) {
-		return nil, errorf(CodeInvalid, "%q is not a session ID: session IDs look like ses_7hq2m4p1", id)
+		return nil, Errorf(CodeInvalid, "%q is not a session ID: session IDs look like ses_7hq2m4p1", id)
 	}
-	p := s.path(SessionsDir, id+".yaml")
+	p := s.Path(SessionsDir, id+".yaml")
 	data, err := readRegular(p, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errorf(CodeNotFound, "no session %s; td session list shows the sessions", id)
+		return nil, Errorf(CodeNotFound, "no session %s; td session list shows the sessions", id)
 	}
 	if err != nil {
-		return nil, s.fileError(p, err)
+		return nil, s.FileError(p, err)
 	}
 	var se Session
 	if err := yaml.Unmarshal(data, &se); err != nil {
-		return nil, &ParseError{Path: s.rel(p), Line: yamlErrorLine(err), Msg: yamlErrorMsg(err)}
+		return nil, &ParseError{Path: s.rel(p), Line: YAMLErrorLine(err), Msg: YAMLErrorMsg(err)}
 	}
 	if se.ID != id {
 		return nil, &ParseError{Path: s.rel(p), Line: 1, Msg: fmt.Sprintf("id %q does not match the file name", se.ID)}
@@ -183,9 +183,9 @@ func (s *Store) Session(id string) (*Session, error) {
 // Sessions lists every session, oldest first. Unreadable files are
 // returned as errors beside the rest.
 func (s *Store) Sessions() ([]*Session, []error) {
-	ents, err := os.ReadDir(s.path(SessionsDir))
+	ents, err := os.ReadDir(s.Path(SessionsDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, []error{s.fileError(s.path(SessionsDir), err)}
+		return nil, []error{s.FileError(s.Path(SessionsDir), err)}
 	}
 	var out []*Session
 	var errs []error
@@ -254,7 +254,7 @@ func (s *Store) CurrentSession(flag string, create bool) (acting *Session, sourc
 		}
 		s.warnf("the checkout's current session %s no longer exists; using the default session", cur)
 	}
-	author, err := s.author()
+	author, err := s.Author()
 	if err != nil {
 		return nil, "", err
 	}

@@ -110,8 +110,8 @@ func (sn *Snapshot) hashOf(f *snapFile) string {
 
 // prefetch reads the files at paths in parallel, so that later reads come
 // from memory. Errors stay with each file for Read to return.
-func (sn *Snapshot) prefetch(paths []string) {
-	forEach(len(paths), ioWorkers(), 64, func(i int) { sn.Read(paths[i]) })
+func (sn *Snapshot) Prefetch(paths []string) {
+	ForEach(len(paths), IOWorkers(), 64, func(i int) { sn.Read(paths[i]) })
 }
 
 // snapshotSizeLimit is the largest file of each kind td reads.
@@ -163,21 +163,21 @@ func (s *Store) WorkTreeSnapshot() (*Snapshot, error) {
 	}
 	top, err := os.ReadDir(s.Dir)
 	if err != nil {
-		return nil, s.fileError(s.Dir, err)
+		return nil, s.FileError(s.Dir, err)
 	}
 	for _, e := range top {
 		add(e.Name(), e.Type())
 	}
 	for _, d := range []string{IssuesDir, HistoryDir, SessionsDir} {
-		if err := refuseSymlink(s.path(d)); err != nil {
+		if err := refuseSymlink(s.Path(d)); err != nil {
 			return nil, err
 		}
-		ents, err := os.ReadDir(s.path(d))
+		ents, err := os.ReadDir(s.Path(d))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, s.fileError(s.path(d), err)
+			return nil, s.FileError(s.Path(d), err)
 		}
 		for _, e := range ents {
 			add(d+"/"+e.Name(), e.Type())
@@ -201,20 +201,20 @@ func (s *Store) WorkTreeSnapshot() (*Snapshot, error) {
 // SnapshotAt lists td's files in the commit rev names. An unknown revision
 // is a not_found error saying so.
 func (s *Store) SnapshotAt(rev string) (*Snapshot, error) {
-	g, err := s.repo()
+	g, err := s.GitRepo()
 	if err != nil {
 		return nil, err
 	}
 	if g == nil {
-		return nil, errorf(CodeRefused, "comparing with revision %q needs a git repository, and %s is not in one", rev, s.Root)
+		return nil, Errorf(CodeRefused, "comparing with revision %q needs a git repository, and %s is not in one", rev, s.Root)
 	}
-	prefix, err := s.todosInRepo(g)
+	prefix, err := s.TodosInRepo(g)
 	if err != nil {
 		return nil, err
 	}
 	commit, files, err := g.ListTree(rev, prefix)
 	if err != nil {
-		return nil, revisionError(rev, err)
+		return nil, RevisionError(rev, err)
 	}
 	sn := &Snapshot{Rev: rev, Commit: commit, files: map[string]*snapFile{}}
 	for _, tf := range files {
@@ -244,10 +244,10 @@ func (s *Store) SnapshotAt(rev string) (*Snapshot, error) {
 
 // todosInRepo is the path of .todos relative to the git work tree root,
 // which differs from ".todos" when td's root is a subdirectory of it.
-func (s *Store) todosInRepo(g *gitrepo.Repo) (string, error) {
+func (s *Store) TodosInRepo(g *gitrepo.Repo) (string, error) {
 	rel, err := filepath.Rel(g.Root(), s.Dir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", errorf(CodeInternal, "%s is outside the git work tree %s", s.Dir, g.Root())
+		return "", Errorf(CodeInternal, "%s is outside the git work tree %s", s.Dir, g.Root())
 	}
 	return filepath.ToSlash(rel), nil
 }
@@ -261,7 +261,7 @@ func (sn *Snapshot) sortPaths() {
 }
 
 // revisionError turns a failure to find a revision into one sentence.
-func revisionError(rev string, err error) error {
+func RevisionError(rev string, err error) error {
 	if errors.Is(err, gitrepo.ErrUnknownRevision) {
 		return &Error{Code: CodeNotFound, Msg: fmt.Sprintf("unknown revision %q: name a branch, tag or commit (git branch -a lists the branches)", rev), Err: err}
 	}
@@ -270,7 +270,7 @@ func revisionError(rev string, err error) error {
 
 // issueIDOf returns the issue a snapshot path belongs to (its issue file
 // or its ledger) and whether it is one of those.
-func issueIDOf(p string) (string, bool) {
+func IssueIDOf(p string) (string, bool) {
 	if name, ok := strings.CutPrefix(p, TodosDir+"/"+IssuesDir+"/"); ok {
 		return strings.CutSuffix(name, ".md")
 	}
@@ -278,4 +278,17 @@ func issueIDOf(p string) (string, bool) {
 		return strings.CutSuffix(name, ".jsonl")
 	}
 	return "", false
+}
+
+// memSnapshot is a snapshot of the given files (path under .todos →
+// content), as a revision would hold them.
+func MemSnapshot(rev string, files map[string]string) *Snapshot {
+	sn := &Snapshot{Rev: rev, Commit: strings.Repeat("0", 40), files: map[string]*snapFile{}}
+	for p, content := range files {
+		full := TodosDir + "/" + p
+		sn.files[full] = &snapFile{path: full, hash: gitrepo.BlobHash([]byte(content))}
+	}
+	sn.read = func(f *snapFile) ([]byte, error) { return []byte(files[strings.TrimPrefix(f.path, TodosDir+"/")]), nil }
+	sn.sortPaths()
+	return sn
 }

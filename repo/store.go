@@ -97,17 +97,17 @@ func Open(dir string, opts Options) (*Store, error) {
 
 func openAt(root string, opts Options) (*Store, error) {
 	s := &Store{Root: root, Dir: filepath.Join(root, TodosDir), opts: opts.withDefaults()}
-	data, err := readRegular(s.path(ConfigFile), 1<<20)
+	data, err := readRegular(s.Path(ConfigFile), 1<<20)
 	if err != nil {
-		return nil, s.fileError(s.path(ConfigFile), err)
+		return nil, s.FileError(s.Path(ConfigFile), err)
 	}
-	cfg, err := parseConfig(s.rel(s.path(ConfigFile)), data)
+	cfg, err := ParseConfig(s.rel(s.Path(ConfigFile)), data)
 	if err != nil {
 		return nil, err
 	}
 	s.Config = cfg
 	for _, d := range []string{IssuesDir, HistoryDir, SessionsDir, LocalDir} {
-		if err := refuseSymlink(s.path(d)); err != nil {
+		if err := refuseSymlink(s.Path(d)); err != nil {
 			return nil, err
 		}
 	}
@@ -134,7 +134,7 @@ func (s *Store) warnf(format string, args ...any) {
 }
 
 // path joins elements under .todos.
-func (s *Store) path(elem ...string) string {
+func (s *Store) Path(elem ...string) string {
 	return filepath.Join(append([]string{s.Dir}, elem...)...)
 }
 
@@ -147,7 +147,7 @@ func (s *Store) rel(p string) string {
 }
 
 // fileError turns an I/O error on a file into one sentence naming the file.
-func (s *Store) fileError(path string, err error) error {
+func (s *Store) FileError(path string, err error) error {
 	var r *refusal
 	if errors.As(err, &r) {
 		return &Error{Code: CodeRefused, Msg: s.rel(path) + " " + r.reason, Err: r.err}
@@ -163,7 +163,7 @@ func (s *Store) fileError(path string, err error) error {
 }
 
 // repo opens the git repository lazily; nil when the tree is not in git.
-func (s *Store) repo() (*gitrepo.Repo, error) {
+func (s *Store) GitRepo() (*gitrepo.Repo, error) {
 	if !s.gitOpen {
 		s.gitOpen = true
 		s.git, s.gitErr = gitrepo.Open(s.Root)
@@ -187,10 +187,10 @@ type Tx struct {
 // fn wrote, or in git mode auto commits it. A failed stage or commit is a
 // warning: the files are written and safe.
 func (s *Store) Update(fn func(tx *Tx) error) error {
-	if err := os.MkdirAll(s.path(LocalDir), 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", s.rel(s.path(LocalDir)), err)
+	if err := os.MkdirAll(s.Path(LocalDir), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", s.rel(s.Path(LocalDir)), err)
 	}
-	unlock, err := lockFile(s.path(LocalDir, "lock"))
+	unlock, err := lockFile(s.Path(LocalDir, "lock"))
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func (tx *Tx) AppendLine(line []byte, elem ...string) error {
 
 // record makes the file's directory, writes it and remembers it for staging.
 func (tx *Tx) record(write func(path string) error, elem []string) error {
-	p := tx.s.path(elem...)
+	p := tx.s.Path(elem...)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", tx.s.rel(filepath.Dir(p)), err)
 	}
@@ -237,7 +237,7 @@ func (s *Store) stage(paths []string) []gitrepo.StagedBlob {
 	if s.Config.Git.Mode == GitModeOff {
 		return nil
 	}
-	g, err := s.repo()
+	g, err := s.GitRepo()
 	if err != nil {
 		s.warnf("not staged: %v", err)
 		return nil
@@ -255,13 +255,13 @@ func (s *Store) stage(paths []string) []gitrepo.StagedBlob {
 
 // readLocal reads a small file under .todos/local, "" when absent.
 func (s *Store) readLocal(name string) (string, error) {
-	p := s.path(LocalDir, filepath.FromSlash(name))
+	p := s.Path(LocalDir, filepath.FromSlash(name))
 	data, err := readRegular(p, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
 	if err != nil {
-		return "", s.fileError(p, err)
+		return "", s.FileError(p, err)
 	}
 	return strings.TrimSpace(string(data)), nil
 }
@@ -277,7 +277,7 @@ func (s *Store) WriteLocal(name, content string) error { return s.writeLocal(nam
 
 // writeLocal writes a file under .todos/local (never staged).
 func (s *Store) writeLocal(name, content string) error {
-	p := s.path(LocalDir, filepath.FromSlash(name))
+	p := s.Path(LocalDir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -286,7 +286,7 @@ func (s *Store) writeLocal(name, content string) error {
 
 // ids returns the ID source: crypto/rand, or the seeded test sequence when
 // TD_RAND_SEED is set. The caller holds the lock in seeded mode.
-func (s *Store) ids() idSource {
+func (s *Store) IDs() idSource {
 	seed := s.Env("TD_RAND_SEED")
 	if seed == "" {
 		return idSource{}

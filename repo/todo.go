@@ -75,37 +75,21 @@ type TodoResult struct {
 	Stalls []policy.Stall
 }
 
-// Todos returns the issue's acceptance criteria and steps as the file has
-// them, in document order.
-func (is *Issue) Todos() []markdown.Item {
-	if is.Doc == nil {
-		return nil
-	}
-	return checklistOf(is).Items()
-}
-
-func checklistOf(is *Issue) *markdown.Checklist {
-	if is.Doc == nil {
-		return markdown.ParseChecklist(nil)
-	}
-	return markdown.ParseChecklist(is.Doc.Body)
-}
-
 // todoIssue finds the issue a todo operation acts on: the bound issue, or
 // --issue for operators.
 func (s *Store) todoIssue(se *Session, ref string) (string, error) {
 	if ref == "" {
-		id, err := s.boundIssueID(se)
+		id, err := s.BoundIssueID(se)
 		if err != nil {
 			return "", err
 		}
-		if _, err := os.Lstat(s.issuePath(id)); errors.Is(err, fs.ErrNotExist) {
-			return "", errorf(CodeNotFound, "session %s is bound to %s, which no longer exists; td session unbind, or bind another issue", se.ID, id)
+		if _, err := os.Lstat(s.IssuePath(id)); errors.Is(err, fs.ErrNotExist) {
+			return "", Errorf(CodeNotFound, "session %s is bound to %s, which no longer exists; td session unbind, or bind another issue", se.ID, id)
 		}
 		return id, nil
 	}
 	if s.EffectiveRole(se) != domain.RoleOperator {
-		return "", errorf(CodeRefused, "only an operator may name an issue with --issue; an agent works on the issue its session is bound to (td todo view)")
+		return "", Errorf(CodeRefused, "only an operator may name an issue with --issue; an agent works on the issue its session is bound to (td todo view)")
 	}
 	return s.ResolveID(ref)
 }
@@ -127,15 +111,15 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 		return nil, err
 	}
 	if req.Kind != "" && req.Kind != domain.KindStep && req.Kind != domain.KindCriterion {
-		return nil, errorf(CodeInvalid, "kind %q must be step or criterion", req.Kind)
+		return nil, Errorf(CodeInvalid, "kind %q must be step or criterion", req.Kind)
 	}
 	if req.Op == TodoView {
-		is, err := s.readIssueFile(id)
+		is, err := s.ReadIssueFile(id)
 		if err != nil {
 			return nil, err
 		}
-		res := todoResult(is, checklistOf(is), false, -1)
-		if res.Proposals, err = s.pendingProposals(id); err != nil {
+		res := todoResult(is, ChecklistOf(is), false, -1)
+		if res.Proposals, err = s.PendingProposals(id); err != nil {
 			return nil, err
 		}
 		return res, nil
@@ -144,11 +128,11 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 	var res *TodoResult
 	progress := false
 	err = s.Update(func(tx *Tx) error {
-		is, err := s.readIssueFile(id)
+		is, err := s.ReadIssueFile(id)
 		if err != nil {
 			return err
 		}
-		cl := checklistOf(is)
+		cl := ChecklistOf(is)
 		if len(is.Doc.Body) == 0 && (req.Op == TodoAdd || req.Op == TodoSet) {
 			// A body td creates starts after one blank line, as in a new
 			// issue file with a description.
@@ -181,19 +165,19 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 		res = todoResult(is, cl, changed, touched)
 		res.Fixes = fixes
 		res.ProposedCriteria = req.Op == TodoAdd && req.Kind == domain.KindCriterion && role != domain.RoleOperator
-		res.CriteriaMet = criterionDone && len(openCriteriaOf(after)) == 0
-		progress = completedCount(after) > completedCount(before) || (req.Op == TodoAdd && len(after) > len(before))
+		res.CriteriaMet = criterionDone && len(OpenCriteriaOf(after)) == 0
+		progress = CompletedCount(after) > CompletedCount(before) || (req.Op == TodoAdd && len(after) > len(before))
 		if !changed {
 			return nil
 		}
 		is.Doc.Body = cl.Bytes()
-		if err := s.writeIssueFile(tx, is); err != nil {
+		if err := s.WriteIssueFile(tx, is); err != nil {
 			return err
 		}
 		res.Issue = is
 		for _, e := range ledger {
 			e.TS, e.Session = is.UpdatedAt, se.ID
-			if err := s.appendLedger(tx, id, e); err != nil {
+			if err := s.AppendLedger(tx, id, e); err != nil {
 				return err
 			}
 		}
@@ -204,21 +188,10 @@ func (s *Store) Todo(se *Session, req TodoRequest) (*TodoResult, error) {
 	}
 	// A session that keeps changing its list without finishing anything is
 	// stalling; the count is local and a failure to keep it only a warning.
-	if res.Stalls, err = s.noteTodoChange(se, progress); err != nil {
-		s.warnf("stall count not kept: %v", err)
+	if res.Stalls, err = s.NoteTodoChange(se, progress); err != nil {
+		s.Warnf("stall count not kept: %v", err)
 	}
 	return res, nil
-}
-
-// completedCount counts the completed items of a list.
-func completedCount(items []markdown.Item) int {
-	n := 0
-	for _, it := range items {
-		if it.Status == domain.TodoCompleted {
-			n++
-		}
-	}
-	return n
 }
 
 func todoResult(is *Issue, cl *markdown.Checklist, changed bool, touched int) *TodoResult {
@@ -232,18 +205,6 @@ func todoResult(is *Issue, cl *markdown.Checklist, changed bool, touched int) *T
 	return &TodoResult{Issue: is, Items: items, Rendered: cl.Render(), Changed: changed, Touched: touched, InProgress: n}
 }
 
-// openCriteriaOf returns the texts of the acceptance criteria not yet done
-// or dropped.
-func openCriteriaOf(items []markdown.Item) []string {
-	var out []string
-	for _, it := range items {
-		if it.Kind == domain.KindCriterion && it.Status != domain.TodoCompleted && it.Status != domain.TodoAbandoned {
-			out = append(out, it.Text)
-		}
-	}
-	return out
-}
-
 // applyTodo performs one operation on the checklist (target: the text
 // addressing the item, for operations that need one) and returns the index
 // of the addressed item (-1 if none) and the ledger entries it earns:
@@ -252,14 +213,14 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role doma
 	switch req.Op {
 	case TodoSet:
 		if req.Kind == domain.KindCriterion {
-			return -1, nil, errorf(CodeInvalid, "set replaces the steps only; add acceptance criteria with td todo add --kind criterion")
+			return -1, nil, Errorf(CodeInvalid, "set replaces the steps only; add acceptance criteria with td todo add --kind criterion")
 		}
 		phases := req.Phases
 		if len(phases) == 0 {
 			phases = []markdown.PhaseItems{{Name: req.Phase, Texts: req.Items}}
 		}
 		if countTexts(phases) == 0 {
-			return -1, nil, errorf(CodeInvalid, "set needs the new steps: td todo set \"first step\" \"second step\" (or --file with a checklist)")
+			return -1, nil, Errorf(CodeInvalid, "set needs the new steps: td todo set \"first step\" \"second step\" (or --file with a checklist)")
 		}
 		return -1, nil, todoError(cl.SetSteps(phases))
 	case TodoAdd:
@@ -268,12 +229,12 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role doma
 			kind = domain.KindStep
 		}
 		if len(req.Items) == 0 {
-			return -1, nil, errorf(CodeInvalid, "add needs the text of at least one item")
+			return -1, nil, Errorf(CodeInvalid, "add needs the text of at least one item")
 		}
 		phase := req.Phase
 		if kind == domain.KindCriterion {
 			if phase != "" {
-				return -1, nil, errorf(CodeInvalid, "acceptance criteria have no phases; drop --phase")
+				return -1, nil, Errorf(CodeInvalid, "acceptance criteria have no phases; drop --phase")
 			}
 		}
 		if err := todoError(cl.Add(kind, phase, "", req.Items)); err != nil {
@@ -288,7 +249,7 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role doma
 		return -1, ledger, nil
 	}
 	if strings.TrimSpace(target) == "" {
-		return -1, nil, errorf(CodeInvalid, "name the todo by its text: td todo %s \"part of its text\"", req.Op)
+		return -1, nil, Errorf(CodeInvalid, "name the todo by its text: td todo %s \"part of its text\"", req.Op)
 	}
 	i, err := cl.Find(target, markdown.Filter{Kind: req.Kind, Phase: req.Phase})
 	if err != nil {
@@ -298,7 +259,7 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role doma
 	if req.Op == TodoNote {
 		text := strings.TrimSpace(req.Text)
 		if text == "" {
-			return i, nil, errorf(CodeInvalid, "the note is empty: td todo note \"%s\" \"what you learned\"", it.Text)
+			return i, nil, Errorf(CodeInvalid, "the note is empty: td todo note \"%s\" \"what you learned\"", it.Text)
 		}
 		return i, nil, todoError(cl.AddNote(i, text))
 	}
@@ -307,10 +268,10 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role doma
 		TodoBlock: domain.TodoBlocked, TodoUnblock: domain.TodoPending,
 	}[req.Op]
 	if to == "" {
-		return -1, nil, errorf(CodeInvalid, "unknown todo operation %q", req.Op)
+		return -1, nil, Errorf(CodeInvalid, "unknown todo operation %q", req.Op)
 	}
 	if req.Op == TodoUnblock && it.Status != domain.TodoBlocked {
-		return i, nil, errorf(CodeRefused, "%q is %s, not blocked", it.Text, statusWords(it.Status))
+		return i, nil, Errorf(CodeRefused, "%q is %s, not blocked", it.Text, statusWords(it.Status))
 	}
 	if it.Status == to {
 		return i, nil, nil
@@ -414,13 +375,11 @@ func (s *Store) Fmt(se *Session, refs []string, check bool) (*FmtResult, error) 
 	}
 	var ids []string
 	if len(refs) == 0 {
-		stats, err := s.statIssues()
+		all, err := s.IssueIDs()
 		if err != nil {
 			return nil, err
 		}
-		for _, st := range stats {
-			ids = append(ids, strings.TrimSuffix(st.name, ".md"))
-		}
+		ids = append(ids, all...)
 	}
 	for _, r := range refs {
 		id, err := s.ResolveID(r)
@@ -432,7 +391,7 @@ func (s *Store) Fmt(se *Session, refs []string, check bool) (*FmtResult, error) 
 	res := &FmtResult{}
 	err := s.Update(func(tx *Tx) error {
 		for _, id := range ids {
-			is, err := s.readIssueFile(id)
+			is, err := s.ReadIssueFile(id)
 			if err != nil {
 				if len(refs) > 0 {
 					return err
@@ -440,7 +399,7 @@ func (s *Store) Fmt(se *Session, refs []string, check bool) (*FmtResult, error) 
 				res.Errors = append(res.Errors, err)
 				continue
 			}
-			canon := checklistOf(is).Canonical()
+			canon := ChecklistOf(is).Canonical()
 			if string(canon) == string(is.Doc.Body) {
 				continue
 			}

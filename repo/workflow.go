@@ -79,7 +79,7 @@ func commandOf(action string) string {
 // it, then writes it with one ledger entry for action.
 func (s *Store) transition(se *Session, ref, action string, step func(tx *Tx, is *Issue, res *TransitionResult) (details map[string]any, reason string, err error)) (*TransitionResult, error) {
 	if err := policy.MayMutate(se.Agent); err != nil {
-		return nil, errorf(CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s %s", se.Agent.Root(), commandOf(action), ref)
+		return nil, Errorf(CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s %s", se.Agent.Root(), commandOf(action), ref)
 	}
 	id, err := s.ResolveID(ref)
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *Store) transition(se *Session, ref, action string, step func(tx *Tx, is
 	}
 	res := &TransitionResult{}
 	err = s.Update(func(tx *Tx) error {
-		is, err := s.readIssueFile(id)
+		is, err := s.ReadIssueFile(id)
 		if err != nil {
 			return err
 		}
@@ -103,12 +103,12 @@ func (s *Store) transition(se *Session, ref, action string, step func(tx *Tx, is
 		if is.Status != res.From {
 			details["from"], details["to"] = string(res.From), string(is.Status)
 		}
-		if err := s.writeIssue(tx, se, is, action, details, reason); err != nil {
+		if err := s.WriteIssue(tx, se, is, action, details, reason); err != nil {
 			return err
 		}
 		for _, e := range res.after {
 			e.TS, e.Session = s.Now(), se.ID
-			if err := s.appendLedger(tx, is.ID, e); err != nil {
+			if err := s.AppendLedger(tx, is.ID, e); err != nil {
 				return err
 			}
 		}
@@ -118,15 +118,6 @@ func (s *Store) transition(se *Session, ref, action string, step func(tx *Tx, is
 		return res, err
 	}
 	return res, nil
-}
-
-// setStatus changes the status field in the issue document.
-func (is *Issue) setStatus(status domain.Status) error {
-	if err := is.setField("status", string(status)); err != nil {
-		return err
-	}
-	is.Status = status
-	return nil
 }
 
 // wrongStatus refuses a transition from the issue's current status and
@@ -145,7 +136,7 @@ func wrongStatus(is *Issue, verb string) error {
 	case domain.StatusClosed:
 		hint = "td reopen " + is.ID + " reopens it"
 	}
-	return errorf(CodeRefused, "cannot %s %s: it is %s; %s", verb, is.ID, is.Status, hint)
+	return Errorf(CodeRefused, "cannot %s %s: it is %s; %s", verb, is.ID, is.Status, hint)
 }
 
 // Start marks the issue in progress and makes the session its implementer.
@@ -156,19 +147,19 @@ func (s *Store) Start(se *Session, ref string) (*TransitionResult, error) {
 			return nil, "", nil
 		}
 		if is.Status == domain.StatusInProgress {
-			return nil, "", errorf(CodeRefused, "cannot start %s: %s is already working on it; it hands the issue back with td unstart %s", is.ID, is.Implementer, is.ID)
+			return nil, "", Errorf(CodeRefused, "cannot start %s: %s is already working on it; it hands the issue back with td unstart %s", is.ID, is.Implementer, is.ID)
 		}
 		if is.Status != domain.StatusOpen {
 			return nil, "", wrongStatus(is, "start")
 		}
-		if err := is.setStatus(domain.StatusInProgress); err != nil {
+		if err := is.SetStatus(domain.StatusInProgress); err != nil {
 			return nil, "", err
 		}
 		d := map[string]any{}
 		if is.Implementer != se.ID {
 			d["implementer"] = map[string]any{"from": is.Implementer, "to": se.ID}
 		}
-		return d, "", setWord(is, "implementer", &is.Implementer, se.ID)
+		return d, "", SetWord(is, "implementer", &is.Implementer, se.ID)
 	})
 }
 
@@ -181,11 +172,11 @@ func (s *Store) Unstart(se *Session, ref string) (*TransitionResult, error) {
 		if err := policy.MayUnstart(domain.Role(s.EffectiveRole(se)), se.ID, is.Implementer, is.ID); err != nil {
 			return nil, "", err
 		}
-		if err := is.setStatus(domain.StatusOpen); err != nil {
+		if err := is.SetStatus(domain.StatusOpen); err != nil {
 			return nil, "", err
 		}
 		d := map[string]any{"implementer": map[string]any{"from": is.Implementer, "to": ""}}
-		return d, "", setWord(is, "implementer", &is.Implementer, "")
+		return d, "", SetWord(is, "implementer", &is.Implementer, "")
 	})
 }
 
@@ -196,17 +187,17 @@ func (s *Store) Review(se *Session, ref string, o TransitionOptions) (*Transitio
 		if is.Status != domain.StatusInProgress {
 			return nil, "", wrongStatus(is, "submit")
 		}
-		open := openCriteriaOf(is.Todos())
+		open := OpenCriteriaOf(is.Todos())
 		if len(open) > 0 && !o.Force {
-			return nil, "", errorf(CodeRefused, "cannot submit %s: %d acceptance %s still open (%s); finish %s, or pass --force to ask for sign-off anyway",
-				is.ID, len(open), plural(len(open), "criterion is", "criteria are"), quoteList(open), plural(len(open), "it", "them"))
+			return nil, "", Errorf(CodeRefused, "cannot submit %s: %d acceptance %s still open (%s); finish %s, or pass --force to ask for sign-off anyway",
+				is.ID, len(open), Plural(len(open), "criterion is", "criteria are"), QuoteList(open), Plural(len(open), "it", "them"))
 		}
 		res.OpenCriteria = open
 		var d map[string]any
 		if len(open) > 0 {
 			d = map[string]any{"open_criteria": len(open), "forced": true}
 		}
-		return d, o.Reason, is.setStatus(domain.StatusInReview)
+		return d, o.Reason, is.SetStatus(domain.StatusInReview)
 	})
 }
 
@@ -214,13 +205,13 @@ func (s *Store) Review(se *Session, ref string, o TransitionOptions) (*Transitio
 func (s *Store) Reject(se *Session, ref string, o TransitionOptions) (*TransitionResult, error) {
 	reason := strings.TrimSpace(o.Reason)
 	if reason == "" {
-		return nil, errorf(CodeInvalid, "a rejection needs a reason: td reject %s --reason \"what is missing\"", ref)
+		return nil, Errorf(CodeInvalid, "a rejection needs a reason: td reject %s --reason \"what is missing\"", ref)
 	}
 	return s.transition(se, ref, audit.ActionRejected, func(_ *Tx, is *Issue, _ *TransitionResult) (map[string]any, string, error) {
 		if is.Status != domain.StatusInReview {
 			return nil, "", wrongStatus(is, "reject")
 		}
-		return nil, reason, is.setStatus(domain.StatusInProgress)
+		return nil, reason, is.SetStatus(domain.StatusInProgress)
 	})
 }
 
@@ -230,10 +221,10 @@ func (s *Store) Reopen(se *Session, ref string, o TransitionOptions) (*Transitio
 		if is.Status != domain.StatusClosed {
 			return nil, "", wrongStatus(is, "reopen")
 		}
-		if err := is.setStatus(domain.StatusOpen); err != nil {
+		if err := is.SetStatus(domain.StatusOpen); err != nil {
 			return nil, "", err
 		}
-		return nil, strings.TrimSpace(o.Reason), setWord(is, "resolution", &is.Resolution, "")
+		return nil, strings.TrimSpace(o.Reason), SetWord(is, "resolution", &is.Resolution, "")
 	})
 }
 
@@ -247,7 +238,7 @@ func (s *Store) Block(se *Session, ref string, o TransitionOptions) (*Transition
 		case domain.StatusClosed:
 			return nil, "", wrongStatus(is, "block")
 		}
-		return nil, strings.TrimSpace(o.Reason), is.setStatus(domain.StatusBlocked)
+		return nil, strings.TrimSpace(o.Reason), is.SetStatus(domain.StatusBlocked)
 	})
 }
 
@@ -257,18 +248,18 @@ func (s *Store) Unblock(se *Session, ref string, o TransitionOptions) (*Transiti
 		if is.Status != domain.StatusBlocked {
 			return nil, "", wrongStatus(is, "unblock")
 		}
-		return nil, strings.TrimSpace(o.Reason), is.setStatus(domain.StatusOpen)
+		return nil, strings.TrimSpace(o.Reason), is.SetStatus(domain.StatusOpen)
 	})
 }
 
-func plural(n int, one, many string) string {
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
 	return many
 }
 
-func quoteList(ss []string) string {
+func QuoteList(ss []string) string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
 		q[i] = fmt.Sprintf("%q", s)

@@ -1,0 +1,101 @@
+package repo
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo/gitrepo"
+)
+
+func TestJournalCompaction(t *testing.T) {
+	g := newGitStore(t)
+	g.commit("init")
+	g.reopen()
+	se := actor(t, g.s)
+	is, err := createIssue(g.s, se, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.commit("issue")
+	g.reopen()
+	ledger := ".todos/history/" + is.ID + ".jsonl"
+	journal := filepath.Join(g.dir, ".todos", "local", journalName)
+	// Enough old writes, all ending at what HEAD holds, to pass the
+	// compaction size.
+	committed, err := os.ReadFile(filepath.Join(g.dir, filepath.FromSlash(ledger)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := gitrepo.BlobHash(committed) + " - " + ledger + "\n"
+	var filler strings.Builder
+	for filler.Len() < journalCompactAt {
+		filler.WriteString(line)
+	}
+	if err := os.WriteFile(journal, []byte(filler.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.s.Update(func(tx *Tx) error {
+		return g.s.AppendLedger(tx, is.ID, audit.Entry{TS: g.s.Now(), Session: se.ID, Action: audit.ActionCommented, Details: map[string]any{"text": "one more"}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One write is left: td's last, which starts from HEAD's content.
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], journalHeader) || !strings.HasSuffix(lines[1], " "+gitrepo.BlobHash(committed)+" "+ledger) {
+		t.Fatalf("compacted journal:\n%s", data)
+	}
+	if journalBase(data) != int64(len(data)-len(lines[0])-1) {
+		t.Errorf("header %q for a body of %d bytes", lines[0], len(data)-len(lines[0])-1)
+	}
+	// The pending write is still td's: its chain ends at the ledger as it
+	// is now.
+	if _, err := g.s.StartSession(StartOptions{Agent: "primary", Category: domain.CategoryProject}); err != nil {
+		t.Fatal(err)
+	}
+	now, err := os.ReadFile(filepath.Join(g.dir, filepath.FromSlash(ledger)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := g.s.ReadJournal()[ledger]; len(j) == 0 || j[len(j)-1].After != gitrepo.BlobHash(now) {
+		t.Errorf("after compaction the ledger's chain is %+v", j)
+	}
+	// Once committed, a compaction drops the chain; without a repository
+	// to ask, it keeps every chain.
+	g.commit("comment")
+	g.reopen()
+	data, _ = os.ReadFile(journal)
+	if err := g.s.compactJournal(nil, journal, data); err != nil {
+		t.Fatal(err)
+	}
+	// (The ledger and the session file of the agent started above.)
+	if j := g.s.ReadJournal(); len(j[ledger]) != 1 || len(j) != 2 {
+		t.Errorf("compaction without git: %v", j)
+	}
+	data, _ = os.ReadFile(journal)
+	if err := g.s.compactJournal(mustRepo(t, g.s), journal, data); err != nil {
+		t.Fatal(err)
+	}
+	if j := g.s.ReadJournal(); len(j) != 0 {
+		t.Errorf("committed writes kept: %v", j)
+	}
+	if b := journalBase([]byte(journalHeader + "123 bytes\nx")); b != 123 {
+		t.Errorf("journalBase = %d", b)
+	}
+}
+
+func mustRepo(t *testing.T, s *Store) *gitrepo.Repo {
+	t.Helper()
+	r, err := s.GitRepo()
+	if err != nil || r == nil {
+		t.Fatalf("no repository: %v", err)
+	}
+	return r
+}

@@ -1,0 +1,190 @@
+// Package repotest builds stores for the tests of td's use-case packages:
+// a store without git in a temporary directory, or one in a real git
+// repository with the git program to commit the way a user would. It is
+// imported only by tests.
+package repotest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/gitrepo"
+)
+
+// Clock is the time every test store starts at.
+var Clock = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
+func identity(k string) string {
+	switch k {
+	case "GIT_AUTHOR_NAME":
+		return "Op"
+	case "GIT_AUTHOR_EMAIL":
+		return "op@example.com"
+	}
+	return ""
+}
+
+// NewStore initialises a store without git in a temporary directory, its
+// operator's git identity Op <op@example.com>.
+func NewStore(t testing.TB) *repo.Store {
+	t.Helper()
+	dir := t.TempDir()
+	opts := repo.Options{Now: func() time.Time { return Clock }, Env: identity}
+	if _, err := repo.Init(dir, repo.InitOptions{NoGit: true, Options: opts}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := repo.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Reopen opens the store's tree again with its own environment, as another
+// td process would.
+func Reopen(t testing.TB, s *repo.Store, env map[string]string) *repo.Store {
+	t.Helper()
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["GIT_AUTHOR_NAME"], env["GIT_AUTHOR_EMAIL"] = "Op", "op@example.com"
+	o, err := repo.Open(s.Root, repo.Options{Now: s.Now, Env: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// Actor is the store's current session, created on first use: the
+// operator's default session.
+func Actor(t testing.TB, s *repo.Store) *repo.Session {
+	t.Helper()
+	se, _, err := s.CurrentSession("", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return se
+}
+
+// WriteIssueFile writes an issue file as a hand edit would.
+func WriteIssueFile(t testing.TB, s *repo.Store, id, content string) {
+	t.Helper()
+	if err := os.WriteFile(s.IssuePath(id), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// GitStore is a store in a real git repository, with the git program to
+// make commits the way a user (or td's commit hook) would.
+type GitStore struct {
+	T   *testing.T
+	Dir string
+	S   *repo.Store
+	Env []string
+}
+
+// NewGitStore makes a git repository with td initialised in it; the test
+// is skipped where the git program is not installed.
+func NewGitStore(t *testing.T) *GitStore {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("the git program is not installed")
+	}
+	dir := t.TempDir()
+	if _, err := gitrepo.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	opts := repo.Options{Now: func() time.Time { return Clock }, Env: identity}
+	if _, err := repo.Init(dir, repo.InitOptions{Options: opts}); err != nil {
+		t.Fatal(err)
+	}
+	g := &GitStore{T: t, Dir: dir, Env: []string{
+		"HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Op", "GIT_AUTHOR_EMAIL=op@example.com",
+		"GIT_COMMITTER_NAME=Op", "GIT_COMMITTER_EMAIL=op@example.com",
+	}}
+	g.Reopen()
+	return g
+}
+
+// Reopen makes a fresh Store, as a new td process would.
+func (g *GitStore) Reopen() {
+	g.T.Helper()
+	s, err := repo.Open(g.Dir, repo.Options{Now: func() time.Time { return Clock }, Env: identity})
+	if err != nil {
+		g.T.Fatal(err)
+	}
+	g.S = s
+}
+
+// Git runs the git program in the repository and returns its trimmed
+// output, failing the test when git fails.
+func (g *GitStore) Git(args ...string) string {
+	g.T.Helper()
+	out, err := g.TryGit(args...)
+	if err != nil {
+		g.T.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// TryGit runs the git program and returns its trimmed output and error.
+func (g *GitStore) TryGit(args ...string) (string, error) {
+	cmd := g.Command(args...)
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// Command is the git program ready to run in the repository.
+func (g *GitStore) Command(args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = g.Dir, append(os.Environ(), g.Env...)
+	return cmd
+}
+
+// Commit stages everything and commits it, returning the commit's hash.
+func (g *GitStore) Commit(msg string) string {
+	g.T.Helper()
+	g.Git("add", "-A")
+	g.Git("commit", "-q", "--allow-empty", "-m", msg)
+	return g.Git("rev-parse", "HEAD")
+}
+
+// Write writes a file of the work tree, relative to its root, making its
+// directories.
+func (g *GitStore) Write(rel, content string) {
+	g.T.Helper()
+	p := filepath.Join(g.Dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		g.T.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		g.T.Fatal(err)
+	}
+}
+
+// NewAutoStore is NewGitStore with git.mode auto: td commits its own
+// writes.
+func NewAutoStore(t *testing.T) *GitStore {
+	t.Helper()
+	g := NewGitStore(t)
+	cfg := filepath.Join(g.Dir, repo.TodosDir, repo.ConfigFile)
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(data), "mode: stage", "mode: auto", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.Commit("set up td")
+	g.Reopen()
+	if g.S.Config.Git.Mode != repo.GitModeAuto {
+		t.Fatalf("git mode %q", g.S.Config.Git.Mode)
+	}
+	return g
+}
