@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -81,73 +79,6 @@ func (g *gitStore) commit(msg string) string {
 	return g.git("rev-parse", "HEAD")
 }
 
-func claimsFrom(f policy.Facts, source string) []policy.Claim {
-	var out []policy.Claim
-	for _, c := range f.CreatorClaims {
-		if c.Source == source {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// TestReviewFactsReadCommittedHistory checks that the commit that added an
-// issue file is a creator claim, that Td-Session and Td-Action trailers
-// make sessions involved and implementers, that the cache follows new
-// commits, and that it forgets commits a reset took away.
-func TestReviewFactsReadCommittedHistory(t *testing.T) {
-	g := newGitStore(t)
-	se := actor(t, g.s)
-	is, err := createIssue(g.s, se, "Sign in")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.commit("File the sign-in work\n\nTd-Session: " + se.ID + "\nTd-Action: created")
-	base := g.git("rev-parse", "HEAD")
-
-	g.reopen()
-	f, err := g.s.ReviewFacts(is, se)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := claimsFrom(f, policy.SourceCommit); len(got) != 1 || got[0].Session != se.ID || got[0].Author != "Op <op@example.com>" {
-		t.Fatalf("commit claims %+v, want one by %s, Op <op@example.com>", got, se.ID)
-	}
-	if _, err := os.Stat(filepath.Join(g.dir, ".todos", "local", gitFactsFile)); err != nil {
-		t.Fatalf("the facts are not cached: %v", err)
-	}
-
-	// A worker's commit with trailers, touching only the ledger.
-	if err := os.WriteFile(filepath.Join(g.dir, ".todos", "history", is.ID+".jsonl"),
-		[]byte(`{"ts":"2026-11-21T10:00:00Z","session":"`+se.ID+`","action":"created","title":"Sign in"}`+"\n"+
-			`{"ts":"2026-11-21T11:00:00Z","session":"ses_worker01","action":"commented","text":"x"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	g.commit("Start the work\n\nTd-Session: ses_worker01\nTd-Action: started")
-	g.reopen()
-	f, err = g.s.ReviewFacts(is, se)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Contains(f.ImplementationHistory, "ses_worker01") || !slices.Contains(f.Involved, "ses_worker01") {
-		t.Fatalf("a started trailer did not count: implementation %v, involved %v", f.ImplementationHistory, f.Involved)
-	}
-
-	// A reset takes the worker's commit away: its facts must go too.
-	g.git("reset", "-q", "--hard", base)
-	g.reopen()
-	f, err = g.s.ReviewFacts(is, se)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if slices.Contains(f.ImplementationHistory, "ses_worker01") {
-		t.Fatalf("facts from a commit no longer in history survived the reset: %v", f.ImplementationHistory)
-	}
-	if got := claimsFrom(f, policy.SourceCommit); len(got) != 1 {
-		t.Fatalf("after the reset, commit claims %+v", got)
-	}
-}
-
 func TestGitFactsCacheRoundTripAndCorruption(t *testing.T) {
 	f := &gitFacts{
 		Head: "d7d109ba7fa21ce2dd47c1ab65b05d3549f460c0",
@@ -176,59 +107,6 @@ func TestGitFactsCacheRoundTripAndCorruption(t *testing.T) {
 		if _, err := decodeGitFacts(bad); err == nil {
 			t.Fatalf("flipping byte %d went unnoticed", i)
 		}
-	}
-}
-
-// TestReviewFactsInAShallowClone checks that the policy's facts can be read
-// in a shallow clone (CI, agents), that the boundary commit does not pose as
-// the commit that added every file, and that deepening the clone brings the
-// real one in.
-func TestReviewFactsInAShallowClone(t *testing.T) {
-	g := newGitStore(t)
-	se := actor(t, g.s)
-	is, err := createIssue(g.s, se, "Sign in")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.commit("File it\n\nTd-Session: " + se.ID)
-	for i := 0; i < 3; i++ {
-		if err := os.WriteFile(filepath.Join(g.dir, "code.go"), []byte(fmt.Sprintf("package x // %d\n", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		g.commit(fmt.Sprintf("code %d\n\nTd-Session: ses_coder001", i))
-	}
-	clone := filepath.Join(t.TempDir(), "clone")
-	g.git("clone", "-q", "--depth", "1", "file://"+g.dir, clone)
-	vars := map[string]string{"GIT_AUTHOR_NAME": "Op", "GIT_AUTHOR_EMAIL": "op@example.com"}
-	open := func() *Store {
-		s, err := Open(clone, Options{Env: func(k string) string { return vars[k] }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	s := open()
-	f, err := s.ReviewFacts(is, se)
-	if err != nil {
-		t.Fatalf("ReviewFacts in a shallow clone: %v", err)
-	}
-	if c := claimsFrom(f, policy.SourceCommit); len(c) != 0 {
-		t.Fatalf("the boundary commit posed as the adding commit: %+v", c)
-	}
-	if slices.Contains(f.Involved, "ses_coder001") {
-		t.Fatalf("the boundary commit's trailer made its session involved: %v", f.Involved)
-	}
-	cmd := exec.Command("git", "fetch", "-q", "--unshallow")
-	cmd.Dir, cmd.Env = clone, append(os.Environ(), g.env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git fetch --unshallow: %v\n%s", err, out)
-	}
-	f, err = open().ReviewFacts(is, se)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := claimsFrom(f, policy.SourceCommit); len(c) != 1 || c[0].Session != se.ID {
-		t.Fatalf("after deepening the clone, commit claims %+v, want the adding commit by %s", c, se.ID)
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/policy/domain"
-	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/todos"
 	"github.com/urfave/cli/v2"
 )
 
@@ -13,15 +13,15 @@ func (r *runner) anchorCommand() *cli.Command {
 		&cli.StringFlag{Name: "issue", Usage: "an issue other than the bound one (operators)"},
 		&cli.BoolFlag{Name: "project", Usage: "the project's anchors (.todos/anchors.md)"},
 	}
-	request := func(c *cli.Context, text string) repo.AnchorRequest {
-		return repo.AnchorRequest{Issue: c.String("issue"), Project: c.Bool("project"), Priority: domain.AnchorPriority(c.String("priority")), Text: text}
+	request := func(c *cli.Context, text string) todos.AnchorRequest {
+		return todos.AnchorRequest{Issue: c.String("issue"), Project: c.Bool("project"), Priority: domain.AnchorPriority(c.String("priority")), Text: text}
 	}
 	list := func(c *cli.Context) error {
 		_, s, se, err := r.actorArgs(c, 0, 0, "[--issue ID | --project]")
 		if err != nil {
 			return err
 		}
-		anchors, err := s.ListAnchors(se, request(c, ""))
+		anchors, err := todos.ListAnchors(s, se, request(c, ""))
 		if err != nil {
 			return err
 		}
@@ -41,7 +41,7 @@ func (r *runner) anchorCommand() *cli.Command {
 		}
 		return nil
 	}
-	print := func(res *repo.AnchorResult, verb string) error {
+	print := func(res *todos.AnchorResult, verb string) error {
 		if r.st.json {
 			return r.st.emitJSON(map[string]any{"issue": res.Issue, "changed": res.Changed, "anchors": nonNilSlice(res.Anchors)})
 		}
@@ -82,7 +82,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					res, err := s.AddAnchor(se, request(c, strings.Join(a, " ")))
+					res, err := todos.AddAnchor(s, se, request(c, strings.Join(a, " ")))
 					if err != nil {
 						return err
 					}
@@ -102,7 +102,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					res, err := s.RemoveAnchor(se, request(c, strings.Join(a, " ")))
+					res, err := todos.RemoveAnchor(s, se, request(c, strings.Join(a, " ")))
 					if err != nil {
 						return err
 					}

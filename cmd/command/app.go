@@ -15,6 +15,7 @@ import (
 
 	"github.com/tdproject/td/cmd/command/help"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -179,7 +180,7 @@ func (r *runner) recordAction(err error) {
 			return
 		}
 	}
-	if rerr := r.store.RecordAction(se, r.ran, err != nil); rerr != nil {
+	if rerr := sessions.RecordAction(r.store, se, r.ran, err != nil); rerr != nil {
 		r.st.warnf("action not recorded: %v", rerr)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/repo/review"
 	"github.com/urfave/cli/v2"
 )
 
@@ -114,7 +115,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					rep, err := s.VerifySecurity(c.String("base"))
+					rep, err := review.VerifySecurity(s, c.String("base"))
 					if err != nil {
 						return err
 					}

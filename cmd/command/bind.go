@@ -1,7 +1,8 @@
 package command
 
 import (
-	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
+	"github.com/tdproject/td/repo/todos"
 	"github.com/urfave/cli/v2"
 )
 
@@ -25,11 +26,11 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := s.Bind(se, a[0])
+				res, err := sessions.Bind(s, se, a[0])
 				if err != nil {
 					return err
 				}
-				view, err := s.Todo(se, repo.TodoRequest{Op: repo.TodoView})
+				view, err := todos.Apply(s, se, todos.TodoRequest{Op: todos.TodoView})
 				if err != nil {
 					return err
 				}
@@ -64,7 +65,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := s.Unbind(se)
+				res, err := sessions.Unbind(s, se)
 				if err != nil {
 					return err
 				}

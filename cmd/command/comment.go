@@ -3,6 +3,7 @@ package command
 import (
 	"strings"
 
+	"github.com/tdproject/td/repo/issues"
 	"github.com/urfave/cli/v2"
 )
 
@@ -57,7 +58,7 @@ func (r *runner) runComment(o *CommentOptions) error {
 	if err != nil {
 		return err
 	}
-	is, e, err := s.Comment(se, o.Issue, o.Text)
+	is, e, err := issues.Comment(s, se, o.Issue, o.Text)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -53,7 +54,7 @@ type resumeJSON struct {
 	Fresh       bool   `json:"fresh"`
 }
 
-func toContextJSON(ctx *repo.Context) contextJSON {
+func toContextJSON(ctx *sessions.Context) contextJSON {
 	out := contextJSON{
 		Kind: ctx.Kind, Language: ctx.Language, Scope: ctx.Scope,
 		Session: sessionRefJSON{ID: ctx.Session.ID, Role: ctx.Role, Agent: ctx.Session.Agent,
@@ -93,7 +94,7 @@ func checkFormat(format string) error {
 }
 
 // printContext prints a context block as JSON, text or markdown.
-func (r *runner) printContext(ctx *repo.Context, format string) error {
+func (r *runner) printContext(ctx *sessions.Context, format string) error {
 	if r.st.json {
 		return r.st.emitJSON(toContextJSON(ctx))
 	}
@@ -151,7 +152,7 @@ func (w *blockWriter) numbered(items []string) {
 // writeContext lays out one block: the language first, then who the
 // session is, the resume block if any, the work, anchors, warnings and
 // what to do next.
-func writeContext(w *blockWriter, ctx *repo.Context) {
+func writeContext(w *blockWriter, ctx *sessions.Context) {
 	if w.md {
 		w.line("## td: %s", contextTitle(ctx))
 		w.line("")
@@ -164,7 +165,7 @@ func writeContext(w *blockWriter, ctx *repo.Context) {
 		who += " " + string(ctx.Session.Agent)
 	}
 	who += ", " + string(ctx.Session.Category) + " scope, " + ctx.State
-	if ctx.Kind == repo.ContextCompact {
+	if ctx.Kind == sessions.ContextCompact {
 		who += fmt.Sprintf(" (compaction %d)", ctx.Compactions)
 	}
 	w.line("%s.", who)
@@ -195,7 +196,7 @@ func writeContext(w *blockWriter, ctx *repo.Context) {
 	}
 	if !anchorsShown && len(ctx.Anchors) > 0 {
 		title := "Anchors"
-		if ctx.Kind == repo.ContextCompact {
+		if ctx.Kind == sessions.ContextCompact {
 			title = "Critical anchors"
 		}
 		w.section(title)
@@ -216,19 +217,19 @@ func writeContext(w *blockWriter, ctx *repo.Context) {
 	}
 }
 
-func contextTitle(ctx *repo.Context) string {
+func contextTitle(ctx *sessions.Context) string {
 	switch ctx.Kind {
-	case repo.ContextCompact:
+	case sessions.ContextCompact:
 		return "reminder after compaction"
-	case repo.ContextResume:
+	case sessions.ContextResume:
 		return "resumed session"
-	case repo.ContextStart:
+	case sessions.ContextStart:
 		return "session start"
 	}
 	return "context"
 }
 
-func writeAnchors(w *blockWriter, ctx *repo.Context) {
+func writeAnchors(w *blockWriter, ctx *sessions.Context) {
 	for _, a := range ctx.Anchors {
 		where := "project"
 		if a.Issue != "" {
@@ -243,7 +244,7 @@ func writeAnchors(w *blockWriter, ctx *repo.Context) {
 
 // writeWork prints the bound issue: the whole checklist at start and in
 // context, the active todo and the summary in the reminder.
-func writeWork(w *blockWriter, ctx *repo.Context) {
+func writeWork(w *blockWriter, ctx *sessions.Context) {
 	is := ctx.Issue
 	if is == nil {
 		w.section("Issue")
@@ -253,7 +254,7 @@ func writeWork(w *blockWriter, ctx *repo.Context) {
 	w.section("Issue")
 	w.line("%s %s (%s)", is.ID, is.Title, is.Status)
 	sum := markdown.Summarize(ctx.Items)
-	if ctx.Kind == repo.ContextCompact {
+	if ctx.Kind == sessions.ContextCompact {
 		if ctx.Active != nil {
 			phase := ""
 			if ctx.Active.Phase != "" {

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"github.com/tdproject/td/repo/todos"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,7 +27,7 @@ Examples:
 				return err
 			}
 			check := c.Bool("check")
-			res, err := s.Fmt(se, c.Args().Slice(), check)
+			res, err := todos.Fmt(s, se, c.Args().Slice(), check)
 			if err != nil {
 				return err
 			}

@@ -6,7 +6,7 @@ import (
 	"unicode"
 
 	"github.com/tdproject/td/audit"
-	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/review"
 	"github.com/urfave/cli/v2"
 )
 
@@ -74,11 +74,11 @@ Examples:
 			if len(a) > 1 {
 				head = a[1]
 			}
-			rng, err := s.ResolveDiffRange(base, head)
+			rng, err := review.ResolveDiffRange(s, base, head)
 			if err != nil {
 				return err
 			}
-			d, err := s.Diff(rng)
+			d, err := review.Diff(s, rng)
 			if err != nil {
 				return err
 			}
@@ -107,7 +107,7 @@ func shortHash(h string) string {
 }
 
 // rangeWords says what a diff compared, for the first line of its output.
-func rangeWords(rg *repo.DiffRange, code func(string) string) string {
+func rangeWords(rg *review.DiffRange, code func(string) string) string {
 	if rg.MergeBase {
 		return fmt.Sprintf("from %s (merge base %s) to the work tree", code(rg.BaseRev), code(shortHash(rg.Base)))
 	}
@@ -122,7 +122,7 @@ func plainWord(s string) string { return s }
 
 // diffText prints a diff grouped by issue: "td-xxxx Title", then one
 // indented line per change.
-func diffText(d *repo.TodosDiff) string {
+func diffText(d *review.TodosDiff) string {
 	var b strings.Builder
 	if len(d.Issues) == 0 && len(d.Security) == 0 {
 		fmt.Fprintf(&b, "No changes in .todos %s.\n", rangeWords(d.Range, plainWord))
@@ -187,7 +187,7 @@ func securitySummary(e audit.SecurityEvent, id, text func(string) string) string
 // diffMarkdown prints a diff as a section of a pull request description: a
 // heading, one bullet per issue, a sub-bullet per change, checkboxes for
 // acceptance criteria.
-func diffMarkdown(d *repo.TodosDiff) string {
+func diffMarkdown(d *review.TodosDiff) string {
 	var b strings.Builder
 	code := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
 	b.WriteString("### td: issues and todos\n\n")
@@ -220,15 +220,15 @@ func diffMarkdown(d *repo.TodosDiff) string {
 // eventMarkdown is one change as a sub-bullet's text: criteria get a
 // checkbox showing their state after the change, and dropped or deleted
 // ones are struck through.
-func eventMarkdown(e repo.IssueEvent) string {
+func eventMarkdown(e review.IssueEvent) string {
 	text := mdEscape(e.String())
 	if !e.IsCriterion() {
 		return text
 	}
 	switch e.Suffix() {
-	case repo.ItemDropped, repo.ItemDeleted:
+	case review.ItemDropped, review.ItemDeleted:
 		return "~~" + text + "~~"
-	case repo.ItemCompleted:
+	case review.ItemCompleted:
 		return "[x] " + text
 	}
 	if e.To == "completed" {
@@ -257,7 +257,7 @@ func mdEscape(s string) string {
 
 // diffEventJSON is an issue event with its one-line summary.
 type diffEventJSON struct {
-	repo.IssueEvent
+	review.IssueEvent
 	Summary string `json:"summary"`
 }
 
@@ -270,7 +270,7 @@ type diffIssueJSON struct {
 }
 
 // diffJSON gives the diff stable field names.
-func diffJSON(d *repo.TodosDiff) map[string]any {
+func diffJSON(d *review.TodosDiff) map[string]any {
 	issues := []diffIssueJSON{}
 	for _, is := range d.Issues {
 		j := diffIssueJSON{ID: is.ID, Title: is.Title, Events: []diffEventJSON{}, Ledger: is.Ledger, Security: is.Security}
@@ -327,7 +327,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			rep, err := s.Check(repo.CheckOptions{Base: c.String("base")})
+			rep, err := review.Check(s, review.CheckOptions{Base: c.String("base")})
 			if err != nil {
 				return err
 			}
@@ -355,7 +355,7 @@ Examples:
 }
 
 // checkSummary is td check's last line: the count and what was compared.
-func checkSummary(rep *repo.CheckReport) string {
+func checkSummary(rep *review.CheckReport) string {
 	n := len(rep.Violations)
 	s := fmt.Sprintf("td check: %s in %s (%s)", pluralWord(n, "1 violation", fmt.Sprintf("%d violations", n)),
 		pluralWord(rep.Files, "1 file", fmt.Sprintf("%d files", rep.Files)), pluralWord(rep.Issues, "1 issue", fmt.Sprintf("%d issues", rep.Issues)))

@@ -6,6 +6,7 @@ import (
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/harness/claude"
+	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -61,11 +62,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var rep *repo.GuardReport
+			var rep *sessions.GuardReport
 			if len(paths) > 0 {
-				rep, err = s.GuardPaths(se, r.workDir(c), paths)
+				rep, err = sessions.GuardPaths(s, se, r.workDir(c), paths)
 			} else {
-				rep, err = s.GuardStaged(se)
+				rep, err = sessions.GuardStaged(s, se)
 			}
 			if err != nil {
 				return err
@@ -75,11 +76,11 @@ Examples:
 	}
 }
 
-func (r *runner) printGuard(rep *repo.GuardReport) error {
+func (r *runner) printGuard(rep *sessions.GuardReport) error {
 	refused := rep.Refused()
 	if r.st.json {
 		if rep.Checked == nil {
-			rep.Checked = []repo.GuardCheck{}
+			rep.Checked = []sessions.GuardCheck{}
 		}
 		if err := r.st.emitJSON(rep); err != nil {
 			return err
@@ -115,7 +116,7 @@ func (r *runner) printGuard(rep *repo.GuardReport) error {
 
 // guardActor names who the guard judged: the session and what it counts
 // as, or the git author when no session acts yet.
-func guardActor(rep *repo.GuardReport) string {
+func guardActor(rep *sessions.GuardReport) string {
 	kind := rep.Role
 	if rep.Role == domain.RoleAgent {
 		kind = domain.Role(string(rep.Category) + " agent")
@@ -224,7 +225,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					res, err := s.InstallHooks(repo.HookOptions{Force: c.Bool("force")})
+					res, err := sessions.InstallHooks(s, sessions.HookOptions{Force: c.Bool("force")})
 					if err != nil {
 						return err
 					}
@@ -263,7 +264,7 @@ Examples:
 						source = a[1]
 					}
 					return r.trailerAction(c, func(s *repo.Store, se *repo.Session) (string, error) {
-						return s.PrepareCommitMsg(se, a[0], source)
+						return sessions.PrepareCommitMsg(s, se, a[0], source)
 					})
 				},
 			},
@@ -283,7 +284,7 @@ Examples:
 						return err
 					}
 					return r.trailerAction(c, func(s *repo.Store, se *repo.Session) (string, error) {
-						return s.CommitMsg(se, a[0])
+						return sessions.CommitMsg(s, se, a[0])
 					})
 				},
 			},

@@ -9,6 +9,7 @@ import (
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/issues"
 	"github.com/urfave/cli/v2"
 )
 
@@ -94,7 +95,7 @@ Examples:
 					return err
 				}
 			}
-			is, err := s.CreateIssue(se, repo.CreateOptions{
+			is, err := issues.Create(s, se, issues.CreateOptions{
 				Title: strings.Join(a, " "), Type: c.String("type"), Priority: c.String("priority"),
 				Labels: c.StringSlice("label"), Minor: c.Bool("minor"), Description: desc, Parent: parent,
 			})
@@ -366,7 +367,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var o repo.EditOptions
+			var o issues.EditOptions
 			str := func(name string) *string {
 				if !c.IsSet(name) {
 					return nil
@@ -399,13 +400,13 @@ Examples:
 			if err != nil {
 				return err
 			}
-			is, changes, err := s.EditIssue(se, a[0], o)
+			is, changes, err := issues.Edit(s, se, a[0], o)
 			if err != nil {
 				return err
 			}
 			if r.st.json {
 				if changes == nil {
-					changes = []repo.Change{}
+					changes = []issues.Change{}
 				}
 				return r.st.emitJSON(map[string]any{"issue": toIssueJSON(is), "changes": changes})
 			}

@@ -3,7 +3,7 @@ package command
 import (
 	"strings"
 
-	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,7 +31,7 @@ Examples:
 				if err := checkFormat(c.String("format")); err != nil {
 					return err
 				}
-				ctx, err := s.Compact(se)
+				ctx, err := sessions.Compact(s, se)
 				if err != nil {
 					return err
 				}
@@ -51,7 +51,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				rt, err := s.Stop(se)
+				rt, err := sessions.Stop(s, se)
 				if err != nil {
 					return err
 				}
@@ -91,7 +91,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				ctx, err := s.Resume(se)
+				ctx, err := sessions.Resume(s, se)
 				if err != nil {
 					return err
 				}
@@ -115,7 +115,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				rep, err := s.RecordError(se, strings.Join(a, " "), c.String("at"))
+				rep, err := sessions.RecordError(s, se, strings.Join(a, " "), c.String("at"))
 				if err != nil {
 					return err
 				}
@@ -153,7 +153,7 @@ Examples:
 			if err := checkFormat(c.String("format")); err != nil {
 				return err
 			}
-			ctx, err := s.SessionContext(se, repo.ContextNow)
+			ctx, err := sessions.ContextOf(s, se, sessions.ContextNow)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/issues"
+	"github.com/tdproject/td/repo/links"
 	"github.com/urfave/cli/v2"
 )
 
@@ -52,7 +54,7 @@ Examples:
    td link td-a0b1c2 parent_of td-k3x9qa
    td link k3x relates_to m2p --json`,
 		Action: func(c *cli.Context) error {
-			return r.linkAction(c, "link", (*repo.Store).Link)
+			return r.linkAction(c, "link", links.Link)
 		},
 	}
 }
@@ -71,12 +73,12 @@ Examples:
    td unlink td-k3x9qa blocked_by td-9zq4ab
    td unlink m2p relates_to k3x`,
 		Action: func(c *cli.Context) error {
-			return r.linkAction(c, "unlink", (*repo.Store).Unlink)
+			return r.linkAction(c, "unlink", links.Unlink)
 		},
 	}
 }
 
-func (r *runner) linkAction(c *cli.Context, verb string, run func(*repo.Store, *repo.Session, string, string, string) (*repo.LinkResult, error)) error {
+func (r *runner) linkAction(c *cli.Context, verb string, run func(*repo.Store, *repo.Session, string, string, string) (*links.LinkResult, error)) error {
 	a, s, se, err := r.actorArgs(c, 3, 3, "ID KIND OTHER")
 	if err != nil {
 		return err
@@ -138,7 +140,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			is, links, perrs, err := s.Links(a[0])
+			is, links, perrs, err := links.Links(s, a[0])
 			if err != nil {
 				return err
 			}
@@ -204,7 +206,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			list, perrs, err := s.Ready(filterOf(c))
+			list, perrs, err := links.Ready(s, filterOf(c))
 			if err != nil {
 				return err
 			}
@@ -238,14 +240,14 @@ func closeFlags() []cli.Flag {
 // before anything is written; otherwise it returns them, for a warning
 // after the close. --yes skips the check.
 func (r *runner) prepareClose(c *cli.Context, s *repo.Store, se *repo.Session, ref string) (transitionFunc, []*repo.Issue, error) {
-	run := transitionFunc((*repo.Store).Close)
+	run := transitionFunc(issues.Close)
 	if other := c.String("duplicate-of"); other != "" {
 		if c.IsSet("resolution") {
 			return nil, nil, usagef("--duplicate-of closes with resolution duplicate; drop --resolution")
 		}
-		run = func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error) {
+		run = func(s *repo.Store, se *repo.Session, id string, o issues.TransitionOptions) (*issues.TransitionResult, error) {
 			o.Resolution = ""
-			return s.CloseDuplicate(se, id, other, o)
+			return issues.CloseDuplicate(s, se, id, other, o)
 		}
 	}
 	if c.Bool("yes") || se.IsSubagent() {
@@ -258,7 +260,7 @@ func (r *runner) prepareClose(c *cli.Context, s *repo.Store, se *repo.Session, r
 		return run, nil, nil
 	}
 	id := is.ID
-	children, err := s.OpenChildren(id)
+	children, err := links.OpenChildren(s, id)
 	if err != nil || len(children) == 0 {
 		return run, nil, err
 	}

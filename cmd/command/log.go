@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
-	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/review"
 	"github.com/urfave/cli/v2"
 )
 
@@ -33,17 +33,17 @@ type logEntryJSON struct {
 }
 
 type logCommitJSON struct {
-	Hash          string            `json:"hash"`
-	Short         string            `json:"short"`
-	Author        logAuthorJSON     `json:"author"`
-	Subject       string            `json:"subject"`
-	Trailers      []logTrailerJSON  `json:"trailers"`
-	Files         []string          `json:"files"`
-	Changes       []repo.IssueEvent `json:"changes"`
-	LedgerAdded   []string          `json:"ledger_added"`
-	LedgerRemoved int               `json:"ledger_removed"`
-	Unreadable    string            `json:"unreadable,omitempty"`
-	Summary       string            `json:"summary"`
+	Hash          string              `json:"hash"`
+	Short         string              `json:"short"`
+	Author        logAuthorJSON       `json:"author"`
+	Subject       string              `json:"subject"`
+	Trailers      []logTrailerJSON    `json:"trailers"`
+	Files         []string            `json:"files"`
+	Changes       []review.IssueEvent `json:"changes"`
+	LedgerAdded   []string            `json:"ledger_added"`
+	LedgerRemoved int                 `json:"ledger_removed"`
+	Unreadable    string              `json:"unreadable,omitempty"`
+	Summary       string              `json:"summary"`
 }
 
 type logAuthorJSON struct {
@@ -90,7 +90,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			l, err := s.Log(a[0], limit)
+			l, err := review.Log(s, a[0], limit)
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ Examples:
 	}
 }
 
-func toIssueLogJSON(l *repo.IssueLog) issueLogJSON {
+func toIssueLogJSON(l *review.IssueLog) issueLogJSON {
 	out := issueLogJSON{ID: l.ID, Title: l.Title, InGit: l.InGit, Entries: []logEntryJSON{}}
 	for _, e := range l.Entries {
 		j := logEntryJSON{TS: jsonTime(e.Time), Ledger: e.Ledger}
@@ -120,7 +120,7 @@ func toIssueLogJSON(l *repo.IssueLog) issueLogJSON {
 				cj.Trailers = append(cj.Trailers, logTrailerJSON{Key: t.Key, Value: t.Value})
 			}
 			if cj.Changes == nil {
-				cj.Changes = []repo.IssueEvent{}
+				cj.Changes = []review.IssueEvent{}
 			}
 			if cj.LedgerAdded == nil {
 				cj.LedgerAdded = []string{}
@@ -139,7 +139,7 @@ func toIssueLogJSON(l *repo.IssueLog) issueLogJSON {
 //	2026-11-21T10:00:00Z  commit  4f1c2d3  Lead Operator <lead@example.com>  td: create td-qkm5oz
 //	    Td-Session: ses_eohe8m2y
 //	    changed: opened: "Sign in"; ledger +1: created
-func (r *runner) printLog(l *repo.IssueLog) {
+func (r *runner) printLog(l *review.IssueLog) {
 	r.st.printf("%s  %s\n", r.st.paint(ansiBold, l.ID), l.Title)
 	if len(l.Entries) == 0 {
 		r.st.printf("\nno history yet\n")

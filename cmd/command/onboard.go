@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/harness"
 	"github.com/urfave/cli/v2"
 )
 
@@ -35,7 +36,7 @@ Examples:
    td onboard >> AGENTS.md
    td onboard --write AGENTS.md
    td onboard --check
-   td onboard --check docs/agents.md --json`, repo.OnboardVersion),
+   td onboard --check docs/agents.md --json`, harness.OnboardVersion),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "check", Usage: "check the block in FILEs (default: AGENTS.md and CLAUDE.md)"},
 			&cli.StringFlag{Name: "write", Usage: "put the current block into `FILE`"},
@@ -63,9 +64,9 @@ Examples:
 				return r.st.emitJSON(struct {
 					Version int    `json:"version"`
 					Block   string `json:"block"`
-				}{repo.OnboardVersion, repo.OnboardBlock()})
+				}{harness.OnboardVersion, harness.OnboardBlock()})
 			}
-			r.st.printf("%s", repo.OnboardBlock())
+			r.st.printf("%s", harness.OnboardBlock())
 			return nil
 		},
 	}
@@ -80,7 +81,7 @@ func (r *runner) onboardPath(c *cli.Context, name string) string {
 }
 
 func (r *runner) onboardWrite(c *cli.Context, name string) error {
-	before, err := repo.WriteOnboard(r.onboardPath(c, name))
+	before, err := harness.WriteOnboard(r.onboardPath(c, name))
 	if err != nil {
 		return err
 	}
@@ -91,17 +92,17 @@ func (r *runner) onboardWrite(c *cli.Context, name string) error {
 			Before        string `json:"before"`
 			BeforeVersion int    `json:"before_version"`
 			Version       int    `json:"version"`
-		}{name, before.Status, before.Version, repo.OnboardVersion})
+		}{name, before.Status, before.Version, harness.OnboardVersion})
 	}
-	v := repo.OnboardVersion
+	v := harness.OnboardVersion
 	switch before.Status {
-	case repo.OnboardCurrent:
+	case harness.OnboardCurrent:
 		r.st.printf("%s: the td onboard block is current (v%d); nothing to do.\n", name, v)
-	case repo.OnboardNoFile:
+	case harness.OnboardNoFile:
 		r.st.printf("%s: created with the td onboard block (v%d).\n", name, v)
-	case repo.OnboardMissing:
+	case harness.OnboardMissing:
 		r.st.printf("%s: added the td onboard block (v%d) at the end.\n", name, v)
-	case repo.OnboardEdited:
+	case harness.OnboardEdited:
 		r.st.printf("%s: restored the td onboard block (v%d); the hand edits inside its markers are gone.\n", name, v)
 	default:
 		r.st.printf("%s: replaced the td onboard block v%d with v%d.\n", name, before.Version, v)
@@ -116,7 +117,7 @@ func (r *runner) onboardCheck(c *cli.Context, names []string) error {
 			root = s.Root
 		}
 		for _, n := range []string{"AGENTS.md", "CLAUDE.md"} {
-			if ck, err := repo.CheckOnboard(filepath.Join(root, n)); err == nil && ck.Status != repo.OnboardNoFile {
+			if ck, err := harness.CheckOnboard(filepath.Join(root, n)); err == nil && ck.Status != harness.OnboardNoFile {
 				names = append(names, filepath.Join(root, n))
 			}
 		}
@@ -132,10 +133,10 @@ func (r *runner) onboardCheck(c *cli.Context, names []string) error {
 			}
 		}
 	}
-	var checks []repo.OnboardCheck
+	var checks []harness.OnboardCheck
 	bad := 0
 	for _, n := range names {
-		ck, err := repo.CheckOnboard(r.onboardPath(c, n))
+		ck, err := harness.CheckOnboard(r.onboardPath(c, n))
 		if err != nil {
 			return err
 		}
@@ -147,10 +148,10 @@ func (r *runner) onboardCheck(c *cli.Context, names []string) error {
 	}
 	if r.st.json {
 		if err := r.st.emitJSON(struct {
-			Version int                 `json:"version"`
-			OK      bool                `json:"ok"`
-			Files   []repo.OnboardCheck `json:"files"`
-		}{repo.OnboardVersion, bad == 0, checks}); err != nil {
+			Version int                    `json:"version"`
+			OK      bool                   `json:"ok"`
+			Files   []harness.OnboardCheck `json:"files"`
+		}{harness.OnboardVersion, bad == 0, checks}); err != nil {
 			return err
 		}
 		if bad > 0 {
@@ -158,20 +159,20 @@ func (r *runner) onboardCheck(c *cli.Context, names []string) error {
 		}
 		return nil
 	}
-	v := repo.OnboardVersion
+	v := harness.OnboardVersion
 	for _, ck := range checks {
 		switch ck.Status {
-		case repo.OnboardCurrent:
+		case harness.OnboardCurrent:
 			r.st.printf("%s: current (v%d)\n", ck.Path, v)
-		case repo.OnboardNewer:
+		case harness.OnboardNewer:
 			r.st.printf("%s: written by a newer td (v%d; this td writes v%d)\n", ck.Path, ck.Version, v)
-		case repo.OnboardStale:
+		case harness.OnboardStale:
 			r.st.printf("%s: stale: its block is v%d, td's is v%d; td onboard --write %s replaces it\n", ck.Path, ck.Version, v, ck.Path)
-		case repo.OnboardEdited:
+		case harness.OnboardEdited:
 			r.st.printf("%s: edited: its v%d block differs from td's; td onboard --write %s restores it\n", ck.Path, ck.Version, ck.Path)
-		case repo.OnboardMissing:
+		case harness.OnboardMissing:
 			r.st.printf("%s: no td onboard block; td onboard --write %s adds one\n", ck.Path, ck.Path)
-		case repo.OnboardNoFile:
+		case harness.OnboardNoFile:
 			r.st.printf("%s: no such file; td onboard --write %s creates it\n", ck.Path, ck.Path)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/todos"
 	"github.com/urfave/cli/v2"
 )
 
@@ -27,7 +28,7 @@ type proposalJSON struct {
 	Reason     string           `json:"reason"`
 }
 
-func proposalJSONOf(p repo.Proposal) proposalJSON {
+func proposalJSONOf(p todos.Proposal) proposalJSON {
 	stamp := func(t time.Time) string {
 		if t.IsZero() {
 			return ""
@@ -39,7 +40,7 @@ func proposalJSONOf(p repo.Proposal) proposalJSON {
 		DecidedAt: stamp(p.DecidedAt), Auto: p.Auto, Added: nonNilStrings(p.Added), Reason: p.Reason}
 }
 
-func proposalsJSONOf(list []repo.Proposal) []proposalJSON {
+func proposalsJSONOf(list []todos.Proposal) []proposalJSON {
 	out := []proposalJSON{}
 	for _, p := range list {
 		out = append(out, proposalJSONOf(p))
@@ -55,7 +56,7 @@ func nonNilStrings(ss []string) []string {
 }
 
 // proposalWhat says what a proposal holds: "2 steps for phase ui", "1 criterion".
-func proposalWhat(p repo.Proposal) string {
+func proposalWhat(p todos.Proposal) string {
 	if p.Kind == domain.KindCriterion {
 		return countOf(p.Kind, len(p.Items))
 	}
@@ -72,7 +73,7 @@ func countOf(kind domain.TodoKind, n int) string {
 
 // proposalBlock renders items as they would join the list: under their
 // "(from …)" phase heading, or the acceptance criteria heading.
-func proposalBlock(p repo.Proposal, items []string) string {
+func proposalBlock(p todos.Proposal, items []string) string {
 	var b strings.Builder
 	if p.Kind == domain.KindCriterion {
 		b.WriteString("## Acceptance criteria\n")
@@ -96,7 +97,7 @@ func issueFlagHint(issue string) string {
 
 // printWaitingProposals prints the proposals waiting on the issue, each
 // with the commands that decide it.
-func (r *runner) printWaitingProposals(list []repo.Proposal, issueFlag string) {
+func (r *runner) printWaitingProposals(list []todos.Proposal, issueFlag string) {
 	if len(list) == 0 {
 		return
 	}
@@ -149,7 +150,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := s.Propose(se, repo.ProposeRequest{Items: items, Phase: c.String("phase"), Kind: domain.TodoKind(c.String("kind"))})
+				res, err := todos.Propose(s, se, todos.ProposeRequest{Items: items, Phase: c.String("phase"), Kind: domain.TodoKind(c.String("kind"))})
 				if err != nil {
 					return err
 				}
@@ -175,7 +176,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := s.AcceptProposal(se, c.String("issue"), a[0])
+				res, err := todos.AcceptProposal(s, se, c.String("issue"), a[0])
 				if err != nil {
 					return err
 				}
@@ -199,7 +200,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := s.RejectProposal(se, c.String("issue"), a[0], c.String("reason"))
+				res, err := todos.RejectProposal(s, se, c.String("issue"), a[0], c.String("reason"))
 				if err != nil {
 					return err
 				}
@@ -228,7 +229,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				is, list, err := s.ProposalsOn(se, c.String("issue"))
+				is, list, err := todos.ProposalsOn(s, se, c.String("issue"))
 				if err != nil {
 					return err
 				}
@@ -254,7 +255,7 @@ Examples:
 }
 
 // proposalState says what became of a proposal.
-func proposalState(p repo.Proposal) string {
+func proposalState(p todos.Proposal) string {
 	switch p.State {
 	case policy.ProposalAccepted:
 		s := "accepted by " + p.DecidedBy
@@ -273,7 +274,7 @@ func proposalState(p repo.Proposal) string {
 
 // printProposed tells the subagent what became of its proposal and what
 // happens next.
-func (r *runner) printProposed(se *repo.Session, res *repo.ProposeResult) error {
+func (r *runner) printProposed(se *repo.Session, res *todos.ProposeResult) error {
 	p := res.Proposal
 	if r.st.json {
 		via := ""
@@ -298,7 +299,7 @@ func (r *runner) printProposed(se *repo.Session, res *repo.ProposeResult) error 
 }
 
 // printAccepted reports an acceptance, then the whole list.
-func (r *runner) printAccepted(res *repo.ProposalDecision, issueFlag string) error {
+func (r *runner) printAccepted(res *todos.ProposalDecision, issueFlag string) error {
 	p := res.Proposal
 	if r.st.json {
 		return r.st.emitJSON(map[string]any{"proposal": proposalJSONOf(p), "skipped": nonNilStrings(res.Skipped), "todos": r.todoJSONOf(res.Todo)})

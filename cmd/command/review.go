@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/markdown"
-	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/issues"
+	"github.com/tdproject/td/repo/todos"
 	"github.com/urfave/cli/v2"
 )
 
@@ -14,7 +15,7 @@ type reviewableJSON struct {
 	NeedsReason bool `json:"needs_reason"`
 }
 
-func toReviewableJSON(list []repo.ReviewableIssue) []reviewableJSON {
+func toReviewableJSON(list []issues.ReviewableIssue) []reviewableJSON {
 	out := []reviewableJSON{}
 	for _, ri := range list {
 		out = append(out, reviewableJSON{issueJSON: toIssueJSON(ri.Issue), NeedsReason: ri.NeedsReason})
@@ -47,7 +48,7 @@ func (r *runner) reviewableAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	list, perrs, err := s.Reviewable(se)
+	list, perrs, err := issues.Reviewable(s, se)
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func (r *runner) reviewableAction(c *cli.Context) error {
 	return nil
 }
 
-func (r *runner) printReviewable(list []repo.ReviewableIssue, indent string) {
+func (r *runner) printReviewable(list []issues.ReviewableIssue, indent string) {
 	// One write for the whole list: a thousand issues in review would
 	// otherwise cost thousands of write calls.
 	var b strings.Builder
@@ -96,21 +97,21 @@ func (r *runner) statusCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			var view *repo.TodoResult
+			var view *todos.TodoResult
 			if bound != "" {
-				if view, err = s.Todo(se, repo.TodoRequest{Op: repo.TodoView}); err != nil {
+				if view, err = todos.Apply(s, se, todos.TodoRequest{Op: todos.TodoView}); err != nil {
 					r.st.warnf("bound issue %s: %v", bound, err)
 					view = nil
 				}
 			}
-			awaiting, perrs, err := s.Reviewable(se)
+			awaiting, perrs, err := issues.Reviewable(s, se)
 			if err != nil {
 				return err
 			}
 			for _, pe := range perrs {
 				r.st.warnf("%v", pe)
 			}
-			submitted, err := s.Submitted(se)
+			submitted, err := issues.Submitted(s, se)
 			if err != nil {
 				return err
 			}

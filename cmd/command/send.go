@@ -5,6 +5,8 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/issues"
+	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -43,11 +45,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := s.Send(se, a[0], repo.SendOptions{Agent: domain.AgentPath(c.String("agent")), Name: c.String("name"), Category: domain.Category(c.String("category"))})
+			res, err := sessions.Send(s, se, a[0], sessions.SendOptions{Agent: domain.AgentPath(c.String("agent")), Name: c.String("name"), Category: domain.Category(c.String("category"))})
 			if err != nil {
 				return err
 			}
-			ctx, err := s.SessionContext(res.Session, repo.ContextStart)
+			ctx, err := sessions.ContextOf(s, res.Session, sessions.ContextStart)
 			if err != nil {
 				return err
 			}
@@ -97,7 +99,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			is, b, err := s.Promote(se, repo.CreateOptions{Title: strings.Join(a, " "), Type: c.String("type"),
+			is, b, err := sessions.Promote(s, se, issues.CreateOptions{Title: strings.Join(a, " "), Type: c.String("type"),
 				Priority: c.String("priority"), Labels: c.StringSlice("label"), Description: c.String("description")}, c.Bool("no-parent"))
 			if err != nil {
 				return err

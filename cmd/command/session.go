@@ -3,6 +3,7 @@ package command
 import (
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -63,7 +64,7 @@ Examples:
 						r.st.printf("export TD_SESSION=%s\n", se.ID)
 						return nil
 					}
-					ctx, err := s.SessionContext(se, repo.ContextStart)
+					ctx, err := sessions.ContextOf(s, se, sessions.ContextStart)
 					if err != nil {
 						return err
 					}

@@ -9,6 +9,7 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/todos"
 	"github.com/urfave/cli/v2"
 )
 
@@ -81,7 +82,7 @@ func summaryLine(s domain.Summary) string {
 }
 
 // todoJSONOf is the stable JSON shape of a todo operation's result.
-func (r *runner) todoJSONOf(res *repo.TodoResult) todoJSON {
+func (r *runner) todoJSONOf(res *todos.TodoResult) todoJSON {
 	out := todoJSON{
 		Issue:   todoIssueJSON{ID: res.Issue.ID, Title: res.Issue.Title, Status: res.Issue.Status},
 		Items:   []todoItemJSON{},
@@ -100,11 +101,11 @@ func (r *runner) todoJSONOf(res *repo.TodoResult) todoJSON {
 
 // printTodos prints the list after a todo operation: the items as the file
 // shows them, then the summary line.
-func (r *runner) printTodos(res *repo.TodoResult) error { return r.printTodosFor(res, "") }
+func (r *runner) printTodos(res *todos.TodoResult) error { return r.printTodosFor(res, "") }
 
 // printTodosFor is printTodos for a list named with --issue issueFlag, which
 // the suggested commands repeat.
-func (r *runner) printTodosFor(res *repo.TodoResult, issueFlag string) error {
+func (r *runner) printTodosFor(res *todos.TodoResult, issueFlag string) error {
 	sum := markdown.Summarize(res.Items)
 	if r.st.json {
 		return r.st.emitJSON(r.todoJSONOf(res))
@@ -170,13 +171,13 @@ var todoScopeFlags = []cli.Flag{
 }
 
 func (r *runner) todoCommand() *cli.Command {
-	run := func(op string, c *cli.Context, req repo.TodoRequest) error {
+	run := func(op string, c *cli.Context, req todos.TodoRequest) error {
 		s, se, err := r.openActor(c)
 		if err != nil {
 			return err
 		}
 		req.Op, req.Issue, req.Phase, req.Kind = op, c.String("issue"), c.String("phase"), domain.TodoKind(c.String("kind"))
-		res, err := s.Todo(se, req)
+		res, err := todos.Apply(s, se, req)
 		if err != nil {
 			return err
 		}
@@ -191,10 +192,10 @@ func (r *runner) todoCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				if op == repo.TodoStart && len(a) > 1 {
+				if op == todos.TodoStart && len(a) > 1 {
 					return usagef("start takes one todo: one is in progress at a time")
 				}
-				return run(op, c, repo.TodoRequest{Targets: a, Reason: c.String("reason")})
+				return run(op, c, todos.TodoRequest{Targets: a, Reason: c.String("reason")})
 			},
 		}
 	}
@@ -222,7 +223,7 @@ func (r *runner) todoCommand() *cli.Command {
 		if _, err := args(c, 0, 0, "[--issue ID]"); err != nil {
 			return err
 		}
-		return run(repo.TodoView, c, repo.TodoRequest{})
+		return run(todos.TodoView, c, todos.TodoRequest{})
 	}
 	return &cli.Command{
 		Name:  "todo",
@@ -264,7 +265,7 @@ Examples:
 					if err != nil {
 						return err
 					}
-					return run(repo.TodoSet, c, repo.TodoRequest{Items: texts, Phases: phases})
+					return run(todos.TodoSet, c, todos.TodoRequest{Items: texts, Phases: phases})
 				}},
 			{Name: "add", Usage: "append items to a phase (or the criteria)", ArgsUsage: "ITEM...", Flags: itemFlags,
 				Description: `Appends items at the end of the phase (made if missing) or of the acceptance
@@ -282,14 +283,14 @@ Examples:
 					for _, p := range phases {
 						texts = append(texts, p.Texts...)
 					}
-					return run(repo.TodoAdd, c, repo.TodoRequest{Items: texts})
+					return run(todos.TodoAdd, c, todos.TodoRequest{Items: texts})
 				}},
-			mark(repo.TodoStart, "mark a todo in progress (the previous one goes back to pending)", "Examples:\n   td todo start callback"),
-			mark(repo.TodoDone, "mark todos done", "Claiming a criterion done is recorded in the issue's ledger.\n\nExamples:\n   td todo done callback\n   td todo done \"OAuth app\" callback"),
-			mark(repo.TodoDrop, "mark todos abandoned (kept in the list, never deleted)", "Only an operator may drop an acceptance criterion.\n\nExamples:\n   td todo drop \"device flow\""),
-			mark(repo.TodoBlock, "mark todos blocked (never started automatically)", "Examples:\n   td todo block \"Login button\" --reason \"waiting for the design tokens\"",
+			mark(todos.TodoStart, "mark a todo in progress (the previous one goes back to pending)", "Examples:\n   td todo start callback"),
+			mark(todos.TodoDone, "mark todos done", "Claiming a criterion done is recorded in the issue's ledger.\n\nExamples:\n   td todo done callback\n   td todo done \"OAuth app\" callback"),
+			mark(todos.TodoDrop, "mark todos abandoned (kept in the list, never deleted)", "Only an operator may drop an acceptance criterion.\n\nExamples:\n   td todo drop \"device flow\""),
+			mark(todos.TodoBlock, "mark todos blocked (never started automatically)", "Examples:\n   td todo block \"Login button\" --reason \"waiting for the design tokens\"",
 				&cli.StringFlag{Name: "reason", Usage: "why: added as a note \"blocked: REASON\""}),
-			mark(repo.TodoUnblock, "mark blocked todos pending again", "Examples:\n   td todo unblock \"Login button\""),
+			mark(todos.TodoUnblock, "mark blocked todos pending again", "Examples:\n   td todo unblock \"Login button\""),
 			{Name: "note", Usage: "append a note to a todo", ArgsUsage: "TEXT NOTE", Flags: append(append([]cli.Flag{}, todoScopeFlags...),
 				&cli.StringFlag{Name: "text", Usage: "the note (instead of the second argument)"}),
 				Description: "Notes are blockquotes under the item, appended, never edited.\n\nExamples:\n   td todo note callback \"state parameter must be verified\"",
@@ -305,7 +306,7 @@ Examples:
 						}
 						note = a[1]
 					}
-					return run(repo.TodoNote, c, repo.TodoRequest{Targets: a[:1], Text: note})
+					return run(todos.TodoNote, c, todos.TodoRequest{Targets: a[:1], Text: note})
 				}},
 		}, r.proposalCommands()...),
 	}

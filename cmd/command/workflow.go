@@ -6,6 +6,7 @@ import (
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/issues"
 	"github.com/urfave/cli/v2"
 )
 
@@ -33,11 +34,11 @@ type transitionJSON struct {
 
 // transitionFunc is a workflow step of the repo package, as a method
 // expression: (*repo.Store).Approve, for example.
-type transitionFunc func(s *repo.Store, se *repo.Session, id string, o repo.TransitionOptions) (*repo.TransitionResult, error)
+type transitionFunc func(s *repo.Store, se *repo.Session, id string, o issues.TransitionOptions) (*issues.TransitionResult, error)
 
 // withoutOptions adapts a step that takes no options (start, unstart).
-func withoutOptions(f func(*repo.Store, *repo.Session, string) (*repo.TransitionResult, error)) transitionFunc {
-	return func(s *repo.Store, se *repo.Session, id string, _ repo.TransitionOptions) (*repo.TransitionResult, error) {
+func withoutOptions(f func(*repo.Store, *repo.Session, string) (*issues.TransitionResult, error)) transitionFunc {
+	return func(s *repo.Store, se *repo.Session, id string, _ issues.TransitionOptions) (*issues.TransitionResult, error) {
 		return f(s, se, id)
 	}
 }
@@ -57,14 +58,14 @@ func (r *runner) workflowCommands() []*cli.Command {
 	steps := []workflowStep{
 		{name: "start", usage: "start work on an issue: in_progress, you become its implementer", done: "Started",
 			desc: "Examples:\n   td start td-k3x9qa",
-			run:  withoutOptions((*repo.Store).Start)},
+			run:  withoutOptions(issues.Start)},
 		{name: "unstart", usage: "hand an issue in progress back: open, no implementer", done: "Unstarted",
 			desc: "The ledger keeps the record that you started it: the review policy still counts you as involved.\n\nExamples:\n   td unstart td-k3x9qa",
-			run:  withoutOptions((*repo.Store).Unstart)},
+			run:  withoutOptions(issues.Unstart)},
 		{name: "review", usage: "ask for sign-off: in_progress -> in_review", done: "Submitted",
 			desc:  "While acceptance criteria are open td refuses; --force asks for sign-off anyway and says which are open.\n\nExamples:\n   td review td-k3x9qa\n   td review td-k3x9qa --force",
 			flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "submit even though acceptance criteria are open"}, reasonFlag("a note for the reviewer")},
-			run:   (*repo.Store).Review},
+			run:   issues.Review},
 		{name: "approve", usage: "approve an issue in review: it closes as done", done: "Approved",
 			desc: `The review policy decides who may approve (td feature get balanced_review_policy).
 Balanced (default): the implementer and anyone who started or unstarted the
@@ -76,11 +77,11 @@ Examples:
    td approve td-k3x9qa
    td approve td-k3x9qa --reason "reviewed the diff and ran the tests"`,
 			flags: []cli.Flag{reasonFlag("why you approve (required for the creator exception)")},
-			run:   (*repo.Store).Approve},
+			run:   issues.Approve},
 		{name: "reject", usage: "send an issue in review back to in_progress, with a reason", done: "Rejected",
 			desc:  "Examples:\n   td reject td-k3x9qa --reason \"the refresh path has no test\"",
 			flags: []cli.Flag{reasonFlag("what is missing (required)")},
-			run:   (*repo.Store).Reject},
+			run:   issues.Reject},
 		{name: "close", usage: "close an issue outside review (admin close), under the review policy", done: "Closed",
 			desc: `An issue nobody started may be closed by anyone. Otherwise the approval rules
 apply; a session they refuse may close with --self-close-exception REASON,
@@ -98,16 +99,16 @@ Examples:
    td close td-k3x9qa --self-close-exception "one-line typo fix, nobody else around"`,
 			flags: append([]cli.Flag{reasonFlag("why"), &cli.StringFlag{Name: "resolution", Value: "done", Usage: "done or wontfix"},
 				&cli.StringFlag{Name: "self-close-exception", Usage: "close your own work anyway, for this `REASON` (audited)"}}, closeFlags()...),
-			run: (*repo.Store).Close},
+			run: issues.Close},
 		{name: "reopen", usage: "reopen a closed issue", done: "Reopened",
 			desc: "Examples:\n   td reopen td-k3x9qa --reason \"the bug is back on main\"", flags: []cli.Flag{reasonFlag("why")},
-			run: (*repo.Store).Reopen},
+			run: issues.Reopen},
 		{name: "block", usage: "mark an issue blocked", done: "Blocked",
 			desc: "Examples:\n   td block td-k3x9qa --reason \"waiting for the provider's sandbox\"", flags: []cli.Flag{reasonFlag("what it waits for")},
-			run: (*repo.Store).Block},
+			run: issues.Block},
 		{name: "unblock", usage: "mark a blocked issue open again", done: "Unblocked",
 			desc: "Examples:\n   td unblock td-k3x9qa", flags: []cli.Flag{reasonFlag("what changed")},
-			run: (*repo.Store).Unblock},
+			run: issues.Unblock},
 	}
 	var cmds []*cli.Command
 	for _, st := range steps {
@@ -119,7 +120,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				o := repo.TransitionOptions{Reason: c.String("reason"), Force: c.Bool("force"),
+				o := issues.TransitionOptions{Reason: c.String("reason"), Force: c.Bool("force"),
 					SelfCloseException: c.String("self-close-exception"), Resolution: c.String("resolution")}
 				run, children := st.run, []*repo.Issue(nil)
 				if st.name == "close" {
@@ -145,7 +146,7 @@ Examples:
 
 // printTransition reports a workflow step; children are the open
 // children a close left open, for the warning (or the JSON) that names them.
-func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult, children []*repo.Issue) error {
+func (r *runner) printTransition(st workflowStep, res *issues.TransitionResult, children []*repo.Issue) error {
 	is := res.Issue
 	if r.st.json {
 		out := transitionJSON{Issue: toIssueJSON(is), Action: st.name, From: res.From, To: is.Status, Changed: !res.Unchanged, Reason: res.Reason,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
 )
 
 // ToolFailure is a harness tool call that failed, as stall detection
@@ -66,8 +67,8 @@ func onlyExitStatus(l string) bool {
 // session error does: the message is Message(), the location the target,
 // so the same call failing the same way three times in a row is a stall,
 // whatever digits its output carries.
-func RecordToolFailure(s *repo.Store, se *repo.Session, f ToolFailure) (*repo.ErrorReport, error) {
-	return s.RecordError(se, f.Message(), repo.Clip(f.Target, maxTargetText))
+func RecordToolFailure(s *repo.Store, se *repo.Session, f ToolFailure) (*sessions.ErrorReport, error) {
+	return sessions.RecordError(s, se, f.Message(), repo.Clip(f.Target, maxTargetText))
 }
 
 // ToolResponseFailure reads a harness's tool_response and reports whether

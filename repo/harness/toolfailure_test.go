@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
 )
 
 func TestToolFailureMessage(t *testing.T) {
@@ -59,7 +60,7 @@ func TestToolResponseFailure(t *testing.T) {
 func TestRecordToolFailureStalls(t *testing.T) {
 	s := newTestStore(t)
 	se, _ := s.StartSession(repo.StartOptions{Agent: "primary"})
-	fail := func(errText, target string) *repo.ErrorReport {
+	fail := func(errText, target string) *sessions.ErrorReport {
 		t.Helper()
 		rep, err := RecordToolFailure(s, se, ToolFailure{Tool: "Bash", Error: errText, Target: target})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/harness"
+	"github.com/tdproject/td/repo/sessions"
 )
 
 // EnvFileVar is the environment variable in which Claude Code names the
@@ -32,7 +33,7 @@ type Outcome struct {
 	Session *repo.Session
 	// Context is the block SessionStart adds to the agent's context: the
 	// start prefix, the resume block, or the post-compaction reminder.
-	Context *repo.Context
+	Context *sessions.Context
 	// EnvFile is the env file Claude Code named, "" when it named none;
 	// EnvErr says why TD_SESSION could not be written to it. The agent's
 	// shell commands act as its session only when both are fine.
@@ -67,7 +68,7 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 			return out, err // a conversation td never started has nothing to stop
 		}
 		out.Session = res.Session
-		_, err = s.Stop(res.Session)
+		_, err = sessions.Stop(s, res.Session)
 		return out, err
 	}
 	conv.Create = true
@@ -104,16 +105,16 @@ func sessionStart(s *repo.Store, conv harness.Conversation, source string, out *
 		return err
 	}
 	fresh := res.How == harness.Started || rt.State == "" || rt.State == repo.StateBeginning
-	var ctx *repo.Context
+	var ctx *sessions.Context
 	switch {
 	case source == SourceCompact:
-		ctx, err = s.Compact(se)
+		ctx, err = sessions.Compact(s, se)
 	case fresh:
-		ctx, err = s.SessionContext(se, repo.ContextStart)
+		ctx, err = sessions.ContextOf(s, se, sessions.ContextStart)
 	case source == SourceClear:
-		ctx, err = s.Restart(se)
+		ctx, err = sessions.Restart(s, se)
 	default: // startup of a conversation seen before, resume
-		ctx, err = s.Resume(se)
+		ctx, err = sessions.Resume(s, se)
 	}
 	if err != nil {
 		return err

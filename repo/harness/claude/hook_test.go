@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
 )
 
 func TestToolTarget(t *testing.T) {
@@ -139,7 +140,7 @@ func TestHandleMapsEventsOntoTheLifecycle(t *testing.T) {
 
 	start := call(t, s, `{"hook_event_name":"SessionStart","source":"startup","session_id":"conv-a","agent_type":"Reviewer"}`)
 	se := start.Session
-	if se == nil || se.Agent != "reviewer" || start.Context == nil || start.Context.Kind != repo.ContextStart {
+	if se == nil || se.Agent != "reviewer" || start.Context == nil || start.Context.Kind != sessions.ContextStart {
 		t.Fatalf("startup: %+v", start)
 	}
 	if got, _ := os.ReadFile(envFile); string(got) != "export TD_SESSION="+se.ID+"\n" || start.EnvFile != envFile || start.EnvErr != nil {
@@ -152,15 +153,15 @@ func TestHandleMapsEventsOntoTheLifecycle(t *testing.T) {
 	*now = now.Add(10 * time.Minute)
 	// Resumed under a new id: the checkout's last harness session goes on.
 	res := call(t, s, `{"hook_event_name":"SessionStart","source":"resume","session_id":"conv-b"}`)
-	if res.Session.ID != se.ID || res.Context.Kind != repo.ContextResume || state(t, s, se.ID) != repo.StateResumed {
+	if res.Session.ID != se.ID || res.Context.Kind != sessions.ContextResume || state(t, s, se.ID) != repo.StateResumed {
 		t.Fatalf("resume: %+v, state %s", res, state(t, s, se.ID))
 	}
 	cmp := call(t, s, `{"hook_event_name":"SessionStart","source":"compact","session_id":"conv-b"}`)
-	if cmp.Session.ID != se.ID || cmp.Context.Kind != repo.ContextCompact || state(t, s, se.ID) != repo.StateCompacted {
+	if cmp.Session.ID != se.ID || cmp.Context.Kind != sessions.ContextCompact || state(t, s, se.ID) != repo.StateCompacted {
 		t.Fatalf("compact: %+v, state %s", cmp, state(t, s, se.ID))
 	}
 	clr := call(t, s, `{"hook_event_name":"SessionStart","source":"clear","session_id":"conv-b"}`)
-	if clr.Session.ID != se.ID || clr.Context.Kind != repo.ContextStart || state(t, s, se.ID) != repo.StateBeginning {
+	if clr.Session.ID != se.ID || clr.Context.Kind != sessions.ContextStart || state(t, s, se.ID) != repo.StateBeginning {
 		t.Fatalf("clear: %+v, state %s", clr, state(t, s, se.ID))
 	}
 

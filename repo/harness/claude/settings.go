@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
 )
 
 // SettingsFile is Claude Code's project settings file, relative to the
@@ -94,7 +95,7 @@ const maxSettingsSize = 1 << 20
 // reported and never overwritten; a symlink is refused.
 func InstallHooks(root string) (*Install, error) {
 	p := filepath.Join(root, filepath.FromSlash(SettingsFile))
-	res := &Install{Path: SettingsFile, Action: repo.HookInstalled}
+	res := &Install{Path: SettingsFile, Action: sessions.HookInstalled}
 	fi, err := os.Lstat(p)
 	var data []byte
 	switch {
@@ -111,7 +112,7 @@ func InstallHooks(root string) (*Install, error) {
 		if data, err = os.ReadFile(p); err != nil {
 			return nil, fmt.Errorf("read %s: %w", SettingsFile, err)
 		}
-		res.Action = repo.HookUpdated
+		res.Action = sessions.HookUpdated
 	}
 	out, events, err := mergeSettings(data, detectIndent(data))
 	if err != nil {
@@ -120,10 +121,10 @@ func InstallHooks(root string) (*Install, error) {
 	res.Events = events
 	added := false
 	for _, e := range events {
-		added = added || e.Action != repo.HookCurrent
+		added = added || e.Action != sessions.HookCurrent
 	}
 	if !added && data != nil {
-		res.Action = repo.HookCurrent
+		res.Action = sessions.HookCurrent
 		return res, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -190,7 +191,7 @@ func mergeSettings(data []byte, indent string) ([]byte, []EventInstall, error) {
 			return nil, nil, refusal(repo.CodeParse, "%s: \"hooks\".%q is not a list of matcher groups; fix it, then run td hooks install --claude again", SettingsFile, h.Event)
 		}
 		if hasTdHook(groups, h.Event) {
-			ev.Action = repo.HookCurrent
+			ev.Action = sessions.HookCurrent
 		} else {
 			groups = append(groups, h.group())
 			hooks[at].val = encodeArray(groups)

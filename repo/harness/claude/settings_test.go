@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
 )
 
 func TestMergeSettings(t *testing.T) {
@@ -56,7 +57,7 @@ func TestMergeSettings(t *testing.T) {
 	for _, e := range events {
 		want := "added"
 		if e.Event == "SessionStart" {
-			want = repo.HookCurrent
+			want = sessions.HookCurrent
 		}
 		if e.Action != want {
 			t.Errorf("%s: %s, want %s", e.Event, e.Action, want)
@@ -82,7 +83,7 @@ func TestMergeSettings(t *testing.T) {
 		t.Fatalf("not idempotent: %v\n%s", err, again)
 	}
 	for _, e := range events {
-		if e.Action != repo.HookCurrent {
+		if e.Action != sessions.HookCurrent {
 			t.Errorf("second merge %s: %s", e.Event, e.Action)
 		}
 	}
@@ -119,7 +120,7 @@ func TestInstallHooks(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, ".claude", "settings.json")
 	res, err := InstallHooks(root)
-	if err != nil || res.Action != repo.HookInstalled || res.Path != ".claude/settings.json" {
+	if err != nil || res.Action != sessions.HookInstalled || res.Path != ".claude/settings.json" {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	first, _ := os.ReadFile(p)
@@ -129,7 +130,7 @@ func TestInstallHooks(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(p, old, old)
 	res, err = InstallHooks(root)
-	if err != nil || res.Action != repo.HookCurrent {
+	if err != nil || res.Action != sessions.HookCurrent {
 		t.Fatalf("again: %+v, %v", res, err)
 	}
 	if fi, _ := os.Stat(p); !fi.ModTime().Equal(old) {

@@ -1,0 +1,300 @@
+package issues
+
+import (
+	"strings"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+)
+
+// ReviewMode is the review policy in force: balanced unless the
+// balanced_review_policy flag is off in the environment or the config.
+func ReviewMode(s *repo.Store) (policy.Mode, error) {
+	v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, s.Config.Features)
+	if err != nil {
+		return "", repo.Errorf(repo.CodeInvalid, "%v", err)
+	}
+	return policy.ModeFor(v), nil
+}
+
+// ReviewFacts gathers what the policy needs to decide whether the session
+// se may approve or close the issue: the frontmatter, the issue's ledger,
+// and the git commits that touched the issue's files. Frontmatter alone is
+// never trusted; the policy reconciles the sources.
+func ReviewFacts(s *repo.Store, is *repo.Issue, se *repo.Session) (policy.Facts, error) {
+	lf, err := s.LedgerFactsOf(is.ID)
+	if err != nil {
+		return ReviewFactsFrom(is, se, repo.LedgerFacts{}, nil), err
+	}
+	// Committed history: the commit that added the file and the sessions
+	// whose commits touched it, from one cached walk of the history.
+	ig, err := s.IssueGitFacts(is.ID)
+	return ReviewFactsFrom(is, se, lf, ig), err
+}
+
+// reviewFacts assembles the policy's facts from the three sources, given
+// rather than read, so that td approve and td check (which replays the
+// ledger as it stood at each decision) judge with one definition.
+func ReviewFactsFrom(is *repo.Issue, se *repo.Session, lf repo.LedgerFacts, ig *repo.IssueGit) policy.Facts {
+	f := policy.Facts{IssueID: is.ID, Reviewer: se.ID, ReviewerAuthor: se.Author, Minor: is.Minor, Implementer: is.Implementer}
+	if is.CreatedBy != "" {
+		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceFrontmatter, Session: is.CreatedBy})
+	}
+	if lf.HasCreator {
+		f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceLedger, Session: lf.Creator})
+	}
+	// Fresh slices: lf's are shared with the cache and other goroutines.
+	f.ImplementationHistory = repo.AppendNew(nil, lf.Implementers...)
+	f.Involved = repo.AppendNew(nil, lf.Involved...)
+	f.MinorMarkedBy = lf.MinorMarkedBy
+	f.LedgerImplementer = lf.CurrentImplementer
+	// The minor bypass needs the ledger to agree: td create --minor and
+	// td edit --minor record it, a flag typed into the file does not.
+	f.Minor = f.Minor && lf.Minor
+	if ig != nil {
+		f.Involved = repo.AppendNew(f.Involved, ig.Sessions...)
+		f.ImplementationHistory = repo.AppendNew(f.ImplementationHistory, ig.Implementers...)
+		if ig.AddedBy != "" {
+			f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceCommit, Session: ig.AddedSession, Author: ig.AddedBy})
+		}
+	}
+	return f
+}
+
+// Approve closes an issue in review when the review policy lets the
+// session approve it. The creator exception is audited twice: a security
+// entry in the ledger and a line in security_events.jsonl.
+func Approve(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	reason := strings.TrimSpace(o.Reason)
+	mode, err := ReviewMode(s)
+	if err != nil {
+		return nil, err
+	}
+	return transition(s, se, ref, audit.ActionApproved, func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
+		if is.Status != domain.StatusInReview {
+			return nil, "", wrongStatus(is, "approve")
+		}
+		facts, err := ReviewFacts(s, is, se)
+		if err != nil {
+			return nil, "", err
+		}
+		d := policy.Approval(mode, facts, reason)
+		details, err := closeUnderPolicy(s, tx, se, is, res, d, mode, "done")
+		if err != nil {
+			return nil, "", err
+		}
+		if d.CreatorException {
+			if err := auditException(s, tx, se, is, res, mode, audit.KindCreatorApproval, reason); err != nil {
+				return nil, "", err
+			}
+			details["creator_exception"] = true
+		}
+		items := is.Todos()
+		if sum := markdown.Summarize(items); sum.CriteriaMet() {
+			res.ClosedAgainstCriteria = true
+			res.after = append(res.after, audit.Entry{Action: audit.ActionClosedAgainst, Details: map[string]any{"criteria": sum.CriteriaTotal}})
+		}
+		return details, reason, nil
+	})
+}
+
+// Close closes an issue outside review (an admin close) under the same
+// policy as approval. A session the policy refuses may still close with a
+// self-close exception, which is audited like the creator exception.
+func Close(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	resolution, err := repo.OneOf(o.Resolution, domain.ResolutionDone, []domain.Resolution{domain.ResolutionDone, domain.ResolutionWontfix}, true)
+	if err != nil {
+		return nil, repo.Errorf(repo.CodeInvalid, "resolution %v (a duplicate is closed with --duplicate-of)", err)
+	}
+	return closeAs(s, se, ref, o, resolution, nil)
+}
+
+// closeAs is Close with the resolution decided. extra, when given, changes
+// the issue in the same locked update before the policy decides (the link
+// of a duplicate); an error from it refuses the close.
+func closeAs(s *repo.Store, se *repo.Session, ref string, o TransitionOptions, resolution domain.Resolution, extra func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) error) (*TransitionResult, error) {
+	reason := strings.TrimSpace(o.Reason)
+	selfClose := strings.TrimSpace(o.SelfCloseException)
+	mode, err := ReviewMode(s)
+	if err != nil {
+		return nil, err
+	}
+	return transition(s, se, ref, audit.ActionClosed, func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
+		if is.Status == domain.StatusClosed {
+			return nil, "", wrongStatus(is, "close")
+		}
+		if extra != nil {
+			if err := extra(tx, is, res); err != nil {
+				return nil, "", err
+			}
+		}
+		facts, err := ReviewFacts(s, is, se)
+		if err != nil {
+			return nil, "", err
+		}
+		d := policy.Close(mode, facts, reason, selfClose)
+		details, err := closeUnderPolicy(s, tx, se, is, res, d, mode, resolution)
+		if err != nil {
+			return nil, "", err
+		}
+		details["resolution"] = string(resolution)
+		kind, why := "", ""
+		switch {
+		case d.SelfCloseException:
+			kind, why = audit.KindSelfClose, selfClose
+		case d.CreatorException:
+			kind, why = audit.KindCreatorApproval, reason
+		}
+		if kind != "" {
+			if err := auditException(s, tx, se, is, res, mode, kind, why); err != nil {
+				return nil, "", err
+			}
+			details[kind] = true
+		}
+		return details, reason, nil
+	})
+}
+
+// closeUnderPolicy applies the policy's decision to an approval or a
+// close: it records a provenance conflict, refuses when the policy says
+// no, and otherwise closes the issue with the resolution. It returns the
+// ledger details both share.
+func closeUnderPolicy(s *repo.Store, tx *repo.Tx, se *repo.Session, is *repo.Issue, res *TransitionResult, d policy.Decision, mode policy.Mode, resolution domain.Resolution) (map[string]any, error) {
+	res.Decision = &d
+	if err := recordConflict(s, tx, se, is, d, res); err != nil {
+		return nil, err
+	}
+	if !d.Allowed {
+		return nil, repo.Errorf(repo.CodeRefused, "%s", d.Refusal)
+	}
+	if err := is.SetStatus(domain.StatusClosed); err != nil {
+		return nil, err
+	}
+	if err := repo.SetWord(is, "resolution", &is.Resolution, resolution); err != nil {
+		return nil, err
+	}
+	details := map[string]any{"policy": string(mode)}
+	if is.Minor {
+		details["minor"] = true
+	}
+	return details, nil
+}
+
+// auditException records a policy exception twice: a line in
+// security_events.jsonl now, and a security entry in the issue's ledger
+// right after the transition's own entry.
+func auditException(s *repo.Store, tx *repo.Tx, se *repo.Session, is *repo.Issue, res *TransitionResult, mode policy.Mode, kind, why string) error {
+	ev, err := s.AppendSecurityEvent(tx, se, is.ID, kind, why)
+	if err != nil {
+		return err
+	}
+	res.Security = append(res.Security, ev)
+	res.after = append(res.after, audit.Entry{Action: kind, Reason: why, Type: audit.TypeSecurity,
+		Details: map[string]any{"policy": string(mode), "implementer": is.Implementer}})
+	return nil
+}
+
+// recordConflict writes a provenance_conflict security event the first
+// time the policy finds that history and frontmatter disagree about who
+// created an issue.
+func recordConflict(s *repo.Store, tx *repo.Tx, se *repo.Session, is *repo.Issue, d policy.Decision, res *TransitionResult) error {
+	if d.Conflict == "" {
+		return nil
+	}
+	events, err := s.SecurityEvents()
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		if e.IssueID == is.ID && e.Kind == audit.KindProvenanceConflict && e.Reason == d.Conflict {
+			return nil
+		}
+	}
+	ev, err := s.AppendSecurityEvent(tx, se, is.ID, audit.KindProvenanceConflict, d.Conflict)
+	if err != nil {
+		return err
+	}
+	res.Security = append(res.Security, ev)
+	return s.AppendLedger(tx, is.ID, audit.Entry{TS: s.Now(), Session: se.ID, Action: audit.KindProvenanceConflict, Reason: d.Conflict, Type: audit.TypeSecurity})
+}
+
+// ReviewableIssue is an issue in review the session may approve.
+type ReviewableIssue struct {
+	Issue *repo.Issue
+	// NeedsReason is true when only the creator exception allows it, so
+	// approve needs --reason.
+	NeedsReason bool
+}
+
+// Reviewable lists the issues in review that the session may approve under
+// the policy in force: the one filter behind td reviewable, td list
+// --reviewable and td status. Files td cannot read are returned as errors
+// beside the rest.
+func Reviewable(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, error) {
+	mode, err := ReviewMode(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	list, perrs, err := s.List(repo.Filter{Statuses: []string{string(domain.StatusInReview)}})
+	if err != nil {
+		return nil, nil, err
+	}
+	// Load the committed-history facts once, then read the ledgers in
+	// parallel: at a thousand issues in review the reads dominate.
+	if _, err := s.IssueGitFacts(""); err != nil {
+		return nil, nil, err
+	}
+	type answer struct {
+		ok, needsReason bool
+		err             error
+	}
+	answers := make([]answer, len(list))
+	repo.ForEach(len(list), repo.IOWorkers(), 2, func(i int) {
+		f, err := ReviewFacts(s, list[i], se)
+		if err != nil {
+			answers[i].err = err
+			return
+		}
+		answers[i].ok, answers[i].needsReason = policy.Reviewable(mode, f)
+	})
+	s.SaveLedgerCache()
+	var out []ReviewableIssue
+	for i, a := range answers {
+		switch {
+		case a.err != nil:
+			perrs = append(perrs, a.err)
+		case a.ok:
+			out = append(out, ReviewableIssue{Issue: list[i], NeedsReason: a.needsReason})
+		}
+	}
+	return out, perrs, nil
+}
+
+// Submitted lists the issues in review that the session submitted (the
+// last submitted entry in each ledger names it).
+func Submitted(s *repo.Store, se *repo.Session) ([]*repo.Issue, error) {
+	list, _, err := s.List(repo.Filter{Statuses: []string{string(domain.StatusInReview)}})
+	if err != nil {
+		return nil, err
+	}
+	var out []*repo.Issue
+	for _, is := range list {
+		entries, _, err := s.Ledger(is.ID)
+		if err != nil {
+			continue
+		}
+		last := ""
+		for _, e := range entries {
+			if e.Action == audit.ActionSubmitted {
+				last = e.Session
+			}
+		}
+		if last == se.ID {
+			out = append(out, is)
+		}
+	}
+	return out, nil
+}

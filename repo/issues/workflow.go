@@ -1,0 +1,269 @@
+package issues
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+)
+
+// TransitionOptions carries what a workflow command was given.
+type TransitionOptions struct {
+	// Reason explains the step; reject needs one, approve needs one for
+	// the creator exception.
+	Reason string
+	// Force submits for review while acceptance criteria are open.
+	Force bool
+	// SelfCloseException closes an issue the policy would not let this
+	// session close, with the reason audited.
+	SelfCloseException string
+	// Resolution is done (default) or wontfix for close.
+	Resolution string
+}
+
+// TransitionResult says what a workflow command did.
+type TransitionResult struct {
+	Issue *repo.Issue
+	From  domain.Status
+	// Unchanged is true when the issue already was where the command
+	// would put it.
+	Unchanged bool
+	// OpenCriteria lists the criteria still open when the issue was
+	// submitted with --force.
+	OpenCriteria []string
+	// Reason is the reason recorded in the transition's ledger entry.
+	Reason string
+	// Decision is the policy's answer for approve and close.
+	Decision *policy.Decision
+	// ClosedAgainstCriteria is true when an approval closed an issue whose
+	// criteria were all done.
+	ClosedAgainstCriteria bool
+	// Security lists the security events written.
+	Security []audit.SecurityEvent
+
+	// after holds ledger entries that follow the transition's own entry
+	// (security entries, closed against criteria), written in the same
+	// locked update.
+	after []audit.Entry
+}
+
+// commandOf names the td command behind a transition's ledger action, for
+// messages that tell someone else what to run.
+func commandOf(action string) string {
+	switch action {
+	case audit.ActionStarted:
+		return "start"
+	case audit.ActionUnstarted:
+		return "unstart"
+	case audit.ActionSubmitted:
+		return "review"
+	case audit.ActionApproved:
+		return "approve"
+	case audit.ActionRejected:
+		return "reject"
+	case audit.ActionClosed:
+		return "close"
+	case audit.ActionReopened:
+		return "reopen"
+	case audit.ActionBlocked:
+		return "block"
+	case audit.ActionUnblocked:
+		return "unblock"
+	}
+	return action
+}
+
+// transition reads the issue under the lock, lets step check and change
+// it, then writes it with one ledger entry for action.
+func transition(s *repo.Store, se *repo.Session, ref, action string, step func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) (details map[string]any, reason string, err error)) (*TransitionResult, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, repo.Errorf(repo.CodeRefused, "subagent sessions cannot change todos or issues; ask the root agent %s to run td %s %s", se.Agent.Root(), commandOf(action), ref)
+	}
+	id, err := s.ResolveID(ref)
+	if err != nil {
+		return nil, err
+	}
+	res := &TransitionResult{}
+	err = s.Update(func(tx *repo.Tx) error {
+		is, err := s.ReadIssueFile(id)
+		if err != nil {
+			return err
+		}
+		res.Issue, res.From = is, is.Status
+		details, reason, err := step(tx, is, res)
+		if err != nil || res.Unchanged {
+			return err
+		}
+		res.Reason = reason
+		if details == nil {
+			details = map[string]any{}
+		}
+		if is.Status != res.From {
+			details["from"], details["to"] = string(res.From), string(is.Status)
+		}
+		if err := s.WriteIssue(tx, se, is, action, details, reason); err != nil {
+			return err
+		}
+		for _, e := range res.after {
+			e.TS, e.Session = s.Now(), se.ID
+			if err := s.AppendLedger(tx, is.ID, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// wrongStatus refuses a transition from the issue's current status and
+// says what would make it pass.
+func wrongStatus(is *repo.Issue, verb string) error {
+	hint := ""
+	switch is.Status {
+	case domain.StatusOpen:
+		hint = "td start " + is.ID + " starts the work"
+	case domain.StatusInProgress:
+		hint = "td review " + is.ID + " asks for sign-off"
+	case domain.StatusBlocked:
+		hint = "td unblock " + is.ID + " reopens it"
+	case domain.StatusInReview:
+		hint = "td approve or td reject --reason decides the review"
+	case domain.StatusClosed:
+		hint = "td reopen " + is.ID + " reopens it"
+	}
+	return repo.Errorf(repo.CodeRefused, "cannot %s %s: it is %s; %s", verb, is.ID, is.Status, hint)
+}
+
+// Start marks the issue in progress and makes the session its implementer.
+func Start(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, error) {
+	return transition(s, se, ref, audit.ActionStarted, func(_ *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
+		if is.Status == domain.StatusInProgress && is.Implementer == se.ID {
+			res.Unchanged = true
+			return nil, "", nil
+		}
+		if is.Status == domain.StatusInProgress {
+			return nil, "", repo.Errorf(repo.CodeRefused, "cannot start %s: %s is already working on it; it hands the issue back with td unstart %s", is.ID, is.Implementer, is.ID)
+		}
+		if is.Status != domain.StatusOpen {
+			return nil, "", wrongStatus(is, "start")
+		}
+		if err := is.SetStatus(domain.StatusInProgress); err != nil {
+			return nil, "", err
+		}
+		d := map[string]any{}
+		if is.Implementer != se.ID {
+			d["implementer"] = map[string]any{"from": is.Implementer, "to": se.ID}
+		}
+		return d, "", repo.SetWord(is, "implementer", &is.Implementer, se.ID)
+	})
+}
+
+// Unstart hands an issue in progress back: open, with no implementer.
+func Unstart(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, error) {
+	return transition(s, se, ref, audit.ActionUnstarted, func(_ *repo.Tx, is *repo.Issue, _ *TransitionResult) (map[string]any, string, error) {
+		if is.Status != domain.StatusInProgress {
+			return nil, "", wrongStatus(is, "unstart")
+		}
+		if err := policy.MayUnstart(domain.Role(s.EffectiveRole(se)), se.ID, is.Implementer, is.ID); err != nil {
+			return nil, "", err
+		}
+		if err := is.SetStatus(domain.StatusOpen); err != nil {
+			return nil, "", err
+		}
+		d := map[string]any{"implementer": map[string]any{"from": is.Implementer, "to": ""}}
+		return d, "", repo.SetWord(is, "implementer", &is.Implementer, "")
+	})
+}
+
+// Review submits the issue for sign-off. While acceptance criteria are
+// open it refuses unless forced.
+func Review(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	return transition(s, se, ref, audit.ActionSubmitted, func(_ *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
+		if is.Status != domain.StatusInProgress {
+			return nil, "", wrongStatus(is, "submit")
+		}
+		open := repo.OpenCriteriaOf(is.Todos())
+		if len(open) > 0 && !o.Force {
+			return nil, "", repo.Errorf(repo.CodeRefused, "cannot submit %s: %d acceptance %s still open (%s); finish %s, or pass --force to ask for sign-off anyway",
+				is.ID, len(open), Plural(len(open), "criterion is", "criteria are"), QuoteList(open), Plural(len(open), "it", "them"))
+		}
+		res.OpenCriteria = open
+		var d map[string]any
+		if len(open) > 0 {
+			d = map[string]any{"open_criteria": len(open), "forced": true}
+		}
+		return d, o.Reason, is.SetStatus(domain.StatusInReview)
+	})
+}
+
+// Reject sends an issue in review back to in progress, with a reason.
+func Reject(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	reason := strings.TrimSpace(o.Reason)
+	if reason == "" {
+		return nil, repo.Errorf(repo.CodeInvalid, "a rejection needs a reason: td reject %s --reason \"what is missing\"", ref)
+	}
+	return transition(s, se, ref, audit.ActionRejected, func(_ *repo.Tx, is *repo.Issue, _ *TransitionResult) (map[string]any, string, error) {
+		if is.Status != domain.StatusInReview {
+			return nil, "", wrongStatus(is, "reject")
+		}
+		return nil, reason, is.SetStatus(domain.StatusInProgress)
+	})
+}
+
+// Reopen moves a closed issue back to open and clears its resolution.
+func Reopen(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	return transition(s, se, ref, audit.ActionReopened, func(_ *repo.Tx, is *repo.Issue, _ *TransitionResult) (map[string]any, string, error) {
+		if is.Status != domain.StatusClosed {
+			return nil, "", wrongStatus(is, "reopen")
+		}
+		if err := is.SetStatus(domain.StatusOpen); err != nil {
+			return nil, "", err
+		}
+		return nil, strings.TrimSpace(o.Reason), repo.SetWord(is, "resolution", &is.Resolution, "")
+	})
+}
+
+// Block marks an issue blocked from any status but closed.
+func Block(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	return transition(s, se, ref, audit.ActionBlocked, func(_ *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
+		switch is.Status {
+		case domain.StatusBlocked:
+			res.Unchanged = true
+			return nil, "", nil
+		case domain.StatusClosed:
+			return nil, "", wrongStatus(is, "block")
+		}
+		return nil, strings.TrimSpace(o.Reason), is.SetStatus(domain.StatusBlocked)
+	})
+}
+
+// Unblock moves a blocked issue back to open.
+func Unblock(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	return transition(s, se, ref, audit.ActionUnblocked, func(_ *repo.Tx, is *repo.Issue, _ *TransitionResult) (map[string]any, string, error) {
+		if is.Status != domain.StatusBlocked {
+			return nil, "", wrongStatus(is, "unblock")
+		}
+		return nil, strings.TrimSpace(o.Reason), is.SetStatus(domain.StatusOpen)
+	})
+}
+
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func QuoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}

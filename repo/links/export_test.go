@@ -1,0 +1,4 @@
+package links
+
+// MaxLinkWalk is maxLinkWalk, for the external tests.
+const MaxLinkWalk = maxLinkWalk

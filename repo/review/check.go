@@ -1,0 +1,770 @@
+package review
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/gitrepo"
+	"gopkg.in/yaml.v3"
+)
+
+// Rules td check applies; each Violation names the one it broke.
+const (
+	// RuleParse: every file td keeps parses (issues, ledgers, sessions,
+	// config, security events).
+	RuleParse = "parse"
+	// RuleFileName: files are named for what they hold, and an issue's id
+	// matches its file name.
+	RuleFileName = "file_name"
+	// RuleInProgress: at most one todo of an issue is in progress.
+	RuleInProgress = "one_in_progress"
+	// RuleLinkTarget: links point at issues that exist.
+	RuleLinkTarget = "link_target"
+	// RuleLinkCycle: links of the kinds that may not loop (child_of,
+	// blocked_by, duplicate_of) form no cycle.
+	RuleLinkCycle = "link_cycle"
+	// RuleSecurityChain: the security events' hash chain verifies.
+	RuleSecurityChain = "security_chain"
+	// RuleAppendOnly: every ledger line and security event present at the
+	// base is still there, unchanged and in order.
+	RuleAppendOnly = "append_only"
+	// RuleReviewPolicy: approvals and closures added since the base are ones
+	// the review policy allows, with their exceptions audited.
+	RuleReviewPolicy = "review_policy"
+	// RuleCriterionDrop: a criterion dropped or deleted since the base was
+	// dropped by an operator session (a criterion_dropped ledger entry).
+	RuleCriterionDrop = "criterion_drop"
+	// RuleWrittenOnce: a session's identity file present at the base is
+	// unchanged, since the rules trust its role and author.
+	RuleWrittenOnce = "written_once"
+)
+
+// baseRules are the rules that need a base revision.
+var baseRules = []string{RuleAppendOnly, RuleWrittenOnce, RuleReviewPolicy, RuleCriterionDrop}
+
+// Violation is one thing td check found wrong, at a file and line.
+type Violation struct {
+	// Path is relative to the work tree root, slash-separated.
+	Path string `json:"path"`
+	// Line is 1-based; 0 when the problem is the file as a whole. For a
+	// ledger line missing since the base, it is the line at the base.
+	Line    int    `json:"line"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// String is the violation as path:line: message.
+func (v Violation) String() string {
+	if v.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", v.Path, v.Line, v.Message)
+	}
+	return fmt.Sprintf("%s: %s", v.Path, v.Message)
+}
+
+// CheckOptions configures Check.
+type CheckOptions struct {
+	// Base is the revision to compare with: the checks that need history
+	// run against the merge base of Base and HEAD. Empty skips them.
+	Base string
+}
+
+// CheckReport is what td check found.
+type CheckReport struct {
+	// Base is the revision asked for; BaseCommit the merge base of it and
+	// HEAD that the work tree was compared with. Both empty without a base.
+	Base       string `json:"base"`
+	BaseCommit string `json:"base_commit"`
+	// Files counts the files checked; Issues the issue files among them.
+	Files  int `json:"files"`
+	Issues int `json:"issues"`
+	// Skipped lists the rules that need a base and did not run.
+	Skipped []string `json:"skipped"`
+	// Violations are sorted by path, line and message.
+	Violations []Violation `json:"violations"`
+}
+
+// OK reports whether nothing was found.
+func (r *CheckReport) OK() bool { return len(r.Violations) == 0 }
+
+// checker gathers violations over one work tree snapshot.
+type checker struct {
+	s      *repo.Store
+	head   *repo.Snapshot
+	base   *repo.Snapshot // nil without a base
+	report *CheckReport
+
+	issues   map[string]*repo.Issue // parsed issue files by ID
+	ids      map[string]bool        // every issue file's ID, parsed or not
+	ledgers  map[string][]audit.Entry
+	sessions map[string]*repo.Session
+	config   *repo.Config // the config whose operators count: the base's when there is one
+}
+
+func (c *checker) add(path string, line int, rule, format string, args ...any) {
+	c.report.Violations = append(c.report.Violations, Violation{Path: path, Line: line, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// addErr records a file td could not read: a *ParseError keeps its line.
+func (c *checker) addErr(path, rule string, err error) {
+	var pe *repo.ParseError
+	if errors.As(err, &pe) {
+		c.add(pe.Path, pe.Line, rule, "%s", pe.Msg)
+		return
+	}
+	c.add(path, 0, rule, "%v", err)
+}
+
+// Check checks the work tree's .todos against td's rules and, with a base,
+// against its history, collecting every violation rather than stopping at
+// the first: every file parses; ids match file names; at most one todo of
+// an issue is in progress; links resolve and form no cycle; the security
+// events' chain verifies. Against the base: ledgers and security events
+// only grew; approvals and closures added obey the review policy given
+// the ledger and commit metadata; criteria were dropped only by operators.
+func Check(s *repo.Store, o CheckOptions) (*CheckReport, error) {
+	c := &checker{s: s, report: &CheckReport{Violations: []Violation{}, Skipped: []string{}},
+		issues: map[string]*repo.Issue{}, ids: map[string]bool{}, ledgers: map[string][]audit.Entry{}, sessions: map[string]*repo.Session{}}
+	var err error
+	if c.head, err = s.WorkTreeSnapshot(); err != nil {
+		return nil, err
+	}
+	if o.Base != "" {
+		if err := c.openBase(o.Base); err != nil {
+			return nil, err
+		}
+	} else {
+		c.report.Skipped = append(c.report.Skipped, baseRules...)
+	}
+	c.parseAll()
+	c.checkLinks()
+	c.checkSecurity()
+	if c.base != nil {
+		c.checkLedgersGrew()
+		c.checkSessionsUnchanged()
+		c.checkCriteriaDrops()
+		if err := c.checkReviews(); err != nil {
+			return nil, err
+		}
+	}
+	v := c.report.Violations
+	sort.SliceStable(v, func(i, j int) bool {
+		if v[i].Path != v[j].Path {
+			return v[i].Path < v[j].Path
+		}
+		if v[i].Line != v[j].Line {
+			return v[i].Line < v[j].Line
+		}
+		return v[i].Message < v[j].Message
+	})
+	return c.report, nil
+}
+
+// openBase finds the merge base of base and HEAD and its snapshot.
+func (c *checker) openBase(base string) error {
+	g, err := c.s.GitRepo()
+	if err != nil {
+		return err
+	}
+	if g == nil {
+		return repo.Errorf(repo.CodeRefused, "--base compares with git history, and %s is not in a git repository; run td check without --base", c.s.Root)
+	}
+	if _, err := g.Resolve(base); err != nil {
+		return repo.RevisionError(base, err)
+	}
+	if _, err := g.Resolve("HEAD"); err != nil {
+		return &repo.Error{Code: repo.CodeNotFound, Err: err, Msg: "HEAD has no commits yet, so there is no history to check against " + base + "; run td check without --base"}
+	}
+	mb, err := g.MergeBase(base, "HEAD")
+	if errors.Is(err, gitrepo.ErrNoMergeBase) {
+		return &repo.Error{Code: repo.CodeRefused, Err: err, Msg: fmt.Sprintf("%s and HEAD share no history, so nothing can be checked against it; name a revision this branch grew from", base)}
+	}
+	if err != nil {
+		return err
+	}
+	if c.base, err = c.s.SnapshotAt(mb); err != nil {
+		return err
+	}
+	c.base.Rev = base
+	c.report.Base, c.report.BaseCommit = base, mb
+	return nil
+}
+
+// parseAll reads every file of the work tree snapshot with td's parsers.
+func (c *checker) parseAll() {
+	paths := c.head.Paths()
+	c.report.Files = len(paths)
+	type result struct {
+		issue      *repo.Issue
+		entries    []audit.Entry
+		session    *repo.Session
+		config     *repo.Config
+		violations []Violation
+	}
+	results := make([]result, len(paths))
+	repo.ForEach(len(paths), repo.IOWorkers(), 64, func(i int) {
+		sub := &checker{report: &CheckReport{}}
+		r := &results[i]
+		r.issue, r.entries, r.session, r.config = sub.parseFile(c.head, paths[i])
+		r.violations = sub.report.Violations
+	})
+	for i, p := range paths {
+		r := results[i]
+		c.report.Violations = append(c.report.Violations, r.violations...)
+		if id, ok := repo.IssueIDOf(p); ok && repo.ValidIssueID(id) && strings.HasSuffix(p, ".md") {
+			c.report.Issues++
+			c.ids[id] = true
+		}
+		switch {
+		case r.issue != nil:
+			c.issues[r.issue.ID] = r.issue
+		case r.entries != nil:
+			id, _ := repo.IssueIDOf(p)
+			c.ledgers[id] = r.entries
+		case r.session != nil:
+			c.sessions[r.session.ID] = r.session
+		case r.config != nil:
+			c.config = r.config
+		}
+	}
+	if c.base != nil {
+		// Operators as the base lists them: a branch cannot make itself
+		// an operator and drop criteria in one go.
+		if data, err := c.base.Read(repo.TodosDir + "/" + repo.ConfigFile); err == nil {
+			if cfg, err := repo.ParseConfig(repo.TodosDir+"/"+repo.ConfigFile, data); err == nil {
+				c.config = cfg
+			}
+		}
+	}
+	if c.config == nil {
+		c.config = c.s.Config
+	}
+}
+
+// parseFile checks one file on its own and returns what it parsed to.
+func (c *checker) parseFile(sn *repo.Snapshot, p string) (*repo.Issue, []audit.Entry, *repo.Session, *repo.Config) {
+	data, err := sn.Read(p)
+	if err != nil {
+		c.addErr(p, RuleParse, err)
+		return nil, nil, nil, nil
+	}
+	dir, name := "", p[len(repo.TodosDir)+1:]
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		dir, name = name[:i], name[i+1:]
+	}
+	switch dir {
+	case repo.IssuesDir:
+		id := strings.TrimSuffix(name, ".md")
+		if !repo.ValidIssueID(id) {
+			c.add(p, 0, RuleFileName, "%q is not an issue file name such as td-k3x9qa.md; move it out of %s/%s", name, repo.TodosDir, repo.IssuesDir)
+			return nil, nil, nil, nil
+		}
+		return c.parseIssueFile(p, id, data), nil, nil, nil
+	case repo.HistoryDir:
+		if id := strings.TrimSuffix(name, ".jsonl"); !repo.ValidIssueID(id) {
+			c.add(p, 0, RuleFileName, "%q is not a ledger file name such as td-k3x9qa.jsonl; move it out of %s/%s", name, repo.TodosDir, repo.HistoryDir)
+			return nil, nil, nil, nil
+		}
+		entries, lerrs := audit.ParseLedger(data)
+		for _, le := range lerrs {
+			c.add(p, le.Line, RuleParse, "%s", le.Msg)
+		}
+		if entries == nil {
+			entries = []audit.Entry{}
+		}
+		return nil, entries, nil, nil
+	case repo.SessionsDir:
+		id := strings.TrimSuffix(name, ".yaml")
+		if !repo.ValidSessionID(id) {
+			c.add(p, 0, RuleFileName, "%q is not a session file name such as ses_7hq2m4p1.yaml; move it out of %s/%s", name, repo.TodosDir, repo.SessionsDir)
+			return nil, nil, nil, nil
+		}
+		se, err := parseSessionFile(p, id, data)
+		if err != nil {
+			c.addErr(p, RuleParse, err)
+			return nil, nil, nil, nil
+		}
+		return nil, nil, se, nil
+	}
+	if name == repo.ConfigFile {
+		cfg, err := repo.ParseConfig(p, data)
+		if err != nil {
+			c.addErr(p, RuleParse, err)
+			return nil, nil, nil, nil
+		}
+		return nil, nil, nil, cfg
+	}
+	return nil, nil, nil, nil
+}
+
+// parseIssueFile parses an issue, reporting an id that differs from the
+// file name under its own rule so that the file's other checks still run,
+// and checks that at most one of its todos is in progress.
+func (c *checker) parseIssueFile(p, id string, data []byte) *repo.Issue {
+	is, err := repo.ParseIssue(p, id, data)
+	if err != nil {
+		// An id that differs from the file name: say so under its own
+		// rule, then read the file by its own id for the other checks.
+		own := frontmatterID(data)
+		if own == "" || own == id {
+			c.addErr(p, RuleParse, err)
+			return nil
+		}
+		if is, err = repo.ParseIssue(p, own, data); err != nil {
+			c.addErr(p, RuleParse, err)
+			return nil
+		}
+		c.add(p, is.Doc.Front.Line("id"), RuleFileName, "id %q does not match the file name %s.md; rename the file or restore the id", own, id)
+	}
+	// Only a body with two in-progress markers can break the rule; most
+	// have none, and the checklist parse is the costly part.
+	if bytes.Count(is.Doc.Body, []byte("[/]")) >= 2 {
+		offset := bytes.Count(data[:len(data)-len(is.Doc.Body)], []byte("\n"))
+		var first *markdown.Item
+		for _, it := range is.Todos() {
+			if it.Status != domain.TodoInProgress {
+				continue
+			}
+			if first == nil {
+				first = &it
+				continue
+			}
+			c.add(p, offset+it.Line, RuleInProgress, "%q is in progress as well as %q (line %d); at most one todo is in progress: mark all but one pending (\"[ ]\"), or let td's next todo change to %s keep the first", it.Text, first.Text, offset+first.Line, is.ID)
+		}
+	}
+	return is
+}
+
+// frontmatterID is the id an issue file's frontmatter states, "" when it
+// cannot be read.
+func frontmatterID(data []byte) string {
+	doc, err := markdown.Parse(data)
+	if err != nil {
+		return ""
+	}
+	var f struct {
+		ID string `yaml:"id"`
+	}
+	if doc.Front.Decode(&f) != nil {
+		return ""
+	}
+	return f.ID
+}
+
+// parseSessionFile parses a session identity file, as Store.Session reads
+// it.
+func parseSessionFile(p, id string, data []byte) (*repo.Session, error) {
+	var se repo.Session
+	if err := yaml.Unmarshal(data, &se); err != nil {
+		return nil, &repo.ParseError{Path: p, Line: repo.YAMLErrorLine(err), Msg: repo.YAMLErrorMsg(err)}
+	}
+	if se.ID != id {
+		return nil, &repo.ParseError{Path: p, Line: 1, Msg: fmt.Sprintf("id %q does not match the file name", se.ID)}
+	}
+	return &se, nil
+}
+
+// checkLinks checks that every link names an existing issue and that the
+// links policy.Acyclic names (child_of, blocked_by, duplicate_of) form no
+// cycle.
+func (c *checker) checkLinks() {
+	edges := map[domain.LinkKind][]policy.Edge{}
+	for _, id := range sortedKeys(c.issues) {
+		is := c.issues[id]
+		for _, l := range is.Links {
+			if !c.ids[l.To] {
+				c.add(is.Path, is.Doc.Front.Line("links"), RuleLinkTarget, "%s %s: there is no issue %s; remove the link (td unlink %s %s %s) or restore the issue", l.Kind, l.To, l.To, id, l.Kind, l.To)
+				continue
+			}
+			if policy.Acyclic(l.Kind) {
+				edges[l.Kind] = append(edges[l.Kind], policy.Edge{From: id, Kind: l.Kind, To: l.To})
+			}
+		}
+	}
+	for _, kind := range domain.LinkKinds() {
+		if !policy.Acyclic(kind) {
+			continue
+		}
+		for _, cycle := range policy.Cycles(edges[kind]) {
+			first := c.issues[cycle[0]]
+			c.add(first.Path, first.Doc.Front.Line("links"), RuleLinkCycle, "%s links form a cycle: %s; remove one of them with td unlink",
+				kind, strings.Join(cycle, " "+string(kind)+" "))
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// checkSecurity verifies the security events' hash chain and, with a
+// base, that every event the base holds is still there unaltered.
+func (c *checker) checkSecurity() {
+	p := repo.TodosDir + "/" + repo.SecurityEvents
+	if !c.head.Has(p) {
+		if c.base != nil && c.base.Has(p) {
+			c.add(p, 0, RuleAppendOnly, "the file was deleted since %s; it is append-only, so restore it (git checkout %s -- %s)", c.base.Rev, c.base.Rev, p)
+		}
+		return
+	}
+	data, err := c.head.Read(p)
+	if err != nil {
+		return // reported by parseAll
+	}
+	var baseData []byte
+	if c.base != nil && c.base.Has(p) {
+		if baseData, err = c.base.Read(p); err != nil {
+			c.addErr(p, RuleParse, fmt.Errorf("at %s: %w", c.base.Rev, err))
+			baseData = nil
+		}
+		if baseData == nil {
+			baseData = []byte{}
+		}
+	}
+	for _, pr := range audit.VerifySecurityEvents(data, baseData) {
+		rule := RuleSecurityChain
+		msg := pr.Msg
+		if pr.Line == 0 && strings.HasPrefix(msg, "base line ") {
+			rule = RuleAppendOnly
+			msg = strings.Replace(msg, "base line", "line", 1)
+			msg = fmt.Sprintf("%s since %s; security events are append-only, so restore it from %s", msg, c.base.Rev, c.base.Rev)
+		}
+		c.add(p, pr.Line, rule, "%s", msg)
+	}
+}
+
+// checkLedgersGrew checks every ledger the base holds: each of its lines
+// must still be in the work tree's file, unchanged and in the same order,
+// with lines added anywhere after the first (a union merge of two
+// branches interleaves their additions after the common lines).
+func (c *checker) checkLedgersGrew() {
+	for _, p := range c.base.Paths() {
+		if !strings.HasPrefix(p, repo.TodosDir+"/"+repo.HistoryDir+"/") || c.base.Same(c.head, p) {
+			continue
+		}
+		before, err := c.base.Read(p)
+		if err != nil {
+			continue // a base file td cannot read cannot be compared
+		}
+		if !c.head.Has(p) {
+			c.add(p, 0, RuleAppendOnly, "the ledger was deleted since %s; ledgers are append-only, so restore it (git checkout %s -- %s)", c.base.Rev, c.base.Rev, p)
+			continue
+		}
+		after, err := c.head.Read(p)
+		if err != nil {
+			continue // reported by parseAll
+		}
+		for _, m := range missingLines(before, after) {
+			c.add(p, m.line, RuleAppendOnly, "%s; ledgers are append-only, so restore it from %s (git show %s:%s)", m.describe(c.base.Rev), c.base.Rev, c.base.Rev, p)
+		}
+	}
+}
+
+// checkSessionsUnchanged checks that every session identity file the
+// base holds is still there, byte for byte: a session is written once, and
+// the role and author in it decide what the session may do.
+func (c *checker) checkSessionsUnchanged() {
+	for _, p := range c.base.Paths() {
+		if !strings.HasPrefix(p, repo.TodosDir+"/"+repo.SessionsDir+"/") || c.base.Same(c.head, p) {
+			continue
+		}
+		verb := "changed"
+		if !c.head.Has(p) {
+			verb = "deleted"
+		}
+		c.add(p, 0, RuleWrittenOnce, "the session file was %s since %s; a session's identity is written once, so restore it (git checkout %s -- %s)", verb, c.base.Rev, c.base.Rev, p)
+	}
+}
+
+// missingLine is a line of a log's base version that the later version
+// does not hold in place.
+type missingLine struct {
+	line    int    // at the base
+	what    string // "commented by ses_x at 2026-…", or the raw line
+	changed int    // the later line that looks like an edit of it, or 0
+	moved   int    // the later line holding it out of order, or 0
+}
+
+func (m missingLine) describe(base string) string {
+	s := fmt.Sprintf("line %d at %s (%s)", m.line, base, m.what)
+	switch {
+	case m.changed > 0:
+		return fmt.Sprintf("%s was changed on line %d", s, m.changed)
+	case m.moved > 0:
+		return fmt.Sprintf("%s was moved to line %d, out of order", s, m.moved)
+	}
+	return s + " was deleted"
+}
+
+// missingLines reports the base's lines that after does not hold as a
+// subsequence (in order, unchanged), wherever additions were interleaved:
+// each was deleted, changed or moved. A later line standing where a
+// missing one stood (between the matches of its neighbours) and recording
+// the same event reads as an edit of it.
+func missingLines(before, after []byte) []missingLine {
+	base, cur := logLines(before), logLines(after)
+	at := matchInOrder(base, cur)
+	matched := make([]bool, len(cur))
+	for _, k := range at {
+		if k >= 0 {
+			matched[k] = true
+		}
+	}
+	var out []missingLine
+	for i, b := range base {
+		if at[i] >= 0 {
+			continue
+		}
+		lo, hi := -1, len(cur)
+		for x := i - 1; x >= 0; x-- {
+			if at[x] >= 0 {
+				lo = at[x]
+				break
+			}
+		}
+		for x := i + 1; x < len(base); x++ {
+			if at[x] >= 0 {
+				hi = at[x]
+				break
+			}
+		}
+		m := missingLine{line: b.n, what: entryWords(b.text)}
+		for k := lo + 1; k < hi && m.changed == 0; k++ {
+			if !matched[k] && sameEntry(cur[k].text, b.text) {
+				m.changed, matched[k] = cur[k].n, true
+			}
+		}
+		for k := 0; k < len(cur) && m.changed == 0 && m.moved == 0; k++ {
+			if !matched[k] && cur[k].text == b.text {
+				m.moved = cur[k].n
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// maxMatchCells bounds the table matchInOrder builds to report the fewest
+// lines missing; past it, the first-fit matching reports them.
+const maxMatchCells = 4 << 20
+
+// matchInOrder pairs each base line with a later line of equal text, in
+// order, and returns the later index of each (-1 for none). Each base line
+// first takes the first equal line after the previous match: when that
+// pairs every line, the base is a subsequence and that is the answer.
+// Otherwise a longest common subsequence decides, so that one line moved
+// to the end is reported, not the lines it jumped over.
+func matchInOrder(base, cur []logLine) []int {
+	at := make([]int, len(base))
+	complete, j := true, 0
+	for i, b := range base {
+		k := j
+		for k < len(cur) && cur[k].text != b.text {
+			k++
+		}
+		if k == len(cur) {
+			at[i], complete = -1, false
+			continue
+		}
+		at[i], j = k, k+1
+	}
+	n, m := len(base), len(cur)
+	if complete || (n+1)*(m+1) > maxMatchCells {
+		return at
+	}
+	// lcs[i*(m+1)+j] is the length of a longest common subsequence of
+	// base[i:] and cur[j:].
+	lcs := make([]int32, (n+1)*(m+1))
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			v := max(lcs[(i+1)*(m+1)+j], lcs[i*(m+1)+j+1])
+			if base[i].text == cur[j].text {
+				v = max(v, lcs[(i+1)*(m+1)+j+1]+1)
+			}
+			lcs[i*(m+1)+j] = v
+		}
+	}
+	for i, j := 0, 0; i < n; {
+		switch {
+		case j < m && base[i].text == cur[j].text && lcs[i*(m+1)+j] == lcs[(i+1)*(m+1)+j+1]+1:
+			at[i] = j
+			i, j = i+1, j+1
+		case j < m && lcs[i*(m+1)+j+1] >= lcs[(i+1)*(m+1)+j]:
+			j++
+		default:
+			at[i] = -1
+			i++
+		}
+	}
+	return at
+}
+
+// entryWords describes a ledger line for a message: its action, session
+// and time, or its first bytes when it does not parse.
+func entryWords(line string) string {
+	entries, _ := audit.ParseLedger([]byte(line))
+	if len(entries) == 1 {
+		e := entries[0]
+		return fmt.Sprintf("%s by %s at %s", e.Action, orNone(e.Session), e.TS.Format(time.RFC3339))
+	}
+	if len(line) > 40 {
+		line = line[:40] + "…"
+	}
+	return fmt.Sprintf("%q", line)
+}
+
+// sameEntry reports whether two ledger lines record the same event (time,
+// session and action), so that one reads as an edit of the other.
+func sameEntry(a, b string) bool {
+	ea, _ := audit.ParseLedger([]byte(a))
+	eb, _ := audit.ParseLedger([]byte(b))
+	return len(ea) == 1 && len(eb) == 1 && ea[0].TS.Equal(eb[0].TS) && ea[0].Session == eb[0].Session && ea[0].Action == eb[0].Action
+}
+
+// addedEntries returns the ledger entries of issue id added since the
+// base, with their index in the work tree's ledger and their line.
+func (c *checker) addedEntries(id string) []addedEntry {
+	p := repo.TodosDir + "/" + repo.HistoryDir + "/" + id + ".jsonl"
+	if c.base.Same(c.head, p) || !c.head.Has(p) {
+		return nil
+	}
+	after, err := c.head.Read(p)
+	if err != nil {
+		return nil
+	}
+	var before []byte
+	if c.base.Has(p) {
+		if before, err = c.base.Read(p); err != nil {
+			return nil
+		}
+	}
+	count := map[string]int{}
+	for _, l := range logLines(before) {
+		count[l.text]++
+	}
+	var out []addedEntry
+	idx := 0
+	for _, l := range logLines(after) {
+		entries, errs := audit.ParseLedger([]byte(l.text))
+		if len(errs) > 0 {
+			continue
+		}
+		if count[l.text] > 0 {
+			count[l.text]--
+		} else {
+			out = append(out, addedEntry{Entry: entries[0], issue: id, index: idx, line: l.n, text: l.text})
+		}
+		idx++
+	}
+	return out
+}
+
+// addedEntry is a ledger entry added since the base.
+type addedEntry struct {
+	audit.Entry
+	issue string // the issue whose ledger holds it
+	index int    // among the readable entries of the work tree's ledger
+	line  int    // in the work tree's file
+	text  string // the line as written
+}
+
+// roleOf is the role a session had for the rules: an operator session
+// counts only while its author is listed in the operators the config
+// (the base's, when there is one) names.
+func (c *checker) roleOf(id string) domain.Role {
+	se := c.sessions[id]
+	if se == nil || se.IsAgent() {
+		return domain.RoleAgent
+	}
+	name, email := repo.SplitIdentity(se.Author)
+	if c.config.IsOperator(name, email) {
+		return domain.RoleOperator
+	}
+	return domain.RoleAgent
+}
+
+// checkCriteriaDrops finds criteria dropped ([-]) or deleted since the
+// base and requires a criterion_dropped ledger entry for each, added in
+// the range by a session the policy lets drop a criterion: an operator.
+func (c *checker) checkCriteriaDrops() {
+	for _, id := range sortedKeys(c.issues) {
+		is := c.issues[id]
+		p := is.Path
+		if c.base.Same(c.head, p) || !c.base.Has(p) {
+			continue
+		}
+		data, err := c.base.Read(p)
+		if err != nil {
+			continue
+		}
+		old, err := repo.ParseIssue(p, id, data)
+		if err != nil {
+			continue
+		}
+		var drops []addedEntry
+		for _, e := range c.addedEntries(id) {
+			if e.Action == audit.ActionCriterionDropped {
+				drops = append(drops, e)
+			}
+		}
+		offset := bytes.Count(is.Doc.Bytes()[:len(is.Doc.Bytes())-len(is.Doc.Body)], []byte("\n"))
+		now := is.Todos()
+		for _, ev := range describeItems(old.Todos(), now) {
+			if !ev.IsCriterion() || (ev.Suffix() != ItemDropped && ev.Suffix() != ItemDeleted) {
+				continue
+			}
+			if ok, why := c.droppedByOperator(drops, ev); !ok {
+				line := 0
+				if ev.Suffix() == ItemDropped {
+					line = offset + itemLine(now, ev)
+				}
+				verb := "dropped"
+				if ev.Suffix() == ItemDeleted {
+					verb = "deleted"
+				}
+				c.add(p, line, RuleCriterionDrop, "criterion %q was %s since %s %s; only an operator may drop a criterion: restore it, and have an operator drop it with td todo drop --issue %s", ev.Text, verb, c.base.Rev, why, id)
+			}
+		}
+	}
+}
+
+// droppedByOperator looks for the ledger entry that accounts for a
+// dropped criterion, and says what is wrong when there is none.
+func (c *checker) droppedByOperator(drops []addedEntry, ev IssueEvent) (bool, string) {
+	why := "with no criterion_dropped entry in the ledger"
+	for _, e := range drops {
+		if t, _ := e.Details["text"].(string); t != ev.Text {
+			continue
+		}
+		if err := policy.TodoChange(c.roleOf(e.Session), domain.KindCriterion, domain.TodoPending, domain.TodoAbandoned); err != nil {
+			why = fmt.Sprintf("by %s, which is not an operator session", orNone(e.Session))
+			continue
+		}
+		return true, ""
+	}
+	return false, why
+}
+
+// itemLine is the body line of the criterion an event names, 0 if gone.
+func itemLine(items []markdown.Item, ev IssueEvent) int {
+	for _, it := range items {
+		if it.Kind == domain.KindCriterion && it.Text == ev.Text {
+			return it.Line
+		}
+	}
+	return 0
+}

@@ -1,0 +1,86 @@
+package review
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// ledgerOf writes entries named by letters as ledger lines.
+func ledgerOf(names string) []byte {
+	var b strings.Builder
+	for _, n := range strings.Fields(names) {
+		fmt.Fprintf(&b, `{"ts":"2026-11-21T10:00:00Z","session":"ses_%s","action":"commented","text":"%s"}`+"\n", strings.Repeat(strings.ToLower(n[:1]), 8), n)
+	}
+	return []byte(b.String())
+}
+
+func TestMissingLines(t *testing.T) {
+	cases := []struct {
+		name, base, cur string
+		want            []string // "line:kind:later"
+	}{
+		{"unchanged", "A B C", "A B C", nil},
+		{"appended", "A B", "A B C D", nil},
+		{"union merge interleaves after the base", "A B", "A B X Y", nil},
+		{"merge of the base into a branch that grew", "A B C", "A X B Y C Z", nil},
+		{"first deleted", "A B C", "B C", []string{"1:deleted:0"}},
+		{"middle deleted", "A B C", "A C D", []string{"2:deleted:0"}},
+		{"last deleted", "A B C", "A B", []string{"3:deleted:0"}},
+		{"moved to the end", "A B C", "B C A", []string{"1:moved:3"}},
+		{"two deleted", "A B C D", "A D", []string{"2:deleted:0", "3:deleted:0"}},
+		{"everything deleted", "A B", "", []string{"1:deleted:0", "2:deleted:0"}},
+	}
+	for _, c := range cases {
+		got := []string{}
+		for _, m := range missingLines(ledgerOf(c.base), ledgerOf(c.cur)) {
+			kind, later := "deleted", 0
+			switch {
+			case m.changed > 0:
+				kind, later = "changed", m.changed
+			case m.moved > 0:
+				kind, later = "moved", m.moved
+			}
+			got = append(got, fmt.Sprintf("%d:%s:%d", m.line, kind, later))
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestMissingLinesChanged(t *testing.T) {
+	base := ledgerOf("A B C")
+	cur := []byte(strings.Replace(string(ledgerOf("A B C D")), `"text":"B"`, `"text":"b, reworded"`, 1))
+	got := missingLines(base, cur)
+	if len(got) != 1 || got[0].line != 2 || got[0].changed != 2 {
+		t.Fatalf("%+v, want line 2 changed on line 2", got)
+	}
+	if d := got[0].describe("main"); d != "line 2 at main (commented by ses_bbbbbbbb at 2026-11-21T10:00:00Z) was changed on line 2" {
+		t.Errorf("describe: %s", d)
+	}
+	// A line that does not parse is named by its bytes.
+	got = missingLines([]byte("not json at all\n"), nil)
+	if len(got) != 1 || got[0].describe("main") != `line 1 at main ("not json at all") was deleted` {
+		t.Errorf("%+v", got)
+	}
+}
+
+func TestAddedLines(t *testing.T) {
+	got := string(addedLines(ledgerOf("A B B"), ledgerOf("A X B B B Y")))
+	if got != string(ledgerOf("X B Y")) {
+		t.Errorf("added:\n%s", got)
+	}
+	if got := addedLines(nil, []byte("\n\n x \n")); string(got) != "x\n" {
+		t.Errorf("blank lines: %q", got)
+	}
+}
+
+func TestViolationString(t *testing.T) {
+	if s := (Violation{Path: "a", Line: 3, Message: "m"}).String(); s != "a:3: m" {
+		t.Error(s)
+	}
+	if s := (Violation{Path: "a", Message: "m"}).String(); s != "a: m" {
+		t.Error(s)
+	}
+}

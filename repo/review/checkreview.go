@@ -1,0 +1,277 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"time"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/gitrepo"
+	"github.com/tdproject/td/repo/issues"
+)
+
+// checkReviews re-decides every approval and closure added to a ledger
+// since the base, as td approve and td close decided it: the review policy
+// given the frontmatter, the ledger as it was just before the entry, and
+// the commits that touched the issue before the one that brought the entry
+// in. A decision the policy refuses is a violation, and so is an exception
+// the policy allows only when audited that was not audited.
+func (c *checker) checkReviews() error {
+	mode, err := issues.ReviewMode(c.s)
+	if err != nil {
+		return err
+	}
+	rg := &reviewGit{c: c}
+	for _, id := range sortedKeys(c.ledgers) {
+		is := c.issues[id]
+		if is == nil {
+			continue // an unreadable issue file is reported by parseAll
+		}
+		for _, e := range c.addedEntries(id) {
+			if e.Action != audit.ActionApproved && e.Action != audit.ActionClosed {
+				continue
+			}
+			if err := c.checkReview(rg, is, e, mode); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkReview re-decides one approval or closure.
+func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode policy.Mode) error {
+	p := repo.TodosDir + "/" + repo.HistoryDir + "/" + is.ID + ".jsonl"
+	entries := c.ledgers[is.ID]
+	what := fmt.Sprintf("%s by %s at %s", e.Action, orNone(e.Session), e.TS.Format(time.RFC3339))
+	se := c.sessions[e.Session]
+	if se == nil {
+		c.add(p, e.line, RuleReviewPolicy, "%s names a session with no identity file in %s/%s, so nobody can tell who decided; approvals are recorded by td approve and td close", what, repo.TodosDir, repo.SessionsDir)
+		return nil
+	}
+	ig, err := rg.factsBefore(is.ID, e)
+	if err != nil {
+		return err
+	}
+	f := issues.ReviewFactsFrom(is, se, repo.DeriveLedgerFacts(entries[:e.index]), ig)
+	if m, ok := e.Details["policy"].(string); ok && (m == string(policy.Strict) || m == string(policy.Balanced)) {
+		mode = policy.Mode(m)
+	}
+	var d policy.Decision
+	var audited string // the reason of the exception's security entry
+	if e.Action == audit.ActionApproved {
+		d = policy.Approval(mode, f, e.Reason)
+		audited = securityEntryReason(entries[e.index+1:], e.Session, audit.KindCreatorApproval)
+	} else {
+		selfClose := securityEntryReason(entries[e.index+1:], e.Session, audit.KindSelfClose)
+		d = policy.Close(mode, f, e.Reason, selfClose)
+		audited = securityEntryReason(entries[e.index+1:], e.Session, audit.KindCreatorApproval)
+		if d.SelfCloseException {
+			audited = selfClose
+		}
+	}
+	if !d.Allowed {
+		c.add(p, e.line, RuleReviewPolicy, "%s, which the %s review policy refuses: %s", what, mode, d.Refusal)
+		return nil
+	}
+	kind := ""
+	switch {
+	case d.CreatorException:
+		kind = audit.KindCreatorApproval
+	case d.SelfCloseException:
+		kind = audit.KindSelfClose
+	}
+	if kind == "" {
+		return nil
+	}
+	switch {
+	case audited == "":
+		c.add(p, e.line, RuleReviewPolicy, "%s is allowed only as a %s, and the ledger has no %s security entry by %s after it; td approve and td close record one, so redo it with td", what, kind, kind, e.Session)
+	case !c.securityEventOf(is.ID, e.Session, kind):
+		c.add(p, e.line, RuleReviewPolicy, "%s is allowed only as a %s, and %s/%s has no %s event for %s by %s; td approve and td close record one, so redo it with td", what, kind, repo.TodosDir, repo.SecurityEvents, kind, is.ID, e.Session)
+	}
+	return nil
+}
+
+// securityEntryReason returns the reason of the first security entry of
+// kind by session among the entries that follow a decision, up to the
+// next decision; "" when there is none.
+func securityEntryReason(after []audit.Entry, session, kind string) string {
+	for _, e := range after {
+		if e.Action == audit.ActionApproved || e.Action == audit.ActionClosed || e.Action == audit.ActionReopened {
+			break
+		}
+		if e.Type == audit.TypeSecurity && e.Action == kind && e.Session == session && e.Reason != "" {
+			return e.Reason
+		}
+	}
+	return ""
+}
+
+// securityEventOf reports whether security_events.jsonl holds an event of
+// kind for the issue by the session.
+func (c *checker) securityEventOf(issue, session, kind string) bool {
+	data, err := c.head.Read(repo.TodosDir + "/" + repo.SecurityEvents)
+	if err != nil {
+		return false
+	}
+	events, _ := audit.ParseSecurityEvents(data)
+	return slices.ContainsFunc(events, func(ev audit.SecurityEvent) bool {
+		return ev.IssueID == issue && ev.SessionID == session && ev.Kind == kind
+	})
+}
+
+// reviewGit reads, for td check, what the commits said about an issue
+// before a given ledger line arrived: the same facts the gitfacts cache
+// holds, but cut at that commit, since the cache also counts the commit
+// carrying the decision (whose Td-Session trailer names the reviewer).
+type reviewGit struct {
+	c       *checker
+	g       *gitrepo.Repo
+	prefix  string
+	opened  bool
+	baseAnc map[string]bool
+	headAnc map[string]bool
+	anc     map[string]map[string]bool
+	hist    map[string][]gitrepo.PathChange
+}
+
+func (rg *reviewGit) open() error {
+	if rg.opened {
+		return nil
+	}
+	rg.opened = true
+	g, err := rg.c.s.GitRepo()
+	if err != nil || g == nil {
+		return err
+	}
+	if rg.prefix, err = rg.c.s.TodosInRepo(g); err != nil {
+		return err
+	}
+	if rg.baseAnc, err = g.Ancestors(rg.c.report.BaseCommit); err != nil {
+		return err
+	}
+	if rg.headAnc, err = g.Ancestors("HEAD"); err != nil {
+		return err
+	}
+	rg.g, rg.anc, rg.hist = g, map[string]map[string]bool{}, map[string][]gitrepo.PathChange{}
+	return nil
+}
+
+func (rg *reviewGit) history(path string) ([]gitrepo.PathChange, error) {
+	if h, ok := rg.hist[path]; ok {
+		return h, nil
+	}
+	h, err := rg.g.PathHistory(path, 0)
+	if err != nil {
+		return nil, err
+	}
+	rg.hist[path] = h
+	return h, nil
+}
+
+// factsBefore returns the commit facts of issue id from the commits that
+// precede the one bringing the ledger line e in; when no commit did (the
+// line is uncommitted), from every commit reachable from HEAD. nil when
+// no commit touched the issue.
+func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error) {
+	if err := rg.open(); err != nil || rg.g == nil {
+		return nil, err
+	}
+	ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + id + ".jsonl"
+	issuePath := rg.prefix + "/" + repo.IssuesDir + "/" + id + ".md"
+	lh, err := rg.history(ledgerPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the history of %s: %w", ledgerPath, err)
+	}
+	ih, err := rg.history(issuePath)
+	if err != nil {
+		return nil, fmt.Errorf("read the history of %s: %w", issuePath, err)
+	}
+	before := rg.headAnc
+	if c, err := rg.arrival(ledgerPath, lh, e); err != nil {
+		return nil, err
+	} else if c != "" {
+		if before = rg.anc[c]; before == nil {
+			if before, err = rg.g.Ancestors(c); err != nil {
+				return nil, err
+			}
+			delete(before, c)
+			rg.anc[c] = before
+		}
+	}
+	var ig *repo.IssueGit
+	add := func(ch gitrepo.PathChange, issueFile bool) {
+		c := ch.Commit
+		if !before[c.Hash] {
+			return
+		}
+		if ig == nil {
+			ig = &repo.IssueGit{}
+		}
+		sessions := c.Trailer("Td-Session")
+		if issueFile && ch.Added && (ig.AddedBy == "" || c.Committer.When.Before(ig.AddedAt)) {
+			ig.AddedBy, ig.AddedAt, ig.AddedSession = c.Author.String(), c.Committer.When.UTC(), ""
+			if len(sessions) > 0 {
+				ig.AddedSession = sessions[0]
+			}
+		}
+		ig.Sessions = repo.AppendNew(ig.Sessions, sessions...)
+		for _, a := range c.Trailer("Td-Action") {
+			if a == audit.ActionStarted || a == audit.ActionUnstarted {
+				ig.Implementers = repo.AppendNew(ig.Implementers, sessions...)
+			}
+		}
+	}
+	// Oldest first, so the first add is the one that counts.
+	for i := len(ih) - 1; i >= 0; i-- {
+		add(ih[i], true)
+	}
+	for i := len(lh) - 1; i >= 0; i-- {
+		add(lh[i], false)
+	}
+	return ig, nil
+}
+
+// arrival finds the oldest commit since the base whose ledger holds the
+// line e (as many times as the work tree holds it up to e); "" when none
+// does, as for a line not committed yet.
+func (rg *reviewGit) arrival(path string, changes []gitrepo.PathChange, e addedEntry) (string, error) {
+	after, err := rg.c.head.Read(repo.TodosDir + "/" + repo.HistoryDir + "/" + e.issue + ".jsonl")
+	if err != nil {
+		return "", err
+	}
+	occurrence := 0
+	for _, l := range logLines(after) {
+		if l.n <= e.line && l.text == e.text {
+			occurrence++
+		}
+	}
+	for i := len(changes) - 1; i >= 0; i-- {
+		c := changes[i].Commit
+		if rg.baseAnc[c.Hash] || !rg.headAnc[c.Hash] || changes[i].Deleted {
+			continue
+		}
+		data, err := rg.g.FileAt(c.Hash, path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		n := 0
+		for _, l := range logLines(data) {
+			if l.text == e.text {
+				n++
+			}
+		}
+		if n >= occurrence {
+			return c.Hash, nil
+		}
+	}
+	return "", nil
+}

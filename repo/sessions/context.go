@@ -1,0 +1,271 @@
+package sessions
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/issues"
+	"github.com/tdproject/td/repo/todos"
+)
+
+// Kinds of context block (spec section 8).
+const (
+	// ContextStart is the prefix a session starts with.
+	ContextStart = "start"
+	// ContextCompact is the post-compaction reminder.
+	ContextCompact = "compact"
+	// ContextResume is the prefix after a pause, with a resume block when
+	// the pause was long.
+	ContextResume = "resume"
+	// ContextNow is td context: the same prefix, at any time.
+	ContextNow = "context"
+)
+
+// anchorBudget bounds the bytes of anchor text a context block carries, so
+// that a long anchors file cannot crowd out the work itself.
+const anchorBudget = 1500
+
+// reminderActions is how many recent actions the reminder lists.
+const reminderActions = 3
+
+// Context is everything a context block says, as data: the command layer
+// prints it as text, markdown or JSON.
+type Context struct {
+	Kind     string
+	Language string
+	Session  *repo.Session
+	Role     domain.Role
+	State    string
+	// Scope is what the session may change, one rule a line.
+	Scope []string
+	// Issue is the bound issue; nil when the session has none.
+	Issue *repo.Issue
+	// Items is the bound issue's checklist; Rendered is the list as the
+	// file shows it.
+	Items    []markdown.Item
+	Rendered string
+	// Active is the todo in progress, nil when none.
+	Active *markdown.Item
+	// Anchors are the critical and high anchors (critical only in the
+	// reminder), most pressing first, within the size budget.
+	Anchors []repo.Anchor
+	// AnchorsLeft counts the anchors the budget left out.
+	AnchorsLeft int
+	// Actions are the last actions, newest last (reminder only).
+	Actions  []repo.ActionRecord
+	Warnings []string
+	Stalls   []policy.Stall
+	// Proposals counts the subagent proposals waiting on the bound issue.
+	Proposals int
+	// Next is what to do next, most important first.
+	Next        []string
+	Compactions int
+	// Resume is set by td session resume.
+	Resume *ResumeInfo
+}
+
+// ResumeInfo says how long a session was away.
+type ResumeInfo struct {
+	Idle          time.Duration
+	Previous      time.Time
+	PreviousState string
+	// Block is true when a resume block leads the prefix (1 h to 48 h).
+	Block bool
+	// Fresh is true when the session started over (over 48 h).
+	Fresh bool
+}
+
+// SessionContext builds a context block of the given kind for a session.
+func ContextOf(s *repo.Store, se *repo.Session, kind string) (*Context, error) {
+	rt, err := s.Runtime(se.ID)
+	if err != nil {
+		return nil, err
+	}
+	role := s.EffectiveRole(se)
+	ctx := &Context{Kind: kind, Language: strings.TrimSpace(s.Config.Language), Session: se, Role: role,
+		State: rt.State, Scope: scopeRules(se, role), Compactions: rt.Compactions}
+	if ctx.State == "" {
+		ctx.State = repo.StateBeginning
+	}
+	ctx.Stalls = policy.Stalls(rt.StallFacts())
+	if kind == ContextCompact {
+		ctx.Actions = rt.LastActions(reminderActions)
+	}
+	project, err := s.ProjectAnchors()
+	if err != nil {
+		ctx.Warnings = append(ctx.Warnings, err.Error())
+	}
+	anchors := project
+	if rt.BoundIssue != "" {
+		is, err := s.ReadIssueFile(rt.BoundIssue)
+		switch {
+		case repo.CodeOf(err) == repo.CodeNotFound:
+			ctx.Warnings = append(ctx.Warnings, fmt.Sprintf("this session is bound to %s, which no longer exists: td session unbind, and ask for another issue", rt.BoundIssue))
+		case err != nil:
+			ctx.Warnings = append(ctx.Warnings, fmt.Sprintf("the bound issue cannot be read: %v", err))
+		default:
+			ctx.Issue = is
+			cl := repo.ChecklistOf(is)
+			ctx.Items, ctx.Rendered = cl.Items(), cl.Render()
+			anchors = append(anchors, is.Anchors()...)
+		}
+	}
+	ctx.Anchors, ctx.AnchorsLeft = pickAnchors(anchors, kind == ContextCompact)
+	if ctx.Issue != nil {
+		ctx.Warnings = append(ctx.Warnings, issueWarnings(se, ctx.Issue, ctx.Items)...)
+		for i := range ctx.Items {
+			if ctx.Items[i].Status == domain.TodoInProgress {
+				ctx.Active = &ctx.Items[i]
+				break
+			}
+		}
+	}
+	if ctx.Issue != nil && !se.IsSubagent() {
+		waiting, err := todos.PendingProposals(s, ctx.Issue.ID)
+		if err != nil {
+			ctx.Warnings = append(ctx.Warnings, err.Error())
+		}
+		ctx.Proposals = len(waiting)
+	}
+	ctx.Next = nextSteps(se, role, ctx)
+	return ctx, nil
+}
+
+// scopeRules says in words what the session may change (spec section 8).
+func scopeRules(se *repo.Session, role domain.Role) []string {
+	if se.IsSubagent() {
+		return []string{"You are a subagent: you may not change issues or todos; propose steps with td todo propose --items ... and your root agent accepts them."}
+	}
+	if role == domain.RoleOperator {
+		return []string{"You are an operator: you may change anything, and your approval is the sign-off."}
+	}
+	if se.Category == domain.CategoryMeta {
+		return []string{"Scope meta: change td's governance files (config, ledgers, sessions, anchors, hooks, .gitattributes) and issue files; never user code."}
+	}
+	return []string{"Scope project: change user code and issue files; td's governance files (config, ledgers, sessions, anchors, hooks, .gitattributes) only through td commands."}
+}
+
+// pickAnchors keeps the critical anchors, then the high ones (unless
+// criticalOnly), while they fit the budget; the count left out is returned
+// so the block can say so.
+func pickAnchors(all []repo.Anchor, criticalOnly bool) ([]repo.Anchor, int) {
+	var out []repo.Anchor
+	left, used := 0, 0
+	for _, prio := range []domain.AnchorPriority{domain.AnchorCritical, domain.AnchorHigh} {
+		if criticalOnly && prio != domain.AnchorCritical {
+			break
+		}
+		for _, a := range all {
+			if a.Priority != prio {
+				continue
+			}
+			if used+len(a.Text) > anchorBudget && len(out) > 0 {
+				left++
+				continue
+			}
+			used += len(a.Text)
+			out = append(out, a)
+		}
+	}
+	return out, left
+}
+
+// issueWarnings are the stale states of a binding an agent must notice
+// before it works on.
+func issueWarnings(se *repo.Session, is *repo.Issue, items []markdown.Item) []string {
+	var out []string
+	switch is.Status {
+	case domain.StatusClosed:
+		out = append(out, fmt.Sprintf("%s is closed (%s): its work is finished", is.ID, resolutionWords(is.Resolution)))
+	case domain.StatusInReview:
+		out = append(out, fmt.Sprintf("%s is in review: wait for the approval or the rejection before changing it", is.ID))
+	case domain.StatusBlocked:
+		out = append(out, fmt.Sprintf("%s is blocked: td unblock %s when the blocker is gone", is.ID, is.ID))
+	}
+	if is.Assignee != "" && is.Assignee != "session:"+se.ID {
+		out = append(out, fmt.Sprintf("%s is now assigned to %s, not to this session: check with the operator before working on it", is.ID, is.Assignee))
+	}
+	n := 0
+	for _, it := range items {
+		if it.Status == domain.TodoInProgress {
+			n++
+		}
+	}
+	if n > 1 {
+		out = append(out, fmt.Sprintf("%d todos are in progress (hand edits?): td fmt %s keeps the first", n, is.ID))
+	}
+	return out
+}
+
+func resolutionWords(s domain.Resolution) string {
+	if s == "" {
+		return "no resolution"
+	}
+	return string(s)
+}
+
+// nextSteps is the first action to take, and what follows it.
+func nextSteps(se *repo.Session, role domain.Role, ctx *Context) []string {
+	is := ctx.Issue
+	if is == nil {
+		switch {
+		case se.IsSubagent():
+			return []string{"Do the task your root agent gave you; propose todos with td todo propose --items ..."}
+		case role == domain.RoleOperator:
+			return []string{"Bind an issue with td session bind ID (td ready lists the open ones), or send an agent to one with td send ID"}
+		}
+		return []string{"Ask the operator to bind an issue (td session bind ID), or file your work as an issue and bind to it with td promote TITLE"}
+	}
+	switch is.Status {
+	case domain.StatusClosed:
+		return []string{fmt.Sprintf("Nothing is left on %s: td session unbind, and ask for the next issue", is.ID)}
+	case domain.StatusInReview:
+		return []string{fmt.Sprintf("Wait for the review of %s (td show %s shows its status)", is.ID, is.ID)}
+	}
+	var next []string
+	if ctx.Proposals > 0 {
+		next = append(next, fmt.Sprintf("%s from subagents %s: td todo view shows them, td todo accept or reject decides", issues.Plural(ctx.Proposals, "A proposal", fmt.Sprintf("%d proposals", ctx.Proposals)), issues.Plural(ctx.Proposals, "waits", "wait")))
+	}
+	if is.Status == domain.StatusOpen && !se.IsSubagent() {
+		next = append(next, fmt.Sprintf("Start the issue: td start %s", is.ID))
+	}
+	steps, openSteps, criteria, openCriteria, blocked := 0, 0, 0, 0, 0
+	for _, it := range ctx.Items {
+		open := it.Status == domain.TodoPending || it.Status == domain.TodoInProgress
+		if it.Status == domain.TodoBlocked {
+			blocked++
+		}
+		if it.Kind == domain.KindCriterion {
+			criteria++
+			if open || it.Status == domain.TodoBlocked {
+				openCriteria++
+			}
+			continue
+		}
+		steps++
+		if open {
+			openSteps++
+		}
+	}
+	switch {
+	case ctx.Active != nil:
+		next = append(next, fmt.Sprintf("Continue %q; td todo done %q when it is finished", ctx.Active.Text, ctx.Active.Text))
+	case steps == 0:
+		next = append(next, "Plan the work: td todo set \"first step\" \"second step\" (phases with --phase)")
+	case openSteps == 0 && criteria > 0 && openCriteria == 0:
+		next = append(next, fmt.Sprintf("Every criterion is done: ask for sign-off with td review %s", is.ID))
+	case openSteps == 0 && openCriteria > 0:
+		next = append(next, "Check the open acceptance criteria and claim each with td todo done TEXT once it holds")
+	case blocked > 0:
+		next = append(next, "Every open todo is blocked: td todo unblock TEXT when one can go on, or ask the operator")
+	}
+	if criteria == 0 && steps > 0 {
+		next = append(next, "The issue has no acceptance criteria: ask the operator what done means (td todo add --kind criterion TEXT proposes one)")
+	}
+	return next
+}

@@ -1,0 +1,77 @@
+package sessions
+
+import (
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/issues"
+)
+
+// SendOptions configures Send: the agent session to create.
+type SendOptions struct {
+	Agent    domain.AgentPath // agent path, "primary" when empty
+	Name     string
+	Category domain.Category
+}
+
+// SendResult is the new session, bound to its issue.
+type SendResult struct {
+	Session *repo.Session
+	Bind    *BindResult
+}
+
+// Send starts an agent session bound to an issue: how an operator (or a
+// root agent) hands work to a new agent. The sender's own session and
+// binding are untouched.
+func Send(s *repo.Store, from *repo.Session, ref string, o SendOptions) (*SendResult, error) {
+	if err := policy.MayMutate(from.Agent); err != nil {
+		return nil, err
+	}
+	id, err := s.ResolveID(ref)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.ReadIssueFile(id); err != nil {
+		return nil, err
+	}
+	if o.Agent == "" {
+		o.Agent = "primary"
+	}
+	if err := policy.MayMutate(o.Agent); err != nil {
+		return nil, repo.Errorf(repo.CodeRefused, "td send starts a root agent bound to an issue; %s is a subagent path, and a subagent gets its task from its root agent and proposes todos with td todo propose", o.Agent)
+	}
+	se, err := s.StartSession(repo.StartOptions{Name: o.Name, Agent: o.Agent, Category: o.Category, Previous: ""})
+	if err != nil {
+		return nil, err
+	}
+	b, err := Bind(s, se, id)
+	if err != nil {
+		return nil, err
+	}
+	return &SendResult{Session: se, Bind: b}, nil
+}
+
+// Promote files an issue for the work the session is doing and binds the
+// session to it. A session already bound files the new issue as a child
+// of its old one, unless noParent.
+func Promote(s *repo.Store, se *repo.Session, o issues.CreateOptions, noParent bool) (*repo.Issue, *BindResult, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, nil, err
+	}
+	if !noParent && o.Parent == "" {
+		bound, err := s.BoundIssue(se)
+		if err != nil {
+			return nil, nil, err
+		}
+		o.Parent = bound
+	}
+	is, err := issues.Create(s, se, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := Bind(s, se, is.ID)
+	if err != nil {
+		return is, nil, err
+	}
+	return b.Issue, b, nil
+}
