@@ -1,6 +1,28 @@
-// Package repo knows the .todos tree and git: it finds, loads, indexes,
-// locks, writes and stages td's files. It is the only package that does I/O
-// on .todos.
+// Package repo is td's store: it finds, loads, indexes, locks, writes and
+// stages the files under .todos, and nothing else. Open, Update and Tx,
+// atomic writes, the lock, the caches (index, ledger facts, git facts), IDs,
+// session records and their runtime state, the write journal, the security
+// log and git mode live here; no rule is decided and no command's words are
+// written here.
+//
+// Use cases live in one package per concern, each a set of functions
+// taking the store and a plain request and returning a structured result:
+//
+//	repo/issues    create, edit, comment, the workflow and review policy
+//	repo/links     links between issues, ready, children
+//	repo/todos     the checklist, subagent proposals, anchors
+//	repo/sessions  bind, lifecycle, context, send, the commit guard, git hooks
+//	repo/review    td check, td diff, td log, td audit verify
+//	repo/harness   what every agent harness shares; one package per harness
+//	               under it (repo/harness/claude)
+//
+// They import repo, policy, markdown and audit, and each other only
+// downward in that list (links ← issues ← todos ← sessions; review uses
+// issues); repo imports none of them. A new capability goes into the
+// package of its concern, or a new one beside them; a new rule goes into
+// policy; the store grows only when a new kind of file appears. repo/gitrepo
+// is td's git, repotest builds stores for tests, and repo/bench times the
+// store and the use cases on a generated 10,000-issue repository.
 package repo
 
 import (

@@ -61,7 +61,7 @@ func toContextJSON(ctx *sessions.Context) contextJSON {
 			Category: ctx.Session.Category, State: ctx.State, Compactions: ctx.Compactions},
 		Items: []todoItemJSON{}, Anchors: nonNilSlice(ctx.Anchors), AnchorsLeft: ctx.AnchorsLeft,
 		Actions: nonNilSlice(ctx.Actions), Warnings: nonNilSlice(ctx.Warnings),
-		Stalls: nonNilSlice(ctx.Stalls), Next: nonNilSlice(ctx.Next),
+		Stalls: nonNilSlice(ctx.Stalls), Next: nonNilSlice(stepTexts(ctx.Next)),
 	}
 	if ctx.Issue != nil {
 		out.Issue = &todoIssueJSON{ID: ctx.Issue.ID, Title: ctx.Issue.Title, Status: ctx.Issue.Status}
@@ -213,7 +213,7 @@ func writeContext(w *blockWriter, ctx *sessions.Context) {
 	}
 	if len(ctx.Next) > 0 {
 		w.section("Next")
-		w.numbered(ctx.Next)
+		w.numbered(stepTexts(ctx.Next))
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
-	"github.com/tdproject/td/repo/issues"
 	"github.com/tdproject/td/repo/todos"
 )
 
@@ -63,7 +62,7 @@ type Context struct {
 	// Proposals counts the subagent proposals waiting on the bound issue.
 	Proposals int
 	// Next is what to do next, most important first.
-	Next        []string
+	Next        []Step
 	Compactions int
 	// Resume is set by td session resume.
 	Resume *ResumeInfo
@@ -209,30 +208,79 @@ func resolutionWords(s domain.Resolution) string {
 	return string(s)
 }
 
+// StepKind names a next step a session's context suggests. The words a
+// person or agent reads for it (the td command to run) are the command
+// line's to write; a step carries only what they need.
+type StepKind string
+
+// The next steps, in the order nextSteps considers them.
+const (
+	// StepSubagentTask: a subagent without an issue does its root agent's
+	// task and proposes todos.
+	StepSubagentTask StepKind = "subagent_task"
+	// StepBindOrSend: an operator without an issue binds one or sends an
+	// agent.
+	StepBindOrSend StepKind = "bind_or_send"
+	// StepAskForIssue: an agent without an issue asks for one or files
+	// its work as one.
+	StepAskForIssue StepKind = "ask_for_issue"
+	// StepNothingLeft: the bound Issue is closed.
+	StepNothingLeft StepKind = "nothing_left"
+	// StepAwaitReview: the bound Issue waits for review.
+	StepAwaitReview StepKind = "await_review"
+	// StepDecideProposals: Count proposals from subagents wait.
+	StepDecideProposals StepKind = "decide_proposals"
+	// StepStart: the bound Issue is open; start it.
+	StepStart StepKind = "start"
+	// StepContinue: the Todo in progress goes on.
+	StepContinue StepKind = "continue"
+	// StepPlan: the issue has no steps yet.
+	StepPlan StepKind = "plan"
+	// StepRequestReview: every criterion of Issue is done.
+	StepRequestReview StepKind = "request_review"
+	// StepClaimCriteria: the steps are done, criteria are open.
+	StepClaimCriteria StepKind = "claim_criteria"
+	// StepUnblock: every open todo is blocked.
+	StepUnblock StepKind = "unblock"
+	// StepAskForCriteria: the issue has steps and no acceptance criteria.
+	StepAskForCriteria StepKind = "ask_for_criteria"
+)
+
+// Step is one next step: its kind and what it is about.
+type Step struct {
+	Kind StepKind
+	// Issue is the issue the step is about, where it names one.
+	Issue string
+	// Todo is the text of the todo the step is about (StepContinue).
+	Todo string
+	// Count is how many (StepDecideProposals).
+	Count int
+}
+
 // nextSteps is the first action to take, and what follows it.
-func nextSteps(se *repo.Session, role domain.Role, ctx *Context) []string {
+func nextSteps(se *repo.Session, role domain.Role, ctx *Context) []Step {
 	is := ctx.Issue
 	if is == nil {
 		switch {
 		case se.IsSubagent():
-			return []string{"Do the task your root agent gave you; propose todos with td todo propose --items ..."}
+			return []Step{{Kind: StepSubagentTask}}
 		case role == domain.RoleOperator:
-			return []string{"Bind an issue with td session bind ID (td ready lists the open ones), or send an agent to one with td send ID"}
+			return []Step{{Kind: StepBindOrSend}}
 		}
-		return []string{"Ask the operator to bind an issue (td session bind ID), or file your work as an issue and bind to it with td promote TITLE"}
+		return []Step{{Kind: StepAskForIssue}}
 	}
 	switch is.Status {
 	case domain.StatusClosed:
-		return []string{fmt.Sprintf("Nothing is left on %s: td session unbind, and ask for the next issue", is.ID)}
+		return []Step{{Kind: StepNothingLeft, Issue: is.ID}}
 	case domain.StatusInReview:
-		return []string{fmt.Sprintf("Wait for the review of %s (td show %s shows its status)", is.ID, is.ID)}
+		return []Step{{Kind: StepAwaitReview, Issue: is.ID}}
 	}
-	var next []string
+	var next []Step
 	if ctx.Proposals > 0 {
-		next = append(next, fmt.Sprintf("%s from subagents %s: td todo view shows them, td todo accept or reject decides", issues.Plural(ctx.Proposals, "A proposal", fmt.Sprintf("%d proposals", ctx.Proposals)), issues.Plural(ctx.Proposals, "waits", "wait")))
+		next = append(next, Step{Kind: StepDecideProposals, Issue: is.ID, Count: ctx.Proposals})
 	}
 	if is.Status == domain.StatusOpen && !se.IsSubagent() {
-		next = append(next, fmt.Sprintf("Start the issue: td start %s", is.ID))
+		next = append(next, Step{Kind: StepStart, Issue: is.ID})
 	}
 	steps, openSteps, criteria, openCriteria, blocked := 0, 0, 0, 0, 0
 	for _, it := range ctx.Items {
@@ -254,18 +302,18 @@ func nextSteps(se *repo.Session, role domain.Role, ctx *Context) []string {
 	}
 	switch {
 	case ctx.Active != nil:
-		next = append(next, fmt.Sprintf("Continue %q; td todo done %q when it is finished", ctx.Active.Text, ctx.Active.Text))
+		next = append(next, Step{Kind: StepContinue, Issue: is.ID, Todo: ctx.Active.Text})
 	case steps == 0:
-		next = append(next, "Plan the work: td todo set \"first step\" \"second step\" (phases with --phase)")
+		next = append(next, Step{Kind: StepPlan, Issue: is.ID})
 	case openSteps == 0 && criteria > 0 && openCriteria == 0:
-		next = append(next, fmt.Sprintf("Every criterion is done: ask for sign-off with td review %s", is.ID))
+		next = append(next, Step{Kind: StepRequestReview, Issue: is.ID})
 	case openSteps == 0 && openCriteria > 0:
-		next = append(next, "Check the open acceptance criteria and claim each with td todo done TEXT once it holds")
+		next = append(next, Step{Kind: StepClaimCriteria, Issue: is.ID})
 	case blocked > 0:
-		next = append(next, "Every open todo is blocked: td todo unblock TEXT when one can go on, or ask the operator")
+		next = append(next, Step{Kind: StepUnblock, Issue: is.ID})
 	}
 	if criteria == 0 && steps > 0 {
-		next = append(next, "The issue has no acceptance criteria: ask the operator what done means (td todo add --kind criterion TEXT proposes one)")
+		next = append(next, Step{Kind: StepAskForCriteria, Issue: is.ID})
 	}
 	return next
 }
