@@ -43,6 +43,9 @@ type TransitionResult struct {
 	ClosedAgainstCriteria bool
 	// Security lists the security events written.
 	Security []audit.SecurityEvent
+	// Bound is true when td start bound the session, which had no issue,
+	// to the issue it started: its todos are the session's checklist.
+	Bound bool
 
 	// after holds ledger entries that follow the transition's own entry
 	// (security entries, closed against criteria), written in the same
@@ -141,7 +144,30 @@ func wrongStatus(is *repo.Issue, verb string) error {
 }
 
 // Start marks the issue in progress and makes the session its implementer.
+//
+// A session bound to no issue is bound to the one it starts, so that the
+// next td todo works on it; a session bound to another issue stays so.
 func Start(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, error) {
+	res, err := start(s, se, ref)
+	if err != nil {
+		return res, err
+	}
+	rt, err := s.Runtime(se.ID)
+	if err != nil {
+		s.Warnf("%s is started; the session was not bound to it: %v", res.Issue.ID, err)
+		return res, nil
+	}
+	if rt.BoundIssue == "" {
+		if err := s.SetBinding(se.ID, res.Issue.ID); err != nil {
+			s.Warnf("%s is started; the session was not bound to it: %v", res.Issue.ID, err)
+			return res, nil
+		}
+		res.Bound = true
+	}
+	return res, nil
+}
+
+func start(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, error) {
 	return transition(s, se, ref, audit.ActionStarted, func(_ *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
 		if is.Status == domain.StatusInProgress && is.Implementer == se.ID {
 			res.Unchanged = true

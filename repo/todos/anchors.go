@@ -34,14 +34,14 @@ type AnchorResult struct {
 var anchorsHeadingsAfter = []string{"Acceptance criteria", "Todos"}
 
 // anchorTarget is the issue an anchor request acts on, "" for the project.
-func anchorTarget(s *repo.Store, se *repo.Session, r AnchorRequest) (string, error) {
+func anchorTarget(s *repo.Store, se *repo.Session, r AnchorRequest, read bool) (string, error) {
 	if r.Project {
 		if r.Issue != "" {
 			return "", repo.Errorf(repo.CodeInvalid, "give --project or --issue, not both")
 		}
 		return "", nil
 	}
-	return todoIssue(s, se, r.Issue)
+	return todoIssue(s, se, r.Issue, read)
 }
 
 // ListAnchors returns the anchors of the project and of the session's
@@ -56,7 +56,7 @@ func ListAnchors(s *repo.Store, se *repo.Session, r AnchorRequest) ([]repo.Ancho
 		if id, err = s.BoundIssue(se); err != nil || id == "" {
 			return out, err
 		}
-	} else if id, err = anchorTarget(s, se, r); err != nil {
+	} else if id, err = anchorTarget(s, se, r, true); err != nil {
 		return nil, err
 	}
 	is, err := s.ReadIssueFile(id)
@@ -79,7 +79,7 @@ func AddAnchor(s *repo.Store, se *repo.Session, r AnchorRequest) (*AnchorResult,
 	if err := markdown.CheckAnchor(r.Priority, r.Text); err != nil {
 		return nil, repo.Errorf(repo.CodeInvalid, "%v", err)
 	}
-	id, err := anchorTarget(s, se, r)
+	id, err := anchorTarget(s, se, r, false)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func RemoveAnchor(s *repo.Store, se *repo.Session, r AnchorRequest) (*AnchorResu
 	if err := policy.MayMutate(se.Agent); err != nil {
 		return nil, err
 	}
-	id, err := anchorTarget(s, se, r)
+	id, err := anchorTarget(s, se, r, false)
 	if err != nil {
 		return nil, err
 	}

@@ -214,7 +214,7 @@ func ProposalsOn(s *repo.Store, se *repo.Session, ref string) (*repo.Issue, []Pr
 	if se.IsSubagent() && ref == "" {
 		id, _, err = proposalTarget(s, se)
 	} else {
-		id, err = todoIssue(s, se, ref)
+		id, err = todoIssue(s, se, ref, true)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -398,7 +398,7 @@ func decide(s *repo.Store, se *repo.Session, issueRef, ref, decision, reason str
 	if decision == policy.DecisionReject && reason == "" {
 		return nil, repo.Errorf(repo.CodeInvalid, "a rejection needs a reason for the subagent: td todo reject %s --reason \"why\"", ref)
 	}
-	id, err := todoIssue(s, se, issueRef)
+	id, err := todoIssue(s, se, issueRef, false)
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ type TodoResult struct {
 
 // todoIssue finds the issue a todo operation acts on: the bound issue, or
 // --issue for operators.
-func todoIssue(s *repo.Store, se *repo.Session, ref string) (string, error) {
+func todoIssue(s *repo.Store, se *repo.Session, ref string, read bool) (string, error) {
 	if ref == "" {
 		id, err := s.BoundIssueID(se)
 		if err != nil {
@@ -89,7 +89,7 @@ func todoIssue(s *repo.Store, se *repo.Session, ref string) (string, error) {
 		}
 		return id, nil
 	}
-	if s.EffectiveRole(se) != domain.RoleOperator {
+	if !read && s.EffectiveRole(se) != domain.RoleOperator {
 		return "", repo.Errorf(repo.CodeRefused, "only an operator may name an issue with --issue; an agent works on the issue its session is bound to (td todo view)")
 	}
 	return s.ResolveID(ref)
@@ -107,7 +107,7 @@ func Apply(s *repo.Store, se *repo.Session, req TodoRequest) (*TodoResult, error
 			return nil, err
 		}
 	}
-	id, err := todoIssue(s, se, req.Issue)
+	id, err := todoIssue(s, se, req.Issue, req.Op == TodoView)
 	if err != nil {
 		return nil, err
 	}
