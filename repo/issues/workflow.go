@@ -269,14 +269,46 @@ func Block(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*T
 	})
 }
 
-// Unblock moves a blocked issue back to open.
+// Unblock moves a blocked issue back to where it was when it was blocked:
+// the status its last "blocked" ledger entry came from. An issue blocked
+// by a hand edit, with no such entry, goes back to in_progress when it has
+// an implementer and to open otherwise.
 func Unblock(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
 	return transition(s, se, ref, audit.ActionUnblocked, func(_ *repo.Tx, is *repo.Issue, _ *TransitionResult) (map[string]any, string, error) {
 		if is.Status != domain.StatusBlocked {
 			return nil, "", wrongStatus(is, "unblock")
 		}
-		return nil, strings.TrimSpace(o.Reason), is.SetStatus(domain.StatusOpen)
+		entries, _, err := s.Ledger(is.ID)
+		if err != nil {
+			return nil, "", err
+		}
+		return nil, strings.TrimSpace(o.Reason), is.SetStatus(unblockedStatus(entries, is.Implementer))
 	})
+}
+
+// unblockedStatus is the status an unblocked issue returns to: the one
+// its last blocked entry left, if that is a status work can resume in.
+func unblockedStatus(entries []audit.Entry, implementer string) domain.Status {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Action != audit.ActionBlocked {
+			continue
+		}
+		from, _ := entries[i].Details["from"].(string)
+		switch st := domain.Status(from); st {
+		case domain.StatusOpen, domain.StatusInReview:
+			return st
+		case domain.StatusInProgress:
+			if implementer != "" {
+				return st
+			}
+			return domain.StatusOpen
+		}
+		break
+	}
+	if implementer != "" {
+		return domain.StatusInProgress
+	}
+	return domain.StatusOpen
 }
 
 func Plural(n int, one, many string) string {
