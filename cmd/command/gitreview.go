@@ -98,14 +98,6 @@ Examples:
 	}
 }
 
-// shortHash abbreviates an object name for people.
-func shortHash(h string) string {
-	if len(h) > 7 {
-		return h[:7]
-	}
-	return h
-}
-
 // rangeWords says what a diff compared, for the first line of its output.
 func rangeWords(rg *repo.DiffRange, code func(string) string) string {
 	if rg.MergeBase {

@@ -1,8 +1,6 @@
 package command
 
 import (
-	"strings"
-
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
@@ -195,24 +193,9 @@ func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult, ch
 	return nil
 }
 
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func quoteAll(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = `"` + s + `"`
-	}
-	return strings.Join(q, ", ")
-}
-
 // newCommands are the todo, workflow, review and audit commands, in the
 // order help lists them.
 func (r *runner) newCommands() []*cli.Command {
-	return append([]*cli.Command{r.todoCommand(), r.fmtCommand(), r.statusCommand()}, append(r.workflowCommands(),
-		r.reviewableCommand(), r.featureCommand(), r.securityCommand(), r.statsCommand(), r.auditCommand())...)
+	return append([]*cli.Command{r.todoCommand(), r.fmtCommand(), r.statusCommand(nil)}, append(r.workflowCommands(),
+		r.reviewableCommand(nil), r.featureCommand(), r.securityCommand(), r.statsCommand(), r.auditCommand())...)
 }
