@@ -214,7 +214,7 @@ Start with:
    td demo                      watch the whole story in a temporary repository`,
 		DisableSliceFlagSeparator: true,
 		Commands: append(append([]*cli.Command{
-			r.initCommand(),
+			r.initCommand(nil),
 			r.createCommand(nil),
 			r.listCommand(nil),
 			r.showCommand(nil),
@@ -226,16 +226,10 @@ Start with:
 			r.contextCommand(),
 			r.anchorCommand(),
 			r.whoamiCommand(),
-		}, r.newCommands()...), append(append(append(append(append(append(r.linkCommands(), r.guardCommands()...), r.gitReviewCommands()...), r.logCommands()...), r.harnessCommands()...), r.mcpCommands()...), []*cli.Command{
+		}, r.newCommands()...), append(append(append(append(append(append(r.linkCommands(), r.guardCommands()...), r.gitReviewCommands()...), r.logCommand(nil)), r.harnessCommands()...), r.mcpCommands()...), []*cli.Command{
 			r.demoCommand(),
-			r.mergeDriverCommand(),
-			{Name: "version", Usage: "print td's version", Action: func(*cli.Context) error {
-				if r.st.json {
-					return r.st.emitJSON(map[string]string{"version": Version})
-				}
-				r.st.printf("td %s\n", Version)
-				return nil
-			}},
+			r.mergeDriverCommand(nil),
+			r.versionCommand(nil),
 		}...)...),
 	}
 	app.Commands = append(app.Commands, r.helpCommand())

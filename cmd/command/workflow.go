@@ -196,6 +196,6 @@ func (r *runner) printTransition(st workflowStep, res *repo.TransitionResult, ch
 // newCommands are the todo, workflow, review and audit commands, in the
 // order help lists them.
 func (r *runner) newCommands() []*cli.Command {
-	return append([]*cli.Command{r.todoCommand(), r.fmtCommand(), r.statusCommand(nil)}, append(r.workflowCommands(),
+	return append([]*cli.Command{r.todoCommand(), r.fmtCommand(nil), r.statusCommand(nil)}, append(r.workflowCommands(),
 		r.reviewableCommand(nil), r.featureCommand(), r.securityCommand(), r.statsCommand(), r.auditCommand())...)
 }
