@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -213,7 +214,7 @@ Start with:
    td todo view                 the bound issue's acceptance criteria and steps
    td demo                      watch the whole story in a temporary repository`,
 		DisableSliceFlagSeparator: true,
-		Commands: append(append([]*cli.Command{
+		Commands: slices.Concat([]*cli.Command{
 			r.initCommand(nil),
 			r.createCommand(nil),
 			r.listCommand(nil),
@@ -226,11 +227,26 @@ Start with:
 			r.contextCommand(),
 			r.anchorCommand(),
 			r.whoamiCommand(),
-		}, r.newCommands()...), append(append(append(append(append(append(r.linkCommands(), r.guardCommands()...), r.gitReviewCommands()...), r.logCommand(nil)), r.harnessCommands()...), r.mcpCommands()...), []*cli.Command{
+			r.todoCommand(),
+			r.fmtCommand(nil),
+			r.statusCommand(nil),
+		}, r.workflowCommands(), []*cli.Command{
+			r.reviewableCommand(nil),
+			r.featureCommand(),
+			r.securityCommand(),
+			r.statsCommand(),
+			r.auditCommand(),
+			r.linkCommand(nil),
+			r.unlinkCommand(nil),
+			r.linksCommand(nil),
+			r.readyCommand(nil),
+		}, r.guardCommands(), r.gitReviewCommands(), []*cli.Command{
+			r.logCommand(nil),
+		}, r.harnessCommands(), r.mcpCommands(), []*cli.Command{
 			r.demoCommand(),
 			r.mergeDriverCommand(nil),
 			r.versionCommand(nil),
-		}...)...),
+		}),
 	}
 	app.Commands = append(app.Commands, r.helpCommand())
 	groupCommands(app)
