@@ -233,8 +233,8 @@ Start with:
 		}, r.workflowCommands(), []*cli.Command{
 			r.reviewableCommand(nil),
 			r.featureCommand(),
-			r.securityCommand(),
-			r.statsCommand(),
+			r.securityCommand(nil),
+			r.statsCommand(nil),
 			r.auditCommand(),
 			r.linkCommand(nil),
 			r.unlinkCommand(nil),
