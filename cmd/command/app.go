@@ -240,7 +240,9 @@ Start with:
 			r.unlinkCommand(nil),
 			r.linksCommand(nil),
 			r.readyCommand(nil),
-		}, r.guardCommands(), r.gitReviewCommands(), []*cli.Command{
+		}, r.guardCommands(), []*cli.Command{
+			r.diffCommand(nil),
+			r.checkCommand(nil),
 			r.logCommand(nil),
 		}, r.harnessCommands(), r.mcpCommands(), []*cli.Command{
 			r.demoCommand(),
