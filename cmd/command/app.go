@@ -245,7 +245,7 @@ Start with:
 			r.checkCommand(nil),
 			r.logCommand(nil),
 		}, r.harnessCommands(), r.mcpCommands(), []*cli.Command{
-			r.demoCommand(),
+			r.demoCommand(nil),
 			r.mergeDriverCommand(nil),
 			r.versionCommand(nil),
 		}),
