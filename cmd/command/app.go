@@ -250,7 +250,7 @@ Start with:
 			r.versionCommand(nil),
 		}),
 	}
-	app.Commands = append(app.Commands, r.helpCommand())
+	app.Commands = append(app.Commands, r.helpCommand(nil))
 	groupCommands(app)
 	return app
 }
