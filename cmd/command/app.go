@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -214,12 +215,12 @@ Start with:
    td todo view                 the bound issue's acceptance criteria and steps
    td demo                      watch the whole story in a temporary repository`,
 		DisableSliceFlagSeparator: true,
-		Commands: append(append([]*cli.Command{
-			r.initCommand(),
-			r.createCommand(),
-			r.listCommand(),
-			r.showCommand(),
-			r.editCommand(),
+		Commands: slices.Concat([]*cli.Command{
+			r.initCommand(nil),
+			r.createCommand(nil),
+			r.listCommand(nil),
+			r.showCommand(nil),
+			r.editCommand(nil),
 			r.commentCommand(nil),
 			r.sessionCommand(),
 			r.sendCommand(),
@@ -227,19 +228,30 @@ Start with:
 			r.contextCommand(),
 			r.anchorCommand(),
 			r.whoamiCommand(),
-		}, r.newCommands()...), append(append(append(append(append(append(r.linkCommands(), r.guardCommands()...), r.gitReviewCommands()...), r.logCommands()...), r.harnessCommands()...), r.mcpCommands()...), []*cli.Command{
-			r.demoCommand(),
-			r.mergeDriverCommand(),
-			{Name: "version", Usage: "print td's version", Action: func(*cli.Context) error {
-				if r.st.json {
-					return r.st.emitJSON(map[string]string{"version": Version})
-				}
-				r.st.printf("td %s\n", Version)
-				return nil
-			}},
-		}...)...),
+			r.todoCommand(),
+			r.fmtCommand(nil),
+			r.statusCommand(nil),
+		}, r.workflowCommands(), []*cli.Command{
+			r.reviewableCommand(nil),
+			r.featureCommand(),
+			r.securityCommand(nil),
+			r.statsCommand(nil),
+			r.auditCommand(),
+			r.linkCommand(nil),
+			r.unlinkCommand(nil),
+			r.linksCommand(nil),
+			r.readyCommand(nil),
+		}, r.guardCommands(), []*cli.Command{
+			r.diffCommand(nil),
+			r.checkCommand(nil),
+			r.logCommand(nil),
+		}, r.harnessCommands(), r.mcpCommands(), []*cli.Command{
+			r.demoCommand(nil),
+			r.mergeDriverCommand(nil),
+			r.versionCommand(nil),
+		}),
 	}
-	app.Commands = append(app.Commands, r.helpCommand())
+	app.Commands = append(app.Commands, r.helpCommand(nil))
 	groupCommands(app)
 	return app
 }

@@ -13,7 +13,14 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func (r *runner) demoCommand() *cli.Command {
+// DemoOptions are td demo's inputs, as parsed from the command line.
+type DemoOptions struct {
+	// Keep is --keep: keep the temporary repository and print its path.
+	Keep bool
+}
+
+// demoCommand is td demo. runF, when not nil, replaces runDemo.
+func (r *runner) demoCommand(runF func(*DemoOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "run td's main story in a temporary git repository and print it",
@@ -31,36 +38,55 @@ Examples:
 			if _, err := args(c, 0, 0, "[--keep]"); err != nil {
 				return err
 			}
-			dir, err := os.MkdirTemp("", "td-demo-")
-			if err != nil {
-				return fmt.Errorf("create a temporary directory: %w", err)
+			o := &DemoOptions{Keep: c.Bool("keep")}
+			if runF != nil {
+				return runF(o)
 			}
-			if !c.Bool("keep") {
-				defer os.RemoveAll(dir)
-			}
-			d := &demo{r: r, dir: dir, env: map[string]string{
-				"GIT_AUTHOR_NAME": "Demo Lead", "GIT_AUTHOR_EMAIL": "lead@demo.invalid",
-			}}
-			if c.Bool("keep") {
-				d.kept = dir
-			}
-			// The story's clock starts now (or at TD_NOW) and moves forward
-			// where the story pauses: resume needs hours and days to pass.
-			now, err := r.now()
-			if err != nil {
-				return err
-			}
-			d.now = now().UTC().Truncate(time.Second)
-			d.env["TD_NOW"] = d.now.Format(time.RFC3339)
-			if err := d.run(); err != nil {
-				return err
-			}
-			if c.Bool("keep") && !r.st.json {
-				r.st.printf("\nThe demo repository is kept at %s\n", dir)
-			}
-			return nil
+			return r.runDemo(o)
 		},
 	}
+}
+
+// runDemo plays the story in a temporary repository, printing each step
+// as it runs (with --json, the steps at the end).
+func (r *runner) runDemo(o *DemoOptions) error {
+	dir, err := os.MkdirTemp("", "td-demo-")
+	if err != nil {
+		return fmt.Errorf("create a temporary directory: %w", err)
+	}
+	if !o.Keep {
+		defer os.RemoveAll(dir)
+	}
+	d := &demo{r: r, dir: dir, env: map[string]string{
+		"GIT_AUTHOR_NAME": "Demo Lead", "GIT_AUTHOR_EMAIL": "lead@demo.invalid",
+	}}
+	if o.Keep {
+		d.kept = dir
+	}
+	// The story's clock starts now (or at TD_NOW) and moves forward
+	// where the story pauses: resume needs hours and days to pass.
+	now, err := r.now()
+	if err != nil {
+		return err
+	}
+	d.now = now().UTC().Truncate(time.Second)
+	d.env["TD_NOW"] = d.now.Format(time.RFC3339)
+	if err := d.run(); err != nil {
+		return err
+	}
+	return r.st.export(func() any {
+		out := map[string]any{"steps": d.steps}
+		if d.kept != "" {
+			out["repository"] = d.kept
+		}
+		return out
+	}, func() error {
+		r.st.printf("\nThe whole story ran without a shell, a database or a daemon: just files in git.\n")
+		if o.Keep {
+			r.st.printf("\nThe demo repository is kept at %s\n", dir)
+		}
+		return nil
+	})
 }
 
 // demo runs td commands in-process against a temporary repository.
@@ -96,7 +122,7 @@ func (d *demo) getenv(k string) string {
 
 func (d *demo) say(format string, args ...any) {
 	d.topic = fmt.Sprintf(format, args...)
-	if d.r.st.json {
+	if d.r.st.wantsJSON() {
 		return
 	}
 	d.r.st.printf("\n%s\n", d.r.st.paint(ansiCyan, "# "+fmt.Sprintf(format, args...)))
@@ -124,7 +150,7 @@ func (d *demo) step(wantExit int, show bool, args []string) error {
 	full := append([]string{"td", "-C", d.dir}, args...)
 	code := Run(full, strings.NewReader(""), &d.out, &d.out, d.getenv)
 	out := strings.ReplaceAll(d.out.String(), d.dir, "$DEMO")
-	if d.r.st.json {
+	if d.r.st.wantsJSON() {
 		d.steps = append(d.steps, demoStep{Topic: d.topic, Command: append([]string{"td"}, args...), Env: env, Exit: code, Output: out})
 	} else {
 		d.r.st.printf("%s %std %s\n", d.r.st.paint(ansiBold, "$"), prefix, quoteArgs(args))
@@ -153,7 +179,7 @@ func (d *demo) cat(rel string) error {
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	if d.r.st.json {
+	if d.r.st.wantsJSON() {
 		d.steps = append(d.steps, demoStep{Topic: d.topic, Command: []string{"cat", rel}, Output: string(data)})
 		return nil
 	}
@@ -180,6 +206,8 @@ func quoteArgs(args []string) string {
 	return strings.Join(q, " ")
 }
 
+// run plays the story, printing each step as it runs unless JSON was
+// asked for; the steps are then in d.steps.
 func (d *demo) run() error {
 	g, err := gitrepo.Init(d.dir)
 	if err != nil {
@@ -196,7 +224,7 @@ func (d *demo) run() error {
 		return err
 	}
 	st := d.r.st
-	if !st.json {
+	if !st.wantsJSON() {
 		st.printf("td demo: a lead and a coding agent share one temporary git repository.\n")
 	}
 	steps := []func() error{
@@ -372,13 +400,5 @@ func (d *demo) run() error {
 			return err
 		}
 	}
-	if st.json {
-		out := map[string]any{"steps": d.steps}
-		if d.kept != "" {
-			out["repository"] = d.kept
-		}
-		return st.emitJSON(out)
-	}
-	st.printf("\nThe whole story ran without a shell, a database or a daemon: just files in git.\n")
 	return nil
 }

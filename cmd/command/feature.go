@@ -9,54 +9,9 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// featureCommand is td feature, the parent of td feature list, get, set
+// and unset.
 func (r *runner) featureCommand() *cli.Command {
-	print := func(st repo.FeatureState) {
-		r.st.printf("%-24s %-5t  %s", st.Name, st.Value, st.Source)
-		if st.Source == policy.FromEnv {
-			r.st.printf(" (%s)", policy.EnvVar(st.Name))
-		}
-		r.st.printf("\n")
-	}
-	warnUnknown := func(s *repo.Store) {
-		for _, k := range s.UnknownFeatures() {
-			r.st.warnf(".todos/config.yaml sets %q, which is not a feature flag td knows, so it has no effect; known flags: %s", k, knownFlagNames())
-		}
-	}
-	set := func(c *cli.Context, name string, value *bool) error {
-		s, se, err := r.openActor(c)
-		if err != nil {
-			return err
-		}
-		ch, err := s.SetFeature(se, name, value)
-		if err != nil {
-			return err
-		}
-		st, ev := ch.State, ch.Event
-		if r.st.json {
-			out := map[string]any{"feature": st, "changed": ch.Changed, "security_event": nil}
-			if ev != nil {
-				out["security_event"] = *ev
-			}
-			return r.st.emitJSON(out)
-		}
-		switch {
-		case value == nil && !ch.Changed:
-			r.st.printf("%s is not set in .todos/config.yaml; it is %t (%s).\n", st.Name, st.Value, st.Source)
-		case value == nil:
-			r.st.printf("%s removed from .todos/config.yaml; it is %t (%s).\n", st.Name, st.Value, st.Source)
-		case !ch.Changed:
-			r.st.printf("%s is already %t in .todos/config.yaml; nothing to do.\n", st.Name, *value)
-		default:
-			r.st.printf("%s set to %t in .todos/config.yaml.\n", st.Name, *value)
-		}
-		if st.Source == policy.FromEnv {
-			r.st.warnf("%s=%s in the environment overrides the config for this process", policy.EnvVar(st.Name), r.getenv(policy.EnvVar(st.Name)))
-		}
-		if ev != nil {
-			r.st.printf("Policy flag: security event recorded (%s).\n", ev.Reason)
-		}
-		return nil
-	}
 	return &cli.Command{
 		Name:  "feature",
 		Usage: "list, read and change feature flags",
@@ -74,64 +29,69 @@ Examples:
 
 Known flags: %s`, knownFlags()),
 		Subcommands: []*cli.Command{
-			{Name: "list", Usage: "every flag with its value and source (env, config or default)",
-				Action: func(c *cli.Context) error {
-					_, s, err := r.openArgs(c, 0, 0, "")
-					if err != nil {
-						return err
-					}
-					list, err := s.Features()
-					if err != nil {
-						return err
-					}
-					warnUnknown(s)
-					if r.st.json {
-						return r.st.emitJSON(list)
-					}
-					for _, st := range list {
-						print(st)
-					}
-					return nil
-				}},
-			{Name: "get", Usage: "one flag's value and source", ArgsUsage: "NAME",
-				Action: func(c *cli.Context) error {
-					a, s, err := r.openArgs(c, 1, 1, "NAME")
-					if err != nil {
-						return err
-					}
-					st, err := s.Feature(a[0])
-					if err != nil {
-						return err
-					}
-					warnUnknown(s)
-					if r.st.json {
-						return r.st.emitJSON(st)
-					}
-					print(st)
-					return nil
-				}},
-			{Name: "set", Usage: "set a flag in the config", ArgsUsage: "NAME true|false",
-				Action: func(c *cli.Context) error {
-					a, err := args(c, 2, 2, "NAME true|false")
-					if err != nil {
-						return err
-					}
-					v, err := policy.ParseBool(a[1])
-					if err != nil {
-						return usagef("%v", err)
-					}
-					return set(c, a[0], &v)
-				}},
-			{Name: "unset", Usage: "remove a flag from the config (its default applies)", ArgsUsage: "NAME",
-				Action: func(c *cli.Context) error {
-					a, err := args(c, 1, 1, "NAME")
-					if err != nil {
-						return err
-					}
-					return set(c, a[0], nil)
-				}},
+			r.featureListCommand(nil),
+			r.featureGetCommand(nil),
+			r.featureSetCommand(nil),
+			r.featureUnsetCommand(nil),
 		},
 	}
+}
+
+// printFeature prints one flag: its name, value and where the value
+// comes from.
+func (r *runner) printFeature(st repo.FeatureState) {
+	r.st.printf("%-24s %-5t  %s", st.Name, st.Value, st.Source)
+	if st.Source == policy.FromEnv {
+		r.st.printf(" (%s)", policy.EnvVar(st.Name))
+	}
+	r.st.printf("\n")
+}
+
+// warnUnknownFeatures warns about keys under features: in the config
+// that name no flag td knows.
+func (r *runner) warnUnknownFeatures(s *repo.Store) {
+	for _, k := range s.UnknownFeatures() {
+		r.st.warnf(".todos/config.yaml sets %q, which is not a feature flag td knows, so it has no effect; known flags: %s", k, knownFlagNames())
+	}
+}
+
+// changeFeature sets the flag in the config to value, or removes it when
+// value is nil, and says what that changed: td feature set and unset.
+func (r *runner) changeFeature(session, name string, value *bool) error {
+	s, se, err := r.openSession(session)
+	if err != nil {
+		return err
+	}
+	ch, err := s.SetFeature(se, name, value)
+	if err != nil {
+		return err
+	}
+	st, ev := ch.State, ch.Event
+	return r.st.export(func() any {
+		out := map[string]any{"feature": st, "changed": ch.Changed, "security_event": nil}
+		if ev != nil {
+			out["security_event"] = *ev
+		}
+		return out
+	}, func() error {
+		switch {
+		case value == nil && !ch.Changed:
+			r.st.printf("%s is not set in .todos/config.yaml; it is %t (%s).\n", st.Name, st.Value, st.Source)
+		case value == nil:
+			r.st.printf("%s removed from .todos/config.yaml; it is %t (%s).\n", st.Name, st.Value, st.Source)
+		case !ch.Changed:
+			r.st.printf("%s is already %t in .todos/config.yaml; nothing to do.\n", st.Name, *value)
+		default:
+			r.st.printf("%s set to %t in .todos/config.yaml.\n", st.Name, *value)
+		}
+		if st.Source == policy.FromEnv {
+			r.st.warnf("%s=%s in the environment overrides the config for this process", policy.EnvVar(st.Name), r.getenv(policy.EnvVar(st.Name)))
+		}
+		if ev != nil {
+			r.st.printf("Policy flag: security event recorded (%s).\n", ev.Reason)
+		}
+		return nil
+	})
 }
 
 func knownFlagNames() string {

@@ -5,7 +5,18 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func (r *runner) fmtCommand() *cli.Command {
+// FmtOptions are td fmt's inputs, as parsed from the command line.
+type FmtOptions struct {
+	// Session is --session: the session to act as ("" for the default).
+	Session string
+	// Issues are the issues to format, as typed; none means all.
+	Issues []string
+	// Check is --check: only report what is not canonical.
+	Check bool
+}
+
+// fmtCommand is td fmt. runF, when not nil, replaces runFmt.
+func (r *runner) fmtCommand(runF func(*FmtOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "fmt",
 		Usage:     "rewrite issue checklists into canonical form (on request only)",
@@ -22,42 +33,53 @@ Examples:
    td fmt --check`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "check", Usage: "only report files that are not in canonical form"}},
 		Action: func(c *cli.Context) error {
-			s, se, err := r.openActor(c)
-			if err != nil {
-				return err
+			o := &FmtOptions{Session: c.String("session"), Issues: c.Args().Slice(), Check: c.Bool("check")}
+			if runF != nil {
+				return runF(o)
 			}
-			check := c.Bool("check")
-			res, err := todos.Fmt(s, se, c.Args().Slice(), check)
-			if err != nil {
-				return err
-			}
-			for _, e := range res.Errors {
-				r.st.warnf("%v", e)
-			}
-			if r.st.json {
-				changed := res.Changed
-				if changed == nil {
-					changed = []string{}
-				}
-				if err := r.st.emitJSON(map[string]any{"changed": changed, "check": check}); err != nil {
-					return err
-				}
-			} else {
-				verb := "formatted"
-				if check {
-					verb = "not canonical"
-				}
-				for _, id := range res.Changed {
-					r.st.printf("%s: %s\n", verb, id)
-				}
-				if len(res.Changed) == 0 {
-					r.st.printf("All checklists are in canonical form.\n")
-				}
-			}
-			if check && len(res.Changed) > 0 {
-				return silentFailure{}
-			}
-			return nil
+			return r.runFmt(o)
 		},
 	}
+}
+
+// runFmt formats the checklists, or with Check lists those that are not
+// canonical and fails when there are any.
+func (r *runner) runFmt(o *FmtOptions) error {
+	s, se, err := r.openSession(o.Session)
+	if err != nil {
+		return err
+	}
+	res, err := todos.Fmt(s, se, o.Issues, o.Check)
+	if err != nil {
+		return err
+	}
+	for _, e := range res.Errors {
+		r.st.warnf("%v", e)
+	}
+	err = r.st.export(func() any {
+		changed := res.Changed
+		if changed == nil {
+			changed = []string{}
+		}
+		return map[string]any{"changed": changed, "check": o.Check}
+	}, func() error {
+		verb := "formatted"
+		if o.Check {
+			verb = "not canonical"
+		}
+		for _, id := range res.Changed {
+			r.st.printf("%s: %s\n", verb, id)
+		}
+		if len(res.Changed) == 0 {
+			r.st.printf("All checklists are in canonical form.\n")
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if o.Check && len(res.Changed) > 0 {
+		return silentFailure{}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"bytes"
+	"io"
 	"strings"
 
 	"github.com/tdproject/td/cmd/command/help"
@@ -46,10 +47,25 @@ type topicSummaryJSON struct {
 	Summary string `json:"summary"`
 }
 
+// HelpOptions are td help's inputs, as parsed from the command line: at
+// most one of Topic and Command is set, and neither asks for the list of
+// commands and topics.
+type HelpOptions struct {
+	// Topic is the help topic to print.
+	Topic string
+	// Command is the command whose help to show.
+	Command string
+	// show writes urfave/cli's help of the named command, or of td itself
+	// for "", to w: the one part of td help that needs the parsed
+	// command tree.
+	show func(command string, w io.Writer) error
+}
+
 // helpCommand replaces urfave/cli's help command: td help lists the
 // commands and topics, td help COMMAND shows a command's help as before,
 // and td help TOPIC prints a reference page embedded in the binary.
-func (r *runner) helpCommand() *cli.Command {
+// runF, when not nil, replaces runHelp.
+func (r *runner) helpCommand(runF func(*HelpOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "help",
 		Aliases:   []string{"h"},
@@ -68,56 +84,83 @@ Examples:
    td help --json`,
 		Action: func(c *cli.Context) error {
 			parent := c.Lineage()[1]
-			name := c.Args().First()
-			if name == "" {
-				if r.st.json {
-					return r.emitTopicList()
+			o := &HelpOptions{show: func(command string, w io.Writer) error {
+				saved := c.App.Writer
+				c.App.Writer = w
+				defer func() { c.App.Writer = saved }()
+				if command == "" {
+					return cli.ShowAppHelp(parent)
 				}
-				return cli.ShowAppHelp(parent)
-			}
-			t, ok, err := help.Lookup(name)
-			if err != nil {
-				return err
-			}
-			if ok {
-				if c.NArg() > 1 {
+				return cli.ShowCommandHelp(parent, command)
+			}}
+			if name := c.Args().First(); name != "" {
+				t, ok, err := help.Lookup(name)
+				if err != nil {
+					return err
+				}
+				switch {
+				case ok && c.NArg() > 1:
 					return usagef("usage: td help [COMMAND | TOPIC]: %s is a topic and takes nothing after it", t.Name)
+				case ok:
+					o.Topic = t.Name
+				case findCommand(c.App.Commands, name) == nil:
+					return usagef("no help topic or command %q; the topics are %s, and td help lists the commands", name, strings.Join(help.Names(), ", "))
+				default:
+					o.Command = name
 				}
-				if r.st.json {
-					return r.st.emitJSON(topicJSON{Name: t.Name, Text: t.Markdown})
-				}
-				r.st.printf("%s", help.Render(t.Markdown))
-				return nil
 			}
-			if findCommand(c.App.Commands, name) == nil {
-				return usagef("no help topic or command %q; the topics are %s, and td help lists the commands", name, strings.Join(help.Names(), ", "))
+			if runF != nil {
+				return runF(o)
 			}
-			if !r.st.json {
-				return cli.ShowCommandHelp(parent, name)
-			}
-			var buf bytes.Buffer
-			w := c.App.Writer
-			c.App.Writer = &buf
-			err = cli.ShowCommandHelp(parent, name)
-			c.App.Writer = w
-			if err != nil {
-				return err
-			}
-			return r.st.emitJSON(topicJSON{Name: name, Text: buf.String()})
+			return r.runHelp(o)
 		},
 	}
 }
 
-func (r *runner) emitTopicList() error {
+// runHelp prints the topic, the command's help, or the list of commands
+// and topics.
+func (r *runner) runHelp(o *HelpOptions) error {
+	switch {
+	case o.Topic != "":
+		t, _, err := help.Lookup(o.Topic)
+		if err != nil {
+			return err
+		}
+		return r.st.export(func() any { return topicJSON{Name: t.Name, Text: t.Markdown} }, func() error {
+			r.st.printf("%s", help.Render(t.Markdown))
+			return nil
+		})
+	case o.Command != "":
+		return r.st.export(func() any { return commandHelpJSON{name: o.Command, show: o.show} },
+			func() error { return o.show(o.Command, r.st.out) })
+	}
 	ts, err := help.Topics()
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Topics []topicSummaryJSON `json:"topics"`
-	}{Topics: []topicSummaryJSON{}}
-	for _, t := range ts {
-		out.Topics = append(out.Topics, topicSummaryJSON{Name: t.Name, Summary: t.Summary})
+	return r.st.export(func() any {
+		out := struct {
+			Topics []topicSummaryJSON `json:"topics"`
+		}{Topics: []topicSummaryJSON{}}
+		for _, t := range ts {
+			out.Topics = append(out.Topics, topicSummaryJSON{Name: t.Name, Summary: t.Summary})
+		}
+		return out
+	}, func() error { return o.show("", r.st.out) })
+}
+
+// commandHelpJSON is td help COMMAND --json: the command's help text as
+// td COMMAND --help prints it, rendered when it is written.
+type commandHelpJSON struct {
+	name string
+	show func(command string, w io.Writer) error
+}
+
+// WriteJSON renders the help and writes it as a topicJSON.
+func (h commandHelpJSON) WriteJSON(w io.Writer) error {
+	var text bytes.Buffer
+	if err := h.show(h.name, &text); err != nil {
+		return err
 	}
-	return r.st.emitJSON(out)
+	return (&streams{out: w}).emitJSON(topicJSON{Name: h.name, Text: text.String()})
 }

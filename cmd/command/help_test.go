@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"io"
 	"regexp"
 	"strings"
@@ -76,5 +77,73 @@ func TestHelpReferencesResolve(t *testing.T) {
 				t.Errorf("topic %s mentions td help %s, which is neither a topic nor a command", tp.Name, name)
 			}
 		}
+	}
+}
+
+// runHelpCommand is runCommand with a second command, td list, for td
+// help to know.
+func runHelpCommand(r *runner, help *cli.Command, argv []string) error {
+	app := r.app()
+	app.Commands = []*cli.Command{help, {Name: "list", Usage: "lists issues", Action: func(*cli.Context) error { return nil }}}
+	app.ExitErrHandler = func(*cli.Context, error) {}
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err.Error()} }
+	for _, c := range app.Commands {
+		setUsageHandlers(c)
+		r.recordRuns(c)
+	}
+	return app.Run(reorderArgs(app, append([]string{"td"}, argv...)))
+}
+
+func TestHelpOptions(t *testing.T) {
+	tests := []struct {
+		name           string
+		argv           []string
+		topic, command string
+		usage          bool
+	}{
+		{name: "list", argv: []string{"help"}},
+		{name: "topic", argv: []string{"help", "format"}, topic: "format"},
+		{name: "command", argv: []string{"help", "list"}, command: "list"},
+		{name: "command, words after", argv: []string{"h", "list", "more"}, command: "list"},
+		{name: "topic, words after", argv: []string{"help", "format", "more"}, usage: true},
+		{name: "neither", argv: []string{"help", "nosuch"}, usage: true},
+		{name: "a path", argv: []string{"help", "../format"}, usage: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got *HelpOptions
+			r := &runner{st: &streams{in: strings.NewReader(""), out: &bytes.Buffer{}, errOut: &bytes.Buffer{}}, getenv: func(string) string { return "" }}
+			err := runHelpCommand(r, r.helpCommand(func(o *HelpOptions) error { got = o; return nil }), tt.argv)
+			if tt.usage {
+				if exitCode(err) != 2 || got != nil {
+					t.Fatalf("err = %v, ran %v; want a usage error", err, got != nil)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got == nil {
+				t.Fatal("the run function was not called")
+			}
+			if got.Topic != tt.topic || got.Command != tt.command {
+				t.Errorf("parsed topic %q command %q, want %q %q", got.Topic, got.Command, tt.topic, tt.command)
+			}
+			// show renders urfave/cli's help from the parsed tree.
+			var help bytes.Buffer
+			if err := got.show("help", &help); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(help.String(), "td help - list the commands and help topics") {
+				t.Errorf("td help's own help is\n%s", help.String())
+			}
+			help.Reset()
+			if err := got.show("", &help); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(help.String(), "HELP TOPICS (td help TOPIC):") {
+				t.Errorf("td's help is\n%s", help.String())
+			}
+		})
 	}
 }

@@ -1,36 +1,12 @@
 package command
 
-import (
-	"bytes"
-	"strings"
-	"testing"
+import "testing"
 
-	"github.com/tdproject/td/policy/domain"
-	"github.com/tdproject/td/repo"
-)
-
-// TestAskClose checks the question td close asks on a terminal when the
-// issue has open children: only y or yes closes.
-func TestAskClose(t *testing.T) {
-	children := []*repo.Issue{{Issue: domain.Issue{ID: "td-aaaaaa", Status: domain.StatusOpen, Title: "First"}}, {Issue: domain.Issue{ID: "td-bbbbbb", Status: domain.StatusInProgress, Title: "Second"}}}
-	const question = "td-pppppp has 2 open children:\n" +
-		"  td-aaaaaa  open         First\n" +
-		"  td-bbbbbb  in_progress  Second\n" +
-		"Close td-pppppp anyway? They stay open. [y/N] "
-	for _, tc := range []struct {
-		answer string
-		want   bool
-	}{
-		{"y\n", true}, {"YES\n", true}, {" yes ", true},
-		{"\n", false}, {"n\n", false}, {"", false}, {"yeah\n", false},
-	} {
-		var out bytes.Buffer
-		r := &runner{st: &streams{in: strings.NewReader(tc.answer), out: &out, errOut: &out}}
-		if got := r.askClose("td-pppppp", children); got != tc.want {
-			t.Errorf("answer %q: close %v, want %v", tc.answer, got, tc.want)
-		}
-		if out.String() != question {
-			t.Errorf("answer %q: asked\n%s\nwant\n%s", tc.answer, out.String(), question)
-		}
-	}
+func TestLinkOptions(t *testing.T) {
+	testParse(t, (*runner).linkCommand, []parseCase[LinkOptions]{
+		{name: "link", argv: []string{"link", "k3x", "blocked_by", "9zq"}, want: LinkOptions{Issue: "k3x", Kind: "blocked_by", Other: "9zq"}},
+		{name: "session", argv: []string{"link", "--session", "s-1", "a", "blocks", "b"}, want: LinkOptions{Session: "s-1", Issue: "a", Kind: "blocks", Other: "b"}},
+		{name: "two", argv: []string{"link", "k3x", "blocked_by"}, usage: true},
+		{name: "four", argv: []string{"link", "k3x", "blocked_by", "a", "b"}, usage: true},
+	})
 }

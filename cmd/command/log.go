@@ -12,9 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// logCommands are td log: an issue's ledger and commits, merged by time.
-func (r *runner) logCommands() []*cli.Command { return []*cli.Command{r.logCommand()} }
-
 // issueLogJSON is td log --json.
 type issueLogJSON struct {
 	ID      string         `json:"id"`
@@ -57,7 +54,16 @@ type logTrailerJSON struct {
 	Value string `json:"value"`
 }
 
-func (r *runner) logCommand() *cli.Command {
+// LogOptions are td log's inputs, as parsed from the command line.
+type LogOptions struct {
+	// Issue is the issue whose history to show, as typed (an ID or a prefix).
+	Issue string
+	// Limit is --limit: the most recent entries to show, 0 for all.
+	Limit int
+}
+
+// logCommand is td log. runF, when not nil, replaces runLog.
+func (r *runner) logCommand(runF func(*LogOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "an issue's history: its ledger and the commits that touched it",
@@ -86,21 +92,29 @@ Examples:
 			if limit < 0 {
 				return usagef("--limit %d must be a positive number of entries (or 0 for all)", limit)
 			}
-			s, err := r.open(c)
-			if err != nil {
-				return err
+			o := &LogOptions{Issue: a[0], Limit: limit}
+			if runF != nil {
+				return runF(o)
 			}
-			l, err := review.Log(s, a[0], limit)
-			if err != nil {
-				return err
-			}
-			if r.st.json {
-				return r.st.emitJSON(toIssueLogJSON(l))
-			}
-			r.printLog(l)
-			return nil
+			return r.runLog(o)
 		},
 	}
+}
+
+// runLog prints the issue's ledger and commits, merged by time.
+func (r *runner) runLog(o *LogOptions) error {
+	s, err := r.openStore()
+	if err != nil {
+		return err
+	}
+	l, err := review.Log(s, o.Issue, o.Limit)
+	if err != nil {
+		return err
+	}
+	return r.st.export(func() any { return toIssueLogJSON(l) }, func() error {
+		r.printLog(l)
+		return nil
+	})
 }
 
 func toIssueLogJSON(l *review.IssueLog) issueLogJSON {

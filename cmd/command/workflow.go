@@ -1,8 +1,6 @@
 package command
 
 import (
-	"strings"
-
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
@@ -10,26 +8,24 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-type decisionJSON struct {
-	Allowed            bool   `json:"allowed"`
-	CreatorException   bool   `json:"creator_exception"`
-	SelfCloseException bool   `json:"self_close_exception"`
-	ReasonRequired     bool   `json:"reason_required"`
-	Refusal            string `json:"refusal,omitempty"`
-}
+// The workflow verbs td start, unstart, review, approve, reject, reopen,
+// block and unblock are one table: each takes an issue and a reason (td
+// review also --force), runs one step of the repo package and reports
+// the transition the same way, so they share TransitionOptions and
+// runTransition. td close asks about open children and has flags of its
+// own: it is close.go.
 
-type transitionJSON struct {
-	Issue                 issueJSON             `json:"issue"`
-	Action                string                `json:"action"`
-	From                  domain.Status         `json:"from"`
-	To                    domain.Status         `json:"to"`
-	Changed               bool                  `json:"changed"`
-	Reason                string                `json:"reason,omitempty"`
-	OpenCriteria          []string              `json:"open_criteria,omitempty"`
-	Decision              *decisionJSON         `json:"decision,omitempty"`
-	ClosedAgainstCriteria bool                  `json:"closed_against_criteria"`
-	SecurityEvents        []audit.SecurityEvent `json:"security_events"`
-	OpenChildren          []childJSON           `json:"open_children,omitempty"`
+// TransitionOptions are the inputs of a workflow verb, as parsed from the
+// command line.
+type TransitionOptions struct {
+	// Session is --session: the session to act as ("" for the default).
+	Session string
+	// Issue is the issue to move, as typed (an ID or a prefix).
+	Issue string
+	// Reason is --reason ("" when not given).
+	Reason string
+	// Force is td review --force: submit with open criteria.
+	Force bool
 }
 
 // transitionFunc is a workflow step of the repo package, as a method
@@ -43,7 +39,8 @@ func withoutOptions(f func(*repo.Store, *repo.Session, string) (*issues.Transiti
 	}
 }
 
-// workflowStep describes one workflow command.
+// workflowStep describes one workflow verb: its help, the word its report
+// starts with, its flags and its repo step.
 type workflowStep struct {
 	name, usage, desc, done string
 	flags                   []cli.Flag
@@ -54,8 +51,10 @@ func reasonFlag(usage string) cli.Flag {
 	return &cli.StringFlag{Name: "reason", Aliases: []string{"m"}, Usage: usage}
 }
 
-func (r *runner) workflowCommands() []*cli.Command {
-	steps := []workflowStep{
+// workflowSteps are the workflow verbs but close, in the order help lists
+// them.
+func workflowSteps() []workflowStep {
+	return []workflowStep{
 		{name: "start", usage: "start work on an issue: in_progress, you become its implementer", done: "Started",
 			desc: "Examples:\n   td start td-k3x9qa",
 			run:  withoutOptions(issues.Start)},
@@ -82,24 +81,6 @@ Examples:
 			desc:  "Examples:\n   td reject td-k3x9qa --reason \"the refresh path has no test\"",
 			flags: []cli.Flag{reasonFlag("what is missing (required)")},
 			run:   issues.Reject},
-		{name: "close", usage: "close an issue outside review (admin close), under the review policy", done: "Closed",
-			desc: `An issue nobody started may be closed by anyone. Otherwise the approval rules
-apply; a session they refuse may close with --self-close-exception REASON,
-which is audited like the creator exception.
-
---duplicate-of OTHER adds the duplicate_of link and closes with resolution
-duplicate, in one step. Children (issues child_of this one) that are not
-closed stay open: on a terminal td lists them and asks first, otherwise it
-warns on stderr; --yes skips both.
-
-Examples:
-   td close td-k3x9qa --resolution wontfix --reason "superseded by the new login"
-   td close td-k3x9qa --duplicate-of td-m2p7qd
-   td close td-a0b1c2 --yes
-   td close td-k3x9qa --self-close-exception "one-line typo fix, nobody else around"`,
-			flags: append([]cli.Flag{reasonFlag("why"), &cli.StringFlag{Name: "resolution", Value: "done", Usage: "done or wontfix"},
-				&cli.StringFlag{Name: "self-close-exception", Usage: "close your own work anyway, for this `REASON` (audited)"}}, closeFlags()...),
-			run: issues.Close},
 		{name: "reopen", usage: "reopen a closed issue", done: "Reopened",
 			desc: "Examples:\n   td reopen td-k3x9qa --reason \"the bug is back on main\"", flags: []cli.Flag{reasonFlag("why")},
 			run: issues.Reopen},
@@ -110,46 +91,95 @@ Examples:
 			desc: "Examples:\n   td unblock td-k3x9qa", flags: []cli.Flag{reasonFlag("what changed")},
 			run: issues.Unblock},
 	}
+}
+
+// workflowCommands are the workflow verbs, td close among them, in the
+// order help lists them.
+func (r *runner) workflowCommands() []*cli.Command {
 	var cmds []*cli.Command
-	for _, st := range steps {
-		st := st
-		cmds = append(cmds, &cli.Command{
-			Name: st.name, Usage: st.usage, ArgsUsage: "ID", Description: st.desc, Flags: st.flags,
-			Action: func(c *cli.Context) error {
-				a, s, se, err := r.actorArgs(c, 1, 1, "ID")
-				if err != nil {
-					return err
-				}
-				o := issues.TransitionOptions{Reason: c.String("reason"), Force: c.Bool("force"),
-					SelfCloseException: c.String("self-close-exception"), Resolution: c.String("resolution")}
-				run, children := st.run, []*repo.Issue(nil)
-				if st.name == "close" {
-					if run, children, err = r.prepareClose(c, s, se, a[0]); err != nil {
-						return err
-					}
-				}
-				res, err := run(s, se, a[0], o)
-				if err != nil {
-					if res != nil {
-						for _, ev := range res.Security {
-							r.st.warnf("security event %s recorded for %s: %s", ev.Kind, ev.IssueID, ev.Reason)
-						}
-					}
-					return err
-				}
-				return r.printTransition(st, res, children)
-			},
-		})
+	for _, st := range workflowSteps() {
+		cmds = append(cmds, r.transitionCommand(st, nil))
+		if st.name == "reject" {
+			cmds = append(cmds, r.closeCommand(nil))
+		}
 	}
 	return cmds
 }
 
-// printTransition reports a workflow step; children are the open
-// children a close left open, for the warning (or the JSON) that names them.
-func (r *runner) printTransition(st workflowStep, res *issues.TransitionResult, children []*repo.Issue) error {
+// transitionCommand is the workflow verb st. runF, when not nil, replaces
+// runTransition.
+func (r *runner) transitionCommand(st workflowStep, runF func(*TransitionOptions) error) *cli.Command {
+	return &cli.Command{
+		Name: st.name, Usage: st.usage, ArgsUsage: "ID", Description: st.desc, Flags: st.flags,
+		Action: func(c *cli.Context) error {
+			a, err := args(c, 1, 1, "ID")
+			if err != nil {
+				return err
+			}
+			o := &TransitionOptions{Session: c.String("session"), Issue: a[0], Reason: c.String("reason"), Force: c.Bool("force")}
+			if runF != nil {
+				return runF(o)
+			}
+			return r.runTransition(st, o)
+		},
+	}
+}
+
+// runTransition runs the step and reports the transition; a refusal that
+// recorded security events names them on stderr.
+func (r *runner) runTransition(st workflowStep, o *TransitionOptions) error {
+	s, se, err := r.openSession(o.Session)
+	if err != nil {
+		return err
+	}
+	res, err := st.run(s, se, o.Issue, issues.TransitionOptions{Reason: o.Reason, Force: o.Force})
+	if err != nil {
+		r.warnSecurity(res)
+		return err
+	}
+	return r.printTransition(st.name, st.done, res, nil)
+}
+
+// warnSecurity names on stderr the security events a refused step
+// recorded (res may be nil).
+func (r *runner) warnSecurity(res *issues.TransitionResult) {
+	if res == nil {
+		return
+	}
+	for _, ev := range res.Security {
+		r.st.warnf("security event %s recorded for %s: %s", ev.Kind, ev.IssueID, ev.Reason)
+	}
+}
+
+type decisionJSON struct {
+	Allowed            bool   `json:"allowed"`
+	CreatorException   bool   `json:"creator_exception"`
+	SelfCloseException bool   `json:"self_close_exception"`
+	ReasonRequired     bool   `json:"reason_required"`
+	Refusal            string `json:"refusal,omitempty"`
+}
+
+type transitionJSON struct {
+	Issue                 issueJSON             `json:"issue"`
+	Action                string                `json:"action"`
+	From                  domain.Status         `json:"from"`
+	To                    domain.Status         `json:"to"`
+	Changed               bool                  `json:"changed"`
+	Reason                string                `json:"reason,omitempty"`
+	OpenCriteria          []string              `json:"open_criteria,omitempty"`
+	Decision              *decisionJSON         `json:"decision,omitempty"`
+	ClosedAgainstCriteria bool                  `json:"closed_against_criteria"`
+	SecurityEvents        []audit.SecurityEvent `json:"security_events"`
+	OpenChildren          []childJSON           `json:"open_children,omitempty"`
+}
+
+// printTransition reports the workflow verb name, whose sentence starts
+// with done; children are the open children a close left open, for the
+// warning (or the JSON) that names them.
+func (r *runner) printTransition(name, done string, res *issues.TransitionResult, children []*repo.Issue) error {
 	is := res.Issue
-	if r.st.json {
-		out := transitionJSON{Issue: toIssueJSON(is), Action: st.name, From: res.From, To: is.Status, Changed: !res.Unchanged, Reason: res.Reason,
+	return r.st.export(func() any {
+		out := transitionJSON{Issue: toIssueJSON(is), Action: name, From: res.From, To: is.Status, Changed: !res.Unchanged, Reason: res.Reason,
 			OpenCriteria: res.OpenCriteria, ClosedAgainstCriteria: res.ClosedAgainstCriteria, SecurityEvents: []audit.SecurityEvent{},
 			OpenChildren: toChildrenJSON(children)}
 		if d := res.Decision; d != nil {
@@ -157,63 +187,42 @@ func (r *runner) printTransition(st workflowStep, res *issues.TransitionResult, 
 				SelfCloseException: d.SelfCloseException, ReasonRequired: d.ReasonRequired, Refusal: d.Refusal}
 		}
 		out.SecurityEvents = append(out.SecurityEvents, res.Security...)
-		return r.st.emitJSON(out)
-	}
-	if res.Unchanged {
-		r.st.printf("%s is already %s; nothing to do.\n", is.ID, r.st.statusColor(is.Status))
-		return nil
-	}
-	forReview := ""
-	if st.name == "review" {
-		forReview = " for review"
-	}
-	r.st.printf("%s %s %q%s: %s -> %s", st.done, is.ID, is.Title, forReview, res.From, r.st.statusColor(is.Status))
-	if is.Status == domain.StatusClosed && is.Resolution != "" {
-		r.st.printf(" (%s%s)", is.Resolution, duplicateOf(is))
-	}
-	if st.name == "start" {
-		r.st.printf(", implementer %s", is.Implementer)
-	}
-	r.st.printf(".\n")
-	if len(res.OpenCriteria) > 0 {
-		r.st.warnf("submitted with %d open acceptance %s: %s", len(res.OpenCriteria),
-			pluralWord(len(res.OpenCriteria), "criterion", "criteria"), quoteAll(res.OpenCriteria))
-	}
-	for _, ev := range res.Security {
-		switch ev.Kind {
-		case audit.KindCreatorApproval:
-			r.st.printf("Creator exception: %s created this issue and did not implement it; reason %q recorded in the ledger and .todos/security_events.jsonl.\n", ev.SessionID, ev.Reason)
-		case audit.KindSelfClose:
-			r.st.printf("Self-close exception: reason %q recorded in the ledger and .todos/security_events.jsonl.\n", ev.Reason)
-		default:
-			r.st.printf("Security event %s recorded: %s\n", ev.Kind, ev.Reason)
+		return out
+	}, func() error {
+		if res.Unchanged {
+			r.st.printf("%s is already %s; nothing to do.\n", is.ID, r.st.statusColor(is.Status))
+			return nil
 		}
-	}
-	if res.ClosedAgainstCriteria {
-		r.st.printf("Closed against its acceptance criteria: every criterion is done.\n")
-	}
-	r.warnOpenChildren(is.ID, children)
-	return nil
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func quoteAll(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = `"` + s + `"`
-	}
-	return strings.Join(q, ", ")
-}
-
-// newCommands are the todo, workflow, review and audit commands, in the
-// order help lists them.
-func (r *runner) newCommands() []*cli.Command {
-	return append([]*cli.Command{r.todoCommand(), r.fmtCommand(), r.statusCommand()}, append(r.workflowCommands(),
-		r.reviewableCommand(), r.featureCommand(), r.securityCommand(), r.statsCommand(), r.auditCommand())...)
+		forReview := ""
+		if name == "review" {
+			forReview = " for review"
+		}
+		r.st.printf("%s %s %q%s: %s -> %s", done, is.ID, is.Title, forReview, res.From, r.st.statusColor(is.Status))
+		if is.Status == domain.StatusClosed && is.Resolution != "" {
+			r.st.printf(" (%s%s)", is.Resolution, duplicateOf(is))
+		}
+		if name == "start" {
+			r.st.printf(", implementer %s", is.Implementer)
+		}
+		r.st.printf(".\n")
+		if len(res.OpenCriteria) > 0 {
+			r.st.warnf("submitted with %d open acceptance %s: %s", len(res.OpenCriteria),
+				pluralWord(len(res.OpenCriteria), "criterion", "criteria"), quoteAll(res.OpenCriteria))
+		}
+		for _, ev := range res.Security {
+			switch ev.Kind {
+			case audit.KindCreatorApproval:
+				r.st.printf("Creator exception: %s created this issue and did not implement it; reason %q recorded in the ledger and .todos/security_events.jsonl.\n", ev.SessionID, ev.Reason)
+			case audit.KindSelfClose:
+				r.st.printf("Self-close exception: reason %q recorded in the ledger and .todos/security_events.jsonl.\n", ev.Reason)
+			default:
+				r.st.printf("Security event %s recorded: %s\n", ev.Kind, ev.Reason)
+			}
+		}
+		if res.ClosedAgainstCriteria {
+			r.st.printf("Closed against its acceptance criteria: every criterion is done.\n")
+		}
+		r.warnOpenChildren(is.ID, children)
+		return nil
+	})
 }

@@ -12,7 +12,20 @@ import (
 // maxMergeInput bounds each side a merge reads.
 const maxMergeInput = 16 << 20
 
-func (r *runner) mergeDriverCommand() *cli.Command {
+// MergeDriverOptions are td merge-driver's inputs, as parsed from the
+// command line git builds.
+type MergeDriverOptions struct {
+	// Base, Ours and Theirs are the three files git gives (%O %A %B);
+	// the result replaces Ours.
+	Base, Ours, Theirs string
+	// Path is the file's path in the repository (%P), for messages:
+	// Ours when git gives none.
+	Path string
+}
+
+// mergeDriverCommand is td merge-driver. runF, when not nil, replaces
+// runMergeDriver.
+func (r *runner) mergeDriverCommand(runF func(*MergeDriverOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "merge-driver",
 		Usage:     "merge two edits of an issue file (git calls this; td init registers it)",
@@ -45,30 +58,38 @@ Examples:
 			if err != nil {
 				return err
 			}
-			path := a[1]
+			o := &MergeDriverOptions{Base: a[0], Ours: a[1], Theirs: a[2], Path: a[1]}
 			if len(a) == 4 {
-				path = a[3]
+				o.Path = a[3]
 			}
-			var sides [3][]byte
-			for i, f := range a[:3] {
-				if sides[i], err = r.readInput(f, maxMergeInput); err != nil {
-					return err
-				}
+			if runF != nil {
+				return runF(o)
 			}
-			merged, conflicts := markdown.MergeIssue(sides[0], sides[1], sides[2], "ours", "theirs")
-			conflict := len(conflicts) > 0
-			if err := repo.WriteFileAtomic(r.path(a[1]), merged); err != nil {
-				return err
-			}
-			if r.st.json {
-				if err := r.st.emitJSON(map[string]any{"path": path, "conflict": conflict}); err != nil {
-					return err
-				}
-			}
-			if conflict {
-				return fmt.Errorf("%s: both sides changed %s; resolve the marked regions and commit", path, strings.Join(conflicts, ", "))
-			}
-			return nil
+			return r.runMergeDriver(o)
 		},
 	}
+}
+
+// runMergeDriver merges the three sides into Ours and fails when it had
+// to mark conflicts.
+func (r *runner) runMergeDriver(o *MergeDriverOptions) error {
+	var sides [3][]byte
+	for i, f := range []string{o.Base, o.Ours, o.Theirs} {
+		var err error
+		if sides[i], err = r.readInput(f, maxMergeInput); err != nil {
+			return err
+		}
+	}
+	merged, conflicts := markdown.MergeIssue(sides[0], sides[1], sides[2], "ours", "theirs")
+	conflict := len(conflicts) > 0
+	if err := repo.WriteFileAtomic(r.path(o.Ours), merged); err != nil {
+		return err
+	}
+	if err := r.st.export(func() any { return map[string]any{"path": o.Path, "conflict": conflict} }, nil); err != nil {
+		return err
+	}
+	if conflict {
+		return fmt.Errorf("%s: both sides changed %s; resolve the marked regions and commit", o.Path, strings.Join(conflicts, ", "))
+	}
+	return nil
 }

@@ -1,0 +1,111 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tdproject/td/repo/review"
+	"github.com/urfave/cli/v2"
+)
+
+// CheckOptions are td check's inputs, as parsed from the command line.
+type CheckOptions struct {
+	// Base is --base: also check the history since this revision ("" to
+	// skip the checks that need one).
+	Base string
+}
+
+// checkCommand is td check. runF, when not nil, replaces runCheck.
+func (r *runner) checkCommand(runF func(*CheckOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:  "check",
+		Usage: "check .todos against td's rules, and with --base against history (for CI and pre-commit)",
+		Description: `Reads every file under .todos with td's parsers and reports each violation
+as path:line: message, sorted, then a count on stderr; exit 1 if any:
+
+   parse            every issue, ledger, session, config and security event parses
+   file_name        file names are IDs, and an issue's id matches its file name
+   one_in_progress  at most one todo of an issue is in progress
+   link_target      links point at issues that exist
+   link_cycle       child_of, blocked_by and duplicate_of links form no cycle
+   security_chain   the hash chain of .todos/security_events.jsonl verifies
+
+With --base REV, td check also compares the work tree with where this branch
+left REV (their merge base; REV itself when the branch is up to date):
+
+   append_only      every ledger line and security event there is still there,
+                    unchanged and in order (lines a union merge interleaved
+                    after them are fine)
+   written_once     every session identity file there is unchanged
+   review_policy    approvals and closures added since obey the review policy,
+                    given the ledger before them and the commits' metadata,
+                    and their exceptions are audited
+   criterion_drop   criteria dropped or deleted since were dropped by an
+                    operator session (a criterion_dropped ledger entry)
+
+Without --base those four are skipped, and td check says so.
+
+Examples:
+   td check
+   td check --base main
+   td check --base origin/main --json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "base", Usage: "also check the history since this `REV` (its merge base with HEAD)"},
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := args(c, 0, 0, "[--base REV]"); err != nil {
+				return err
+			}
+			o := &CheckOptions{Base: c.String("base")}
+			if runF != nil {
+				return runF(o)
+			}
+			return r.runCheck(o)
+		},
+	}
+}
+
+// runCheck reports every violation of td's rules, a count on stderr, and
+// fails when there is any.
+func (r *runner) runCheck(o *CheckOptions) error {
+	s, err := r.openStore()
+	if err != nil {
+		return err
+	}
+	rep, err := review.Check(s, review.CheckOptions{Base: o.Base})
+	if err != nil {
+		return err
+	}
+	err = r.st.export(func() any {
+		return map[string]any{"ok": rep.OK(), "base": rep.Base, "base_commit": rep.BaseCommit,
+			"files": rep.Files, "issues": rep.Issues, "skipped": rep.Skipped, "violations": rep.Violations}
+	}, func() error {
+		// One write: a broken tree can have thousands of lines.
+		var b strings.Builder
+		for _, v := range rep.Violations {
+			b.WriteString(v.String())
+			b.WriteByte('\n')
+		}
+		r.st.printf("%s", b.String())
+		fmt.Fprintln(r.st.errOut, checkSummary(rep))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return silentFailure{}
+	}
+	return nil
+}
+
+// checkSummary is td check's last line: the count and what was compared.
+func checkSummary(rep *review.CheckReport) string {
+	n := len(rep.Violations)
+	s := fmt.Sprintf("td check: %s in %s (%s)", pluralWord(n, "1 violation", fmt.Sprintf("%d violations", n)),
+		pluralWord(rep.Files, "1 file", fmt.Sprintf("%d files", rep.Files)), pluralWord(rep.Issues, "1 issue", fmt.Sprintf("%d issues", rep.Issues)))
+	if rep.Base != "" {
+		return s + fmt.Sprintf(", against %s (merge base %s).", rep.Base, shortHash(rep.BaseCommit))
+	}
+	return s + fmt.Sprintf("; skipped %s, which need a base: pass --base REV.", strings.Join(rep.Skipped, ", "))
+}

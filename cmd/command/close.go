@@ -1,0 +1,202 @@
+package command
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/issues"
+	"github.com/tdproject/td/repo/links"
+	"github.com/urfave/cli/v2"
+)
+
+// CloseOptions are td close's inputs, as parsed from the command line.
+type CloseOptions struct {
+	// Session is --session: the session to act as ("" for the default).
+	Session string
+	// Issue is the issue to close, as typed (an ID or a prefix).
+	Issue string
+	// Reason is --reason ("" when not given).
+	Reason string
+	// Resolution is --resolution: done (the default) or wontfix.
+	Resolution string
+	// SelfCloseException is --self-close-exception: the reason to close
+	// one's own work anyway.
+	SelfCloseException string
+	// DuplicateOf is --duplicate-of: close as a duplicate of this issue.
+	DuplicateOf string
+	// Yes is --yes: neither ask nor warn about open children.
+	Yes bool
+}
+
+// closeCommand is td close. runF, when not nil, replaces runClose.
+func (r *runner) closeCommand(runF func(*CloseOptions) error) *cli.Command {
+	return &cli.Command{
+		Name: "close", Usage: "close an issue outside review (admin close), under the review policy", ArgsUsage: "ID",
+		Description: `An issue nobody started may be closed by anyone. Otherwise the approval rules
+apply; a session they refuse may close with --self-close-exception REASON,
+which is audited like the creator exception.
+
+--duplicate-of OTHER adds the duplicate_of link and closes with resolution
+duplicate, in one step. Children (issues child_of this one) that are not
+closed stay open: on a terminal td lists them and asks first, otherwise it
+warns on stderr; --yes skips both.
+
+Examples:
+   td close td-k3x9qa --resolution wontfix --reason "superseded by the new login"
+   td close td-k3x9qa --duplicate-of td-m2p7qd
+   td close td-a0b1c2 --yes
+   td close td-k3x9qa --self-close-exception "one-line typo fix, nobody else around"`,
+		Flags: []cli.Flag{reasonFlag("why"), &cli.StringFlag{Name: "resolution", Value: "done", Usage: "done or wontfix"},
+			&cli.StringFlag{Name: "self-close-exception", Usage: "close your own work anyway, for this `REASON` (audited)"},
+			&cli.StringFlag{Name: "duplicate-of", Usage: "close as a duplicate of `OTHER`: adds the duplicate_of link, resolution duplicate"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "close without asking or warning about open children"},
+		},
+		Action: func(c *cli.Context) error {
+			a, err := args(c, 1, 1, "ID")
+			if err != nil {
+				return err
+			}
+			o := &CloseOptions{Session: c.String("session"), Issue: a[0], Reason: c.String("reason"), Resolution: c.String("resolution"),
+				SelfCloseException: c.String("self-close-exception"), DuplicateOf: c.String("duplicate-of"), Yes: c.Bool("yes")}
+			if o.DuplicateOf != "" {
+				if c.IsSet("resolution") {
+					return usagef("--duplicate-of closes with resolution duplicate; drop --resolution")
+				}
+				o.Resolution = ""
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return r.runClose(o)
+		},
+	}
+}
+
+// runClose closes the issue, or closes it as a duplicate, once the open
+// children are asked about (on a terminal) or noted for a warning.
+func (r *runner) runClose(o *CloseOptions) error {
+	s, se, err := r.openSession(o.Session)
+	if err != nil {
+		return err
+	}
+	children, err := r.openChildrenBeforeClose(o, s, se)
+	if err != nil {
+		return err
+	}
+	topts := issues.TransitionOptions{Reason: o.Reason, SelfCloseException: o.SelfCloseException, Resolution: o.Resolution}
+	var res *issues.TransitionResult
+	if o.DuplicateOf != "" {
+		res, err = issues.CloseDuplicate(s, se, o.Issue, o.DuplicateOf, topts)
+	} else {
+		res, err = issues.Close(s, se, o.Issue, topts)
+	}
+	if err != nil {
+		r.warnSecurity(res)
+		return err
+	}
+	return r.printTransition("close", "Closed", res, children)
+}
+
+// openChildrenBeforeClose returns the open children of the issue, for a
+// warning after the close. On a terminal it lists them and asks before
+// anything is written, and returns none once answered yes. --yes (and
+// a subagent, which cannot be asked) skips the check.
+func (r *runner) openChildrenBeforeClose(o *CloseOptions, s *repo.Store, se *repo.Session) ([]*repo.Issue, error) {
+	if o.Yes || se.IsSubagent() {
+		return nil, nil
+	}
+	// Ask only about a close that could happen: the step itself reports
+	// an unknown or unreadable issue, or one already closed.
+	is, err := s.Issue(o.Issue)
+	if err != nil || is.Status == domain.StatusClosed {
+		return nil, nil
+	}
+	id := is.ID
+	children, err := links.OpenChildren(s, id)
+	if err != nil || len(children) == 0 {
+		return nil, err
+	}
+	if r.st.wantsJSON() || !r.interactive() {
+		return children, nil
+	}
+	if r.askClose(id, children) {
+		return nil, nil
+	}
+	return nil, &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s not closed: it has open children; close them first, or answer y (--yes skips the question)", id)}
+}
+
+// askClose lists the open children and asks whether to close id anyway;
+// only y or yes says so.
+func (r *runner) askClose(id string, children []*repo.Issue) bool {
+	n := len(children)
+	r.st.printf("%s has %d open %s:\n", id, n, pluralWord(n, "child", "children"))
+	r.printChildren(r.st.out, children)
+	r.st.printf("Close %s anyway? %s open. [y/N] ", id, pluralWord(n, "It stays", "They stay"))
+	line, _ := bufio.NewReader(r.st.in).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
+}
+
+// childJSON is an open child in td close --json.
+type childJSON struct {
+	ID     string        `json:"id"`
+	Title  string        `json:"title"`
+	Status domain.Status `json:"status"`
+}
+
+func toChildrenJSON(children []*repo.Issue) []childJSON {
+	var out []childJSON
+	for _, ch := range children {
+		out = append(out, childJSON{ID: ch.ID, Title: ch.Title, Status: ch.Status})
+	}
+	return out
+}
+
+// warnOpenChildren tells, on stderr, which children a close left open.
+func (r *runner) warnOpenChildren(id string, children []*repo.Issue) {
+	if len(children) == 0 {
+		return
+	}
+	r.st.warnf("%s has %d open %s; %s open (--yes skips this check):", id, len(children),
+		pluralWord(len(children), "child", "children"), pluralWord(len(children), "it stays", "they stay"))
+	r.printChildren(r.st.errOut, children)
+}
+
+func (r *runner) printChildren(w io.Writer, children []*repo.Issue) {
+	var b strings.Builder
+	for _, ch := range children {
+		fmt.Fprintf(&b, "  %s  %s%s  %s\n", ch.ID, ch.Status, strings.Repeat(" ", max(len("in_progress")-len(ch.Status), 0)), ch.Title)
+	}
+	fmt.Fprint(w, b.String())
+}
+
+// interactive reports whether a person is at the terminal: both standard
+// output and standard input are terminals, so a question can be asked and
+// answered.
+func (r *runner) interactive() bool {
+	in, ok := r.st.in.(*os.File)
+	out, ok2 := r.st.out.(*os.File)
+	return ok && ok2 && isInteractiveFile(in) && isInteractiveFile(out)
+}
+
+// duplicateOf is " of OTHER" for an issue closed as a duplicate of OTHER,
+// for the line td close prints.
+func duplicateOf(is *repo.Issue) string {
+	if is.Resolution != "duplicate" {
+		return ""
+	}
+	for _, l := range is.Links {
+		if l.Kind == domain.DuplicateOf {
+			return " of " + l.To
+		}
+	}
+	return ""
+}

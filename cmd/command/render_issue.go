@@ -1,0 +1,90 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+)
+
+// issueJSON is the stable JSON shape of an issue.
+type issueJSON struct {
+	ID          string            `json:"id"`
+	Title       string            `json:"title"`
+	Status      domain.Status     `json:"status"`
+	Type        domain.IssueType  `json:"type"`
+	Priority    domain.Priority   `json:"priority"`
+	Minor       bool              `json:"minor"`
+	Labels      []string          `json:"labels"`
+	CreatedBy   string            `json:"created_by"`
+	Implementer string            `json:"implementer"`
+	Assignee    string            `json:"assignee"`
+	Resolution  domain.Resolution `json:"resolution"`
+	Links       []domain.Link     `json:"links"`
+	CreatedAt   string            `json:"created_at"`
+	UpdatedAt   string            `json:"updated_at"`
+	Path        string            `json:"path"`
+}
+
+func toIssueJSON(is *repo.Issue) issueJSON {
+	j := issueJSON{ID: is.ID, Title: is.Title, Status: is.Status, Type: is.Type, Priority: is.Priority,
+		Minor: is.Minor, Labels: is.Labels, CreatedBy: is.CreatedBy, Implementer: is.Implementer,
+		Assignee: is.Assignee, Resolution: is.Resolution, Links: is.Links,
+		CreatedAt: jsonTime(is.CreatedAt), UpdatedAt: jsonTime(is.UpdatedAt), Path: is.Path}
+	if j.Labels == nil {
+		j.Labels = []string{}
+	}
+	if j.Links == nil {
+		j.Links = []domain.Link{}
+	}
+	return j
+}
+
+func jsonTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// commentJSON is one comment of an issue's ledger.
+type commentJSON struct {
+	At      string `json:"at"`
+	Session string `json:"session"`
+	Text    string `json:"text"`
+}
+
+// printIssueTable prints issues one a line, as td list does.
+func (r *runner) printIssueTable(list []*repo.Issue) {
+	if len(list) == 0 {
+		r.st.printf("No issues.\n")
+		return
+	}
+	statusW := len("in_progress")
+	var b strings.Builder
+	for _, is := range list {
+		b.WriteString(r.st.paint(ansiBold, is.ID))
+		b.WriteString("  ")
+		b.WriteString(string(is.Priority))
+		b.WriteString("  ")
+		b.WriteString(r.st.statusColor(is.Status))
+		b.WriteString(strings.Repeat(" ", statusW-len(is.Status)+2))
+		b.WriteString(fmt.Sprintf("%-7s  ", is.Type))
+		b.WriteString(is.Title)
+		if len(is.Labels) > 0 {
+			b.WriteString("  ")
+			b.WriteString(r.st.paint(ansiDim, "["+strings.Join(is.Labels, ", ")+"]"))
+		}
+		b.WriteByte('\n')
+	}
+	r.st.printf("%s", b.String())
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,140 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+	"github.com/urfave/cli/v2"
+)
+
+// ShowOptions are td show's inputs, as parsed from the command line.
+type ShowOptions struct {
+	// Issue is the issue to show, as typed (an ID or a prefix).
+	Issue string
+}
+
+// showCommand is td show. runF, when not nil, replaces runShow.
+func (r *runner) showCommand(runF func(*ShowOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show one issue with its description, body and comments",
+		ArgsUsage: "ID",
+		Description: `ID may be any unique prefix of an issue ID, with or without the "td-" part.
+
+Examples:
+   td show td-k3x9qa
+   td show k3x --json`,
+		Action: func(c *cli.Context) error {
+			a, err := args(c, 1, 1, "ID")
+			if err != nil {
+				return err
+			}
+			o := &ShowOptions{Issue: a[0]}
+			if runF != nil {
+				return runF(o)
+			}
+			return r.runShow(o)
+		},
+	}
+}
+
+// runShow prints the issue with its comments from the ledger, reporting
+// ledger lines it cannot read on stderr.
+func (r *runner) runShow(o *ShowOptions) error {
+	s, err := r.openStore()
+	if err != nil {
+		return err
+	}
+	is, err := s.Issue(o.Issue)
+	if err != nil {
+		return err
+	}
+	ledger, lerrs, err := s.Ledger(is.ID)
+	if err != nil {
+		return err
+	}
+	for _, e := range lerrs {
+		r.st.warnf("%v", e)
+	}
+	var comments []commentJSON
+	for _, e := range ledger {
+		if e.Action == audit.ActionCommented {
+			text, _ := e.Details["text"].(string)
+			comments = append(comments, commentJSON{At: jsonTime(e.TS), Session: e.Session, Text: text})
+		}
+	}
+	return r.st.export(func() any {
+		if comments == nil {
+			comments = []commentJSON{}
+		}
+		items := is.Todos()
+		return showJSON{issueJSON: toIssueJSON(is), Description: is.Description(), Body: is.Body(), Comments: comments,
+			Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}}
+	}, func() error {
+		r.printIssue(is, comments)
+		return nil
+	})
+}
+
+type showJSON struct {
+	issueJSON
+	Description string        `json:"description"`
+	Body        string        `json:"body"`
+	Comments    []commentJSON `json:"comments"`
+	Todos       showTodosJSON `json:"todos"`
+}
+
+type showTodosJSON struct {
+	Items   []todoItemJSON `json:"items"`
+	Summary domain.Summary `json:"summary"`
+}
+
+func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
+	st := r.st
+	st.printf("%s  %s\n", st.paint(ansiBold, is.ID), st.paint(ansiBold, is.Title))
+	minor := ""
+	if is.Minor {
+		minor = "  minor"
+	}
+	st.printf("status: %s  type: %s  priority: %s%s\n", st.statusColor(is.Status), is.Type, is.Priority, minor)
+	if is.Resolution != "" {
+		st.printf("resolution: %s\n", is.Resolution)
+	}
+	if len(is.Labels) > 0 {
+		st.printf("labels: %s\n", strings.Join(is.Labels, ", "))
+	}
+	st.printf("created: %s by %s\n", jsonTime(is.CreatedAt), orDash(is.CreatedBy))
+	st.printf("updated: %s\n", jsonTime(is.UpdatedAt))
+	if is.Implementer != "" {
+		st.printf("implementer: %s\n", is.Implementer)
+	}
+	if is.Assignee != "" {
+		st.printf("assignee: %s\n", is.Assignee)
+	}
+	for _, l := range is.Links {
+		st.printf("link: %s %s\n", l.Kind, l.To)
+	}
+	if items := is.Todos(); len(items) > 0 {
+		st.printf("todos: %s\n", summaryLine(markdown.Summarize(items)))
+	}
+	if body := strings.Trim(strings.ReplaceAll(is.Body(), "\r\n", "\n"), "\n"); body != "" {
+		st.printf("\n%s\n", body)
+	}
+	if len(comments) > 0 {
+		st.printf("\n%s\n", st.paint(ansiBold, fmt.Sprintf("Comments (%d)", len(comments))))
+		for _, cm := range comments {
+			st.printf("\n%s %s\n", st.paint(ansiDim, cm.At), st.paint(ansiDim, cm.Session))
+			for _, line := range strings.Split(cm.Text, "\n") {
+				if line == "" {
+					st.printf("\n")
+					continue
+				}
+				st.printf("  %s\n", line)
+			}
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package command
+
+import (
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/repo/issues"
+	"github.com/tdproject/td/repo/todos"
+	"github.com/urfave/cli/v2"
+)
+
+// StatusOptions are td status's inputs, as parsed from the command line.
+type StatusOptions struct {
+	// Session is --session: whose status to show ("" for the default).
+	Session string
+}
+
+// statusCommand is td status. runF, when not nil, replaces runStatus.
+func (r *runner) statusCommand(runF func(*StatusOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "who you are, your bound issue, and what awaits your review",
+		Description: `Examples:
+   td status
+   td status --json`,
+		Action: func(c *cli.Context) error {
+			if _, err := args(c, 0, 0, ""); err != nil {
+				return err
+			}
+			o := &StatusOptions{Session: c.String("session")}
+			if runF != nil {
+				return runF(o)
+			}
+			return r.runStatus(o)
+		},
+	}
+}
+
+// runStatus shows the session, its bound issue's checklist, the issues
+// awaiting its review and those it submitted.
+func (r *runner) runStatus(o *StatusOptions) error {
+	s, se, err := r.openSession(o.Session)
+	if err != nil {
+		return err
+	}
+	bound, err := s.BoundIssue(se)
+	if err != nil {
+		return err
+	}
+	var view *todos.TodoResult
+	if bound != "" {
+		if view, err = todos.Apply(s, se, todos.TodoRequest{Op: todos.TodoView}); err != nil {
+			r.st.warnf("bound issue %s: %v", bound, err)
+			view = nil
+		}
+	}
+	awaiting, perrs, err := issues.Reviewable(s, se)
+	if err != nil {
+		return err
+	}
+	for _, pe := range perrs {
+		r.st.warnf("%v", pe)
+	}
+	submitted, err := issues.Submitted(s, se)
+	if err != nil {
+		return err
+	}
+	return r.st.export(func() any {
+		out := map[string]any{"session": r.sessionJSON(s, se, se.ID), "bound": nil,
+			"awaiting_review": toReviewableJSON(awaiting)}
+		if view != nil {
+			out["bound"] = map[string]any{"issue": toIssueJSON(view.Issue), "summary": markdown.Summarize(view.Items)}
+		}
+		sub := []issueJSON{}
+		for _, is := range submitted {
+			sub = append(sub, toIssueJSON(is))
+		}
+		out["submitted"] = sub
+		return out
+	}, func() error {
+		r.st.printf("Session %s (%s, %s)\n", se.ID, s.EffectiveRole(se), se.Name)
+		switch {
+		case view != nil:
+			r.st.printf("Bound to %s %q (%s): %s\n", view.Issue.ID, view.Issue.Title, view.Issue.Status, summaryLine(markdown.Summarize(view.Items)))
+		case bound != "":
+			r.st.printf("Bound to %s (unreadable)\n", bound)
+		default:
+			r.st.printf("Not bound to an issue.\n")
+		}
+		r.st.printf("\nAwaiting your review (%d):\n", len(awaiting))
+		if len(awaiting) == 0 {
+			r.st.printf("  nothing\n")
+		}
+		r.printReviewable(awaiting, "  ")
+		r.st.printf("\nSubmitted by you, in review (%d):\n", len(submitted))
+		if len(submitted) == 0 {
+			r.st.printf("  nothing\n")
+		}
+		for _, is := range submitted {
+			r.st.printf("  %s  %s  %s\n", r.st.paint(ansiBold, is.ID), is.Priority, is.Title)
+		}
+		return nil
+	})
+}
