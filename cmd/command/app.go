@@ -223,9 +223,9 @@ Start with:
 			r.sessionCommand(),
 			r.sendCommand(),
 			r.promoteCommand(),
-			r.contextCommand(),
+			r.contextCommand(nil),
 			r.anchorCommand(),
-			r.whoamiCommand(),
+			r.whoamiCommand(nil),
 		}, r.newCommands()...), append(append(append(append(append(append(r.linkCommands(), r.guardCommands()...), r.gitReviewCommands()...), r.logCommands()...), r.harnessCommands()...), r.mcpCommands()...), []*cli.Command{
 			r.demoCommand(),
 			r.mergeDriverCommand(),
