@@ -1,57 +1,38 @@
 package command
 
 import (
-	"strings"
-
-	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/todos"
 	"github.com/urfave/cli/v2"
 )
 
-func (r *runner) anchorCommand() *cli.Command {
-	scope := []cli.Flag{
+// AnchorScope is what every td anchor verb shares: who acts, and whose
+// anchors.
+type AnchorScope struct {
+	// Session is --session: the session acting ("" for the default).
+	Session string
+	// Issue is --issue: an issue other than the bound one (operators).
+	Issue string
+	// Project is --project: the project's anchors.
+	Project bool
+}
+
+// anchorScopeFlags are the flags of AnchorScope.
+func anchorScopeFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringFlag{Name: "issue", Usage: "an issue other than the bound one (operators)"},
 		&cli.BoolFlag{Name: "project", Usage: "the project's anchors (.todos/anchors.md)"},
 	}
-	request := func(c *cli.Context, text string) todos.AnchorRequest {
-		return todos.AnchorRequest{Issue: c.String("issue"), Project: c.Bool("project"), Priority: domain.AnchorPriority(c.String("priority")), Text: text}
-	}
-	list := func(c *cli.Context) error {
-		_, s, se, err := r.actorArgs(c, 0, 0, "[--issue ID | --project]")
-		if err != nil {
-			return err
-		}
-		anchors, err := todos.ListAnchors(s, se, request(c, ""))
-		if err != nil {
-			return err
-		}
-		if r.st.json {
-			return r.st.emitJSON(nonNilSlice(anchors))
-		}
-		if len(anchors) == 0 {
-			r.st.printf("No anchors. td anchor add TEXT --priority critical adds one.\n")
-			return nil
-		}
-		for _, a := range anchors {
-			where := "project"
-			if a.Issue != "" {
-				where = a.Issue
-			}
-			r.st.printf("%-8s  %-9s  %s\n", a.Priority, where, a.Text)
-		}
-		return nil
-	}
-	print := func(res *todos.AnchorResult, verb string) error {
-		if r.st.json {
-			return r.st.emitJSON(map[string]any{"issue": res.Issue, "changed": res.Changed, "anchors": nonNilSlice(res.Anchors)})
-		}
-		where := "the project"
-		if res.Issue != "" {
-			where = res.Issue
-		}
-		r.st.printf("%s %s anchor on %s: %s\n", verb, res.Changed.Priority, where, res.Changed.Text)
-		return nil
-	}
+}
+
+// anchorScopeOf reads the scope flags of a td anchor verb.
+func anchorScopeOf(c *cli.Context) AnchorScope {
+	return AnchorScope{Session: c.String("session"), Issue: c.String("issue"), Project: c.Bool("project")}
+}
+
+// anchorCommand is td anchor: the parent of the verbs, and td anchor list
+// when called alone.
+func (r *runner) anchorCommand() *cli.Command {
+	list := r.anchorListCommand(nil)
 	return &cli.Command{
 		Name:  "anchor",
 		Usage: "anchors: what every context block reminds a session of (critical, high, normal)",
@@ -66,49 +47,22 @@ Examples:
    td anchor add "CI runs on two cores" --project --priority high
    td anchor list
    td anchor rm "public API"`,
-		Flags:  scope,
-		Action: list,
-		Subcommands: []*cli.Command{
-			{Name: "list", Usage: "the project's anchors and the bound issue's", Flags: scope, Action: list,
-				Description: "Examples:\n   td anchor list\n   td anchor list --project --json"},
-			{
-				Name: "add", Usage: "add an anchor to the bound issue (or --project)", ArgsUsage: "TEXT",
-				Description: `Examples:
-   td anchor add "Tokens are never logged" --priority critical
-   td anchor add "Prefer table tests" --project`,
-				Flags: append([]cli.Flag{&cli.StringFlag{Name: "priority", Value: string(domain.AnchorNormal), Usage: "critical, high or normal"}}, scope...),
-				Action: func(c *cli.Context) error {
-					a, s, se, err := r.actorArgs(c, 1, -1, "TEXT [--priority critical|high|normal] [--project | --issue ID]")
-					if err != nil {
-						return err
-					}
-					res, err := todos.AddAnchor(s, se, request(c, strings.Join(a, " ")))
-					if err != nil {
-						return err
-					}
-					return print(res, "Added")
-				},
-			},
-			{
-				Name: "rm", Aliases: []string{"remove"}, Usage: "remove an anchor, named by its text", ArgsUsage: "TEXT",
-				Description: `TEXT matches exactly, then ignoring case, then as a unique part of one anchor.
-
-Examples:
-   td anchor rm "public API"
-   td anchor rm "two cores" --project`,
-				Flags: scope,
-				Action: func(c *cli.Context) error {
-					a, s, se, err := r.actorArgs(c, 1, -1, "TEXT [--project | --issue ID]")
-					if err != nil {
-						return err
-					}
-					res, err := todos.RemoveAnchor(s, se, request(c, strings.Join(a, " ")))
-					if err != nil {
-						return err
-					}
-					return print(res, "Removed")
-				},
-			},
-		},
+		Flags:       anchorScopeFlags(),
+		Action:      list.Action,
+		Subcommands: []*cli.Command{list, r.anchorAddCommand(nil), r.anchorRmCommand(nil)},
 	}
+}
+
+// printAnchorChange reports an anchor added or removed.
+func (r *runner) printAnchorChange(res *todos.AnchorResult, verb string) error {
+	return r.st.export(func() any {
+		return map[string]any{"issue": res.Issue, "changed": res.Changed, "anchors": nonNilSlice(res.Anchors)}
+	}, func() error {
+		where := "the project"
+		if res.Issue != "" {
+			where = res.Issue
+		}
+		r.st.printf("%s %s anchor on %s: %s\n", verb, res.Changed.Priority, where, res.Changed.Text)
+		return nil
+	})
 }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -15,13 +16,22 @@ import (
 // is Claude Code's.
 func (r *runner) hookCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "hook",
-		Usage: "run by an agent harness's hooks: the session lifecycle at the harness's own moments",
-		Subcommands: []*cli.Command{{
-			Name:      "claude",
-			Usage:     "handle one Claude Code hook event (its JSON payload on standard input)",
-			ArgsUsage: "[EVENT]",
-			Description: `Claude Code runs its hooks with a JSON payload on standard input (session_id,
+		Name:        "hook",
+		Usage:       "run by an agent harness's hooks: the session lifecycle at the harness's own moments",
+		Subcommands: []*cli.Command{r.hookClaudeCommand(nil)},
+	}
+}
+
+// hookClaudeCommand is td hook claude. It parses its own flags, so that a
+// mistake in them is one line on standard error and exit status 0, never
+// a usage error the harness would see as a failure. runF, when not nil,
+// replaces runHookClaude.
+func (r *runner) hookClaudeCommand(runF func(*HookClaudeOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "claude",
+		Usage:     "handle one Claude Code hook event (its JSON payload on standard input)",
+		ArgsUsage: "[EVENT]",
+		Description: `Claude Code runs its hooks with a JSON payload on standard input (session_id,
 cwd, source, tool_name, tool_response...) and adds what they print to the
 agent's context. td hook claude maps each event onto td's session lifecycle.
 Each Claude Code conversation (its session_id) acts as one td agent session
@@ -59,14 +69,36 @@ Examples:
    td hook claude SessionStart < payload.json
    echo '{"session_id":"abc","hook_event_name":"Stop","cwd":"."}' | td hook claude
    td hook claude SessionStart --agent primary --category meta < payload.json`,
-			SkipFlagParsing: true,
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "agent", Value: "primary", Usage: "the agent path of a session td starts for the harness"},
-				&cli.StringFlag{Name: "category", Value: string(domain.CategoryProject), Usage: "project or meta, for a session td starts"},
-				&cli.StringFlag{Name: "format", Value: formatMarkdown, Usage: "markdown or text, for the context blocks"},
-			},
-			Action: r.hookClaudeAction,
-		}},
+		SkipFlagParsing: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "agent", Value: "primary", Usage: "the agent path of a session td starts for the harness"},
+			&cli.StringFlag{Name: "category", Value: string(domain.CategoryProject), Usage: "project or meta, for a session td starts"},
+			&cli.StringFlag{Name: "format", Value: formatMarkdown, Usage: "markdown or text, for the context blocks"},
+		},
+		Action: func(c *cli.Context) (err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					fmt.Fprintf(r.st.errOut, "td hook claude: internal error: %v; please report it\n", p)
+				}
+				err = nil
+			}()
+			h, perr := parseHookArgs(c.Args().Slice())
+			if perr == nil && h.help {
+				return cli.ShowCommandHelp(c.Lineage()[1], c.Command.Name)
+			}
+			if perr == nil {
+				o := &HookClaudeOptions{Event: claude.Event(h.event), Agent: domain.AgentPath(h.agent), Category: domain.Category(h.category), Format: h.format}
+				if runF != nil {
+					perr = runF(o)
+				} else {
+					perr = r.runHookClaude(o)
+				}
+			}
+			if perr != nil {
+				fmt.Fprintf(r.st.errOut, "td hook claude: %s\n", strings.ReplaceAll(perr.Error(), "\n", " "))
+			}
+			return nil
+		},
 	}
 }
 
@@ -121,92 +153,77 @@ func parseHookArgs(a []string) (hookArgs, error) {
 	return h, nil
 }
 
-// HookClaudeOptions is td hook claude: the event and flags td parsed
-// itself, the streams the payload comes from and the answer goes to, and
-// how to open the repository the hook runs in.
+// HookClaudeOptions are td hook claude's inputs: the event and flags td
+// parsed itself. The payload comes on standard input.
 type HookClaudeOptions struct {
-	IO *streams
 	// Event is the event the hook's command names; "" takes the payload's.
 	Event    claude.Event
 	Agent    domain.AgentPath
 	Category domain.Category
 	// Format is formatMarkdown or formatText, for the context blocks.
 	Format string
-	// Open opens the repository the hook runs in, given the payload's cwd.
-	Open func(cwd string) (*repo.Store, error)
-}
-
-// hookClaudeAction runs one hook event. Whatever happens, the exit status
-// is 0 and standard output holds only what the harness should add to the
-// agent's context; a failure is one line on standard error.
-func (r *runner) hookClaudeAction(c *cli.Context) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			fmt.Fprintf(r.st.errOut, "td hook claude: internal error: %v; please report it\n", p)
-		}
-		err = nil
-	}()
-	h, perr := parseHookArgs(c.Args().Slice())
-	if perr == nil && h.help {
-		return cli.ShowCommandHelp(c.Lineage()[1], c.Command.Name)
-	}
-	if perr == nil {
-		perr = runHookClaude(&HookClaudeOptions{
-			IO:       r.st,
-			Event:    claude.Event(h.event),
-			Agent:    domain.AgentPath(h.agent),
-			Category: domain.Category(h.category),
-			Format:   h.format,
-			Open:     func(cwd string) (*repo.Store, error) { return r.openHarnessStore(c, cwd) },
-		})
-	}
-	if perr != nil {
-		fmt.Fprintf(r.st.errOut, "td hook claude: %s\n", strings.ReplaceAll(perr.Error(), "\n", " "))
-	}
-	return nil
 }
 
 // runHookClaude reads the payload, has the claude package map the event
 // onto the session lifecycle, and prints what the harness should add to
-// the agent's context; nothing is printed when it fails.
-func runHookClaude(opts *HookClaudeOptions) error {
-	call, err := claude.ReadCall(opts.IO.in, opts.Event)
+// the agent's context; nothing is printed when it fails. Its caller turns
+// an error into one line on standard error, never a failure.
+func (r *runner) runHookClaude(o *HookClaudeOptions) error {
+	call, err := claude.ReadCall(r.st.in, o.Event)
 	if err != nil {
 		return err
 	}
 	if !call.Acts() {
 		return nil // nothing to record, and no repository to open
 	}
-	s, err := opts.Open(call.Payload.Cwd)
+	s, err := r.openHarnessStore(call.Payload.Cwd)
 	if err != nil {
 		return err
 	}
-	out, err := claude.Handle(s, call, claude.Options{Agent: opts.Agent, Category: opts.Category})
+	out, err := claude.Handle(s, call, claude.Options{Agent: o.Agent, Category: o.Category})
 	if err != nil {
 		return err
 	}
-	b, err := renderHookClaude(opts, out)
+	return r.st.export(func() any {
+		return hookOutput(func() ([]byte, error) { return r.renderHookClaude(o, out, true) })
+	}, func() error {
+		b, err := r.renderHookClaude(o, out, false)
+		if err != nil {
+			return err
+		}
+		_, err = r.st.out.Write(b)
+		return err
+	})
+}
+
+// hookOutput renders what td hook claude prints with --json, written as
+// it is: Claude Code's own JSON form, not td's.
+type hookOutput func() ([]byte, error)
+
+// WriteJSON renders the output and writes it.
+func (h hookOutput) WriteJSON(w io.Writer) error {
+	b, err := h()
 	if err != nil {
 		return err
 	}
-	opts.IO.out.Write(b)
-	return nil
+	_, err = w.Write(b)
+	return err
 }
 
 // renderHookClaude is what td hook claude prints for an outcome:
-// SessionStart's context block (markdown or text, or with --json Claude
-// Code's additionalContext form), preceded by how to name the session when
+// SessionStart's context block (markdown or text, or asJSON Claude Code's
+// additionalContext form), preceded by how to name the session when
 // TD_SESSION could not be exported; the stalls a failed tool call set off,
 // in that form; otherwise nothing.
-func renderHookClaude(opts *HookClaudeOptions, out *claude.Outcome) ([]byte, error) {
+func (r *runner) renderHookClaude(o *HookClaudeOptions, out *claude.Outcome, asJSON bool) ([]byte, error) {
 	switch {
 	case out.Context != nil:
-		w := &blockWriter{md: opts.Format == formatMarkdown}
+		w := &blockWriter{md: o.Format == formatMarkdown}
 		envNote := ""
 		if out.EnvFile == "" {
 			envNote = "the harness named no env file"
 		} else if out.EnvErr != nil {
-			fmt.Fprintf(opts.IO.errOut, "td hook claude: %v; the context tells the agent to name its session itself\n", out.EnvErr)
+			fmt.Fprintf(r.st.errOut, "td hook claude: %v; the context tells the agent to name its session itself\n", out.EnvErr)
 			envNote = "td could not write the harness's env file"
 		}
 		if envNote != "" {
@@ -215,7 +232,7 @@ func renderHookClaude(opts *HookClaudeOptions, out *claude.Outcome) ([]byte, err
 			w.line("")
 		}
 		writeContext(w, out.Context)
-		if opts.IO.json {
+		if asJSON {
 			return claude.AdditionalContext(out.Event, w.String())
 		}
 		return []byte(w.String()), nil
@@ -231,8 +248,8 @@ func renderHookClaude(opts *HookClaudeOptions, out *claude.Outcome) ([]byte, err
 
 // openHarnessStore opens the repository the hook runs in: -C when given,
 // else the payload's cwd, else td's own directory.
-func (r *runner) openHarnessStore(c *cli.Context, cwd string) (*repo.Store, error) {
-	dir := c.String("dir")
+func (r *runner) openHarnessStore(cwd string) (*repo.Store, error) {
+	dir := r.dirFlag
 	if dir == "" {
 		dir = cwd
 	}

@@ -69,3 +69,11 @@ func TestHookClaudeNeverFailsTheHarness(t *testing.T) {
 		}
 	}
 }
+
+func TestHookClaudeOptions(t *testing.T) {
+	checkParse(t, "hook", (*runner).hookClaudeCommand, []parseCase[HookClaudeOptions]{
+		{name: "payload's event", argv: []string{"hook", "claude"}, want: HookClaudeOptions{Format: formatMarkdown}},
+		{name: "flags", argv: []string{"hook", "claude", "SessionStart", "--agent", "primary", "--category=meta", "--format", "text"},
+			want: HookClaudeOptions{Event: "SessionStart", Agent: "primary", Category: "meta", Format: formatText}},
+	})
+}

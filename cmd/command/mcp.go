@@ -11,7 +11,21 @@ import (
 // mcpCommands are td mcp: td's todo and issue commands served to agents
 // over the Model Context Protocol.
 func (r *runner) mcpCommands() []*cli.Command {
-	return []*cli.Command{{
+	return []*cli.Command{r.mcpCommand(nil)}
+}
+
+// MCPOptions are td mcp's inputs, as parsed from the command line.
+type MCPOptions struct {
+	// Session is --session: the session every call acts as ("" for the
+	// default, resolved once at start).
+	Session string
+	// Dir is --dir: the directory the calls act in, as typed.
+	Dir string
+}
+
+// mcpCommand is td mcp. runF, when not nil, replaces runMCP.
+func (r *runner) mcpCommand(runF func(*MCPOptions) error) *cli.Command {
+	return &cli.Command{
 		Name:  "mcp",
 		Usage: "serve the todo and issue tools to an agent over MCP (stdio)",
 		Description: `Runs a Model Context Protocol server on standard input and output, for an
@@ -46,28 +60,33 @@ Examples:
 			if _, err := args(c, 0, 0, "[--session ID] [--dir DIR]"); err != nil {
 				return err
 			}
-			if r.st.json {
+			if r.st.wantsJSON() {
 				return usagef("td mcp speaks JSON-RPC on standard input and output and takes no --json; a tool call asks for JSON with \"json\": true")
 			}
-			srv, err := mcpserver.New(mcpserver.Options{
-				Session: c.String("session"),
-				Dir:     c.String("dir"),
-				Getenv:  r.getenv,
-				Run: func(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-					return RunIn(r.dir, args, stdin, stdout, stderr, getenv)
-				},
-				Version: Version,
-			})
-			var se *mcpserver.StartError
-			if errors.As(err, &se) {
-				// td whoami's own warnings and error line, as it printed them.
-				io.WriteString(r.st.errOut, se.Printed)
-				return silentFailure{}
+			o := &MCPOptions{Session: c.String("session"), Dir: c.String("dir")}
+			if runF != nil {
+				return runF(o)
 			}
-			if err != nil {
-				return err
-			}
-			return srv.Serve(r.st.in, r.st.out)
+			return r.runMCP(o)
 		},
-	}}
+	}
+}
+
+// runMCP finds the session, then serves the tools on standard input and
+// output until standard input ends; each call runs through mcpRunner.
+func (r *runner) runMCP(o *MCPOptions) error {
+	srv, err := mcpserver.New(mcpserver.Options{
+		Runner:  &mcpRunner{dir: r.dir, dirFlag: o.Dir, session: o.Session, getenv: r.getenv},
+		Version: Version,
+	})
+	var se *mcpserver.StartError
+	if errors.As(err, &se) {
+		// td whoami's own warnings and error line, as it prints them.
+		io.WriteString(r.st.errOut, se.Printed)
+		return silentFailure{}
+	}
+	if err != nil {
+		return err
+	}
+	return srv.Serve(r.st.in, r.st.out)
 }

@@ -106,10 +106,13 @@ func (r *runner) printTodos(res *todos.TodoResult) error { return r.printTodosFo
 // printTodosFor is printTodos for a list named with --issue issueFlag, which
 // the suggested commands repeat.
 func (r *runner) printTodosFor(res *todos.TodoResult, issueFlag string) error {
+	return r.st.export(func() any { return r.todoJSONOf(res) }, func() error { return r.todosText(res, issueFlag) })
+}
+
+// todosText prints a todo operation's list for a person: the repairs made,
+// the items as the file shows them, the summary line and what waits.
+func (r *runner) todosText(res *todos.TodoResult, issueFlag string) error {
 	sum := markdown.Summarize(res.Items)
-	if r.st.json {
-		return r.st.emitJSON(r.todoJSONOf(res))
-	}
 	for _, f := range res.Fixes {
 		// Promoting the first pending step is routine and shows in the
 		// list; a second in-progress item written by hand is worth a word.
@@ -170,61 +173,70 @@ var todoScopeFlags = []cli.Flag{
 	&cli.StringFlag{Name: "kind", Usage: "step (the working plan) or criterion (the definition of done)"},
 }
 
-func (r *runner) todoCommand() *cli.Command {
-	run := func(op string, c *cli.Context, req todos.TodoRequest) error {
-		s, se, err := r.openActor(c)
-		if err != nil {
-			return err
-		}
-		req.Op, req.Issue, req.Phase, req.Kind = op, c.String("issue"), c.String("phase"), domain.TodoKind(c.String("kind"))
-		res, err := todos.Apply(s, se, req)
-		if err != nil {
-			return err
-		}
-		return r.printTodosFor(res, req.Issue)
+// TodoScope is what every td todo verb shares: who acts, and which issue,
+// phase and kind it addresses.
+type TodoScope struct {
+	// Session is --session: the session to act as ("" for the default).
+	Session string
+	// Issue is --issue: an issue other than the bound one (operators).
+	Issue string
+	// Phase is --phase: the phase to address or add to.
+	Phase string
+	// Kind is --kind: step or criterion ("" for either).
+	Kind domain.TodoKind
+}
+
+// todoScopeOf reads the scope flags of a td todo verb.
+func todoScopeOf(c *cli.Context) TodoScope {
+	return TodoScope{Session: c.String("session"), Issue: c.String("issue"), Phase: c.String("phase"), Kind: domain.TodoKind(c.String("kind"))}
+}
+
+// runTodoOp runs one todo operation in scope as the scope's session and
+// prints the list it leaves.
+func (r *runner) runTodoOp(op string, scope TodoScope, req todos.TodoRequest) error {
+	s, se, err := r.openSession(scope.Session)
+	if err != nil {
+		return err
 	}
-	mark := func(op, usage, desc string, extra ...cli.Flag) *cli.Command {
-		return &cli.Command{
-			Name: op, Usage: usage, ArgsUsage: "TEXT...", Description: desc,
-			Flags: append(append([]cli.Flag{}, todoScopeFlags...), extra...),
-			Action: func(c *cli.Context) error {
-				a, err := args(c, 1, -1, "TEXT... (part of each todo's text)")
-				if err != nil {
-					return err
-				}
-				if op == todos.TodoStart && len(a) > 1 {
-					return usagef("start takes one todo: one is in progress at a time")
-				}
-				return run(op, c, todos.TodoRequest{Targets: a, Reason: c.String("reason")})
-			},
-		}
+	req.Op, req.Issue, req.Phase, req.Kind = op, scope.Issue, scope.Phase, scope.Kind
+	res, err := todos.Apply(s, se, req)
+	if err != nil {
+		return err
 	}
-	items := func(c *cli.Context) ([]string, []markdown.PhaseItems, error) {
-		texts := append(c.Args().Slice(), c.StringSlice("items")...)
-		f := c.String("file")
-		if f == "" {
-			return texts, nil, nil
-		}
-		if len(texts) > 0 {
-			return nil, nil, usagef("give the items as arguments or with --file, not both")
-		}
-		data, err := r.readFileArg(f)
-		if err != nil {
-			return nil, nil, err
-		}
-		phases := parsePlan(data, c.String("phase"))
-		return nil, phases, nil
-	}
-	itemFlags := append(append([]cli.Flag{}, todoScopeFlags...),
+	return r.printTodosFor(res, req.Issue)
+}
+
+// todoItemFlags are the flags of the verbs that take items: set and add.
+func todoItemFlags() []cli.Flag {
+	return append(append([]cli.Flag{}, todoScopeFlags...),
 		&cli.StringSliceFlag{Name: "items", Usage: "an item's text (repeatable; same as arguments)"},
 		&cli.StringFlag{Name: "file", Usage: "read the items from `FILE` (- for standard input): one per line, \"### Phase\" lines start phases"},
 	)
-	view := func(c *cli.Context) error {
-		if _, err := args(c, 0, 0, "[--issue ID]"); err != nil {
-			return err
-		}
-		return run(todos.TodoView, c, todos.TodoRequest{})
+}
+
+// todoItems reads the items of set and add: the arguments and --items, or
+// the plan --file holds, its items before any "### Phase" line in the
+// --phase phase.
+func (r *runner) todoItems(c *cli.Context) ([]string, []markdown.PhaseItems, error) {
+	texts := append(c.Args().Slice(), c.StringSlice("items")...)
+	f := c.String("file")
+	if f == "" {
+		return texts, nil, nil
 	}
+	if len(texts) > 0 {
+		return nil, nil, usagef("give the items as arguments or with --file, not both")
+	}
+	data, err := r.readFileArg(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, parsePlan(data, c.String("phase")), nil
+}
+
+// todoCommand is td todo: the parent of the verbs, and td todo view when
+// called alone.
+func (r *runner) todoCommand() *cli.Command {
+	view := r.todoViewCommand(nil)
 	return &cli.Command{
 		Name:  "todo",
 		Usage: "the bound issue's checklist: acceptance criteria and working steps",
@@ -248,67 +260,22 @@ Examples:
    td todo block "design tokens" --reason "waiting for the design team"
    td todo view --json`,
 		Flags:  todoScopeFlags,
-		Action: view,
-		Subcommands: append([]*cli.Command{
-			{Name: "view", Usage: "print the list", Flags: todoScopeFlags, Action: view,
-				Description: "Examples:\n   td todo view\n   td todo view --issue td-k3x9qa --json"},
-			{Name: "set", Usage: "replace the steps (the working plan)", ArgsUsage: "ITEM...", Flags: itemFlags,
-				Description: `Rewrites the ## Todos section with these steps. A step whose text matches an
-existing one keeps its status and notes. --file reads a plan: one item a line
-("- [ ] " prefixes optional), "### Phase" lines start a phase.
-
-Examples:
-   td todo set "Register the OAuth app" "Write the callback" --phase Backend
-   td todo set --file plan.md`,
-				Action: func(c *cli.Context) error {
-					texts, phases, err := items(c)
-					if err != nil {
-						return err
-					}
-					return run(todos.TodoSet, c, todos.TodoRequest{Items: texts, Phases: phases})
-				}},
-			{Name: "add", Usage: "append items to a phase (or the criteria)", ArgsUsage: "ITEM...", Flags: itemFlags,
-				Description: `Appends items at the end of the phase (made if missing) or of the acceptance
-criteria with --kind criterion. An item with the same text as another in the
-issue is refused.
-
-Examples:
-   td todo add "Integration test against a fake provider" --phase Backend
-   td todo add --kind criterion "Expired tokens refresh without a prompt"`,
-				Action: func(c *cli.Context) error {
-					texts, phases, err := items(c)
-					if err != nil {
-						return err
-					}
-					for _, p := range phases {
-						texts = append(texts, p.Texts...)
-					}
-					return run(todos.TodoAdd, c, todos.TodoRequest{Items: texts})
-				}},
-			mark(todos.TodoStart, "mark a todo in progress (the previous one goes back to pending)", "Examples:\n   td todo start callback"),
-			mark(todos.TodoDone, "mark todos done", "Claiming a criterion done is recorded in the issue's ledger.\n\nExamples:\n   td todo done callback\n   td todo done \"OAuth app\" callback"),
-			mark(todos.TodoDrop, "mark todos abandoned (kept in the list, never deleted)", "Only an operator may drop an acceptance criterion.\n\nExamples:\n   td todo drop \"device flow\""),
-			mark(todos.TodoBlock, "mark todos blocked (never started automatically)", "Examples:\n   td todo block \"Login button\" --reason \"waiting for the design tokens\"",
-				&cli.StringFlag{Name: "reason", Usage: "why: added as a note \"blocked: REASON\""}),
-			mark(todos.TodoUnblock, "mark blocked todos pending again", "Examples:\n   td todo unblock \"Login button\""),
-			{Name: "note", Usage: "append a note to a todo", ArgsUsage: "TEXT NOTE", Flags: append(append([]cli.Flag{}, todoScopeFlags...),
-				&cli.StringFlag{Name: "text", Usage: "the note (instead of the second argument)"}),
-				Description: "Notes are blockquotes under the item, appended, never edited.\n\nExamples:\n   td todo note callback \"state parameter must be verified\"",
-				Action: func(c *cli.Context) error {
-					a, err := args(c, 1, 2, "TEXT NOTE")
-					if err != nil {
-						return err
-					}
-					note := c.String("text")
-					if len(a) == 2 {
-						if note != "" {
-							return usagef("give the note as the second argument or with --text, not both")
-						}
-						note = a[1]
-					}
-					return run(todos.TodoNote, c, todos.TodoRequest{Targets: a[:1], Text: note})
-				}},
-		}, r.proposalCommands()...),
+		Action: view.Action,
+		Subcommands: []*cli.Command{
+			view,
+			r.todoSetCommand(nil),
+			r.todoAddCommand(nil),
+			r.todoMarkCommand(todos.TodoStart, nil),
+			r.todoMarkCommand(todos.TodoDone, nil),
+			r.todoMarkCommand(todos.TodoDrop, nil),
+			r.todoMarkCommand(todos.TodoBlock, nil),
+			r.todoMarkCommand(todos.TodoUnblock, nil),
+			r.todoNoteCommand(nil),
+			r.todoProposeCommand(nil),
+			r.todoAcceptCommand(nil),
+			r.todoRejectCommand(nil),
+			r.todoProposalsCommand(nil),
+		},
 	}
 }
 

@@ -281,9 +281,9 @@ func (s *Server) callTool(params json.RawMessage) (any, *rpcError) {
 		}
 		return nil, &rpcError{codeInvalidParams, fmt.Sprintf("invalid params: td has no tool %q; the tools are %s", name, strings.Join(s.Tools(), " and "))}
 	}
-	cl, err := s.tools[i].call(p.Arguments)
+	tc, err := s.tools[i].call(p.Arguments)
 	if err != nil {
 		return textResult(true, "error: "+err.Error()+"\n"), nil
 	}
-	return s.run(cl), nil
+	return s.run(tc), nil
 }

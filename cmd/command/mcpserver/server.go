@@ -1,7 +1,7 @@
 // Package mcpserver serves td's todo and issue commands to agents as Model
 // Context Protocol tools, over standard input and output. A tool call runs
-// the same td command line in this process, so the rules, refusals and
-// output are the CLI's. td speaks the protocol itself (JSON-RPC 2.0, one
+// the same td command in this process, through a Runner, so the rules,
+// refusals and output are the CLI's. td speaks the protocol itself (JSON-RPC 2.0, one
 // message a line) rather than through an MCP library: the library and the
 // network stack it brings would slow every td start, and td mcp is part of
 // the td binary.
@@ -17,33 +17,33 @@ import (
 )
 
 // Options say where and as whom the server acts, as td's global flags and
-// environment do for a command, and how it runs a command.
+// environment do for a command, and how it runs a tool call.
 type Options struct {
+	// Runner runs the tool calls: package command's, which calls td's
+	// commands in this process. When it is nil, Run does.
+	Runner Runner
 	// Session is the session to act as (--session); empty means td's
 	// usual resolution: $TD_SESSION, the checkout's current session, the
-	// operator's default session.
+	// operator's default session. Only Run uses it: a Runner knows its
+	// session.
 	Session string
 	// Dir is the directory to act in (--dir); empty means the working
-	// directory.
+	// directory. Only Run uses it.
 	Dir string
-	// Getenv is the environment every command sees.
+	// Getenv is the environment every command Run runs sees.
 	Getenv func(string) string
-	// Run runs one td command line in this process and returns its exit
-	// status: command.Run. It is passed in, rather than imported, so that
-	// package command can offer td mcp.
+	// Run, when Runner is nil, runs each call as a td command line (the
+	// one the call stands for, as commandLine builds it) and returns its
+	// exit status, as command.Run does.
 	Run func(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int
 	// Version is td's version, which the server reports to the client.
 	Version string
 }
 
-// Server is an MCP server bound to one td session. Every tool call becomes
-// one td command line, run in this process as that session.
+// Server is an MCP server bound to one td session. Every tool call is
+// one td command, run by the Runner as that session.
 type Server struct {
-	// base is the start of every command line: the program name and the
-	// global flags that pin the session and the directory.
-	base    []string
-	getenv  func(string) string
-	runTD   func(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int
+	runner  Runner
 	version string
 	// tools are the tools the session may call, in the order tools/list
 	// gives them.
@@ -64,10 +64,10 @@ type SessionInfo struct {
 // only todo.
 func (si SessionInfo) Root() bool { return !strings.Contains(si.Agent, ".") }
 
-// StartError is td's refusal to serve, as td whoami printed it: its
+// StartError is td's refusal to serve, as td whoami prints it: its
 // warnings and its error line, which td mcp prints as they are.
 type StartError struct {
-	// Printed is what td whoami wrote on stderr, ending in "error: ...".
+	// Printed is what td whoami writes on stderr, ending in "error: ...".
 	Printed string
 }
 
@@ -81,44 +81,22 @@ func (e *StartError) Error() string {
 }
 
 // New finds the session the server will act as, once, so that every call
-// acts as the same one: td whoami, run in this process. Outside a td
-// repository or for a session td does not know it fails with a
-// *StartError carrying td's own error line.
+// acts as the same one. Outside a td repository or for a session td does
+// not know it fails with a *StartError carrying td's own error line.
 func New(o Options) (*Server, error) {
-	if o.Run == nil {
-		return nil, errors.New("mcpserver.Options.Run is nil: the server needs td's command.Run to run tool calls")
+	runner := o.Runner
+	if runner == nil {
+		if o.Run == nil {
+			return nil, errors.New("mcpserver.Options has neither a Runner nor Run: the server needs one to run tool calls")
+		}
+		runner = newLineRunner(o)
 	}
-	s := &Server{base: []string{"td"}, getenv: o.Getenv, runTD: o.Run, version: o.Version}
-	if o.Getenv == nil {
-		s.getenv = func(string) string { return "" }
+	s := &Server{runner: runner, version: o.Version}
+	who, err := runner.Session()
+	if err != nil {
+		return nil, err
 	}
-	if o.Session != "" {
-		s.base = append(s.base, "--session="+o.Session)
-	}
-	if o.Dir != "" {
-		s.base = append(s.base, "--dir="+o.Dir)
-	}
-	var out, errOut bytes.Buffer
-	code := s.runTD(append(append([]string{}, s.base...), "whoami", "--json"), strings.NewReader(""), &out, &errOut, s.getenv)
-	var who struct {
-		Session SessionInfo `json:"session"`
-		Error   struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	err := json.Unmarshal(out.Bytes(), &who)
-	if code != 0 && who.Error.Message != "" {
-		// What td whoami prints without --json: its warnings, then the
-		// error line.
-		return nil, &StartError{Printed: errOut.String() + "error: " + who.Error.Message + "\n"}
-	}
-	if err != nil || who.Session.ID == "" {
-		return nil, fmt.Errorf("td whoami printed no session (%v); run td whoami to see why", err)
-	}
-	s.Session = who.Session
-	if o.Session == "" {
-		s.base = append(s.base[:1], append([]string{"--session=" + who.Session.ID}, s.base[1:]...)...)
-	}
+	s.Session = who
 	todo, err := todoTool()
 	if err != nil {
 		return nil, err
@@ -194,39 +172,34 @@ func textResult(isError bool, text string) *toolResult {
 	return &toolResult{IsError: isError, Content: []textContent{{Type: "text", Text: text}}}
 }
 
-// run executes one td command line as the server's session and turns what
-// it printed into a tool result: stdout as the first text block, stderr
-// (warnings, the error line) as the next when there is any; an error
-// result exactly when the command's exit status is not 0.
-func (s *Server) run(cl commandLine) (res *toolResult) {
-	args := append(append([]string{}, s.base...), cl.args...)
-	if cl.asJSON {
-		args = insertBeforeDashes(args, "--json")
-	}
+// run runs one tool call through the Runner and turns what it printed
+// into a tool result: stdout as the first text block, stderr (warnings,
+// the error line) as the next when there is any; an error result exactly
+// when the command failed.
+func (s *Server) run(tc toolCall) (res *toolResult) {
 	defer func() {
 		// A fault in td must not end the server: the agent sees a failed
 		// call and may go on.
 		if p := recover(); p != nil {
-			res = textResult(true, fmt.Sprintf("error: td failed on this call (%v); the server is still running, and td %s on the command line shows the state\n", p, strings.Join(cl.args, " ")))
+			res = textResult(true, fmt.Sprintf("error: td failed on this call (%v); the server is still running, and td %s on the command line shows the state\n", p, strings.Join(tc.line.args, " ")))
 		}
 	}()
-	var stdout, stderr bytes.Buffer
-	code := s.runTD(args, strings.NewReader(cl.stdin), &stdout, &stderr, s.getenv)
-	res = &toolResult{IsError: code != 0}
-	for _, b := range []*bytes.Buffer{&stdout, &stderr} {
-		if b.Len() > 0 {
-			res.Content = append(res.Content, textContent{Type: "text", Text: b.String()})
+	out := tc.run(s.runner)
+	res = &toolResult{IsError: out.Failed}
+	for _, b := range [][]byte{out.Stdout, out.Stderr} {
+		if len(b) > 0 {
+			res.Content = append(res.Content, textContent{Type: "text", Text: string(b)})
 		}
 	}
 	if len(res.Content) == 0 {
 		res.Content = []textContent{{Type: "text", Text: ""}}
 	}
-	if cl.asJSON {
+	if tc.line.asJSON {
 		// Structured content is an object for every MCP client; td list's
 		// array stays in the text.
 		var obj map[string]json.RawMessage
-		if json.Unmarshal(stdout.Bytes(), &obj) == nil {
-			res.StructuredContent = json.RawMessage(bytes.TrimSpace(stdout.Bytes()))
+		if json.Unmarshal(out.Stdout, &obj) == nil {
+			res.StructuredContent = json.RawMessage(bytes.TrimSpace(out.Stdout))
 		}
 	}
 	return res

@@ -62,9 +62,9 @@ type tool struct {
 	Title       string       `json:"title"`
 	Description string       `json:"description"`
 	InputSchema *inputSchema `json:"inputSchema"`
-	// call turns the call's arguments into the td command line it runs,
-	// or refuses them naming the field.
-	call func(args json.RawMessage) (commandLine, error)
+	// call checks the call's arguments and makes the call the Runner
+	// runs, or refuses them naming the field.
+	call func(args json.RawMessage) (toolCall, error)
 }
 
 // todoTool is the todo tool's definition, its schema from todoInput.
@@ -74,7 +74,10 @@ func todoTool() (*tool, error) {
 		return nil, fmt.Errorf("todo tool schema: %w", err)
 	}
 	t := &tool{Name: "todo", Title: "Todos of the bound issue", Description: todoToolDescription, InputSchema: s}
-	t.call = callWith(t, todoCommandLine)
+	t.call = callWith(t, func(in todoInput) (toolCall, error) {
+		cl, err := todoCommandLine(in)
+		return toolCall{line: cl, run: func(r Runner) Output { return r.Todo(TodoRequest(in)) }}, err
+	})
 	return t, nil
 }
 
@@ -85,21 +88,24 @@ func issueTool() (*tool, error) {
 		return nil, fmt.Errorf("issue tool schema: %w", err)
 	}
 	t := &tool{Name: "issue", Title: "Issues", Description: issueToolDescription, InputSchema: s}
-	t.call = callWith(t, issueCommandLine)
+	t.call = callWith(t, func(in issueInput) (toolCall, error) {
+		cl, err := issueCommandLine(in)
+		return toolCall{line: cl, run: func(r Runner) Output { return r.Issue(IssueRequest(in)) }}, err
+	})
 	return t, nil
 }
 
-// callWith decodes a call's arguments into In and builds its command line.
+// callWith decodes a call's arguments into In and builds its call.
 // td decodes the arguments itself, rather than trusting the client to
 // have checked them against the schema, so that a bad input is refused the
 // way td refuses anything: one line that names the field and says what it
 // must be.
-func callWith[In any](t *tool, build func(In) (commandLine, error)) func(json.RawMessage) (commandLine, error) {
+func callWith[In any](t *tool, build func(In) (toolCall, error)) func(json.RawMessage) (toolCall, error) {
 	fields := t.InputSchema.fields()
-	return func(raw json.RawMessage) (commandLine, error) {
+	return func(raw json.RawMessage) (toolCall, error) {
 		var in In
 		if err := decodeArguments(t.Name, fields, raw, &in); err != nil {
-			return commandLine{}, err
+			return toolCall{}, err
 		}
 		return build(in)
 	}

@@ -1,0 +1,142 @@
+package command
+
+import (
+	"io"
+
+	"github.com/tdproject/td/repo/harness/claude"
+	"github.com/tdproject/td/repo/sessions"
+	"github.com/urfave/cli/v2"
+)
+
+// HooksInstallOptions are td hooks install's inputs, as parsed from the
+// command line.
+type HooksInstallOptions struct {
+	// Force is --force: replace git hooks that are not td's, keeping
+	// backups. Refused with Claude: the settings file is merged, never
+	// replaced.
+	Force bool
+	// Claude is --claude: merge Claude Code's hooks into
+	// .claude/settings.json instead of writing git hooks.
+	Claude bool
+	// Print is --print, with Claude: show td's entries instead of writing
+	// them.
+	Print bool
+}
+
+// hooksInstallCommand is td hooks install. runF, when not nil, replaces
+// runHooksInstall.
+func (r *runner) hooksInstallCommand(runF func(*HooksInstallOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:  "install",
+		Usage: "write td's git hooks (pre-commit, prepare-commit-msg, commit-msg), or with --claude Claude Code's",
+		Description: `pre-commit runs td guard --staged, so a commit the current session may not
+make stops there; prepare-commit-msg and commit-msg add a "Td-Session: <id>"
+trailer naming the current session (not to merges or squashes, not to an
+empty message, and never stopping a commit). The scripts are small POSIX sh
+calling td from PATH, written where git looks for hooks: core.hooksPath when
+set, else .git/hooks (shared by linked work trees).
+
+Running it again changes nothing ("already installed") and updates hooks an
+older td wrote. A hook that is not td's is never overwritten: td names it
+and stops; --force replaces it and keeps it as <name>.td-backup, or call td
+from your own hook with the line td prints.
+
+--claude writes Claude Code's hooks instead (run both commands for both):
+entries in .claude/settings.json that run td hook claude at SessionStart,
+PostToolUse, PostToolUseFailure, Stop and SessionEnd. The file is merged,
+never clobbered: its other keys, hooks and matcher groups stay, an event
+that already runs td hook claude is left alone, and a file td cannot read
+is reported and left as it is. --print shows the entries instead.
+
+Examples:
+   td hooks install
+   td hooks install --force
+   td hooks install --json
+   td hooks install --claude
+   td hooks install --claude --print`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "force", Usage: "replace hooks that are not td's, keeping each as <name>.td-backup"},
+			&cli.BoolFlag{Name: "claude", Usage: "merge Claude Code's hooks into .claude/settings.json instead of writing git hooks"},
+			&cli.BoolFlag{Name: "print", Usage: "with --claude: print td's entries instead of writing them"},
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := args(c, 0, 0, "[--force] | --claude [--print]"); err != nil {
+				return err
+			}
+			o := &HooksInstallOptions{Force: c.Bool("force"), Claude: c.Bool("claude"), Print: c.Bool("print")}
+			if o.Claude && o.Force {
+				return usagef("--force replaces git hooks; .claude/settings.json is merged, never replaced, so td hooks install --claude needs no --force")
+			}
+			if o.Print && !o.Claude {
+				return usagef("--print goes with --claude: td hooks install --claude --print")
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return r.runHooksInstall(o)
+		},
+	}
+}
+
+// runHooksInstall writes td's git hooks, or merges Claude Code's, and
+// says what it did with each.
+func (r *runner) runHooksInstall(o *HooksInstallOptions) error {
+	if o.Claude {
+		return r.runHooksInstallClaude(o)
+	}
+	s, err := r.openStore()
+	if err != nil {
+		return err
+	}
+	res, err := sessions.InstallHooks(s, sessions.HookOptions{Force: o.Force})
+	if err != nil {
+		return err
+	}
+	return r.st.export(func() any { return map[string]any{"hooks": res} }, func() error {
+		for _, h := range res {
+			r.st.printf("%s: %s", h.Path, h.Action)
+			if h.Backup != "" {
+				r.st.printf(" (the old hook is kept as %s)", h.Backup)
+			}
+			r.st.printf("\n")
+		}
+		return nil
+	})
+}
+
+// runHooksInstallClaude merges td's hooks into .claude/settings.json and
+// says what it did per event, or prints the entries.
+func (r *runner) runHooksInstallClaude(o *HooksInstallOptions) error {
+	if o.Print {
+		frag := claude.SettingsFragment()
+		return r.st.export(func() any { return jsonText(frag) }, func() error {
+			r.st.printf("%s", frag)
+			return nil
+		})
+	}
+	s, err := r.openStore()
+	if err != nil {
+		return err
+	}
+	res, err := claude.InstallHooks(s.Root)
+	if err != nil {
+		return err
+	}
+	return r.st.export(func() any { return res }, func() error {
+		r.st.printf("%s: %s\n", res.Path, res.Action)
+		for _, e := range res.Events {
+			r.st.printf("  %s: %s (%s)\n", e.Event, e.Action, e.Command)
+		}
+		return nil
+	})
+}
+
+// jsonText is text that is JSON already, such as the settings fragment:
+// --json prints it as it is.
+type jsonText string
+
+// WriteJSON writes the text unchanged.
+func (t jsonText) WriteJSON(w io.Writer) error {
+	_, err := io.WriteString(w, string(t))
+	return err
+}
