@@ -7,6 +7,7 @@ import (
 
 	"github.com/tdproject/td/cmd/command/mcpserver"
 	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
 )
 
 // mcpRunner runs td mcp's tool calls as one session: each call fills the
@@ -78,27 +79,54 @@ func (m *mcpRunner) Todo(req mcpserver.TodoRequest) mcpserver.Output {
 	return m.call(req.JSON, actionLine(path, targets...), func(r *runner) error { return r.runTodoMark(o) })
 }
 
-// Issue runs an issue tool call: the td command its action names. comment
-// calls runComment; create, show, list, link, start and review still run
-// the command line the call stands for, through RunIn, until they have
-// run functions of their own.
+// Issue runs an issue tool call: the td command its action names, through
+// that command's run function with the Options the call fills.
 func (m *mcpRunner) Issue(req mcpserver.IssueRequest) mcpserver.Output {
-	if req.Action == "comment" {
+	switch req.Action {
+	case "create":
+		o := &CreateOptions{Session: m.session, Title: req.Title, Type: orDefault(req.Type, "task"),
+			Priority: orDefault(req.Priority, "P2"), Labels: splitValues(req.Labels), Description: req.Description}
+		return m.call(req.JSON, actionLine("create", req.Title), func(r *runner) error { return r.runCreate(o) })
+	case "show":
+		o := &ShowOptions{Issue: req.ID}
+		return m.call(req.JSON, actionLine("show", req.ID), func(r *runner) error { return r.runShow(o) })
+	case "list":
+		o := &ListOptions{Session: m.session, Filter: repo.Filter{Types: splitValues(optional(req.Type)),
+			Priorities: splitValues(optional(req.Priority)), Labels: splitValues(req.Labels),
+			Statuses: splitValues(req.Status), All: req.All}}
+		return m.call(req.JSON, "list", func(r *runner) error { return r.runList(o) })
+	case "comment":
 		o := &CommentOptions{Session: m.session, Issue: req.ID, Text: req.Text}
 		return m.call(req.JSON, actionLine("comment", req.ID, req.Text), func(r *runner) error { return r.runComment(o) })
+	case "link":
+		o := &LinkOptions{Session: m.session, Issue: req.ID, Kind: req.Kind, Other: req.Other}
+		return m.call(req.JSON, actionLine("link", req.ID, req.Kind, req.Other), func(r *runner) error { return r.runLink(o) })
+	case "start", "review":
+		for _, st := range workflowSteps() {
+			if st.name == req.Action {
+				o := &TransitionOptions{Session: m.session, Issue: req.ID, Reason: req.Reason, Force: req.Force}
+				return m.call(req.JSON, actionLine(req.Action, req.ID), func(r *runner) error { return r.runTransition(st, o) })
+			}
+		}
 	}
-	return m.runLine(req.CommandLine())
+	// mcpserver checks the action before it calls; this is a safety net.
+	return mcpserver.Output{Stderr: []byte("error: issue has no action " + strconv.Quote(req.Action) + "\n"), Failed: true}
 }
 
-// runLine runs a td command line as the session, in td mcp's directory.
-func (m *mcpRunner) runLine(args []string) mcpserver.Output {
-	argv := []string{"td", "--session=" + m.session}
-	if m.dirFlag != "" {
-		argv = append(argv, "--dir="+m.dirFlag)
+// orDefault is v, or def when v is empty: a flag's default value.
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
 	}
-	var out, errOut bytes.Buffer
-	code := RunIn(m.dir, append(argv, args...), strings.NewReader(""), &out, &errOut, m.getenv)
-	return mcpserver.Output{Stdout: out.Bytes(), Stderr: errOut.Bytes(), Failed: code != 0}
+	return v
+}
+
+// optional is v as a list of one, or none when v is empty.
+func optional(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{v}
 }
 
 // call runs one command's run function as td runs a command line: on a
