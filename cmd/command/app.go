@@ -1,5 +1,18 @@
-// Package command is td's command line: it parses flags, calls one function
-// of the repo package, and prints. All output decisions live in streams.
+// Package command is td's command line. Each command lives in the file
+// named for it (td create in create.go, td session bind in
+// session_bind.go, td todo done in todo_done.go) and has three parts: an
+// Options struct with everything it was given, a constructor that only
+// parses the command line into Options (a test replaces the run function
+// and checks what was parsed), and a run function that opens the store,
+// calls one use case of repo's packages and prints through streams.export,
+// the one place that decides between JSON and text. td mcp fills the same
+// Options and calls the same run functions (mcp_run.go).
+//
+// A new command: a file named for it with its Options, constructor and run
+// function, a parse test, its registration in app's command list and its
+// line in commandGroups, and a scenario in testscripts/. What it does
+// belongs in a use case under repo/, never here; the words it prints, the
+// td commands it suggests included, belong here.
 package command
 
 import (

@@ -20,22 +20,25 @@ type TodoMarkOptions struct {
 	Reason string
 }
 
-// todoMarkVerb is a status verb's usage line and description, and whether
-// it takes --reason (block).
+// markVerb is one of the verbs that set todos' status: its usage line,
+// its description, and whether it takes --reason (block). Each is defined
+// in the file named for it (todo_start.go, todo_done.go, ...).
+type markVerb struct {
+	usage, desc string
+	reason      bool
+}
+
+// todoMarkVerb is the status verb op.
 func todoMarkVerb(op string) (usage, desc string, reason bool) {
-	switch op {
-	case todos.TodoStart:
-		return "mark a todo in progress (the previous one goes back to pending)", "Examples:\n   td todo start callback", false
-	case todos.TodoDone:
-		return "mark todos done", "Claiming a criterion done is recorded in the issue's ledger.\n\nExamples:\n   td todo done callback\n   td todo done \"OAuth app\" callback", false
-	case todos.TodoDrop:
-		return "mark todos abandoned (kept in the list, never deleted)", "Only an operator may drop an acceptance criterion.\n\nExamples:\n   td todo drop \"device flow\"", false
-	case todos.TodoBlock:
-		return "mark todos blocked (never started automatically)", "Examples:\n   td todo block \"Login button\" --reason \"waiting for the design tokens\"", true
-	case todos.TodoUnblock:
-		return "mark blocked todos pending again", "Examples:\n   td todo unblock \"Login button\"", false
+	v := map[string]func() markVerb{
+		todos.TodoStart: todoStartVerb, todos.TodoDone: todoDoneVerb, todos.TodoDrop: todoDropVerb,
+		todos.TodoBlock: todoBlockVerb, todos.TodoUnblock: todoUnblockVerb,
+	}[op]
+	if v == nil {
+		return "", "", false
 	}
-	return "", "", false
+	m := v()
+	return m.usage, m.desc, m.reason
 }
 
 // todoMarkCommand is td todo OP for one status verb. runF, when not nil,

@@ -54,43 +54,7 @@ func reasonFlag(usage string) cli.Flag {
 // workflowSteps are the workflow verbs but close, in the order help lists
 // them.
 func workflowSteps() []workflowStep {
-	return []workflowStep{
-		{name: "start", usage: "start work on an issue: in_progress, you become its implementer", done: "Started",
-			desc: "Examples:\n   td start td-k3x9qa",
-			run:  withoutOptions(issues.Start)},
-		{name: "unstart", usage: "hand an issue in progress back: open, no implementer", done: "Unstarted",
-			desc: "The ledger keeps the record that you started it: the review policy still counts you as involved.\n\nExamples:\n   td unstart td-k3x9qa",
-			run:  withoutOptions(issues.Unstart)},
-		{name: "review", usage: "ask for sign-off: in_progress -> in_review", done: "Submitted",
-			desc:  "While acceptance criteria are open td refuses; --force asks for sign-off anyway and says which are open.\n\nExamples:\n   td review td-k3x9qa\n   td review td-k3x9qa --force",
-			flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "submit even though acceptance criteria are open"}, reasonFlag("a note for the reviewer")},
-			run:   issues.Review},
-		{name: "approve", usage: "approve an issue in review: it closes as done", done: "Approved",
-			desc: `The review policy decides who may approve (td feature get balanced_review_policy).
-Balanced (default): the implementer and anyone who started or unstarted the
-issue may never approve; the issue's creator may, with --reason, audited in
-the ledger and .todos/security_events.jsonl; other involved sessions may not;
-minor issues may be approved by anyone. Strict: nobody involved may approve.
-
-Examples:
-   td approve td-k3x9qa
-   td approve td-k3x9qa --reason "reviewed the diff and ran the tests"`,
-			flags: []cli.Flag{reasonFlag("why you approve (required for the creator exception)")},
-			run:   issues.Approve},
-		{name: "reject", usage: "send an issue in review back to in_progress, with a reason", done: "Rejected",
-			desc:  "Examples:\n   td reject td-k3x9qa --reason \"the refresh path has no test\"",
-			flags: []cli.Flag{reasonFlag("what is missing (required)")},
-			run:   issues.Reject},
-		{name: "reopen", usage: "reopen a closed issue", done: "Reopened",
-			desc: "Examples:\n   td reopen td-k3x9qa --reason \"the bug is back on main\"", flags: []cli.Flag{reasonFlag("why")},
-			run: issues.Reopen},
-		{name: "block", usage: "mark an issue blocked", done: "Blocked",
-			desc: "Examples:\n   td block td-k3x9qa --reason \"waiting for the provider's sandbox\"", flags: []cli.Flag{reasonFlag("what it waits for")},
-			run: issues.Block},
-		{name: "unblock", usage: "mark a blocked issue open again", done: "Unblocked",
-			desc: "Examples:\n   td unblock td-k3x9qa", flags: []cli.Flag{reasonFlag("what changed")},
-			run: issues.Unblock},
-	}
+	return []workflowStep{startStep(), unstartStep(), reviewStep(), approveStep(), rejectStep(), reopenStep(), blockStep(), unblockStep()}
 }
 
 // workflowCommands are the workflow verbs, td close among them, in the

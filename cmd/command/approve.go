@@ -1,0 +1,24 @@
+package command
+
+import (
+	"github.com/tdproject/td/repo/issues"
+	"github.com/urfave/cli/v2"
+)
+
+// approveStep is td approve: its help, its report and its use case. The
+// command and its run function are workflow.go's transitionCommand and
+// runTransition, which every workflow verb but close shares.
+func approveStep() workflowStep {
+	return workflowStep{name: "approve", usage: "approve an issue in review: it closes as done", done: "Approved",
+		desc: `The review policy decides who may approve (td feature get balanced_review_policy).
+Balanced (default): the implementer and anyone who started or unstarted the
+issue may never approve; the issue's creator may, with --reason, audited in
+the ledger and .todos/security_events.jsonl; other involved sessions may not;
+minor issues may be approved by anyone. Strict: nobody involved may approve.
+
+Examples:
+   td approve td-k3x9qa
+   td approve td-k3x9qa --reason "reviewed the diff and ran the tests"`,
+		flags: []cli.Flag{reasonFlag("why you approve (required for the creator exception)")},
+		run:   issues.Approve}
+}
