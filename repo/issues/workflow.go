@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
@@ -214,7 +215,7 @@ func Review(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*
 		if is.Status != domain.StatusInProgress {
 			return nil, "", wrongStatus(is, "submit")
 		}
-		open := repo.OpenCriteriaOf(is.Todos())
+		open := markdown.OpenCriteria(is.Todos())
 		if len(open) > 0 && !o.Force {
 			return nil, "", repo.Errorf(repo.CodeRefused, "cannot submit %s: %d acceptance %s still open (%s); finish %s, or pass --force to ask for sign-off anyway",
 				is.ID, len(open), Plural(len(open), "criterion is", "criteria are"), QuoteList(open), Plural(len(open), "it", "them"))

@@ -109,7 +109,7 @@ func ContextOf(s *repo.Store, se *repo.Session, kind string) (*Context, error) {
 			ctx.Warnings = append(ctx.Warnings, fmt.Sprintf("the bound issue cannot be read: %v", err))
 		default:
 			ctx.Issue = is
-			cl := repo.ChecklistOf(is)
+			cl := is.Checklist()
 			ctx.Items, ctx.Rendered = cl.Items(), cl.Render()
 			anchors = append(anchors, is.Anchors()...)
 		}

@@ -353,7 +353,7 @@ func checklistFor(is *repo.Issue) *markdown.Checklist {
 	if len(is.Doc.Body) == 0 {
 		return markdown.ParseChecklist([]byte(is.Doc.EOL()))
 	}
-	return repo.ChecklistOf(is)
+	return is.Checklist()
 }
 
 // newProposalID draws "p" and three base36 characters until the ID is new

@@ -119,7 +119,7 @@ func Apply(s *repo.Store, se *repo.Session, req TodoRequest) (*TodoResult, error
 		if err != nil {
 			return nil, err
 		}
-		res := todoResult(is, repo.ChecklistOf(is), false, -1)
+		res := todoResult(is, is.Checklist(), false, -1)
 		if res.Proposals, err = PendingProposals(s, id); err != nil {
 			return nil, err
 		}
@@ -133,7 +133,7 @@ func Apply(s *repo.Store, se *repo.Session, req TodoRequest) (*TodoResult, error
 		if err != nil {
 			return err
 		}
-		cl := repo.ChecklistOf(is)
+		cl := is.Checklist()
 		if len(is.Doc.Body) == 0 && (req.Op == TodoAdd || req.Op == TodoSet) {
 			// A body td creates starts after one blank line, as in a new
 			// issue file with a description.
@@ -166,8 +166,8 @@ func Apply(s *repo.Store, se *repo.Session, req TodoRequest) (*TodoResult, error
 		res = todoResult(is, cl, changed, touched)
 		res.Fixes = fixes
 		res.ProposedCriteria = req.Op == TodoAdd && req.Kind == domain.KindCriterion && role != domain.RoleOperator
-		res.CriteriaMet = criterionDone && len(repo.OpenCriteriaOf(after)) == 0
-		progress = repo.CompletedCount(after) > repo.CompletedCount(before) || (req.Op == TodoAdd && len(after) > len(before))
+		res.CriteriaMet = criterionDone && len(markdown.OpenCriteria(after)) == 0
+		progress = markdown.CompletedCount(after) > markdown.CompletedCount(before) || (req.Op == TodoAdd && len(after) > len(before))
 		if !changed {
 			return nil
 		}
@@ -400,7 +400,7 @@ func Fmt(s *repo.Store, se *repo.Session, refs []string, check bool) (*FmtResult
 				res.Errors = append(res.Errors, err)
 				continue
 			}
-			canon := repo.ChecklistOf(is).Canonical()
+			canon := is.Checklist().Canonical()
 			if string(canon) == string(is.Doc.Body) {
 				continue
 			}
