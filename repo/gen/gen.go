@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -79,7 +80,7 @@ func UniquePrefix(ids []string, k int) (id, prefix string, ok bool) {
 }
 
 var (
-	statuses   = []string{"open", "open", "open", "in_progress", "blocked", "in_review", "closed", "closed"}
+	statuses   = domain.Words([]domain.Status{domain.StatusOpen, domain.StatusOpen, domain.StatusOpen, domain.StatusInProgress, domain.StatusBlocked, domain.StatusInReview, domain.StatusClosed, domain.StatusClosed})
 	types      = []string{"bug", "feature", "task", "task", "chore", "epic"}
 	priorities = []string{"P0", "P1", "P1", "P2", "P2", "P2", "P3", "P4"}
 	labelSets  = [][]string{{}, {"auth"}, {"ui"}, {"backend", "api"}, {"docs"}, {"perf", "backend"}, {}, {"ui", "a11y"}}
@@ -104,7 +105,7 @@ func Issue(i int) []byte {
 	if status != "open" {
 		impl = fmt.Sprintf("ses_impl%04d", i%10000)
 	}
-	if status == "in_progress" || status == "blocked" {
+	if status == string(domain.StatusInProgress) || status == string(domain.StatusBlocked) {
 		assignee = "session:" + impl
 	}
 	if status == "closed" {

@@ -74,7 +74,7 @@ func Create(s *repo.Store, se *repo.Session, o CreateOptions) (*repo.Issue, erro
 			details["minor"] = true
 		}
 		if len(is.Links) > 0 {
-			details["child_of"] = is.Links[0].To
+			details[string(domain.ChildOf)] = is.Links[0].To
 		}
 		return s.AppendLedger(tx, id, audit.Entry{TS: now, Session: se.ID, Action: audit.ActionCreated, Details: details})
 	})

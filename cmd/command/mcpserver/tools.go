@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // todoActions are the todo tool's actions, each a td todo subcommand.
@@ -69,7 +71,7 @@ type tool struct {
 
 // todoTool is the todo tool's definition, its schema from todoInput.
 func todoTool() (*tool, error) {
-	s, err := schemaFor(reflect.TypeFor[todoInput](), map[string][]string{"action": todoActions(), "kind": {"step", "criterion"}})
+	s, err := schemaFor(reflect.TypeFor[todoInput](), map[string][]string{"action": todoActions(), "kind": {string(domain.KindStep), string(domain.KindCriterion)}})
 	if err != nil {
 		return nil, fmt.Errorf("todo tool schema: %w", err)
 	}
