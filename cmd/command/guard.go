@@ -22,6 +22,10 @@ type GuardOptions struct {
 	// Paths are the files to check as if about to be edited; none checks
 	// the staged changes (--staged).
 	Paths []string
+	// Quiet prints nothing when every path is allowed: --quiet, and always
+	// when git's pre-commit hook runs td (git sets GIT_INDEX_FILE), so a
+	// commit is silent when all is well.
+	Quiet bool
 }
 
 // guardCommand is td guard. runF, when not nil, replaces runGuard.
@@ -55,16 +59,18 @@ Examples:
    TD_SESSION=ses_qmt3y9ft td guard .todos/history/td-k3x9qa.jsonl`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "staged", Usage: "check the staged changes (the default without PATHs)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing when every path is allowed (the default from git's pre-commit hook)"},
 		},
 		Action: func(c *cli.Context) error {
 			paths := c.Args().Slice()
-			if len(paths) == 0 && r.getenv("GIT_INDEX_FILE") != "" {
+			fromHook := len(paths) == 0 && r.getenv("GIT_INDEX_FILE") != ""
+			if fromHook {
 				r.ran = "" // git's pre-commit hook, not an action the session took
 			}
 			if c.Bool("staged") && len(paths) > 0 {
 				return usagef("give --staged or PATHs, not both; td guard --help shows the usage")
 			}
-			o := &GuardOptions{Session: c.String("session"), Paths: paths}
+			o := &GuardOptions{Session: c.String("session"), Paths: paths, Quiet: c.Bool("quiet") || fromHook}
 			if runF != nil {
 				return runF(o)
 			}
@@ -93,13 +99,13 @@ func (r *runner) runGuard(o *GuardOptions) error {
 	if err != nil {
 		return err
 	}
-	return r.printGuard(rep)
+	return r.printGuard(rep, o.Quiet)
 }
 
 // printGuard reports the check: the refused paths, or one OK line. A
 // refusal fails the command; with --json the report says what, and the
 // exit status that it failed.
-func (r *runner) printGuard(rep *sessions.GuardReport) error {
+func (r *runner) printGuard(rep *sessions.GuardReport, quiet bool) error {
 	refused := rep.Refused()
 	err := r.st.export(func() any {
 		if rep.Checked == nil {
@@ -113,6 +119,9 @@ func (r *runner) printGuard(rep *sessions.GuardReport) error {
 		}
 		n := len(rep.Checked)
 		if len(refused) == 0 {
+			if quiet {
+				return nil
+			}
 			if n == 0 {
 				r.st.printf("OK: nothing staged.\n")
 				return nil
