@@ -56,8 +56,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // process's working directory. Like Run, it is not safe for concurrent use:
 // urfave/cli writes to the flag definitions some commands share.
 func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) == 2 && (args[1] == "--version" || args[1] == "-v" || args[1] == "version") {
-		fmt.Fprintf(stdout, "td %s\n", Version)
+	if v, asJSON := versionOnly(args); v {
+		if asJSON {
+			fmt.Fprintf(stdout, "{\n  \"version\": %q\n}\n", Version)
+		} else {
+			fmt.Fprintf(stdout, "td %s\n", Version)
+		}
 		return 0
 	}
 	st := &streams{in: stdin, out: stdout, errOut: stderr}
@@ -107,6 +111,27 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 		return exitCode(err)
 	}
 	return 0
+}
+
+// versionOnly reports whether the command line asks only for td's
+// version (--version, -v or version, with or without --json), answered
+// before the command tree is built so that it costs nothing but start-up,
+// and whether JSON was asked for.
+func versionOnly(args []string) (version, asJSON bool) {
+	if len(args) < 2 || len(args) > 3 {
+		return false, false
+	}
+	for _, a := range args[1:] {
+		switch a {
+		case "--version", "-v", "version":
+			version = true
+		case "--json", "--json=true":
+			asJSON = true
+		default:
+			return false, false
+		}
+	}
+	return version, version && asJSON
 }
 
 func setUsageHandlers(c *cli.Command) {

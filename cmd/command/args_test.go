@@ -39,3 +39,26 @@ func TestReorderArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionOnly(t *testing.T) {
+	tests := []struct {
+		args          []string
+		version, json bool
+	}{
+		{[]string{"td", "--version"}, true, false},
+		{[]string{"td", "-v"}, true, false},
+		{[]string{"td", "version"}, true, false},
+		{[]string{"td", "--version", "--json"}, true, true},
+		{[]string{"td", "--json", "version"}, true, true},
+		{[]string{"td", "--json"}, false, false},
+		{[]string{"td", "version", "--dir", "x"}, false, false},
+		{[]string{"td", "list", "--version"}, false, false},
+		{[]string{"td"}, false, false},
+	}
+	for _, tt := range tests {
+		v, j := versionOnly(tt.args)
+		if v != tt.version || j != tt.json {
+			t.Errorf("versionOnly(%q) = %v, %v; want %v, %v", tt.args, v, j, tt.version, tt.json)
+		}
+	}
+}
