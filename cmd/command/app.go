@@ -82,7 +82,11 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err.Error()} }
 	app.CommandNotFound = func(c *cli.Context, name string) {
-		failure = usagef("unknown command %q; td help lists the commands", name)
+		cmds := app.Commands
+		if c.Command != nil && c.Command.Name != "" && c.Command.Name != app.Name {
+			cmds = c.Command.Subcommands
+		}
+		failure = unknownCommand(commandPath(c), name, cmds)
 	}
 	for _, c := range app.Commands {
 		setUsageHandlers(c)
@@ -104,7 +108,9 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 		}
 	}
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "flag provided but not defined") || strings.HasPrefix(err.Error(), "invalid value") {
+		if u := unknownFlag(err.Error(), globalFlags); u != "" {
+			err = &usageError{u + " td help shows the usage"}
+		} else if strings.HasPrefix(err.Error(), "invalid value") {
 			err = &usageError{err.Error()}
 		}
 		st.reportError(err)
@@ -136,7 +142,11 @@ func versionOnly(args []string) (version, asJSON bool) {
 
 func setUsageHandlers(c *cli.Command) {
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return &usageError{fmt.Sprintf("%v; td %s --help shows the usage", err, c.FullName())}
+		msg := err.Error() + ";"
+		if u := unknownFlag(err.Error(), append(append([]cli.Flag{}, c.Flags...), globalFlags...)); u != "" {
+			msg = u
+		}
+		return &usageError{fmt.Sprintf("%s td %s --help shows the usage", msg, c.FullName())}
 	}
 	for _, sc := range c.Subcommands {
 		setUsageHandlers(sc)
@@ -503,10 +513,28 @@ func (r *runner) textOrFile(c *cli.Context, inline, fileFlag, either string) (st
 // args checks the number of positional arguments.
 func args(c *cli.Context, min, max int, usage string) ([]string, error) {
 	a := c.Args().Slice()
+	if sub := subcommands(c.Command); len(sub) > 0 && max >= 0 && len(a) > max {
+		return nil, unknownCommand(commandPath(c), a[0], sub)
+	}
 	if len(a) < min || (max >= 0 && len(a) > max) {
 		return nil, usagef("usage: td %s %s", commandPath(c), usage)
 	}
 	return a, nil
+}
+
+// subcommands are cmd's own subcommands, without the help command
+// urfave/cli adds to every command.
+func subcommands(cmd *cli.Command) []*cli.Command {
+	var out []*cli.Command
+	if cmd == nil {
+		return nil
+	}
+	for _, sc := range cmd.Subcommands {
+		if sc.Name != "help" {
+			out = append(out, sc)
+		}
+	}
+	return out
 }
 
 // commandPath is the command's full name as typed, "session bind" for a
