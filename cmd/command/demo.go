@@ -282,8 +282,8 @@ func (d *demo) run() error {
 			return d.td(0, "comment", id, "Callback route sketched; token exchange next.")
 		},
 		func() error {
-			d.say("Bad input is refused with one line and exit status 1; nothing is touched.")
-			if err := d.td(1, "show", "../../etc/passwd"); err != nil {
+			d.say("Bad input is refused with one line and exit status 2 (usage); an issue that is not there, with 1. Nothing is touched.")
+			if err := d.td(2, "show", "../../etc/passwd"); err != nil {
 				return err
 			}
 			return d.td(1, "show", "td-zzzzzz")

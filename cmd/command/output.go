@@ -97,7 +97,7 @@ func (silentFailure) Error() string { return "failed" }
 // exitCode maps an error to td's exit status: 2 for usage, 1 otherwise.
 func exitCode(err error) int {
 	var u *usageError
-	if errors.As(err, &u) {
+	if errors.As(err, &u) || repo.CodeOf(err) == repo.CodeInvalid {
 		return 2
 	}
 	return 1
