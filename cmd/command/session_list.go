@@ -70,7 +70,11 @@ func (r *runner) runSessionList(o *SessionListOptions) error {
 			if agent == "" {
 				agent = "-"
 			}
-			r.st.printf("%s %s  %-8s  %-7s  %-20s  %s  %s\n", mark, se.ID, s.EffectiveRole(se), se.Category, agent, jsonTime(se.CreatedAt), se.Name)
+			state, bound := "-", "-"
+			if rt, err := s.Runtime(se.ID); err == nil {
+				state, bound = orDash(rt.State), orDash(rt.BoundIssue)
+			}
+			r.st.printf("%s %s  %-8s  %-7s  %-20s  %-12s  %-9s  %s  %s\n", mark, se.ID, s.EffectiveRole(se), se.Category, agent, state, bound, jsonTime(se.CreatedAt), se.Name)
 		}
 		return nil
 	})
