@@ -22,6 +22,9 @@ type SendOptions struct {
 	Category domain.Category
 	// Format is --format: text or markdown, for the first message.
 	Format string
+	// Quiet is --quiet: print the export line alone, as td session start
+	// --quiet does.
+	Quiet bool
 }
 
 // sendCommand is td send: a new agent session bound to an issue, and the
@@ -45,6 +48,7 @@ Examples:
 			&cli.StringFlag{Name: "agent", Value: "primary", Usage: "the new session's agent path"},
 			&cli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "a name for the new session"},
 			&cli.StringFlag{Name: "category", Value: string(domain.CategoryProject), Usage: "project or meta"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the export line"},
 			formatFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -56,7 +60,7 @@ Examples:
 				return err
 			}
 			o := &SendOptions{Session: c.String("session"), Issue: a[0], Message: c.String("message"), Agent: domain.AgentPath(c.String("agent")),
-				Name: c.String("name"), Category: domain.Category(c.String("category")), Format: c.String("format")}
+				Name: c.String("name"), Category: domain.Category(c.String("category")), Format: c.String("format"), Quiet: c.Bool("quiet")}
 			if runF != nil {
 				return runF(o)
 			}
@@ -90,6 +94,10 @@ func (r *runner) runSend(o *SendOptions) error {
 		return map[string]any{"session": r.sessionJSON(s, res.Session, ""), "issue": res.Bind.Issue.ID,
 			"message": w.String(), "context": toContextJSON(ctx)}
 	}, func() error {
+		if o.Quiet {
+			r.st.printf("export TD_SESSION=%s\n", res.Session.ID)
+			return nil
+		}
 		r.st.printf("Started %s (agent %s, %s), bound to %s.\n", res.Session.ID, res.Session.Agent, res.Session.Category, res.Bind.Issue.ID)
 		if res.Bind.Reassigned != "" {
 			r.st.printf("The assignee was %s.\n", res.Bind.Reassigned)

@@ -9,6 +9,7 @@ import (
 func TestSendOptions(t *testing.T) {
 	checkParse(t, "", (*runner).sendCommand, []parseCase[SendOptions]{
 		{name: "defaults", argv: []string{"send", "k3x"}, want: SendOptions{Issue: "k3x", Agent: "primary", Category: domain.CategoryProject, Format: formatText}},
+		{name: "quiet", argv: []string{"send", "k3x", "-q"}, want: SendOptions{Issue: "k3x", Agent: "primary", Category: domain.CategoryProject, Format: formatText, Quiet: true}},
 		{name: "all", argv: []string{"send", "k3x", "-m", "Start with the callback.", "--agent", "primary.ui", "-n", "ui", "--category", "meta", "--format", "markdown", "--session", "ses_1"},
 			want: SendOptions{Session: "ses_1", Issue: "k3x", Message: "Start with the callback.", Agent: "primary.ui", Name: "ui", Category: domain.CategoryMeta, Format: formatMarkdown}},
 		{name: "bad format", argv: []string{"send", "k3x", "--format", "html"}, usage: true},
