@@ -3,7 +3,6 @@ package repo
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -107,16 +106,5 @@ func TestGitFactsCacheRoundTripAndCorruption(t *testing.T) {
 		if _, err := decodeGitFacts(bad); err == nil {
 			t.Fatalf("flipping byte %d went unnoticed", i)
 		}
-	}
-}
-
-func (g *gitStore) Write(rel, content string) {
-	g.t.Helper()
-	p := filepath.Join(g.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		g.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		g.t.Fatal(err)
 	}
 }

@@ -13,26 +13,6 @@ import (
 	"github.com/tdproject/td/repo/todos"
 )
 
-// autoStore is a git store in git mode auto, with its setup committed.
-func autoStore(t *testing.T) *repotest.GitStore {
-	t.Helper()
-	g := repotest.NewGitStore(t)
-	cfg := filepath.Join(g.Dir, repo.TodosDir, repo.ConfigFile)
-	data, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfg, []byte(strings.Replace(string(data), "mode: stage", "mode: auto", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	g.Commit("set up td")
-	g.Reopen()
-	if g.S.Config.Git.Mode != repo.GitModeAuto {
-		t.Fatalf("git mode %q", g.S.Config.Git.Mode)
-	}
-	return g
-}
-
 func TestAutoModeCommitsOnlyTdsFiles(t *testing.T) {
 	g := repotest.NewAutoStore(t)
 	// The user has a staged new file and an unstaged change.
