@@ -9,7 +9,7 @@ import (
 // command and its run function are workflow.go's transitionCommand and
 // runTransition, which every workflow verb but close shares.
 func unblockStep() workflowStep {
-	return workflowStep{name: "unblock", usage: "mark a blocked issue open again", done: "Unblocked",
+	return workflowStep{name: "unblock", usage: "unblock an issue: back to the status it was blocked from", done: "Unblocked",
 		desc: "Examples:\n   td unblock td-k3x9qa", flags: []cli.Flag{reasonFlag("what changed")},
 		run: issues.Unblock}
 }

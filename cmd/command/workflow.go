@@ -1,6 +1,8 @@
 package command
 
 import (
+	"strings"
+
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
@@ -45,6 +47,9 @@ type workflowStep struct {
 	name, usage, desc, done string
 	flags                   []cli.Flag
 	run                     transitionFunc
+	// reasonWords lets the reason follow the ID as words (td block ID
+	// waiting for the sandbox), as well as with --reason.
+	reasonWords bool
 }
 
 func reasonFlag(usage string) cli.Flag {
@@ -74,13 +79,24 @@ func (r *runner) workflowCommands() []*cli.Command {
 // runTransition.
 func (r *runner) transitionCommand(st workflowStep, runF func(*TransitionOptions) error) *cli.Command {
 	return &cli.Command{
-		Name: st.name, Usage: st.usage, ArgsUsage: "ID", Description: st.desc, Flags: st.flags,
+		Name: st.name, Usage: st.usage, ArgsUsage: argsUsage(st), Description: st.desc, Flags: st.flags,
 		Action: func(c *cli.Context) error {
-			a, err := args(c, 1, 1, "ID")
+			max, usage := 1, "ID"
+			if st.reasonWords {
+				max, usage = -1, "ID [REASON...]"
+			}
+			a, err := args(c, 1, max, usage)
 			if err != nil {
 				return err
 			}
-			o := &TransitionOptions{Session: c.String("session"), Issue: a[0], Reason: c.String("reason"), Force: c.Bool("force")}
+			reason := c.String("reason")
+			if words := strings.Join(a[1:], " "); words != "" {
+				if reason != "" {
+					return usagef("give the reason as words or with --reason, not both")
+				}
+				reason = words
+			}
+			o := &TransitionOptions{Session: c.String("session"), Issue: a[0], Reason: reason, Force: c.Bool("force")}
 			if runF != nil {
 				return runF(o)
 			}
@@ -189,4 +205,12 @@ func (r *runner) printTransition(name, done string, res *issues.TransitionResult
 		r.warnOpenChildren(is.ID, children)
 		return nil
 	})
+}
+
+// argsUsage is a workflow verb's arguments as help shows them.
+func argsUsage(st workflowStep) string {
+	if st.reasonWords {
+		return "ID [REASON...]"
+	}
+	return "ID"
 }

@@ -32,6 +32,11 @@ func TestTransitionOptions(t *testing.T) {
 		{name: "review force", argv: []string{"review", "k3x", "--force", "-m", "see the diff"}, want: TransitionOptions{Issue: "k3x", Force: true, Reason: "see the diff"}},
 		{name: "review two ids", argv: []string{"review", "a", "b"}, usage: true},
 	})
+	testParse(t, verb("block"), []parseCase[TransitionOptions]{
+		{name: "block reason as words", argv: []string{"block", "k3x", "waiting", "for", "the", "sandbox"}, want: TransitionOptions{Issue: "k3x", Reason: "waiting for the sandbox"}},
+		{name: "block reason flag", argv: []string{"block", "k3x", "-m", "waiting"}, want: TransitionOptions{Issue: "k3x", Reason: "waiting"}},
+		{name: "block reason twice", argv: []string{"block", "k3x", "waiting", "-m", "waiting"}, usage: true},
+	})
 	testParse(t, verb("approve"), []parseCase[TransitionOptions]{
 		{name: "approve", argv: []string{"approve", "--session", "s-1", "k3x", "--reason", "ran the tests"}, want: TransitionOptions{Session: "s-1", Issue: "k3x", Reason: "ran the tests"}},
 		{name: "approve takes no force", argv: []string{"approve", "k3x", "--force"}, usage: true},
