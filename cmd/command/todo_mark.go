@@ -26,31 +26,33 @@ type TodoMarkOptions struct {
 type markVerb struct {
 	usage, desc string
 	reason      bool
+	// aliases are other names the verb answers to.
+	aliases []string
 }
 
 // todoMarkVerb is the status verb op.
-func todoMarkVerb(op string) (usage, desc string, reason bool) {
+func todoMarkVerb(op string) (usage, desc string, reason bool, aliases []string) {
 	v := map[string]func() markVerb{
 		todos.TodoStart: todoStartVerb, todos.TodoDone: todoDoneVerb, todos.TodoDrop: todoDropVerb,
 		todos.TodoBlock: todoBlockVerb, todos.TodoUnblock: todoUnblockVerb,
 	}[op]
 	if v == nil {
-		return "", "", false
+		return "", "", false, nil
 	}
 	m := v()
-	return m.usage, m.desc, m.reason
+	return m.usage, m.desc, m.reason, m.aliases
 }
 
 // todoMarkCommand is td todo OP for one status verb. runF, when not nil,
 // replaces runTodoMark.
 func (r *runner) todoMarkCommand(op string, runF func(*TodoMarkOptions) error) *cli.Command {
-	usage, desc, reason := todoMarkVerb(op)
+	usage, desc, reason, aliases := todoMarkVerb(op)
 	flags := append([]cli.Flag{}, todoScopeFlags...)
 	if reason {
 		flags = append(flags, &cli.StringFlag{Name: "reason", Usage: "why: added as a note \"blocked: REASON\""})
 	}
 	return &cli.Command{
-		Name: op, Usage: usage, ArgsUsage: "TEXT...", Description: desc, Flags: flags,
+		Name: op, Aliases: aliases, Usage: usage, ArgsUsage: "TEXT...", Description: desc, Flags: flags,
 		Action: func(c *cli.Context) error {
 			a, err := args(c, 1, -1, "TEXT... (part of each todo's text)")
 			if err != nil {
