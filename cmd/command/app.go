@@ -57,10 +57,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 // urfave/cli writes to the flag definitions some commands share.
 func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	if v, asJSON := versionOnly(args); v {
-		if asJSON {
-			fmt.Fprintf(stdout, "{\n  \"version\": %q\n}\n", Version)
-		} else {
-			fmt.Fprintf(stdout, "td %s\n", Version)
+		// td version's own run function, before the command tree is built.
+		r := &runner{st: &streams{in: stdin, out: stdout, errOut: stderr, json: asJSON}, getenv: getenv}
+		if err := r.runVersion(&VersionOptions{}); err != nil {
+			return 1
 		}
 		return 0
 	}
@@ -80,7 +80,12 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	app := r.app()
 	var failure error
 	app.ExitErrHandler = func(*cli.Context, error) {}
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err.Error()} }
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		if u := unknownFlag(err.Error(), globalFlags); u != "" {
+			return &usageError{u + " td help shows the usage"}
+		}
+		return &usageError{err.Error()}
+	}
 	app.CommandNotFound = func(c *cli.Context, name string) {
 		cmds := app.Commands
 		if c.Command != nil && c.Command.Name != "" && c.Command.Name != app.Name {
@@ -108,9 +113,7 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 		}
 	}
 	if err != nil {
-		if u := unknownFlag(err.Error(), globalFlags); u != "" {
-			err = &usageError{u + " td help shows the usage"}
-		} else if strings.HasPrefix(err.Error(), "invalid value") {
+		if strings.HasPrefix(err.Error(), "invalid value") {
 			err = &usageError{err.Error()}
 		}
 		st.reportError(err)
@@ -189,14 +192,7 @@ func (r *runner) recordRuns(c *cli.Command) {
 			path := commandPath(ctx)
 			r.dirFlag = ctx.String("dir")
 			if !unrecorded[path] {
-				words := []string{path}
-				for _, a := range ctx.Args().Slice() {
-					if a == "" || strings.ContainsAny(a, " \t\n\"'") {
-						a = strconv.Quote(a)
-					}
-					words = append(words, a)
-				}
-				r.ran = strings.Join(words, " ")
+				r.ran = actionLine(path, ctx.Args().Slice()...)
 				r.sessionFlag = ctx.String("session")
 			}
 			return act(ctx)
@@ -205,6 +201,20 @@ func (r *runner) recordRuns(c *cli.Command) {
 	for _, sc := range c.Subcommands {
 		r.recordRuns(sc)
 	}
+}
+
+// actionLine is a command as a session's action record shows it: its
+// path, then its arguments, quoted when empty or holding a space or a
+// quote (as recordRuns writes a command line's).
+func actionLine(path string, args ...string) string {
+	words := []string{path}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'") {
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }
 
 // recordAction notes the command in the acting session's runtime: its last
@@ -394,9 +404,11 @@ func (r *runner) options() (repo.Options, error) {
 	return repo.Options{Now: now, Env: r.getenv}, nil
 }
 
-func (r *runner) workDir(c *cli.Context) string {
-	if d := c.String("dir"); d != "" {
-		return r.path(d)
+// runDir is the directory the running command acts in: its --dir, else
+// the directory td runs in.
+func (r *runner) runDir() string {
+	if r.dirFlag != "" {
+		return r.path(r.dirFlag)
 	}
 	return r.path(".")
 }
@@ -411,11 +423,7 @@ func (r *runner) openStore() (*repo.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := r.path(".")
-	if r.dirFlag != "" {
-		dir = r.path(r.dirFlag)
-	}
-	s, err := repo.Open(dir, opts)
+	s, err := repo.Open(r.runDir(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -443,57 +451,6 @@ func (r *runner) path(p string) string {
 		return p
 	}
 	return filepath.Join(r.dir, p)
-}
-
-// open finds the store for this invocation.
-func (r *runner) open(c *cli.Context) (*repo.Store, error) {
-	if r.store != nil {
-		return r.store, nil
-	}
-	opts, err := r.options()
-	if err != nil {
-		return nil, err
-	}
-	s, err := repo.Open(r.workDir(c), opts)
-	if err != nil {
-		return nil, err
-	}
-	r.store = s
-	return s, nil
-}
-
-// openActor finds the store and the acting session, creating the
-// operator's default session on first use: what every writing command needs.
-func (r *runner) openActor(c *cli.Context) (*repo.Store, *repo.Session, error) {
-	s, err := r.open(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	se, _, err := s.CurrentSession(c.String("session"), true)
-	r.actor = se
-	return s, se, err
-}
-
-// openArgs checks the positional arguments, then finds the store: the
-// start of most commands that only read.
-func (r *runner) openArgs(c *cli.Context, min, max int, usage string) ([]string, *repo.Store, error) {
-	a, err := args(c, min, max, usage)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := r.open(c)
-	return a, s, err
-}
-
-// actorArgs checks the positional arguments, then finds the store and the
-// acting session: the start of most commands that act as a session.
-func (r *runner) actorArgs(c *cli.Context, min, max int, usage string) ([]string, *repo.Store, *repo.Session, error) {
-	a, err := args(c, min, max, usage)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	s, se, err := r.openActor(c)
-	return a, s, se, err
 }
 
 // textOrFile returns inline text, or the content of the file named by the

@@ -152,17 +152,3 @@ func (m *mcpRunner) call(asJSON bool, ran string, run func(r *runner) error) mcp
 	}
 	return mcpserver.Output{Stdout: out.Bytes(), Stderr: errOut.Bytes(), Failed: err != nil}
 }
-
-// actionLine is a command as a session's action record shows it: its
-// path, then its arguments, quoted when empty or holding a space or a
-// quote (as recordRuns writes a command line's).
-func actionLine(path string, args ...string) string {
-	words := []string{path}
-	for _, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n\"'") {
-			a = strconv.Quote(a)
-		}
-		words = append(words, a)
-	}
-	return strings.Join(words, " ")
-}
