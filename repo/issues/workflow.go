@@ -153,18 +153,22 @@ func Start(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, erro
 	if err != nil {
 		return res, err
 	}
-	rt, err := s.Runtime(se.ID)
+	// The session's runtime is local state, outside the transaction: it is
+	// read and written under its own lock, after the issue is written, so
+	// a crash between the two leaves an issue started and a session not
+	// yet bound, which the next td start binds.
+	bound := false
+	err = s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
+		if rt.BoundIssue == "" {
+			rt.BoundIssue, bound = res.Issue.ID, true
+		}
+		return nil
+	})
 	if err != nil {
 		s.Warnf("%s is started; the session was not bound to it: %v", res.Issue.ID, err)
 		return res, nil
 	}
-	if rt.BoundIssue == "" {
-		if err := s.SetBinding(se.ID, res.Issue.ID); err != nil {
-			s.Warnf("%s is started; the session was not bound to it: %v", res.Issue.ID, err)
-			return res, nil
-		}
-		res.Bound = true
-	}
+	res.Bound = bound
 	return res, nil
 }
 
