@@ -1,6 +1,7 @@
 package command
 
 import (
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/review"
 	"github.com/urfave/cli/v2"
 )
@@ -73,7 +74,7 @@ func (r *runner) runAuditVerify(o *AuditVerifyOptions) error {
 		if rep.Base != "" {
 			against = "checked against " + rep.Base
 		}
-		r.st.printf("%s: %d %s, chain intact (%s).\n", rep.Path, rep.Events, pluralWord(rep.Events, "event", "events"), against)
+		r.st.printf("%s: %d %s, chain intact (%s).\n", rep.Path, rep.Events, domain.Plural(rep.Events, "event", "events"), against)
 		return nil
 	})
 	if err != nil {

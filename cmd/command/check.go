@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/review"
 	"github.com/urfave/cli/v2"
 )
@@ -102,8 +103,8 @@ func (r *runner) runCheck(o *CheckOptions) error {
 // checkSummary is td check's last line: the count and what was compared.
 func checkSummary(rep *review.CheckReport) string {
 	n := len(rep.Violations)
-	s := fmt.Sprintf("td check: %s in %s (%s)", pluralWord(n, "1 violation", fmt.Sprintf("%d violations", n)),
-		pluralWord(rep.Files, "1 file", fmt.Sprintf("%d files", rep.Files)), pluralWord(rep.Issues, "1 issue", fmt.Sprintf("%d issues", rep.Issues)))
+	s := fmt.Sprintf("td check: %s in %s (%s)", domain.Plural(n, "1 violation", fmt.Sprintf("%d violations", n)),
+		domain.Plural(rep.Files, "1 file", fmt.Sprintf("%d files", rep.Files)), domain.Plural(rep.Issues, "1 issue", fmt.Sprintf("%d issues", rep.Issues)))
 	if rep.Base != "" {
 		return s + fmt.Sprintf(", against %s (merge base %s).", rep.Base, shortHash(rep.BaseCommit))
 	}

@@ -134,9 +134,9 @@ func (r *runner) openChildrenBeforeClose(o *CloseOptions, s *repo.Store, se *rep
 // only y or yes says so.
 func (r *runner) askClose(id string, children []*repo.Issue) bool {
 	n := len(children)
-	r.st.printf("%s has %d open %s:\n", id, n, pluralWord(n, "child", "children"))
+	r.st.printf("%s has %d open %s:\n", id, n, domain.Plural(n, "child", "children"))
 	r.printChildren(r.st.out, children)
-	r.st.printf("Close %s anyway? %s open. [y/N] ", id, pluralWord(n, "It stays", "They stay"))
+	r.st.printf("Close %s anyway? %s open. [y/N] ", id, domain.Plural(n, "It stays", "They stay"))
 	line, _ := bufio.NewReader(r.st.in).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
@@ -166,7 +166,7 @@ func (r *runner) warnOpenChildren(id string, children []*repo.Issue) {
 		return
 	}
 	r.st.warnf("%s has %d open %s; %s open (--yes skips this check):", id, len(children),
-		pluralWord(len(children), "child", "children"), pluralWord(len(children), "it stays", "they stay"))
+		domain.Plural(len(children), "child", "children"), domain.Plural(len(children), "it stays", "they stay"))
 	r.printChildren(r.st.errOut, children)
 }
 

@@ -126,18 +126,18 @@ func (r *runner) printGuard(rep *sessions.GuardReport, quiet bool) error {
 				r.st.printf("OK: nothing staged.\n")
 				return nil
 			}
-			r.st.printf("OK: %d %s within the scope of %s.\n", n, pluralWord(n, what, what+"s"), guardActor(rep))
+			r.st.printf("OK: %d %s within the scope of %s.\n", n, domain.Plural(n, what, what+"s"), guardActor(rep))
 			return nil
 		}
 		for _, c := range refused {
 			r.st.printf("%s: %s\n", c.Path, c.Reason)
 		}
 		if rep.Staged {
-			it := pluralWord(len(refused), "it", "them")
+			it := domain.Plural(len(refused), "it", "them")
 			return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s may not commit %d of %d staged %s; unstage %s with git restore --staged PATH, or leave %s to a session whose scope covers %s",
-				guardActor(rep), len(refused), n, pluralWord(n, "path", "paths"), it, it, it)}
+				guardActor(rep), len(refused), n, domain.Plural(n, "path", "paths"), it, it, it)}
 		}
-		return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s may not change %d of %d %s", guardActor(rep), len(refused), n, pluralWord(n, "path", "paths"))}
+		return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s may not change %d of %d %s", guardActor(rep), len(refused), n, domain.Plural(n, "path", "paths"))}
 	})
 	if err == nil && len(refused) > 0 {
 		return silentFailure{} // the JSON report named them

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/harness"
 	"github.com/urfave/cli/v2"
@@ -202,7 +203,7 @@ func (r *runner) onboardCheck(names []string) error {
 		}
 		if bad > 0 {
 			return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%d of %d %s lack the current td onboard block (v%d); td onboard --write FILE puts it in",
-				bad, len(checks), pluralWord(len(checks), "file", "files"), v)}
+				bad, len(checks), domain.Plural(len(checks), "file", "files"), v)}
 		}
 		return nil
 	})

@@ -64,9 +64,9 @@ func proposalWhat(p todos.Proposal) string {
 // countOf counts todos of a kind: "1 criterion", "2 steps".
 func countOf(kind domain.TodoKind, n int) string {
 	if kind == domain.KindCriterion {
-		return fmt.Sprintf("%d %s", n, pluralWord(n, "criterion", "criteria"))
+		return fmt.Sprintf("%d %s", n, domain.Plural(n, "criterion", "criteria"))
 	}
-	return fmt.Sprintf("%d %s", n, pluralWord(n, "step", "steps"))
+	return fmt.Sprintf("%d %s", n, domain.Plural(n, "step", "steps"))
 }
 
 // proposalBlock renders items as they would join the list: under their

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/review"
 )
 
@@ -31,7 +32,7 @@ func diffText(d *review.TodosDiff) string {
 		fmt.Fprintf(&b, "No changes in .todos %s.\n", rangeWords(d.Range, plainWord))
 		return b.String()
 	}
-	fmt.Fprintf(&b, "Changes in .todos %s: %s.\n", rangeWords(d.Range, plainWord), pluralWord(len(d.Issues), "1 issue", fmt.Sprintf("%d issues", len(d.Issues))))
+	fmt.Fprintf(&b, "Changes in .todos %s: %s.\n", rangeWords(d.Range, plainWord), domain.Plural(len(d.Issues), "1 issue", fmt.Sprintf("%d issues", len(d.Issues))))
 	for _, is := range d.Issues {
 		fmt.Fprintf(&b, "\n%s %s\n", is.ID, is.Title)
 		for _, e := range is.Events {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/urfave/cli/v2"
 )
 
@@ -85,12 +86,12 @@ func (r *runner) runSecurity(o *SecurityOptions) error {
 			r.st.printf("%s  %-28s %-10s %s (%s)  %s\n", jsonTime(e.TS), e.Kind, issue, e.SessionID, agent, e.Reason)
 		}
 		if o.Kind != "" {
-			r.st.printf("\n%d %s %s.\n", len(shown), o.Kind, pluralWord(len(shown), "event", "events"))
+			r.st.printf("\n%d %s %s.\n", len(shown), o.Kind, domain.Plural(len(shown), "event", "events"))
 			return nil
 		}
 		ca, sc := counts[audit.KindCreatorApproval], counts[audit.KindSelfClose]
 		r.st.printf("\n%d creator-approval, %d self-close %s; %d %s in all.\n",
-			ca, sc, pluralWord(sc, "exception", "exceptions"), len(shown), pluralWord(len(shown), "event", "events"))
+			ca, sc, domain.Plural(sc, "exception", "exceptions"), len(shown), domain.Plural(len(shown), "event", "events"))
 		return nil
 	})
 }

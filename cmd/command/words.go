@@ -2,14 +2,6 @@ package command
 
 import "strings"
 
-// pluralWord is one when n is 1, else many.
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // quoteAll puts each string in double quotes and joins them with commas.
 func quoteAll(ss []string) string {
 	q := make([]string, len(ss))

@@ -187,7 +187,7 @@ func (r *runner) printTransition(name, done string, res *issues.TransitionResult
 		r.st.printf(".\n")
 		if len(res.OpenCriteria) > 0 {
 			r.st.warnf("submitted with %d open acceptance %s: %s", len(res.OpenCriteria),
-				pluralWord(len(res.OpenCriteria), "criterion", "criteria"), quoteAll(res.OpenCriteria))
+				domain.Plural(len(res.OpenCriteria), "criterion", "criteria"), quoteAll(res.OpenCriteria))
 		}
 		for _, ev := range res.Security {
 			switch ev.Kind {

@@ -113,3 +113,22 @@ func TestValidWords(t *testing.T) {
 		t.Errorf("AssignedSession() of a name = %q", got)
 	}
 }
+
+func TestPluralAndQuoteList(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{{0, "todos"}, {1, "todo"}, {2, "todos"}} {
+		if got := Plural(tt.n, "todo", "todos"); got != tt.want {
+			t.Errorf("Plural(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		in   []string
+		want string
+	}{{nil, ""}, {[]string{"a"}, `"a"`}, {[]string{"a", `say "hi"`}, `"a", "say \"hi\""`}} {
+		if got := QuoteList(tt.in); got != tt.want {
+			t.Errorf("QuoteList(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

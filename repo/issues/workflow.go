@@ -1,7 +1,6 @@
 package issues
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/tdproject/td/audit"
@@ -222,7 +221,7 @@ func Review(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*
 		open := markdown.OpenCriteria(is.Todos())
 		if len(open) > 0 && !o.Force {
 			return nil, "", repo.Errorf(repo.CodeRefused, "cannot submit %s: %d acceptance %s still open (%s); finish %s, or pass --force to ask for sign-off anyway",
-				is.ID, len(open), Plural(len(open), "criterion is", "criteria are"), QuoteList(open), Plural(len(open), "it", "them"))
+				is.ID, len(open), domain.Plural(len(open), "criterion is", "criteria are"), domain.QuoteList(open), domain.Plural(len(open), "it", "them"))
 		}
 		res.OpenCriteria = open
 		var d map[string]any
@@ -314,19 +313,4 @@ func unblockedStatus(entries []audit.Entry, implementer string) domain.Status {
 		return domain.StatusInProgress
 	}
 	return domain.StatusOpen
-}
-
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func QuoteList(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return strings.Join(q, ", ")
 }

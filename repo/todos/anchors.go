@@ -8,7 +8,6 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
-	"github.com/tdproject/td/repo/issues"
 )
 
 // AnchorRequest says where an anchor goes or comes from: the session's
@@ -200,5 +199,5 @@ func findAnchor(list []markdown.Anchor, target, place string) (int, error) {
 	for _, i := range hits {
 		texts = append(texts, list[i].Text)
 	}
-	return -1, repo.Errorf(repo.CodeRefused, "%q matches %d anchors of %s: %s; give more of the text", target, len(hits), place, issues.QuoteList(texts))
+	return -1, repo.Errorf(repo.CodeRefused, "%q matches %d anchors of %s: %s; give more of the text", target, len(hits), place, domain.QuoteList(texts))
 }
