@@ -1,7 +1,10 @@
 // Package repotest builds stores for the tests of td's use-case packages:
 // a store without git in a temporary directory, or one in a real git
 // repository with the git program to commit the way a user would. It is
-// imported only by tests.
+// imported only by tests. The root repo package's own tests keep small
+// copies of NewStore and GitStore (store_test.go, gitfacts_test.go):
+// they are inside package repo, which this package imports, so they
+// cannot import it back.
 package repotest
 
 import (
