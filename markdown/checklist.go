@@ -422,11 +422,6 @@ func splitOrigin(h string) (name string, origin domain.AgentPath) {
 	return strings.TrimSpace(h[:open]), path
 }
 
-// lowerAlnum reports whether ch is a lowercase ASCII letter or a digit.
-func lowerAlnum(ch byte) bool {
-	return ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9'
-}
-
 // headingsOf lists the top-level headings of a parsed body. Headings and
 // the checklist share it, so the checklist parses a body once.
 func headingsOf(doc ast.Node, body []byte) []Heading {

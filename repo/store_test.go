@@ -33,21 +33,6 @@ func newTestStore(t testing.TB) *Store {
 	return s
 }
 
-// reopen opens the store's tree again with its own environment, as another
-// td process would.
-func reopen(t testing.TB, s *Store, env map[string]string) *Store {
-	t.Helper()
-	if env == nil {
-		env = map[string]string{}
-	}
-	env["GIT_AUTHOR_NAME"], env["GIT_AUTHOR_EMAIL"] = "Op", "op@example.com"
-	o, err := Open(s.Root, Options{Now: s.opts.Now, Env: func(k string) string { return env[k] }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
 func actor(t testing.TB, s *Store) *Session {
 	t.Helper()
 	se, _, err := s.CurrentSession("", true)

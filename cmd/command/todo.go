@@ -99,10 +99,6 @@ func (r *runner) todoJSONOf(res *todos.TodoResult) todoJSON {
 	return out
 }
 
-// printTodos prints the list after a todo operation: the items as the file
-// shows them, then the summary line.
-func (r *runner) printTodos(res *todos.TodoResult) error { return r.printTodosFor(res, "") }
-
 // printTodosFor is printTodos for a list named with --issue issueFlag, which
 // the suggested commands repeat.
 func (r *runner) printTodosFor(res *todos.TodoResult, issueFlag string) error {

@@ -48,21 +48,6 @@ func NewStore(t testing.TB) *repo.Store {
 	return s
 }
 
-// Reopen opens the store's tree again with its own environment, as another
-// td process would.
-func Reopen(t testing.TB, s *repo.Store, env map[string]string) *repo.Store {
-	t.Helper()
-	if env == nil {
-		env = map[string]string{}
-	}
-	env["GIT_AUTHOR_NAME"], env["GIT_AUTHOR_EMAIL"] = "Op", "op@example.com"
-	o, err := repo.Open(s.Root, repo.Options{Now: s.Now, Env: func(k string) string { return env[k] }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
 // Actor is the store's current session, created on first use: the
 // operator's default session.
 func Actor(t testing.TB, s *repo.Store) *repo.Session {
@@ -72,14 +57,6 @@ func Actor(t testing.TB, s *repo.Store) *repo.Session {
 		t.Fatal(err)
 	}
 	return se
-}
-
-// WriteIssueFile writes an issue file as a hand edit would.
-func WriteIssueFile(t testing.TB, s *repo.Store, id, content string) {
-	t.Helper()
-	if err := os.WriteFile(s.IssuePath(id), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // GitStore is a store in a real git repository, with the git program to
