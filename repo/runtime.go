@@ -74,6 +74,9 @@ func runtimeName(id string) string { return "sessions/" + id + ".json" }
 // Runtime reads a session's local state; a session that never bound
 // anything has the zero Runtime.
 func (s *Store) Runtime(id string) (*Runtime, error) {
+	if id == "" { // the session a reading command stands in with has no runtime yet
+		return &Runtime{}, nil
+	}
 	if !ValidSessionID(id) {
 		return nil, Errorf(CodeInvalid, "%q is not a session ID", id)
 	}
@@ -149,6 +152,9 @@ func (s *Store) BoundIssueID(se *Session) (string, error) {
 		return "", err
 	}
 	if rt.BoundIssue == "" {
+		if se.ID == "" {
+			return "", Errorf(CodeRefused, "no session has started here yet, so no issue is bound; bind one with td session bind ID, or name one with --issue ID")
+		}
 		if s.EffectiveRole(se) == domain.RoleOperator {
 			return "", Errorf(CodeRefused, "session %s is not bound to an issue; bind one with td session bind ID, or name one with --issue ID", se.ID)
 		}

@@ -37,6 +37,7 @@ const (
 	SourceEnv      = "TD_SESSION"
 	SourceCheckout = "checkout"
 	SourceDefault  = "default"
+	SourceNone     = "none yet"
 )
 
 // StartOptions configures StartSession.
@@ -286,6 +287,24 @@ func (s *Store) CurrentSession(flag string, create bool) (acting *Session, sourc
 		return nil, "", err
 	}
 	return se, SourceDefault, nil
+}
+
+// ReadingSession is CurrentSession for a command that only reads: when
+// nobody is acting yet it returns the default session td would start at
+// the first change, with an empty ID and the source SourceNone, and writes
+// nothing. A reading command must not leave a session file behind.
+func (s *Store) ReadingSession(flag string) (*Session, string, error) {
+	se, src, err := s.CurrentSession(flag, false)
+	if err != nil || se != nil {
+		return se, src, err
+	}
+	author, err := s.Author()
+	if err != nil {
+		return nil, "", err
+	}
+	name, _ := SplitIdentity(author)
+	return &Session{Name: name, Role: domain.RoleOperator, Category: domain.CategoryProject,
+		Author: author, CreatedAt: s.Now()}, SourceNone, nil
 }
 
 // defaultSession returns the author's default session for this checkout,

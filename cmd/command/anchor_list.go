@@ -32,7 +32,7 @@ func (r *runner) anchorListCommand(runF func(*AnchorListOptions) error) *cli.Com
 
 // runAnchorList prints the anchors in scope.
 func (r *runner) runAnchorList(o *AnchorListOptions) error {
-	s, se, err := r.openSession(o.Session)
+	s, se, err := r.readSession(o.Session)
 	if err != nil {
 		return err
 	}

@@ -444,6 +444,21 @@ func (r *runner) openSession(session string) (*repo.Store, *repo.Session, error)
 	return s, se, err
 }
 
+// readSession is openSession for a command that only reads: when nobody
+// is acting yet it returns the session td would start at the first change
+// (with no ID) and writes nothing.
+func (r *runner) readSession(session string) (*repo.Store, *repo.Session, error) {
+	s, err := r.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	se, _, err := s.ReadingSession(session)
+	if se != nil && se.ID != "" {
+		r.actor = se
+	}
+	return s, se, err
+}
+
 // path resolves a path named on the command line against the directory td
 // runs in.
 func (r *runner) path(p string) string {

@@ -43,7 +43,7 @@ Examples:
 
 // runContext prints the session's context block as it is now.
 func (r *runner) runContext(o *ContextOptions) error {
-	s, se, err := r.openSession(o.Session)
+	s, se, err := r.readSession(o.Session)
 	if err != nil {
 		return err
 	}

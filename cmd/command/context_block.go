@@ -163,6 +163,9 @@ func writeContext(w *blockWriter, ctx *sessions.Context) {
 		w.line("Language: %s.", ctx.Language)
 	}
 	who := fmt.Sprintf("Session %s: %s", ctx.Session.ID, ctx.Role)
+	if ctx.Session.ID == "" {
+		who = fmt.Sprintf("No session yet (td starts one at your first change): %s", ctx.Role)
+	}
 	if ctx.Session.Agent != "" {
 		who += " " + string(ctx.Session.Agent)
 	}

@@ -43,7 +43,7 @@ Examples:
 
 // runReviewable lists the issues in review the session may approve.
 func (r *runner) runReviewable(o *ReviewableOptions) error {
-	s, se, err := r.openSession(o.Session)
+	s, se, err := r.readSession(o.Session)
 	if err != nil {
 		return err
 	}

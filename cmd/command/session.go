@@ -39,6 +39,15 @@ default operator session for this checkout, made on first use.`,
 	}
 }
 
+// sessionIDText is a session's ID as people read it: the session a
+// reading command stands in with before the first change has none yet.
+func sessionIDText(se *repo.Session) string {
+	if se.ID == "" {
+		return "none yet (td starts one at your first change)"
+	}
+	return se.ID
+}
+
 // currentSession is the session td acts as here (session is --session),
 // nil when there is none yet: it never makes the default session, as a
 // reading command should not.
@@ -76,7 +85,7 @@ func (r *runner) sessionArg(s *repo.Store, session, id string, create bool) (*re
 }
 
 func (r *runner) printSession(s *repo.Store, se *repo.Session) {
-	r.st.printf("session:  %s\n", se.ID)
+	r.st.printf("session:  %s\n", sessionIDText(se))
 	r.st.printf("name:     %s\n", se.Name)
 	r.st.printf("role:     %s", s.EffectiveRole(se))
 	if se.Role == domain.RoleOperator && s.EffectiveRole(se) != domain.RoleOperator {
@@ -88,7 +97,9 @@ func (r *runner) printSession(s *repo.Store, se *repo.Session) {
 	}
 	r.st.printf("category: %s\n", se.Category)
 	r.st.printf("author:   %s\n", se.Author)
-	r.st.printf("created:  %s\n", jsonTime(se.CreatedAt))
+	if se.ID != "" {
+		r.st.printf("created:  %s\n", jsonTime(se.CreatedAt))
+	}
 	if se.Previous != "" {
 		r.st.printf("previous: %s\n", se.Previous)
 	}

@@ -37,7 +37,7 @@ func (r *runner) statusCommand(runF func(*StatusOptions) error) *cli.Command {
 // runStatus shows the session, its bound issue's checklist, the issues
 // awaiting its review and those it submitted.
 func (r *runner) runStatus(o *StatusOptions) error {
-	s, se, err := r.openSession(o.Session)
+	s, se, err := r.readSession(o.Session)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,11 @@ func (r *runner) runStatus(o *StatusOptions) error {
 		out["submitted"] = sub
 		return out
 	}, func() error {
-		r.st.printf("Session %s (%s, %s)\n", se.ID, s.EffectiveRole(se), se.Name)
+		if se.ID == "" {
+			r.st.printf("No session yet: td starts one (%s, %s) at your first change\n", s.EffectiveRole(se), se.Name)
+		} else {
+			r.st.printf("Session %s (%s, %s)\n", se.ID, s.EffectiveRole(se), se.Name)
+		}
 		switch {
 		case view != nil:
 			r.st.printf("Bound to %s %q (%s): %s\n", view.Issue.ID, view.Issue.Title, view.Issue.Status, summaryLine(markdown.Summarize(view.Items)))

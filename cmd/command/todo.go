@@ -190,7 +190,11 @@ func todoScopeOf(c *cli.Context) TodoScope {
 // runTodoOp runs one todo operation in scope as the scope's session and
 // prints the list it leaves.
 func (r *runner) runTodoOp(op string, scope TodoScope, req todos.TodoRequest) error {
-	s, se, err := r.openSession(scope.Session)
+	open := r.openSession
+	if op == todos.TodoView {
+		open = r.readSession
+	}
+	s, se, err := open(scope.Session)
 	if err != nil {
 		return err
 	}

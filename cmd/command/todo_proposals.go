@@ -44,7 +44,7 @@ Examples:
 // runTodoProposals lists the proposals on the issue and what became of
 // each.
 func (r *runner) runTodoProposals(o *TodoProposalsOptions) error {
-	s, se, err := r.openSession(o.Session)
+	s, se, err := r.readSession(o.Session)
 	if err != nil {
 		return err
 	}

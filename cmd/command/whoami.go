@@ -40,7 +40,7 @@ func (r *runner) runWhoami(o *WhoamiOptions) error {
 	if err != nil {
 		return err
 	}
-	se, src, err := s.CurrentSession(o.Session, true)
+	se, src, err := s.ReadingSession(o.Session)
 	if err != nil {
 		return err
 	}
