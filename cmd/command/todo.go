@@ -63,12 +63,16 @@ func todoItemsJSON(items []markdown.Item) []todoItemJSON {
 	return out
 }
 
-// summaryLine is the one line printed under every list.
+// summaryLine is the one line printed under every list: the steps'
+// counts, then the criteria's, each item counted once.
 func summaryLine(s domain.Summary) string {
 	var b strings.Builder
+	if s.CriteriaTotal > 0 {
+		b.WriteString("steps: ")
+	}
 	fmt.Fprintf(&b, "%d done, %d open, %d dropped, %d blocked", s.Done, s.Open, s.Dropped, s.Blocked)
 	if s.CriteriaTotal > 0 {
-		fmt.Fprintf(&b, "; criteria %d of %d done", s.CriteriaDone, s.CriteriaTotal)
+		fmt.Fprintf(&b, "; criteria: %d of %d done", s.CriteriaDone, s.CriteriaTotal)
 	}
 	if s.Active != nil {
 		fmt.Fprintf(&b, "; active: %q", s.Active.Text)

@@ -66,8 +66,9 @@ type Todo struct {
 	Notes []string
 }
 
-// Summary counts a checklist: how many todos are done, open, dropped and
-// blocked, how many criteria are met, and which item is in progress.
+// Summary counts a checklist: how many steps are done, open, dropped and
+// blocked, how many criteria (counted apart, never as steps) are met, and
+// which item is in progress.
 type Summary struct {
 	Done          int         `json:"done"`
 	Open          int         `json:"open"`
@@ -87,7 +88,24 @@ type ActiveTodo struct {
 
 // Add counts one more todo.
 func (s *Summary) Add(t Todo) {
-	switch t.Status {
+	if t.Kind == KindCriterion {
+		if t.Status != TodoAbandoned {
+			s.CriteriaTotal++
+			if t.Status == TodoCompleted {
+				s.CriteriaDone++
+			}
+		}
+	} else {
+		s.addStep(t.Status)
+	}
+	if t.Status == TodoInProgress && s.Active == nil {
+		s.Active = &ActiveTodo{Text: t.Text, Kind: t.Kind, Phase: t.Phase}
+	}
+}
+
+// addStep counts a step by its status.
+func (s *Summary) addStep(status TodoStatus) {
+	switch status {
 	case TodoCompleted:
 		s.Done++
 	case TodoAbandoned:
@@ -96,15 +114,6 @@ func (s *Summary) Add(t Todo) {
 		s.Blocked++
 	default:
 		s.Open++
-	}
-	if t.Kind == KindCriterion && t.Status != TodoAbandoned {
-		s.CriteriaTotal++
-		if t.Status == TodoCompleted {
-			s.CriteriaDone++
-		}
-	}
-	if t.Status == TodoInProgress && s.Active == nil {
-		s.Active = &ActiveTodo{Text: t.Text, Kind: t.Kind, Phase: t.Phase}
 	}
 }
 
