@@ -99,6 +99,8 @@ type demo struct {
 	topic string       // the current narration
 	kept  string       // the repository's path when --keep
 	now   time.Time    // the story's clock (TD_NOW in every step)
+
+	omitted string // what a quiet step's output was, said in its place
 }
 
 // demoStep is one command of the demo as --json reports it.
@@ -132,9 +134,15 @@ func (d *demo) say(format string, args ...any) {
 // the exit status is not the one expected.
 func (d *demo) td(wantExit int, args ...string) error { return d.step(wantExit, true, args) }
 
-// quiet runs one command that must succeed and shows only the command
-// line, for steps whose output repeats what the story already showed.
-func (d *demo) quiet(args ...string) error { return d.step(0, false, args) }
+// quiet runs one command that must succeed and shows the command line
+// with a note of what its output was, for steps whose output repeats what
+// the story already showed. A command shown with nothing after it would
+// read as a failure.
+func (d *demo) quiet(omitted string, args ...string) error {
+	d.omitted = omitted
+	defer func() { d.omitted = "" }()
+	return d.step(0, false, args)
+}
 
 // step runs one command in-process against the demo repository, records it
 // for --json or prints it (with its output when show), and fails the demo
@@ -156,6 +164,8 @@ func (d *demo) step(wantExit int, show bool, args []string) error {
 		d.r.st.printf("%s %std %s\n", d.r.st.paint(ansiBold, "$"), prefix, quoteArgs(args))
 		if show {
 			d.r.st.printf("%s", out)
+		} else {
+			d.r.st.printf("%s\n", d.r.st.paint(ansiDim, "  ("+d.omitted+")"))
 		}
 	}
 	if code != wantExit {
@@ -245,6 +255,10 @@ func (d *demo) run() error {
 			return d.td(0, "create", "Rate-limit the login endpoint", "--type", "task", "-l", "auth,security")
 		},
 		func() error {
+			d.say("The lead's first change started the lead's session; every change names the session that made it.")
+			return d.td(0, "whoami")
+		},
+		func() error {
 			d.say("The file is plain text: frontmatter for fields, markdown for everything else.")
 			return d.cat(".todos/issues/" + d.env["ISSUE"] + ".md")
 		},
@@ -273,7 +287,7 @@ func (d *demo) run() error {
 		func() error {
 			d.say("The agent reads the issue, refines it and leaves a note. Flags may follow the arguments.")
 			id := d.env["ISSUE"]
-			if err := d.quiet("show", id[:len(id)-2]); err != nil {
+			if err := d.td(0, "show", id[:len(id)-2]); err != nil {
 				return err
 			}
 			if err := d.td(0, "edit", id, "--append", "The callback must verify the OAuth state parameter.", "--add-label", "backend"); err != nil {
@@ -316,7 +330,7 @@ func (d *demo) run() error {
 		func() error {
 			d.say("A subagent may not touch the list. It proposes; the root agent sees the proposal and accepts it.")
 			d.env["TD_SESSION"] = ""
-			if err := d.quiet("session", "start", "--agent", "primary.subagents.ui", "--name", "ui subagent"); err != nil {
+			if err := d.td(0, "session", "start", "--agent", "primary.subagents.ui", "--name", "ui subagent", "--quiet"); err != nil {
 				return err
 			}
 			d.env["TD_SESSION"] = d.lastSession()
@@ -344,7 +358,7 @@ func (d *demo) run() error {
 		},
 		func() error {
 			d.say("Three days later it starts fresh, binding kept: the issue still holds the whole checklist.")
-			if err := d.quiet("session", "stop"); err != nil {
+			if err := d.td(0, "session", "stop"); err != nil {
 				return err
 			}
 			d.later(72 * time.Hour)
@@ -352,14 +366,17 @@ func (d *demo) run() error {
 		},
 		func() error {
 			d.say("It finishes the steps and claims the criteria. The last one tells it to ask for sign-off.")
-			for _, args := range [][]string{
-				{"todo", "done", "callback"},
-				{"todo", "done", "integration test"},
-				{"todo", "unblock", "login button"},
-				{"todo", "done", "login button"},
-				{"todo", "done", "contrast check"},
+			for _, st := range []struct {
+				omitted string
+				args    []string
+			}{
+				{"the checklist again: the callback done, the integration test started", []string{"todo", "done", "callback"}},
+				{"the checklist again: the integration test done", []string{"todo", "done", "integration test"}},
+				{"the checklist again: the login button unblocked and started", []string{"todo", "unblock", "login button"}},
+				{"the checklist again: the login button done", []string{"todo", "done", "login button"}},
+				{"the checklist again: the contrast check done, every step done", []string{"todo", "done", "contrast check"}},
 			} {
-				if err := d.quiet(args...); err != nil {
+				if err := d.quiet(st.omitted, st.args...); err != nil {
 					return err
 				}
 			}
