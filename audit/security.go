@@ -20,6 +20,9 @@ const (
 	KindSelfClose          = "self_close_exception"
 	KindFeatureFlag        = "feature_flag_changed"
 	KindProvenanceConflict = "provenance_conflict"
+	// KindOpenCriteriaOverride is an operator closing an issue as done
+	// while acceptance criteria are still open.
+	KindOpenCriteriaOverride = "open_criteria_override"
 )
 
 // SecurityEvent is one line of security_events.jsonl: a policy exception or

@@ -70,6 +70,9 @@ type Facts struct {
 	// Involved lists every session with any ledger entry or commit trailer on
 	// the issue.
 	Involved []string
+	// ReviewerIsAgent is true when the reviewer acts as an agent: its
+	// refusals name no way round the policy (no --self-close-exception).
+	ReviewerIsAgent bool
 	// LedgerImplementer is who the ledger says is working on the issue now:
 	// the session of the last "started" not followed by "unstarted"; "" when
 	// the ledger does not say.
@@ -337,7 +340,7 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 	issue := issueOrThis(f.IssueID)
 	another := "another session must " + v.String() + " it"
 	uninvolved := "a session with no history on it must " + v.String() + " it"
-	if v == verbClose {
+	if v == verbClose && !f.ReviewerIsAgent {
 		another += `, or pass --self-close-exception "why" to close it anyway (audited)`
 		uninvolved += `, or pass --self-close-exception "why" to close it anyway (audited)`
 	}
@@ -368,7 +371,7 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 		if strings.TrimSpace(reason) != "" {
 			return Decision{Allowed: true, CreatorException: true}
 		}
-		d := refused(creatorReasonRefusal(r, f.IssueID, issue, v))
+		d := refused(creatorReasonRefusal(r, f.IssueID, issue, v, f.ReviewerIsAgent))
 		d.ReasonRequired = true
 		return d
 	case cv.isCreator:
@@ -418,10 +421,13 @@ func historyNamesOnly(f Facts) bool {
 }
 
 // creatorReasonRefusal tells the creator that a reason is all it lacks.
-func creatorReasonRefusal(r, id, issue string, v verb) string {
+func creatorReasonRefusal(r, id, issue string, v verb, agent bool) string {
 	arg := id
 	if arg == "" {
 		arg = "ID"
+	}
+	if v == verbClose && agent {
+		return fmt.Sprintf(`%s created %s, so it may close it only with a reason: td close %s --reason "..."`, r, issue, arg)
 	}
 	if v == verbClose {
 		return fmt.Sprintf(`%s created %s, so it may close it only with a reason: td close %s --reason "...", or --self-close-exception "..."`, r, issue, arg)

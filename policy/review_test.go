@@ -508,6 +508,24 @@ func TestClose(t *testing.T) {
 		},
 		{name: "uninvolved", mode: Strict, facts: issueFacts(outsider), want: allowed},
 		{
+			name:  "an agent implementer is not told a way round",
+			mode:  Balanced,
+			facts: issueFacts(worker, func(f *Facts) { f.ReviewerIsAgent = true }),
+			want:  Decision{Refusal: `ses_work0001 implements td-abc123; another session must close it`},
+		},
+		{
+			name:  "an agent creator is told only of the reason",
+			mode:  Balanced,
+			facts: issueFacts(lead, func(f *Facts) { f.ReviewerIsAgent = true }),
+			want:  Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123, so it may close it only with a reason: td close td-abc123 --reason "..."`},
+		},
+		{
+			name:  "an involved agent is not told a way round",
+			mode:  Balanced,
+			facts: issueFacts(commenter, func(f *Facts) { f.ReviewerIsAgent = true }),
+			want:  Decision{Refusal: `ses_cmnt0001 is involved in td-abc123 (it has ledger or commit history on it); a session with no history on it must close it`},
+		},
+		{
 			name:  "self-close keeps the conflict for the audit",
 			mode:  Balanced,
 			facts: issueFacts(outsider, func(f *Facts) { f.CreatorClaims[0].Session = outsider }),

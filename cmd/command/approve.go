@@ -16,9 +16,14 @@ issue may never approve; the issue's creator may, with --reason, audited in
 the ledger and .todos/security_events.jsonl; other involved sessions may not;
 minor issues may be approved by anyone. Strict: nobody involved may approve.
 
+Nobody approves while acceptance criteria are open: finish them, or, as an
+operator, drop what no longer applies (td todo drop --issue ID TEXT) or pass
+--override-open-criteria REASON, audited like the exceptions above.
+
 Examples:
    td approve td-k3x9qa
-   td approve td-k3x9qa --reason "reviewed the diff and ran the tests"`,
-		flags: []cli.Flag{reasonFlag("why you approve (required for the creator exception)")},
+   td approve td-k3x9qa --reason "reviewed the diff and ran the tests"
+   td approve td-k3x9qa --override-open-criteria "the export criterion moved to td-m2p7qd"`,
+		flags: []cli.Flag{reasonFlag("why you approve (required for the creator exception)"), overrideCriteriaFlag()},
 		run:   issues.Approve}
 }

@@ -31,6 +31,15 @@ type CloseOptions struct {
 	DuplicateOf string
 	// Yes is --yes: neither ask nor warn about open children.
 	Yes bool
+	// OverrideOpenCriteria is --override-open-criteria: an operator's
+	// audited reason to close as done while criteria are open.
+	OverrideOpenCriteria string
+}
+
+// overrideCriteriaFlag is --override-open-criteria of td approve and td
+// close.
+func overrideCriteriaFlag() cli.Flag {
+	return &cli.StringFlag{Name: "override-open-criteria", Usage: "operator only: close as done although acceptance criteria are open, for this `REASON` (audited)"}
 }
 
 // closeCommand is td close. runF, when not nil, replaces runClose.
@@ -39,7 +48,11 @@ func (r *runner) closeCommand(runF func(*CloseOptions) error) *cli.Command {
 		Name: "close", Usage: "close an issue outside review (admin close), under the review policy", ArgsUsage: "ID",
 		Description: `An issue nobody started may be closed by anyone. Otherwise the approval rules
 apply; a session they refuse may close with --self-close-exception REASON,
-which is audited like the creator exception.
+which is audited like the creator exception; it never covers open
+acceptance criteria. Nobody closes an issue as done while criteria are open:
+finish them, or, as an operator, drop what no longer applies or pass
+--override-open-criteria REASON (audited). --resolution wontfix is not
+held to the criteria.
 
 --duplicate-of OTHER adds the duplicate_of link and closes with resolution
 duplicate, in one step. Children (issues child_of this one) that are not
@@ -55,6 +68,7 @@ Examples:
 			&cli.StringFlag{Name: "self-close-exception", Usage: "close your own work anyway, for this `REASON` (audited)"},
 			&cli.StringFlag{Name: "duplicate-of", Usage: "close as a duplicate of `OTHER`: adds the duplicate_of link, resolution duplicate"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "close without asking or warning about open children"},
+			overrideCriteriaFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			a, err := args(c, 1, 1, "ID")
@@ -62,7 +76,8 @@ Examples:
 				return err
 			}
 			o := &CloseOptions{Session: c.String("session"), Issue: a[0], Reason: c.String("reason"), Resolution: c.String("resolution"),
-				SelfCloseException: c.String("self-close-exception"), DuplicateOf: c.String("duplicate-of"), Yes: c.Bool("yes")}
+				SelfCloseException: c.String("self-close-exception"), DuplicateOf: c.String("duplicate-of"), Yes: c.Bool("yes"),
+				OverrideOpenCriteria: c.String("override-open-criteria")}
 			if o.DuplicateOf != "" {
 				if c.IsSet("resolution") {
 					return usagef("--duplicate-of closes with resolution duplicate; drop --resolution")
@@ -88,7 +103,8 @@ func (r *runner) runClose(o *CloseOptions) error {
 	if err != nil {
 		return err
 	}
-	topts := issues.TransitionOptions{Reason: o.Reason, SelfCloseException: o.SelfCloseException, Resolution: o.Resolution}
+	topts := issues.TransitionOptions{Reason: o.Reason, SelfCloseException: o.SelfCloseException, Resolution: o.Resolution,
+		OverrideOpenCriteria: o.OverrideOpenCriteria}
 	var res *issues.TransitionResult
 	if o.DuplicateOf != "" {
 		res, err = issues.CloseDuplicate(s, se, o.Issue, o.DuplicateOf, topts)

@@ -89,9 +89,12 @@ func (r *runner) runSecurity(o *SecurityOptions) error {
 			r.st.printf("\n%d %s %s.\n", len(shown), o.Kind, domain.Plural(len(shown), "event", "events"))
 			return nil
 		}
-		ca, sc := counts[audit.KindCreatorApproval], counts[audit.KindSelfClose]
-		r.st.printf("\n%d creator-approval, %d self-close %s; %d %s in all.\n",
-			ca, sc, domain.Plural(sc, "exception", "exceptions"), len(shown), domain.Plural(len(shown), "event", "events"))
+		ca, sc, oc := counts[audit.KindCreatorApproval], counts[audit.KindSelfClose], counts[audit.KindOpenCriteriaOverride]
+		r.st.printf("\n%d creator-approval, %d self-close %s", ca, sc, domain.Plural(sc, "exception", "exceptions"))
+		if oc > 0 {
+			r.st.printf(", %d open-criteria %s", oc, domain.Plural(oc, "override", "overrides"))
+		}
+		r.st.printf("; %d %s in all.\n", len(shown), domain.Plural(len(shown), "event", "events"))
 		return nil
 	})
 }
@@ -99,5 +102,5 @@ func (r *runner) runSecurity(o *SecurityOptions) error {
 // securityKinds are the kinds of security event td writes, in the order
 // help lists them.
 func securityKinds() []string {
-	return []string{audit.KindCreatorApproval, audit.KindSelfClose, audit.KindFeatureFlag, audit.KindProvenanceConflict}
+	return []string{audit.KindCreatorApproval, audit.KindSelfClose, audit.KindOpenCriteriaOverride, audit.KindFeatureFlag, audit.KindProvenanceConflict}
 }

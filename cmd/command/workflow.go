@@ -28,6 +28,9 @@ type TransitionOptions struct {
 	Reason string
 	// Force is td review --force: submit with open criteria.
 	Force bool
+	// OverrideOpenCriteria is td approve --override-open-criteria: an
+	// operator's audited reason to approve while criteria are open.
+	OverrideOpenCriteria string
 }
 
 // transitionFunc is a workflow step of the repo package, as a method
@@ -96,7 +99,8 @@ func (r *runner) transitionCommand(st workflowStep, runF func(*TransitionOptions
 				}
 				reason = words
 			}
-			o := &TransitionOptions{Session: c.String("session"), Issue: a[0], Reason: reason, Force: c.Bool("force")}
+			o := &TransitionOptions{Session: c.String("session"), Issue: a[0], Reason: reason, Force: c.Bool("force"),
+				OverrideOpenCriteria: c.String("override-open-criteria")}
 			if runF != nil {
 				return runF(o)
 			}
@@ -112,7 +116,7 @@ func (r *runner) runTransition(st workflowStep, o *TransitionOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := st.run(s, se, o.Issue, issues.TransitionOptions{Reason: o.Reason, Force: o.Force})
+	res, err := st.run(s, se, o.Issue, issues.TransitionOptions{Reason: o.Reason, Force: o.Force, OverrideOpenCriteria: o.OverrideOpenCriteria})
 	if err != nil {
 		r.warnSecurity(res)
 		return err
@@ -195,6 +199,8 @@ func (r *runner) printTransition(name, done string, res *issues.TransitionResult
 				r.st.printf("Creator exception: %s created this issue and did not implement it; reason %q recorded in the ledger and .todos/security_events.jsonl.\n", ev.SessionID, ev.Reason)
 			case audit.KindSelfClose:
 				r.st.printf("Self-close exception: reason %q recorded in the ledger and .todos/security_events.jsonl.\n", ev.Reason)
+			case audit.KindOpenCriteriaOverride:
+				r.st.printf("Closed over open acceptance criteria: reason %q recorded in the ledger and .todos/security_events.jsonl.\n", ev.Reason)
 			default:
 				r.st.printf("Security event %s recorded: %s\n", ev.Kind, ev.Reason)
 			}

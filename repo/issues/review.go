@@ -1,6 +1,7 @@
 package issues
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/tdproject/td/audit"
@@ -32,7 +33,9 @@ func ReviewFacts(s *repo.Store, is *repo.Issue, se *repo.Session) (policy.Facts,
 	// Committed history: the commit that added the file and the sessions
 	// whose commits touched it, from one cached walk of the history.
 	ig, err := s.IssueGitFacts(is.ID)
-	return ReviewFactsFrom(is, se, lf, ig), err
+	f := ReviewFactsFrom(is, se, lf, ig)
+	f.ReviewerIsAgent = s.EffectiveRole(se) != domain.RoleOperator
+	return f, err
 }
 
 // reviewFacts assembles the policy's facts from the three sources, given
@@ -77,6 +80,10 @@ func Approve(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (
 		if is.Status != domain.StatusInReview {
 			return nil, "", wrongStatus(is, "approve")
 		}
+		override, err := criteriaGate(s, se, is, "approve", o.OverrideOpenCriteria)
+		if err != nil {
+			return nil, "", err
+		}
 		facts, err := ReviewFacts(s, is, se)
 		if err != nil {
 			return nil, "", err
@@ -91,6 +98,9 @@ func Approve(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (
 				return nil, "", err
 			}
 			details["creator_exception"] = true
+		}
+		if err := auditOverride(s, tx, se, is, res, mode, details, override, o.OverrideOpenCriteria); err != nil {
+			return nil, "", err
 		}
 		items := is.Todos()
 		if sum := markdown.Summarize(items); sum.CriteriaMet() {
@@ -131,6 +141,12 @@ func closeAs(s *repo.Store, se *repo.Session, ref string, o TransitionOptions, r
 				return nil, "", err
 			}
 		}
+		var override []string
+		if resolution == domain.ResolutionDone {
+			if override, err = criteriaGate(s, se, is, "close", o.OverrideOpenCriteria); err != nil {
+				return nil, "", err
+			}
+		}
 		facts, err := ReviewFacts(s, is, se)
 		if err != nil {
 			return nil, "", err
@@ -153,6 +169,9 @@ func closeAs(s *repo.Store, se *repo.Session, ref string, o TransitionOptions, r
 				return nil, "", err
 			}
 			details[kind] = true
+		}
+		if err := auditOverride(s, tx, se, is, res, mode, details, override, o.OverrideOpenCriteria); err != nil {
+			return nil, "", err
 		}
 		return details, reason, nil
 	})
@@ -194,6 +213,36 @@ func auditException(s *repo.Store, tx *repo.Tx, se *repo.Session, is *repo.Issue
 	res.Security = append(res.Security, ev)
 	res.after = append(res.after, audit.Entry{Action: kind, Reason: why, Type: audit.TypeSecurity,
 		Details: map[string]any{"policy": string(mode), "implementer": is.Implementer}})
+	return nil
+}
+
+// criteriaGate refuses to close is as done (verb is approve or close)
+// over open acceptance criteria, unless an operator overrides it with a
+// reason; it returns the criteria an allowed override closes over.
+func criteriaGate(s *repo.Store, se *repo.Session, is *repo.Issue, verb, override string) ([]string, error) {
+	open := markdown.OpenCriteria(is.Todos())
+	d := policy.CloseWithOpenCriteria(s.EffectiveRole(se), is.ID, verb, open, strings.TrimSpace(override))
+	if !d.Allowed {
+		return nil, repo.Errorf(repo.CodeRefused, "%s", d.Refusal)
+	}
+	if d.Override {
+		return open, nil
+	}
+	return nil, nil
+}
+
+// auditOverride records an operator's close over the open criteria named,
+// (reason is the operator's), if any, as a security event and in the close's ledger details.
+func auditOverride(s *repo.Store, tx *repo.Tx, se *repo.Session, is *repo.Issue, res *TransitionResult, mode policy.Mode, details map[string]any, open []string, reason string) error {
+	if len(open) == 0 {
+		return nil
+	}
+	why := fmt.Sprintf("%s (open: %s)", strings.TrimSpace(reason), domain.QuoteList(open))
+	if err := auditException(s, tx, se, is, res, mode, audit.KindOpenCriteriaOverride, why); err != nil {
+		return err
+	}
+	details["open_criteria"] = len(open)
+	details[audit.KindOpenCriteriaOverride] = true
 	return nil
 }
 

@@ -22,6 +22,9 @@ type TransitionOptions struct {
 	SelfCloseException string
 	// Resolution is done (default) or wontfix for close.
 	Resolution string
+	// OverrideOpenCriteria lets an operator close an issue as done while
+	// acceptance criteria are open, for this reason (audited).
+	OverrideOpenCriteria string
 }
 
 // TransitionResult says what a workflow command did.

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/gitrepo"
 	"github.com/tdproject/td/repo/issues"
@@ -78,6 +80,7 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 		c.add(p, e.line, RuleReviewPolicy, "%s, which the %s review policy refuses: %s", what, mode, d.Refusal)
 		return nil
 	}
+	c.checkOpenCriteria(p, is, e, entries, what)
 	kind := ""
 	switch {
 	case d.CreatorException:
@@ -95,6 +98,36 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 		c.add(p, e.line, RuleReviewPolicy, "%s is allowed only as a %s, and %s/%s has no %s event for %s by %s; td approve and td close record one, so redo it with td", what, kind, repo.TodosDir, repo.SecurityEvents, kind, is.ID, e.Session)
 	}
 	return nil
+}
+
+// checkOpenCriteria flags a close as done, the last one in the ledger,
+// over acceptance criteria the committed file still has open, unless an
+// operator overrode it with an audited reason.
+func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries []audit.Entry, what string) {
+	if is.Status != domain.StatusClosed || is.Resolution != domain.ResolutionDone {
+		return
+	}
+	if e.Action == audit.ActionClosed {
+		if r, _ := e.Details["resolution"].(string); r != "" && r != string(domain.ResolutionDone) {
+			return
+		}
+	}
+	for _, later := range entries[e.index+1:] {
+		if later.Action == audit.ActionApproved || later.Action == audit.ActionClosed || later.Action == audit.ActionReopened {
+			return // a later decision is the one the file shows
+		}
+	}
+	open := markdown.OpenCriteria(is.Todos())
+	override := securityEntryReason(entries[e.index+1:], e.Session, audit.KindOpenCriteriaOverride)
+	d := policy.CloseWithOpenCriteria(c.roleOf(e.Session), is.ID, e.Action, open, override)
+	switch {
+	case !d.Allowed:
+		c.add(p, e.line, RuleReviewPolicy, "%s, as done with %d acceptance %s open (%s): only an operator may close over open criteria, with td close --override-open-criteria \"why\" (audited)",
+			what, len(open), domain.Plural(len(open), "criterion", "criteria"), domain.QuoteList(open))
+	case d.Override && !c.securityEventOf(is.ID, e.Session, audit.KindOpenCriteriaOverride):
+		c.add(p, e.line, RuleReviewPolicy, "%s, over open acceptance criteria, and %s/%s has no %s event for %s by %s; td close records one, so redo it with td",
+			what, repo.TodosDir, repo.SecurityEvents, audit.KindOpenCriteriaOverride, is.ID, e.Session)
+	}
 }
 
 // securityEntryReason returns the reason of the first security entry of

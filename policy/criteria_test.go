@@ -1,0 +1,38 @@
+package policy
+
+import (
+	"testing"
+
+	"github.com/tdproject/td/policy/domain"
+)
+
+func TestCloseWithOpenCriteria(t *testing.T) {
+	cases := []struct {
+		name     string
+		role     domain.Role
+		verb     string
+		open     []string
+		override string
+		want     CriteriaDecision
+	}{
+		{name: "nothing open, agent", role: domain.RoleAgent, verb: "close", want: CriteriaDecision{Allowed: true}},
+		{name: "nothing open, operator", role: domain.RoleOperator, verb: "approve", want: CriteriaDecision{Allowed: true}},
+		{name: "nothing open ignores an override", role: domain.RoleOperator, verb: "close", override: "why", want: CriteriaDecision{Allowed: true}},
+		{name: "agent is told to finish", role: domain.RoleAgent, verb: "close", open: []string{"a"},
+			want: CriteriaDecision{Refusal: `cannot close td-x: 1 acceptance criterion is still open ("a"); finish it first`}},
+		{name: "agent override does not count", role: domain.RoleAgent, verb: "close", open: []string{"a", "b"}, override: "I am confident",
+			want: CriteriaDecision{Refusal: `cannot close td-x: 2 acceptance criteria are still open ("a", "b"); finish them first`}},
+		{name: "operator without override", role: domain.RoleOperator, verb: "approve", open: []string{"a"},
+			want: CriteriaDecision{Refusal: `cannot approve td-x: 1 acceptance criterion is still open ("a"); finish it, drop what no longer applies (td todo drop --issue td-x TEXT), or pass --override-open-criteria "why" (audited)`}},
+		{name: "operator override", role: domain.RoleOperator, verb: "close", open: []string{"a"}, override: "shipped behind a flag",
+			want: CriteriaDecision{Allowed: true, Override: true}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := CloseWithOpenCriteria(c.role, "td-x", c.verb, c.open, c.override)
+			if got != c.want {
+				t.Errorf("got %+v\nwant %+v", got, c.want)
+			}
+		})
+	}
+}
