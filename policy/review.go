@@ -187,10 +187,25 @@ type creatorView struct {
 	conflict    string
 }
 
-// splitClaims sorts claims by source and splits those naming a session from
-// those naming only a commit author. Claims naming nobody are dropped.
+// evidence is the claims that count. When the ledger or a commit's
+// Td-Session trailer names the creating session, a commit that names only
+// its author is not evidence: a merge, squash merge, rebase or cherry-pick
+// brings the file in under the name of whoever landed it, not whoever
+// created the issue. The author counts only when nothing names a session
+// but the hand-editable frontmatter.
+func evidence(claims []Claim) []Claim {
+	named := slices.ContainsFunc(claims, func(c Claim) bool { return c.Source != SourceFrontmatter && c.Session != "" })
+	if !named {
+		return claims
+	}
+	return slices.DeleteFunc(slices.Clone(claims), func(c Claim) bool { return c.Session == "" && c.Author != "" })
+}
+
+// splitClaims sorts the claims that count (evidence) by source and splits
+// those naming a session from those naming only a commit author. Claims
+// naming nobody are dropped.
 func splitClaims(claims []Claim) (bySession, byAuthor []Claim) {
-	sorted := slices.Clone(claims)
+	sorted := evidence(claims)
 	sort.SliceStable(sorted, func(i, j int) bool { return sourceRank(sorted[i].Source) < sourceRank(sorted[j].Source) })
 	for _, c := range sorted {
 		switch {
@@ -399,7 +414,7 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 // the conflict in the reviewer's favour, so a refusal may say so.
 func historyNamesOnly(f Facts) bool {
 	history, frontmatterOther := false, false
-	for _, c := range f.CreatorClaims {
+	for _, c := range evidence(f.CreatorClaims) {
 		switch {
 		case !c.names():
 		case c.Source == SourceFrontmatter:

@@ -261,7 +261,7 @@ func TestApprovalMatrix(t *testing.T) {
 			},
 		},
 		{
-			name: "frontmatter created_by edited, the creating commit by someone else: restoring it would not settle it",
+			name: "frontmatter created_by edited, the creating commit by whoever landed it: restoring it settles it",
 			facts: issueFacts(lead, func(f *Facts) {
 				f.CreatorClaims[0].Session = outsider
 				f.CreatorClaims = append(f.CreatorClaims, Claim{Source: SourceCommit, Author: bob})
@@ -269,7 +269,7 @@ func TestApprovalMatrix(t *testing.T) {
 			reason: withReason,
 			strict: Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
 			balanced: Decision{
-				Refusal:  "the sources disagree about who created td-abc123 (frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001), so ses_lead0001 counts as involved and gets no creator exception; a session with no history on it must approve it",
+				Refusal:  "the sources disagree about who created td-abc123 (frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001), so ses_lead0001 counts as involved and gets no creator exception; a session with no history on it must approve it, or restore created_by: ses_lead0001 in the frontmatter, as the history says, and approve with --reason",
 				Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001",
 			},
 		},
@@ -330,27 +330,34 @@ func TestApprovalMatrix(t *testing.T) {
 			balanced: allowed,
 		},
 		{
-			name: "commit by another identity than the session the ledger names",
+			name: "a squash merge: the creating commit is by whoever landed it, the ledger names the creator",
 			facts: issueFacts(lead, func(f *Facts) {
 				f.ReviewerAuthor = bob
 				f.CreatorClaims = []Claim{{Source: SourceLedger, Session: lead}, {Source: SourceCommit, Author: alice}}
 			}),
-			reason: withReason,
-			strict: Decision{Refusal: anyRefusal, Conflict: "the ledger says ses_lead0001 but the creating commit is by Alice <alice@example.com>, not ses_lead0001's identity Bob <bob@example.com>"},
-			balanced: Decision{
-				Refusal:  "the sources disagree about who created td-abc123 (the ledger says ses_lead0001 but the creating commit is by Alice <alice@example.com>, not ses_lead0001's identity Bob <bob@example.com>), so ses_lead0001 counts as involved and gets no creator exception; a session with no history on it must approve it",
-				Conflict: "the ledger says ses_lead0001 but the creating commit is by Alice <alice@example.com>, not ses_lead0001's identity Bob <bob@example.com>",
-			},
+			reason:   withReason,
+			strict:   Decision{Refusal: anyRefusal},
+			balanced: Decision{Allowed: true, CreatorException: true},
 		},
 		{
-			name: "creating commit's author unknown to the reviewer",
+			name: "a commit author without a trailer is not evidence beside the ledger",
 			facts: issueFacts(lead, func(f *Facts) {
 				f.ReviewerAuthor = ""
 				f.CreatorClaims = append(f.CreatorClaims, Claim{Source: SourceCommit, Author: alice})
 			}),
 			reason:   withReason,
 			strict:   refusedSomehow,
-			balanced: Decision{Refusal: "ses_lead0001 is named as the creator of td-abc123 but the creating commit does not confirm it, so it counts as involved; a session with no history on it must approve it"},
+			balanced: Decision{Allowed: true, CreatorException: true},
+		},
+		{
+			name: "with no ledger, the creating commit's author still counts",
+			facts: issueFacts(lead, func(f *Facts) {
+				f.ReviewerAuthor = bob
+				f.CreatorClaims = []Claim{{Source: SourceFrontmatter, Session: lead}, {Source: SourceCommit, Author: alice}}
+			}),
+			reason:   withReason,
+			strict:   Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_lead0001 but the creating commit is by Alice <alice@example.com>, not ses_lead0001's identity Bob <bob@example.com>"},
+			balanced: Decision{Refusal: anyRefusal, Conflict: "frontmatter says created_by ses_lead0001 but the creating commit is by Alice <alice@example.com>, not ses_lead0001's identity Bob <bob@example.com>"},
 		},
 		{
 			name: "commit trailer disagrees with frontmatter and ledger",
