@@ -75,17 +75,26 @@ func (tx *Tx) StartSession(o StartOptions) (*Session, error) {
 	return se, tx.s.markStarted(se)
 }
 
-// startSession creates a session inside a locked update.
-func (s *Store) startSession(tx *Tx, o StartOptions) (*Session, error) {
+// Check refuses options no session can be started with: an agent path
+// or a category td does not know.
+func (o StartOptions) Check() error {
 	if o.Agent != "" && !o.Agent.Valid() {
-		return nil, Errorf(CodeInvalid, "agent path %q must be dot-separated lowercase names such as primary or primary.subagents.ui", o.Agent)
+		return Errorf(CodeInvalid, "agent path %q must be dot-separated lowercase names such as primary or primary.subagents.ui", o.Agent)
 	}
 	switch o.Category {
-	case "":
+	case "", domain.CategoryProject, domain.CategoryMeta:
+		return nil
+	}
+	return Errorf(CodeInvalid, "category %q must be project or meta", o.Category)
+}
+
+// startSession creates a session inside a locked update.
+func (s *Store) startSession(tx *Tx, o StartOptions) (*Session, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	if o.Category == "" {
 		o.Category = domain.CategoryProject
-	case domain.CategoryProject, domain.CategoryMeta:
-	default:
-		return nil, Errorf(CodeInvalid, "category %q must be project or meta", o.Category)
 	}
 	author, err := s.Author()
 	if err != nil {

@@ -74,7 +74,11 @@ func (r *runner) runSessionStart(o *SessionStartOptions) error {
 	if err := checkFormat(o.Format); err != nil {
 		return err
 	}
-	se, err := s.StartSession(repo.StartOptions{Name: o.Name, Agent: o.Agent, Category: o.Category, Use: o.Use})
+	acting, err := sessions.Named(s, r.sessionFlag)
+	if err != nil {
+		return err
+	}
+	se, err := sessions.Start(s, acting, repo.StartOptions{Name: o.Name, Agent: o.Agent, Category: o.Category, Use: o.Use})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -43,7 +44,11 @@ func (r *runner) runSessionUse(o *SessionUseOptions) error {
 	if err != nil {
 		return err
 	}
-	se, err := s.UseSession(o.ID)
+	acting, err := sessions.Named(s, r.sessionFlag)
+	if err != nil {
+		return err
+	}
+	se, err := sessions.Use(s, acting, o.ID)
 	if err != nil {
 		return err
 	}
