@@ -294,6 +294,35 @@ func TestAddNote(t *testing.T) {
 	})
 }
 
+func TestRemoveNotes(t *testing.T) {
+	remove := func(i int, prefix string) func(*Checklist) error {
+		return func(c *Checklist) error {
+			_, err := c.RemoveNotes(i, func(n string) bool { return strings.HasPrefix(n, prefix) })
+			return err
+		}
+	}
+	runEdits(t, []editCase{
+		{"the only note", "## Todos\n- [ ] a\n  > x: why\n- [ ] b\n", "## Todos\n- [ ] a\n- [ ] b\n", remove(0, "x:")},
+		{"a later note, with its blank line", "## Todos\n- [ ] a\n  > one\n\n  > x: two\n- [ ] b\n", "## Todos\n- [ ] a\n  > one\n- [ ] b\n", remove(0, "x:")},
+		{"the first note, with the blank line after it", "## Todos\n- [ ] a\n  > x: one\n\n  > two\n- [ ] b\n", "## Todos\n- [ ] a\n  > two\n- [ ] b\n", remove(0, "x:")},
+		{"a middle note", "## Todos\n- [ ] a\n  > one\n\n  > x: two\n\n  > three\n", "## Todos\n- [ ] a\n  > one\n\n  > three\n", remove(0, "x:")},
+		{"every matching note", "## Todos\n- [ ] a\n  > x: one\n\n  > keep\n\n  > x: two\n", "## Todos\n- [ ] a\n  > keep\n", remove(0, "x:")},
+		{"a multi-line note", "## Todos\n- [ ] a\n  > x: one\n  > more\n- [ ] b\n", "## Todos\n- [ ] a\n- [ ] b\n", remove(0, "x:")},
+		{"only the addressed item", "## Todos\n- [ ] a\n  > x: a\n- [ ] b\n  > x: b\n", "## Todos\n- [ ] a\n  > x: a\n- [ ] b\n", remove(1, "x:")},
+		{"before nested content", "## Todos\n- [ ] a\n  > x: n\n\n  - sub\n\ntext\n", "## Todos\n- [ ] a\n  - sub\n\ntext\n", remove(0, "x:")},
+		{"crlf", "## Todos\r\n- [ ] a\r\n  > x: n\r\n- [ ] b\r\n", "## Todos\r\n- [ ] a\r\n- [ ] b\r\n", remove(0, "x:")},
+		{"none matches", "## Todos\n- [ ] a\n  > keep\n", "## Todos\n- [ ] a\n  > keep\n", remove(0, "x:")},
+		{"loose list keeps its blank lines", "## Todos\n\n- [ ] a\n  > x: n\n\n- [ ] b\n", "## Todos\n\n- [ ] a\n\n- [ ] b\n", remove(0, "x:")},
+	})
+	c := ParseChecklist([]byte("## Todos\n- [ ] a\n  > x: one\n\n  > x: two\n\n  > keep\n"))
+	if n, err := c.RemoveNotes(0, func(n string) bool { return strings.HasPrefix(n, "x:") }); err != nil || n != 2 {
+		t.Fatalf("RemoveNotes = %d, %v; want 2, nil", n, err)
+	}
+	if _, err := c.RemoveNotes(5, func(string) bool { return true }); err == nil {
+		t.Fatal("RemoveNotes(5) on a list of one: no error")
+	}
+}
+
 func TestAdd(t *testing.T) {
 	add := func(kind domain.TodoKind, phase string, origin domain.AgentPath, texts ...string) func(*Checklist) error {
 		return func(c *Checklist) error { return c.Add(kind, phase, origin, texts) }
