@@ -169,9 +169,10 @@ func (c *Checklist) RemoveNotes(i int, drop func(note string) bool) (int, error)
 // phase (kind step; "" for the steps before the first phase). A missing
 // phase is created at the end of the Todos section, as "### phase" or
 // "### phase (from origin)"; a missing section is created too: the
-// criteria before "## Todos" if there is one, else at the end. With an
-// origin, the phase must have that origin; without one, any phase of that
-// name will do. Add refuses, changing nothing, an empty text, a text with a
+// criteria before "## Todos" if there is one, else at the end. Phase names
+// compare ignoring case and runs of white space. With an origin, the phase
+// must have that origin; without one, a phase of that name without one is
+// taken first, else any phase of that name. Add refuses, changing nothing, an empty text, a text with a
 // line break, and a duplicate of any item of the issue or of an earlier
 // text.
 func (c *Checklist) Add(kind domain.TodoKind, phase string, origin domain.AgentPath, texts []string) error {
@@ -565,14 +566,22 @@ func (c *Checklist) lastItem(ok func(int) bool) int {
 }
 
 // findPhase returns the index of the first phase named name (ignoring
-// case) with origin origin, any origin when origin is "", or -1.
+// case and runs of white space) with origin origin, or -1. When origin is
+// "" and no phase of that name is without one, any origin will do.
 func (c *Checklist) findPhase(name string, origin domain.AgentPath) int {
+	key, any := foldKey(name), -1
 	for k, p := range c.phases {
-		if strings.EqualFold(p.Name, name) && (origin == "" || p.Origin == origin) {
+		if foldKey(p.Name) != key {
+			continue
+		}
+		if p.Origin == origin {
 			return k
 		}
+		if any < 0 && origin == "" {
+			any = k
+		}
 	}
-	return -1
+	return any
 }
 
 // openRegion finds where a first list goes in body[lo:hi], the content

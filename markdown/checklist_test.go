@@ -343,6 +343,8 @@ func TestAdd(t *testing.T) {
 		{"into an empty phase", "## Todos\n### P\n### Q\n", "## Todos\n### P\n- [ ] s\n\n### Q\n", add(domain.KindStep, "P", "", "s")},
 		{"into a phase with text only", "## Todos\n### P\nSome text.\n", "## Todos\n### P\nSome text.\n\n- [ ] s\n", add(domain.KindStep, "P", "", "s")},
 		{"new phase", "## Todos\n- [ ] a\n\n## Notes\nx\n", "## Todos\n- [ ] a\n\n### UI (from primary.ui)\n- [ ] s\n\n## Notes\nx\n", add(domain.KindStep, "UI", "primary.ui", "s")},
+		{"into the phase without an origin first", "## Todos\n### UI (from primary.a)\n- [ ] a\n\n### ui\n- [ ] b\n", "## Todos\n### UI (from primary.a)\n- [ ] a\n\n### ui\n- [ ] b\n- [ ] s\n", add(domain.KindStep, "UI", "", "s")},
+		{"into a phase whose name differs in spacing", "## Todos\n### Front  end\n- [ ] a\n", "## Todos\n### Front  end\n- [ ] a\n- [ ] s\n", add(domain.KindStep, " front end ", "", "s")},
 		{"new phase for another origin", "## Todos\n### UI (from primary.a)\n- [ ] a\n", "## Todos\n### UI (from primary.a)\n- [ ] a\n\n### UI (from primary.b)\n- [ ] s\n", add(domain.KindStep, "UI", "primary.b", "s")},
 		{"new phase in an empty section", "## Todos\n", "## Todos\n\n### P\n- [ ] s\n", add(domain.KindStep, "P", "", "s")},
 		{"crlf", "## Todos\r\n- [ ] a\r\n", "## Todos\r\n- [ ] a\r\n- [ ] s\r\n", add(domain.KindStep, "", "", "s")},
