@@ -1,8 +1,10 @@
 package markdown
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -710,5 +712,89 @@ func TestSetStepsKeepsTheAuthorsText(t *testing.T) {
 				t.Fatalf("SetSteps: %v", err)
 			}
 		})
+	}
+}
+
+// TestRemoveNotesProperties removes notes from bodies assembled from
+// fragments where notes meet other markdown (nested lists, lazy lines,
+// fences, quotes, blank lines): RemoveNotes either refuses and changes
+// nothing, or removes exactly the notes asked for, keeps every other item
+// as it was, and records edits that replay to the new body.
+func TestRemoveNotesProperties(t *testing.T) {
+	fragments := []string{
+		"## Todos", "### Backend", "- [ ] a", "- [!] b", "1. [/] c", "  > note one", "  > blocked: x", "  >", "  > more",
+		"> quoted", "  - nested", "lazy text", "", "", "  ```", "```", "    indented code", "Text paragraph.", "## Notes",
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	n, removals := 2000, 0
+	if testing.Short() {
+		n = 100
+	}
+	for d := 0; d < n; d++ {
+		parts := []string{"## Todos"}
+		for len(parts) < 3+rng.IntN(14) {
+			f := fragments[rng.IntN(len(fragments))]
+			parts = append(parts, f)
+			if strings.Contains(f, "[") && rng.IntN(4) > 0 {
+				// Most items get notes, some apart by a blank line.
+				for k := rng.IntN(3); k >= 0; k-- {
+					if rng.IntN(3) == 0 {
+						parts = append(parts, "")
+					}
+					parts = append(parts, fragments[5+rng.IntN(4)])
+				}
+			}
+		}
+		body := []byte(strings.Join(parts, "\n") + "\n")
+		c := ParseChecklist(body)
+		before := c.Items()
+		for i, it := range before {
+			if len(it.Notes) == 0 {
+				continue
+			}
+			parity := rng.IntN(2)
+			k := -1
+			drop := func(string) bool { k++; return k%2 == parity }
+			var want []string
+			for j, note := range it.Notes {
+				if j%2 != parity {
+					want = append(want, note)
+				}
+			}
+			w := ParseChecklist(body)
+			removed, err := w.RemoveNotes(i, drop)
+			if err != nil {
+				if !bytes.Equal(w.body, body) || len(w.touched()) != 0 {
+					t.Fatalf("refused (%v) but changed\n%q\nto\n%q", err, body, w.body)
+				}
+				continue
+			}
+			if removed > 0 {
+				removals++
+			}
+			if removed != len(it.Notes)-len(want) {
+				t.Fatalf("removed %d of %d notes, want %d, in\n%q", removed, len(it.Notes), len(it.Notes)-len(want), body)
+			}
+			got := w.Items()
+			if len(got) != len(before) || !slices.Equal(got[i].Notes, want) {
+				t.Fatalf("notes %q, want %q, after removing from\n%q\ngot\n%q", got[i].Notes, want, body, w.body)
+			}
+			for j := range before {
+				if j != i && !sameItem(got[j], before[j]) {
+					t.Fatalf("item %d changed: %+v, was %+v, in\n%q\ngot\n%q", j, got[j], before[j], body, w.body)
+				}
+			}
+			replayed := body
+			for _, e := range w.touched() {
+				replayed = slices.Concat(replayed[:e.off:e.off], []byte(e.ins), replayed[e.off+e.del:])
+			}
+			if !bytes.Equal(replayed, w.body) {
+				t.Fatalf("replaying the edits gives\n%q\nbut the body is\n%q", replayed, w.body)
+			}
+		}
+	}
+	// The bodies must exercise removal, not only refusals and no-ops.
+	if removals < n/10 {
+		t.Fatalf("only %d removals in %d bodies", removals, n)
 	}
 }
