@@ -107,14 +107,72 @@ func (c *Checklist) AddNote(i int, text string) error {
 	return nil
 }
 
+// RemoveNotes removes the notes of item i for which drop returns true,
+// with the blank lines that separated each from what came before it, and
+// returns how many it removed. Every other byte of the body is kept. It
+// refuses, changing nothing, when removing a note would change anything
+// else the list says (the item's text, its other notes, another item).
+func (c *Checklist) RemoveNotes(i int, drop func(note string) bool) (int, error) {
+	if err := c.checkIndex(i); err != nil {
+		return 0, err
+	}
+	var gone []int
+	for k, n := range c.items[i].Notes {
+		if drop(n) {
+			gone = append(gone, k)
+		}
+	}
+	// From the last, so the offsets of the earlier notes hold; on a copy,
+	// so that a refusal leaves the list as it was.
+	w := c.trial(nil)
+	var edits []edit
+	for g := len(gone) - 1; g >= 0; g-- {
+		k := gone[g]
+		it, q := w.items[i], w.marks[i].notes[k]
+		want := it
+		want.Notes = slices.Delete(slices.Clone(it.Notes), k, k+1)
+		var next *Checklist
+		// With the blank lines that separate it from what comes before
+		// it (those after it, for a note right under the item's text),
+		// else alone.
+		after := q[1]
+		for after < it.End && isBlank(w.body[after:lineEndAt(w.body, after)]) {
+			after = lineEndAt(w.body, after)
+		}
+		spans := [][2]int{{q[0], after}, {q[0], q[1]}}
+		if before := trimBlankTail(w.body, w.marks[i].headEnd, q[0]); before < q[0] {
+			spans[0] = [2]int{before, q[1]}
+		}
+		for _, span := range spans {
+			e := edit{off: span[0], del: span[1] - span[0]}
+			if t := w.trial([]edit{e}); w.sameExcept(t, i, want) {
+				next = t
+				edits = append(edits, e)
+				break
+			}
+		}
+		if next == nil {
+			return 0, fmt.Errorf("cannot remove the note %q from %q: the markdown around it would change what the todo says; remove it by hand", it.Notes[k], it.Text)
+		}
+		w = next
+	}
+	if len(edits) > 0 {
+		log := append(slices.Clone(c.log), edits...)
+		*c = *w
+		c.log = log
+	}
+	return len(gone), nil
+}
+
 // Add appends new pending items, one "- [ ] text" line each, after the
 // last item of the criteria section (kind criterion) or of the named
 // phase (kind step; "" for the steps before the first phase). A missing
 // phase is created at the end of the Todos section, as "### phase" or
 // "### phase (from origin)"; a missing section is created too: the
-// criteria before "## Todos" if there is one, else at the end. With an
-// origin, the phase must have that origin; without one, any phase of that
-// name will do. Add refuses, changing nothing, an empty text, a text with a
+// criteria before "## Todos" if there is one, else at the end. Phase names
+// compare ignoring case and runs of white space. With an origin, the phase
+// must have that origin; without one, a phase of that name without one is
+// taken first, else any phase of that name. Add refuses, changing nothing, an empty text, a text with a
 // line break, and a duplicate of any item of the issue or of an earlier
 // text.
 func (c *Checklist) Add(kind domain.TodoKind, phase string, origin domain.AgentPath, texts []string) error {
@@ -508,14 +566,22 @@ func (c *Checklist) lastItem(ok func(int) bool) int {
 }
 
 // findPhase returns the index of the first phase named name (ignoring
-// case) with origin origin, any origin when origin is "", or -1.
+// case and runs of white space) with origin origin, or -1. When origin is
+// "" and no phase of that name is without one, any origin will do.
 func (c *Checklist) findPhase(name string, origin domain.AgentPath) int {
+	key, any := foldKey(name), -1
 	for k, p := range c.phases {
-		if strings.EqualFold(p.Name, name) && (origin == "" || p.Origin == origin) {
+		if foldKey(p.Name) != key {
+			continue
+		}
+		if p.Origin == origin {
 			return k
 		}
+		if any < 0 && origin == "" {
+			any = k
+		}
 	}
-	return -1
+	return any
 }
 
 // openRegion finds where a first list goes in body[lo:hi], the content

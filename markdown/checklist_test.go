@@ -1,8 +1,10 @@
 package markdown
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -294,6 +296,35 @@ func TestAddNote(t *testing.T) {
 	})
 }
 
+func TestRemoveNotes(t *testing.T) {
+	remove := func(i int, prefix string) func(*Checklist) error {
+		return func(c *Checklist) error {
+			_, err := c.RemoveNotes(i, func(n string) bool { return strings.HasPrefix(n, prefix) })
+			return err
+		}
+	}
+	runEdits(t, []editCase{
+		{"the only note", "## Todos\n- [ ] a\n  > x: why\n- [ ] b\n", "## Todos\n- [ ] a\n- [ ] b\n", remove(0, "x:")},
+		{"a later note, with its blank line", "## Todos\n- [ ] a\n  > one\n\n  > x: two\n- [ ] b\n", "## Todos\n- [ ] a\n  > one\n- [ ] b\n", remove(0, "x:")},
+		{"the first note, with the blank line after it", "## Todos\n- [ ] a\n  > x: one\n\n  > two\n- [ ] b\n", "## Todos\n- [ ] a\n  > two\n- [ ] b\n", remove(0, "x:")},
+		{"a middle note", "## Todos\n- [ ] a\n  > one\n\n  > x: two\n\n  > three\n", "## Todos\n- [ ] a\n  > one\n\n  > three\n", remove(0, "x:")},
+		{"every matching note", "## Todos\n- [ ] a\n  > x: one\n\n  > keep\n\n  > x: two\n", "## Todos\n- [ ] a\n  > keep\n", remove(0, "x:")},
+		{"a multi-line note", "## Todos\n- [ ] a\n  > x: one\n  > more\n- [ ] b\n", "## Todos\n- [ ] a\n- [ ] b\n", remove(0, "x:")},
+		{"only the addressed item", "## Todos\n- [ ] a\n  > x: a\n- [ ] b\n  > x: b\n", "## Todos\n- [ ] a\n  > x: a\n- [ ] b\n", remove(1, "x:")},
+		{"before nested content", "## Todos\n- [ ] a\n  > x: n\n\n  - sub\n\ntext\n", "## Todos\n- [ ] a\n  - sub\n\ntext\n", remove(0, "x:")},
+		{"crlf", "## Todos\r\n- [ ] a\r\n  > x: n\r\n- [ ] b\r\n", "## Todos\r\n- [ ] a\r\n- [ ] b\r\n", remove(0, "x:")},
+		{"none matches", "## Todos\n- [ ] a\n  > keep\n", "## Todos\n- [ ] a\n  > keep\n", remove(0, "x:")},
+		{"loose list keeps its blank lines", "## Todos\n\n- [ ] a\n  > x: n\n\n- [ ] b\n", "## Todos\n\n- [ ] a\n\n- [ ] b\n", remove(0, "x:")},
+	})
+	c := ParseChecklist([]byte("## Todos\n- [ ] a\n  > x: one\n\n  > x: two\n\n  > keep\n"))
+	if n, err := c.RemoveNotes(0, func(n string) bool { return strings.HasPrefix(n, "x:") }); err != nil || n != 2 {
+		t.Fatalf("RemoveNotes = %d, %v; want 2, nil", n, err)
+	}
+	if _, err := c.RemoveNotes(5, func(string) bool { return true }); err == nil {
+		t.Fatal("RemoveNotes(5) on a list of one: no error")
+	}
+}
+
 func TestAdd(t *testing.T) {
 	add := func(kind domain.TodoKind, phase string, origin domain.AgentPath, texts ...string) func(*Checklist) error {
 		return func(c *Checklist) error { return c.Add(kind, phase, origin, texts) }
@@ -314,6 +345,8 @@ func TestAdd(t *testing.T) {
 		{"into an empty phase", "## Todos\n### P\n### Q\n", "## Todos\n### P\n- [ ] s\n\n### Q\n", add(domain.KindStep, "P", "", "s")},
 		{"into a phase with text only", "## Todos\n### P\nSome text.\n", "## Todos\n### P\nSome text.\n\n- [ ] s\n", add(domain.KindStep, "P", "", "s")},
 		{"new phase", "## Todos\n- [ ] a\n\n## Notes\nx\n", "## Todos\n- [ ] a\n\n### UI (from primary.ui)\n- [ ] s\n\n## Notes\nx\n", add(domain.KindStep, "UI", "primary.ui", "s")},
+		{"into the phase without an origin first", "## Todos\n### UI (from primary.a)\n- [ ] a\n\n### ui\n- [ ] b\n", "## Todos\n### UI (from primary.a)\n- [ ] a\n\n### ui\n- [ ] b\n- [ ] s\n", add(domain.KindStep, "UI", "", "s")},
+		{"into a phase whose name differs in spacing", "## Todos\n### Front  end\n- [ ] a\n", "## Todos\n### Front  end\n- [ ] a\n- [ ] s\n", add(domain.KindStep, " front end ", "", "s")},
 		{"new phase for another origin", "## Todos\n### UI (from primary.a)\n- [ ] a\n", "## Todos\n### UI (from primary.a)\n- [ ] a\n\n### UI (from primary.b)\n- [ ] s\n", add(domain.KindStep, "UI", "primary.b", "s")},
 		{"new phase in an empty section", "## Todos\n", "## Todos\n\n### P\n- [ ] s\n", add(domain.KindStep, "P", "", "s")},
 		{"crlf", "## Todos\r\n- [ ] a\r\n", "## Todos\r\n- [ ] a\r\n- [ ] s\r\n", add(domain.KindStep, "", "", "s")},
@@ -679,5 +712,89 @@ func TestSetStepsKeepsTheAuthorsText(t *testing.T) {
 				t.Fatalf("SetSteps: %v", err)
 			}
 		})
+	}
+}
+
+// TestRemoveNotesProperties removes notes from bodies assembled from
+// fragments where notes meet other markdown (nested lists, lazy lines,
+// fences, quotes, blank lines): RemoveNotes either refuses and changes
+// nothing, or removes exactly the notes asked for, keeps every other item
+// as it was, and records edits that replay to the new body.
+func TestRemoveNotesProperties(t *testing.T) {
+	fragments := []string{
+		"## Todos", "### Backend", "- [ ] a", "- [!] b", "1. [/] c", "  > note one", "  > blocked: x", "  >", "  > more",
+		"> quoted", "  - nested", "lazy text", "", "", "  ```", "```", "    indented code", "Text paragraph.", "## Notes",
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	n, removals := 2000, 0
+	if testing.Short() {
+		n = 100
+	}
+	for d := 0; d < n; d++ {
+		parts := []string{"## Todos"}
+		for len(parts) < 3+rng.IntN(14) {
+			f := fragments[rng.IntN(len(fragments))]
+			parts = append(parts, f)
+			if strings.Contains(f, "[") && rng.IntN(4) > 0 {
+				// Most items get notes, some apart by a blank line.
+				for k := rng.IntN(3); k >= 0; k-- {
+					if rng.IntN(3) == 0 {
+						parts = append(parts, "")
+					}
+					parts = append(parts, fragments[5+rng.IntN(4)])
+				}
+			}
+		}
+		body := []byte(strings.Join(parts, "\n") + "\n")
+		c := ParseChecklist(body)
+		before := c.Items()
+		for i, it := range before {
+			if len(it.Notes) == 0 {
+				continue
+			}
+			parity := rng.IntN(2)
+			k := -1
+			drop := func(string) bool { k++; return k%2 == parity }
+			var want []string
+			for j, note := range it.Notes {
+				if j%2 != parity {
+					want = append(want, note)
+				}
+			}
+			w := ParseChecklist(body)
+			removed, err := w.RemoveNotes(i, drop)
+			if err != nil {
+				if !bytes.Equal(w.body, body) || len(w.touched()) != 0 {
+					t.Fatalf("refused (%v) but changed\n%q\nto\n%q", err, body, w.body)
+				}
+				continue
+			}
+			if removed > 0 {
+				removals++
+			}
+			if removed != len(it.Notes)-len(want) {
+				t.Fatalf("removed %d of %d notes, want %d, in\n%q", removed, len(it.Notes), len(it.Notes)-len(want), body)
+			}
+			got := w.Items()
+			if len(got) != len(before) || !slices.Equal(got[i].Notes, want) {
+				t.Fatalf("notes %q, want %q, after removing from\n%q\ngot\n%q", got[i].Notes, want, body, w.body)
+			}
+			for j := range before {
+				if j != i && !sameItem(got[j], before[j]) {
+					t.Fatalf("item %d changed: %+v, was %+v, in\n%q\ngot\n%q", j, got[j], before[j], body, w.body)
+				}
+			}
+			replayed := body
+			for _, e := range w.touched() {
+				replayed = slices.Concat(replayed[:e.off:e.off], []byte(e.ins), replayed[e.off+e.del:])
+			}
+			if !bytes.Equal(replayed, w.body) {
+				t.Fatalf("replaying the edits gives\n%q\nbut the body is\n%q", replayed, w.body)
+			}
+		}
+	}
+	// The bodies must exercise removal, not only refusals and no-ops.
+	if removals < n/10 {
+		t.Fatalf("only %d removals in %d bodies", removals, n)
 	}
 }

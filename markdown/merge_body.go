@@ -410,10 +410,13 @@ func mergeTodo(o, a, b *todo, eol string) (*todo, string) {
 	if hasRepeats(base) || hasRepeats(a.Notes) || hasRepeats(b.Notes) {
 		return nil, conflict + " (a note repeats, so the notes cannot be merged as a set)"
 	}
-	var extra []string
+	// Notes merge as sets: a note one side added is kept, a note one side
+	// removed (td removes a "blocked: …" note when the todo stops being
+	// blocked) goes.
+	var extra, gone []string
 	for _, n := range carrier.Notes {
 		if slices.Contains(base, n) && !slices.Contains(other.Notes, n) {
-			return nil, conflict + " (one side removed a note)"
+			gone = append(gone, n)
 		}
 	}
 	for _, n := range other.Notes {
@@ -421,7 +424,7 @@ func mergeTodo(o, a, b *todo, eol string) (*todo, string) {
 			extra = append(extra, n)
 		}
 	}
-	t, ok := rewriteTodo(carrier, status, extra, eol)
+	t, ok := rewriteTodo(carrier, status, gone, extra, eol)
 	if !ok {
 		return nil, conflict
 	}
@@ -457,11 +460,12 @@ func mergeStatus(o *todo, a, b domain.TodoStatus) (domain.TodoStatus, bool) {
 	return "", false
 }
 
-// rewriteTodo returns t with the given status and the extra notes appended,
-// edited the way td edits a todo: the marker rewritten in place and each
-// note added as a block quote after the item.
-func rewriteTodo(t *todo, status domain.TodoStatus, extra []string, eol string) (*todo, bool) {
-	if status == t.Status && len(extra) == 0 {
+// rewriteTodo returns t with the given status, the notes gone removed and
+// the extra notes appended, edited the way td edits a todo: the marker
+// rewritten in place, each note removed with its block quote and added as
+// a block quote after the item.
+func rewriteTodo(t *todo, status domain.TodoStatus, gone, extra []string, eol string) (*todo, bool) {
+	if status == t.Status && len(gone) == 0 && len(extra) == 0 {
 		return t, true
 	}
 	if e := lineEnding(t.raw); e != "" {
@@ -473,6 +477,9 @@ func rewriteTodo(t *todo, status domain.TodoStatus, extra []string, eol string) 
 		return nil, false
 	}
 	if err := c.SetStatus(0, status); err != nil {
+		return nil, false
+	}
+	if _, err := c.RemoveNotes(0, func(n string) bool { return slices.Contains(gone, n) }); err != nil {
 		return nil, false
 	}
 	for _, n := range extra {
@@ -489,7 +496,8 @@ func rewriteTodo(t *todo, status domain.TodoStatus, extra []string, eol string) 
 		out.raw = append(out.raw, eol...)
 	}
 	out.Status = status
-	out.Notes = slices.Concat(t.Notes, extra)
+	kept := slices.DeleteFunc(slices.Clone(t.Notes), func(n string) bool { return slices.Contains(gone, n) })
+	out.Notes = slices.Concat(kept, extra)
 	if !slices.Equal(c.items[0].Notes, out.Notes) {
 		return nil, false
 	}

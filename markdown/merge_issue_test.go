@@ -115,6 +115,13 @@ func TestMergeIssueClean(t *testing.T) {
 			want:   []string{"- [ ] Test it\n", "- [!] Test it\n  > flaky on CI\n"},
 		},
 		{
+			name:   "a blocked note removed by done on one side, a note added on the other",
+			base:   strings.Replace(mergeBase, "- [ ] Test it\n", "- [!] Test it\n  > blocked: no CI\n", 1),
+			ours:   []string{"- [!] Test it\n  > blocked: no CI\n", "- [x] Test it\n"},
+			theirs: []string{"- [!] Test it\n  > blocked: no CI\n", "- [!] Test it\n  > blocked: no CI\n\n  > flaky\n"},
+			want:   []string{"- [!] Test it\n  > blocked: no CI\n", "- [x] Test it\n  > flaky\n"},
+		},
+		{
 			name:   "the same todo added on both sides",
 			ours:   []string{"- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n", upd10, upd11},
 			theirs: []string{"- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n", upd10, upd12},

@@ -158,7 +158,12 @@ func (g *genIssue) edit(rng *rand.Rand) *genIssue {
 		case 9:
 			if len(all) > 0 {
 				t := all[rng.IntN(len(all))]
-				t.notes = append(t.notes, "note "+genWords[rng.IntN(len(genWords))])
+				if len(t.notes) > 0 && rng.IntN(3) == 0 {
+					i := rng.IntN(len(t.notes))
+					t.notes = slices.Delete(t.notes, i, i+1)
+				} else {
+					t.notes = append(t.notes, "note "+genWords[rng.IntN(len(genWords))])
+				}
 			}
 		case 10:
 			if rng.IntN(3) == 0 {

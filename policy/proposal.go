@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tdproject/td/policy/domain"
 )
@@ -111,4 +112,45 @@ func MayDecideProposal(r ProposalReview) error {
 		return refuse(fmt.Sprintf("proposal %s was already rejected; there is nothing left to decide", r.ID))
 	}
 	return nil
+}
+
+// PhaseRef names a phase of a checklist: its heading's name and the
+// "(from …)" origin, "" for none.
+type PhaseRef struct {
+	Name   string
+	Origin domain.AgentPath
+}
+
+// ProposalPhase decides where an accepted proposal's steps go, given the
+// list's phases in document order: into the phase already named name,
+// ignoring case and runs of white space (the one from this agent if
+// several are, else the first), under its heading as it is written; only
+// when none is does the proposal make a new phase "name (from agent)".
+// joins reports whether an existing phase takes the steps. A phase's
+// origin says whose proposal made the phase, not who proposed each step:
+// that the ledger's sublist_accepted entry keeps.
+func ProposalPhase(existing []PhaseRef, name string, agent domain.AgentPath) (into PhaseRef, joins bool) {
+	key := phaseKey(name)
+	first := -1
+	for i, p := range existing {
+		if phaseKey(p.Name) != key {
+			continue
+		}
+		if p.Origin == agent {
+			return p, true
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first >= 0 {
+		return existing[first], true
+	}
+	return PhaseRef{Name: strings.TrimSpace(name), Origin: agent}, false
+}
+
+// phaseKey is the form phase names are compared in: lower case, each run
+// of white space one space, none around.
+func phaseKey(name string) string {
+	return strings.ToLower(strings.Join(strings.Fields(name), " "))
 }

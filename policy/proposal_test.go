@@ -117,3 +117,37 @@ func checkRefusal(t *testing.T, err error, refusal string, invalid bool) {
 		}
 	}
 }
+
+func TestProposalPhase(t *testing.T) {
+	const ui, api = domain.AgentPath("primary.subagents.ui"), domain.AgentPath("primary.subagents.api")
+	mine := PhaseRef{Name: "Frontend"}
+	fromUI := PhaseRef{Name: "Frontend", Origin: ui}
+	fromAPI := PhaseRef{Name: "Docs", Origin: api}
+	tests := []struct {
+		name     string
+		existing []PhaseRef
+		phase    string
+		agent    domain.AgentPath
+		want     PhaseRef
+		joins    bool
+	}{
+		{"no phases: a new one from the agent", nil, "Frontend", ui, fromUI, false},
+		{"the same name", []PhaseRef{mine}, "Frontend", ui, mine, true},
+		{"another case", []PhaseRef{mine}, "frontend", ui, mine, true},
+		{"other spacing", []PhaseRef{{Name: "Front end"}}, "  front   END ", ui, PhaseRef{Name: "Front end"}, true},
+		{"another name: a new phase, name trimmed", []PhaseRef{mine}, " Docs ", ui, PhaseRef{Name: "Docs", Origin: ui}, false},
+		{"another subagent's phase", []PhaseRef{fromAPI}, "docs", ui, fromAPI, true},
+		{"its own phase", []PhaseRef{fromUI}, "FRONTEND", ui, fromUI, true},
+		{"its own phase over an earlier one", []PhaseRef{mine, fromUI}, "Frontend", ui, fromUI, true},
+		{"the first when none is its own", []PhaseRef{fromUI, mine}, "Frontend", api, fromUI, true},
+		{"a prefix is not the name", []PhaseRef{mine}, "Front", ui, PhaseRef{Name: "Front", Origin: ui}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, joins := ProposalPhase(tt.existing, tt.phase, tt.agent)
+			if got != tt.want || joins != tt.joins {
+				t.Fatalf("ProposalPhase = %+v, %v; want %+v, %v", got, joins, tt.want, tt.joins)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tdproject/td/policy/domain"
 )
@@ -58,3 +59,23 @@ func MayMutate(agentPath domain.AgentPath) error {
 // subagentRefusal is what a subagent hears when it tries to change todos or
 // issues: the way in is a proposal its root agent accepts or rejects.
 const subagentRefusal = `subagent sessions cannot change todos or issues; propose todos with td todo propose "first" "second", and the root agent accepts or rejects them`
+
+// blockedNotePrefix starts the note td todo block --reason writes.
+const blockedNotePrefix = "blocked:"
+
+// BlockedNote is the note td todo block --reason writes under the item:
+// "blocked: REASON".
+func BlockedNote(reason string) string { return blockedNotePrefix + " " + reason }
+
+// IsBlockedNote reports whether a note says why its todo is blocked: it
+// starts with "blocked:", in any case, as td writes it and as a person
+// would by hand. Such a note describes a status, not something learned,
+// so it goes when the todo stops being blocked.
+func IsBlockedNote(note string) bool {
+	return len(note) >= len(blockedNotePrefix) && strings.EqualFold(note[:len(blockedNotePrefix)], blockedNotePrefix)
+}
+
+// ClearsBlockedNotes reports whether moving a todo to status to removes
+// its "blocked: …" notes: every status but blocked does, since the reason
+// no longer holds once the todo is done, dropped, pending or started.
+func ClearsBlockedNotes(to domain.TodoStatus) bool { return to != domain.TodoBlocked }

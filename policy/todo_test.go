@@ -109,3 +109,29 @@ func TestMayMutate(t *testing.T) {
 		})
 	}
 }
+
+func TestBlockedNote(t *testing.T) {
+	if got := BlockedNote("waiting for the design tokens"); got != "blocked: waiting for the design tokens" {
+		t.Fatalf("BlockedNote = %q", got)
+	}
+	for note, want := range map[string]bool{
+		"blocked: waiting for the design tokens": true,
+		"Blocked: by hand":                       true,
+		"BLOCKED:x":                              true,
+		"blocked:":                               true,
+		"blocked":                                false,
+		"was blocked: twice":                     false,
+		"state parameter must be verified":       false,
+		"":                                       false,
+		"blocked by the design team":             false,
+	} {
+		if got := IsBlockedNote(note); got != want {
+			t.Errorf("IsBlockedNote(%q) = %v, want %v", note, got, want)
+		}
+	}
+	for _, to := range domain.TodoStatuses() {
+		if got, want := ClearsBlockedNotes(to), to != domain.TodoBlocked; got != want {
+			t.Errorf("ClearsBlockedNotes(%s) = %v, want %v", to, got, want)
+		}
+	}
+}

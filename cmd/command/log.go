@@ -27,6 +27,9 @@ type logEntryJSON struct {
 	TS     string         `json:"ts"`
 	Ledger *audit.Entry   `json:"ledger,omitempty"`
 	Commit *logCommitJSON `json:"commit,omitempty"`
+	// LostIn is, for a ledger entry, the merge commit that did not keep
+	// the change the entry records.
+	LostIn string `json:"lost_in,omitempty"`
 }
 
 type logCommitJSON struct {
@@ -40,7 +43,10 @@ type logCommitJSON struct {
 	LedgerAdded   []string            `json:"ledger_added"`
 	LedgerRemoved int                 `json:"ledger_removed"`
 	Unreadable    string              `json:"unreadable,omitempty"`
-	Summary       string              `json:"summary"`
+	// Merge is a merge commit's account of the issue: what it resolved
+	// between its parents' edits, and what it lost.
+	Merge   []review.MergeOutcome `json:"merge,omitempty"`
+	Summary string                `json:"summary"`
 }
 
 type logAuthorJSON struct {
@@ -77,7 +83,10 @@ commit shows its short hash, author, subject and trailers (Td-Session,
 Td-Action, Td-Issue and any others), then what it changed in the issue in
 one line: status, fields, labels, links, criteria and todos, and the
 ledger lines it added. A ledger entry and the commit that recorded it in
-the same second come in that order. Outside git, the ledger alone.
+the same second come in that order. A merge commit says what it resolved
+between its two parents' edits and what it lost; a ledger entry whose
+change a merge did not keep is marked "(lost in merge HASH)". Outside git,
+the ledger alone.
 
 Examples:
    td log td-k3x9qa
@@ -120,7 +129,7 @@ func (r *runner) runLog(o *LogOptions) error {
 func toIssueLogJSON(l *review.IssueLog) issueLogJSON {
 	out := issueLogJSON{ID: l.ID, Title: l.Title, InGit: l.InGit, Entries: []logEntryJSON{}}
 	for _, e := range l.Entries {
-		j := logEntryJSON{TS: jsonTime(e.Time), Ledger: e.Ledger}
+		j := logEntryJSON{TS: jsonTime(e.Time), Ledger: e.Ledger, LostIn: e.LostIn}
 		if e.Ledger != nil {
 			j.Kind = "ledger"
 		} else {
@@ -129,7 +138,7 @@ func toIssueLogJSON(l *review.IssueLog) issueLogJSON {
 			cj := &logCommitJSON{Hash: c.Hash, Short: shortHash(c.Hash), Subject: c.Subject,
 				Author:   logAuthorJSON{Name: c.Author.Name, Email: c.Author.Email, Date: c.Author.When.Format(time.RFC3339)},
 				Trailers: []logTrailerJSON{}, Files: c.Files, Changes: c.Changes, LedgerAdded: c.LedgerAdded,
-				LedgerRemoved: c.LedgerRemoved, Unreadable: c.Unreadable, Summary: c.Summary()}
+				LedgerRemoved: c.LedgerRemoved, Unreadable: c.Unreadable, Merge: c.Merge, Summary: c.Summary()}
 			for _, t := range c.Trailers {
 				cj.Trailers = append(cj.Trailers, logTrailerJSON{Key: t.Key, Value: t.Value})
 			}
@@ -169,6 +178,9 @@ func (r *runner) printLog(l *review.IssueLog) {
 			}
 			if d := ledgerDetails(le); d != "" {
 				line += "  " + d
+			}
+			if e.LostIn != "" {
+				line += "  (lost in merge " + shortHash(e.LostIn) + ")"
 			}
 			r.st.printf("%s\n", line)
 			continue

@@ -39,7 +39,8 @@ It merges the two edits of the issue file the way td understands it:
   - todos one by one, matched by section, phase and text: a status changed
     on one side wins; a todo started on one side and given another status
     on the other (done, dropped, blocked) takes that status, since td starts
-    the next step by itself; notes are unioned; todos added on either side
+    the next step by itself; notes merge as sets (added on either side:
+    kept; removed on one side: gone); todos added on either side
     are kept at the end of their phase (ours first); a todo deleted on one
     side and untouched on the other goes;
   - the rest of the body line by line, as git would.

@@ -24,6 +24,7 @@ type proposalJSON struct {
 	Auto       bool             `json:"auto"`
 	Added      []string         `json:"added"`
 	Reason     string           `json:"reason"`
+	Into       string           `json:"into,omitempty"`
 }
 
 func proposalJSONOf(p todos.Proposal) proposalJSON {
@@ -35,7 +36,7 @@ func proposalJSONOf(p todos.Proposal) proposalJSON {
 	}
 	return proposalJSON{ID: p.ID, Agent: p.Agent, Session: p.Session, Kind: p.Kind, Phase: p.Phase,
 		Items: nonNilStrings(p.Items), State: p.State, ProposedAt: stamp(p.ProposedAt), DecidedBy: p.DecidedBy,
-		DecidedAt: stamp(p.DecidedAt), Auto: p.Auto, Added: nonNilStrings(p.Added), Reason: p.Reason}
+		DecidedAt: stamp(p.DecidedAt), Auto: p.Auto, Added: nonNilStrings(p.Added), Reason: p.Reason, Into: p.Into}
 }
 
 func proposalsJSONOf(list []todos.Proposal) []proposalJSON {
@@ -69,14 +70,15 @@ func countOf(kind domain.TodoKind, n int) string {
 	return fmt.Sprintf("%d %s", n, domain.Plural(n, "step", "steps"))
 }
 
-// proposalBlock renders items as they would join the list: under their
-// "(from …)" phase heading, or the acceptance criteria heading.
-func proposalBlock(p todos.Proposal, items []string) string {
+// proposalBlock renders items as they would join the list: under the
+// heading of the phase they join (heading), or the acceptance criteria
+// heading.
+func proposalBlock(p todos.Proposal, heading string, items []string) string {
 	var b strings.Builder
 	if p.Kind == domain.KindCriterion {
 		b.WriteString("## Acceptance criteria\n")
 	} else {
-		fmt.Fprintf(&b, "### %s (from %s)\n", p.Phase, p.Agent)
+		fmt.Fprintf(&b, "### %s\n", heading)
 	}
 	for _, it := range items {
 		fmt.Fprintf(&b, "- [ ] %s\n", it)
@@ -117,6 +119,9 @@ func proposalState(p todos.Proposal) string {
 		s := "accepted by " + p.DecidedBy
 		if p.Auto {
 			s = "accepted at once by config"
+		}
+		if p.Into != "" {
+			s += fmt.Sprintf(", under %q", p.Into)
 		}
 		if skipped := len(p.Items) - len(p.Added); skipped > 0 {
 			s += fmt.Sprintf(" (%d already on the list)", skipped)

@@ -69,7 +69,7 @@ func (r *runner) runTodoAccept(o *TodoAcceptOptions) error {
 	return r.st.export(func() any {
 		return map[string]any{"proposal": proposalJSONOf(p), "skipped": nonNilStrings(res.Skipped), "todos": r.todoJSONOf(res.Todo)}
 	}, func() error {
-		where := fmt.Sprintf("under \"%s (from %s)\"", p.Phase, p.Agent)
+		where := fmt.Sprintf("under \"%s\"", res.Heading)
 		if p.Kind == domain.KindCriterion {
 			where = "to the acceptance criteria"
 		}

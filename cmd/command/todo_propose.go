@@ -36,8 +36,9 @@ subagent's own session if any, else the issue bound to the most recently
 started session of its root agent (primary) in this checkout. It is
 recorded in that issue's ledger with an ID (p7k2) and waits there: the root
 agent sees it in td todo view and runs td todo accept or td todo reject.
-Accepted steps go under "### PHASE (from primary.subagents.ui)"; the phase
-defaults to the last segment of the path. With config
+Accepted steps join the list's phase of that name (ignoring case and
+spacing), or go under a new "### PHASE (from primary.subagents.ui)" when it
+has none; the phase defaults to the last segment of the path. With config
 agents.<path>.todo_review: auto the proposal is accepted at once.
 
 Examples:
@@ -87,7 +88,7 @@ func (r *runner) runTodoPropose(o *TodoProposeOptions) error {
 		if res.Via != nil {
 			whose = fmt.Sprintf("the issue %s's session %s is bound to", res.Via.Agent, res.Via.ID)
 		}
-		r.st.printf("Proposed %s to %s %s, %s:\n\n%s\n", r.st.paint(ansiBold, p.ID), res.Issue.ID, res.Issue.Title, whose, proposalBlock(p, p.Items))
+		r.st.printf("Proposed %s to %s %s, %s:\n\n%s\n", r.st.paint(ansiBold, p.ID), res.Issue.ID, res.Issue.Title, whose, proposalBlock(p, res.Heading, p.Items))
 		if res.Accepted != nil {
 			r.st.printf("Accepted at once (config agents.%s.todo_review is auto): %s added.\n", se.Agent, countOf(p.Kind, len(res.Accepted.Added)))
 			return nil

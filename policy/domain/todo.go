@@ -62,7 +62,9 @@ type Todo struct {
 	// Origin is the agent path of the subagent whose proposal the phase
 	// came from, or "".
 	Origin AgentPath
-	// Notes holds the item's notes, oldest first; they are append-only.
+	// Notes holds the item's notes, oldest first; they are append-only,
+	// but for a "blocked: …" note, which goes when the item stops being
+	// blocked.
 	Notes []string
 }
 

@@ -32,6 +32,10 @@ type LogEntry struct {
 	Time   time.Time
 	Ledger *audit.Entry
 	Commit *LogCommit
+	// LostIn is, for a ledger entry, the merge commit that did not keep
+	// the change it records (see LogCommit.Merge): the entry tells what
+	// was done on one branch, not what the issue file says since.
+	LostIn string
 }
 
 // LogCommit is a commit that changed an issue's file or ledger, with what
@@ -54,8 +58,14 @@ type LogCommit struct {
 	// Unreadable says why a version of the issue file could not be read;
 	// Changes is then empty.
 	Unreadable string
+	// Merge is a merge commit's account of the issue file against both
+	// parents and their merge base (DescribeMerge): what it resolved
+	// between the two sides' edits, and what it lost. Changes are still
+	// against the first parent.
+	Merge []MergeOutcome
 
 	ledgerLines []audit.Entry // the readable ledger lines it added
+	lostLedger  []string      // ledger lines (ledgerKey) recording a change this merge lost
 }
 
 // Summary is the commit's change to the issue in one line: the issue
@@ -65,12 +75,24 @@ func (c *LogCommit) Summary() string {
 	switch {
 	case c.Unreadable != "":
 		parts = append(parts, "issue file unreadable: "+c.Unreadable)
-	case len(c.Changes) > 0:
-		events := make([]string, len(c.Changes))
-		for i, e := range c.Changes {
-			events[i] = e.String()
+	case len(c.Changes) > 0 || len(c.Merge) > 0:
+		// A change an outcome accounts for is told once, by the outcome.
+		told := map[string]bool{}
+		for _, o := range c.Merge {
+			told[o.key] = true
 		}
-		parts = append(parts, strings.Join(events, "; "))
+		var events []string
+		for _, e := range c.Changes {
+			if !told[facetKey(e)] {
+				events = append(events, e.String())
+			}
+		}
+		if len(events) > 0 {
+			parts = append(parts, strings.Join(events, "; "))
+		}
+		if len(c.Merge) > 0 {
+			parts = append(parts, mergeSummary(c.Merge))
+		}
 	case c.touches(repo.IssuesDir):
 		parts = append(parts, "issue file touched, nothing td tracks changed")
 	}
@@ -142,6 +164,17 @@ func Log(s *repo.Store, ref string, limit int) (*IssueLog, error) {
 		}
 	}
 	out.Entries = mergeLog(ledger, commits, committed)
+	lostIn := map[string]string{}
+	for _, c := range commits {
+		for _, k := range c.lostLedger {
+			lostIn[k] = c.Hash
+		}
+	}
+	for i, e := range out.Entries {
+		if e.Ledger != nil {
+			out.Entries[i].LostIn = lostIn[ledgerKey(*e.Ledger)]
+		}
+	}
 	if limit > 0 && len(out.Entries) > limit {
 		out.Entries = out.Entries[len(out.Entries)-limit:]
 	}
@@ -250,6 +283,14 @@ func issueCommits(s *repo.Store, g *gitrepo.Repo, id string, limit int) ([]*LogC
 			}
 			if c.Changes, err = DescribeIssueChange(before, after); err != nil {
 				c.Unreadable = err.Error()
+			}
+		}
+		// A merge is told against both sides even when its issue file is
+		// the first parent's (a resolution that kept ours): what it kept
+		// of the other side's edits is the story.
+		if len(gc.Parents) == 2 && c.Unreadable == "" {
+			if c.Merge, c.lostLedger, err = describeMergeCommit(g, gc, file, ledger); err != nil {
+				return nil, err
 			}
 		}
 		if c.touches(repo.HistoryDir) {

@@ -116,6 +116,13 @@ func TestLogCommitSummary(t *testing.T) {
 		{LogCommit{Files: []string{issue}, Unreadable: "the later version, line 3: bad"}, "issue file unreadable: the later version, line 3: bad"},
 		{LogCommit{Files: []string{ledger}, LedgerAdded: []string{"commented", "commented"}}, "ledger +2: commented, commented"},
 		{LogCommit{Files: []string{ledger}}, "no change td tracks"},
+		// A merge: the change an outcome accounts for is told once, by it.
+		{LogCommit{Files: []string{issue, ledger}, Changes: []IssueEvent{{Kind: EventPriority, From: "P3", To: "P1"}, {Kind: EventType, From: "task", To: "bug"}},
+			Merge:       []MergeOutcome{{Kind: OutcomeResolved, key: EventPriority, What: "priority", Kept: SideTheirs, Value: "P1", Ours: "P3", Theirs: "P1"}},
+			LedgerAdded: []string{"edited"}},
+			"type task -> bug; resolved: priority P1 (theirs) over P3 (ours); ledger +1: edited"},
+		{LogCommit{Files: []string{issue, ledger}, Merge: []MergeOutcome{{Kind: OutcomeResolved, key: EventPriority, What: "priority", Kept: SideOurs, Value: "P3", Ours: "P3", Theirs: "P1"}}},
+			"resolved: priority P3 (ours) over P1 (theirs)"},
 	} {
 		if got := tc.c.Summary(); got != tc.want {
 			t.Errorf("Summary() = %q, want %q", got, tc.want)

@@ -30,8 +30,9 @@ type Proposal struct {
 	// Agent and Session are the proposing subagent's path and session.
 	Agent   domain.AgentPath
 	Session string
-	// Kind is step or criterion; Phase is where steps go (the heading
-	// "### Phase (from Agent)"), "" for criteria.
+	// Kind is step or criterion; Phase is the phase the steps are for, ""
+	// for criteria: accepted, they join the list's phase of that name, or
+	// make "### Phase (from Agent)" when it has none.
 	Kind  domain.TodoKind
 	Phase string
 	// Items are the proposed texts.
@@ -49,6 +50,10 @@ type Proposal struct {
 	Added []string
 	// Reason is why it was rejected.
 	Reason string
+	// Into is the heading of the phase an acceptance put the steps in,
+	// when that heading does not name the proposer (the steps joined a
+	// phase of the same name); "" otherwise.
+	Into string
 }
 
 // proposalsOf reads the proposals out of an issue's ledger, in the order
@@ -85,6 +90,7 @@ func proposalsOf(entries []audit.Entry) []Proposal {
 					p.State = policy.ProposalAccepted
 					p.Added = detailStrings(e.Details["items"])
 					p.Auto, _ = e.Details["auto"].(bool)
+					p.Into, _ = e.Details["into"].(string)
 				}
 				break
 			}
@@ -246,6 +252,9 @@ type ProposeResult struct {
 	Via *repo.Session
 	// Accepted is set when config accepted the proposal at once.
 	Accepted *ProposalDecision
+	// Heading is the phase heading the steps would join if accepted now,
+	// "" for criteria.
+	Heading string
 }
 
 // ProposalDecision is what accepting or rejecting a proposal did.
@@ -256,6 +265,9 @@ type ProposalDecision struct {
 	Added, Skipped []string
 	// Todo is the list after an acceptance, nil after a rejection.
 	Todo *TodoResult
+	// Heading is the phase heading the accepted steps joined, "" for
+	// criteria and after a rejection.
+	Heading string
 }
 
 // Propose records a subagent's proposed todos in the ledger of the issue
@@ -300,9 +312,12 @@ func Propose(s *repo.Store, se *repo.Session, req ProposeRequest) (*ProposeResul
 		res.Issue = is
 		// Refuse now what accepting would refuse: empty or multi-line
 		// texts, duplicates of the list or of each other.
-		if err := todoError(checklistFor(is).Add(kind, phase, proposalOrigin(kind, se.Agent), items)); err != nil {
+		cl := checklistFor(is)
+		into, _ := proposalPhase(cl, kind, phase, se.Agent)
+		if err := todoError(cl.Add(kind, into.Name, into.Origin, items)); err != nil {
 			return err
 		}
+		res.Heading = phaseHeading(into)
 		existing, err := issueProposals(s, id)
 		if err != nil {
 			return err
@@ -337,13 +352,26 @@ func Propose(s *repo.Store, se *repo.Session, req ProposeRequest) (*ProposeResul
 	return res, nil
 }
 
-// proposalOrigin is the "(from …)" origin proposed steps carry; criteria
-// have no phase to carry one.
-func proposalOrigin(kind domain.TodoKind, agent domain.AgentPath) domain.AgentPath {
+// proposalPhase is the phase a proposal's steps join on cl, as
+// policy.ProposalPhase decides: the phase already named so, else a new
+// one with the agent as its origin. Criteria have none.
+func proposalPhase(cl *markdown.Checklist, kind domain.TodoKind, phase string, agent domain.AgentPath) (into policy.PhaseRef, joins bool) {
 	if kind == domain.KindCriterion {
-		return ""
+		return policy.PhaseRef{}, false
 	}
-	return agent
+	var existing []policy.PhaseRef
+	for _, ph := range cl.Phases() {
+		existing = append(existing, policy.PhaseRef{Name: ph.Name, Origin: ph.Origin})
+	}
+	return policy.ProposalPhase(existing, phase, agent)
+}
+
+// phaseHeading is a phase's heading as the file writes it, "" for none.
+func phaseHeading(p policy.PhaseRef) string {
+	if p.Origin == "" {
+		return p.Name
+	}
+	return p.Name + " (from " + string(p.Origin) + ")"
 }
 
 // checklistFor parses the issue's checklist for adding items: a body td
@@ -438,17 +466,18 @@ func decide(s *repo.Store, se *repo.Session, issueRef, ref, decision, reason str
 }
 
 // accept puts a proposal's items on the issue's list inside an update:
-// steps under "### Phase (from agent)", criteria at the end of the
-// acceptance criteria. Items already on the list by now are skipped rather
+// steps at the end of the phase of that name, or under a new "### Phase
+// (from agent)", criteria at the end of the acceptance criteria. Items already on the list by now are skipped rather
 // than refusing the rest. The list's invariants are kept as after any todo
 // change, and the acceptance is a ledger event (criteria also get their
 // criterion_added, as an agent's addition).
 func accept(s *repo.Store, tx *repo.Tx, se *repo.Session, is *repo.Issue, p Proposal, auto bool) (*ProposalDecision, error) {
 	cl := checklistFor(is)
-	res := &ProposalDecision{Issue: is}
+	into, joins := proposalPhase(cl, p.Kind, p.Phase, p.Agent)
+	res := &ProposalDecision{Issue: is, Heading: phaseHeading(into)}
 	remaining := append([]string(nil), p.Items...)
 	for len(remaining) > 0 {
-		err := cl.Add(p.Kind, p.Phase, proposalOrigin(p.Kind, p.Agent), remaining)
+		err := cl.Add(p.Kind, into.Name, into.Origin, remaining)
 		var dup *markdown.DuplicateError
 		if !errors.As(err, &dup) {
 			if err != nil {
@@ -485,6 +514,12 @@ func accept(s *repo.Store, tx *repo.Tx, se *repo.Session, is *repo.Issue, p Prop
 	}
 	if auto {
 		details["auto"] = true
+	}
+	if joins && len(res.Added) > 0 && into.Origin != p.Agent {
+		// The steps joined a phase whose heading does not name this
+		// subagent: the ledger keeps where they went and whose they are.
+		details["into"] = res.Heading
+		res.Proposal.Into = res.Heading
 	}
 	ledger := []audit.Entry{{Action: audit.ActionSublistAccepted, Details: details}}
 	if p.Kind == domain.KindCriterion {

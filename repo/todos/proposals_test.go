@@ -139,6 +139,56 @@ func TestProposeWaitsThenAcceptAddsWithOrigin(t *testing.T) {
 	}
 }
 
+func TestAcceptJoinsThePhaseOfItsName(t *testing.T) {
+	w := newProposalWorld(t)
+	if _, err := todos.Apply(w.s, w.root, todos.TodoRequest{Op: todos.TodoAdd, Phase: "Frontend", Items: []string{"Login button"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := todos.Propose(w.s, w.sub, todos.ProposeRequest{Items: []string{"Colour tokens"}, Phase: " frontEND "})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Heading != "Frontend" {
+		t.Fatalf("propose would join %q, want Frontend", res.Heading)
+	}
+	dec, err := todos.AcceptProposal(w.s, w.root, "", res.Proposal.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "### Frontend\n- [ ] Login button\n- [ ] Colour tokens\n"
+	if body := w.body(t); !strings.HasSuffix(body, want) || strings.Count(body, "###") != 1 {
+		t.Fatalf("body after accept:\n%s\nwant it to end with:\n%s", body, want)
+	}
+	if dec.Heading != "Frontend" || dec.Proposal.Into != "Frontend" {
+		t.Fatalf("decision heading %q, into %q", dec.Heading, dec.Proposal.Into)
+	}
+	list, err := todos.IssueProposals(w.s, w.issue)
+	if err != nil || len(list) != 1 || list[0].Into != "Frontend" || list[0].Agent != w.sub.Agent {
+		t.Fatalf("proposals from the ledger = %+v, %v", list, err)
+	}
+
+	// A new phase carries the subagent; its next proposal joins it, and
+	// the ledger needs no "into" since the heading names it.
+	res, err = todos.Propose(w.s, w.sub, todos.ProposeRequest{Items: []string{"Screenshot"}, Phase: "Docs"})
+	if err != nil || res.Heading != "Docs (from primary.subagents.ui)" {
+		t.Fatalf("propose = %+v, %v", res, err)
+	}
+	if _, err := todos.AcceptProposal(w.s, w.root, "", res.Proposal.ID); err != nil {
+		t.Fatal(err)
+	}
+	res, err = todos.Propose(w.s, w.sub, todos.ProposeRequest{Items: []string{"Describe the error page"}, Phase: "docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err = todos.AcceptProposal(w.s, w.root, "", res.Proposal.ID)
+	if err != nil || dec.Proposal.Into != "" {
+		t.Fatalf("into its own phase: into %q, %v", dec.Proposal.Into, err)
+	}
+	if body := w.body(t); !strings.HasSuffix(body, "### Docs (from primary.subagents.ui)\n- [ ] Screenshot\n- [ ] Describe the error page\n") {
+		t.Fatalf("body:\n%s", body)
+	}
+}
+
 func TestAutoReviewAcceptsAtOnce(t *testing.T) {
 	w := newProposalWorld(t)
 	w.s.Config.Agents = map[string]repo.AgentConfig{"primary.subagents.ui": {TodoReview: policy.TodoReviewAuto}}

@@ -98,7 +98,9 @@ func todoIssue(s *repo.Store, se *repo.Session, ref string, read bool) (string, 
 // Todo runs one todo operation and returns the whole list after it.
 // Mutations keep the invariants of spec section 6: at most one item in
 // progress (the first kept), the first pending step promoted when none is,
-// blocked items never promoted, nothing deleted, notes only appended.
+// blocked items never promoted, nothing deleted, notes only appended
+// except a "blocked: …" note, which goes when its todo stops being
+// blocked.
 func Apply(s *repo.Store, se *repo.Session, req TodoRequest) (*TodoResult, error) {
 	if req.Op != TodoView {
 		// Before the issue: a subagent has none to find, and is told to
@@ -296,9 +298,15 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role doma
 	}
 	if req.Op == TodoBlock {
 		if r := strings.TrimSpace(req.Reason); r != "" {
-			if err := cl.AddNote(i, "blocked: "+r); err != nil {
+			if err := cl.AddNote(i, policy.BlockedNote(r)); err != nil {
 				return i, nil, todoError(err)
 			}
+		}
+	}
+	if policy.ClearsBlockedNotes(to) {
+		// The reason it was blocked no longer holds; other notes stay.
+		if _, err := cl.RemoveNotes(i, policy.IsBlockedNote); err != nil {
+			return i, nil, todoError(err)
 		}
 	}
 	var ledger []audit.Entry
