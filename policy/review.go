@@ -42,6 +42,42 @@ type Claim struct {
 	Author  string
 }
 
+// self reports whether session id is the reviewer's: the reviewer itself,
+// or another session of the same actor.
+func (f Facts) self(id string) bool {
+	return id != "" && (id == f.Reviewer || slices.Contains(f.ReviewerSessions, id))
+}
+
+// heldTo says that session id did something the reviewer is held to:
+// the reviewer did it, or another session of its actor did, which the
+// sentence names; then who must act instead (rest, for the reviewer
+// itself; an actor's other sessions are refused alike, so then another
+// actor must).
+func (f Facts) heldTo(id, did, rest string) string {
+	if id == f.Reviewer {
+		return fmt.Sprintf("%s %s; %s", id, did, rest)
+	}
+	return fmt.Sprintf("%s acts for %s, whose session %s %s; %s", f.Reviewer, actorOrSame(f.ReviewerActor), id, did, othersOf(rest))
+}
+
+// othersOf turns "another session must ..." or "a session with no history
+// on it must ..." into the same demand of another actor.
+func othersOf(rest string) string {
+	for _, p := range []string{"another session must ", "a session with no history on it must "} {
+		if r, ok := strings.CutPrefix(rest, p); ok {
+			return "a different person or agent must " + r
+		}
+	}
+	return rest
+}
+
+func actorOrSame(actor string) string {
+	if actor == "" {
+		return "the same actor"
+	}
+	return actor
+}
+
 // names reports whether the claim names any creator at all.
 func (c Claim) names() bool { return c.Session != "" || c.Author != "" }
 
@@ -70,6 +106,14 @@ type Facts struct {
 	// Involved lists every session with any ledger entry or commit trailer on
 	// the issue.
 	Involved []string
+	// ReviewerSessions lists the other sessions of the reviewer's actor:
+	// the same git identity and the same agent path ("" for the person).
+	// The policy judges involvement per actor, so what any of them did
+	// counts as the reviewer's.
+	ReviewerSessions []string
+	// ReviewerActor names the reviewer's actor in refusals, such as
+	// "Bob <bob@example.com>" or "agent primary of Bob <bob@example.com>".
+	ReviewerActor string
 	// ReviewerIsAgent is true when the reviewer acts as an agent: its
 	// refusals name no way round the policy (no --self-close-exception).
 	ReviewerIsAgent bool
@@ -276,13 +320,13 @@ func viewCreator(f Facts) creatorView {
 	_, conflict := Creator(f.CreatorClaims)
 	authorMatches := func(c Claim) bool { return ra != "" && c.Author == ra }
 	if conflict != "" {
-		named := slices.ContainsFunc(bySession, func(c Claim) bool { return c.Session == r }) ||
+		named := slices.ContainsFunc(bySession, func(c Claim) bool { return f.self(c.Session) }) ||
 			slices.ContainsFunc(byAuthor, authorMatches)
 		return creatorView{named: named, conflict: conflict}
 	}
 	// Session claims agree among themselves, author claims likewise.
 	switch {
-	case len(bySession) > 0 && bySession[0].Session == r:
+	case len(bySession) > 0 && f.self(bySession[0].Session):
 		if len(byAuthor) == 0 || authorMatches(byAuthor[0]) {
 			// The frontmatter is hand-editable: alone it proves nothing.
 			if !slices.ContainsFunc(f.CreatorClaims, func(c Claim) bool { return c.Source != SourceFrontmatter && c.names() }) {
@@ -337,7 +381,7 @@ func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Deci
 	if r == "" {
 		return refused(fmt.Sprintf("no session is asking to %s %s; start one with td session start", v, issue))
 	}
-	if f.Minor && !slices.Contains(f.MinorMarkedBy, r) {
+	if f.Minor && !slices.ContainsFunc(f.MinorMarkedBy, f.self) {
 		return Decision{Allowed: true}
 	}
 	d := decideInvolvement(mode, f, cv, reason, v)
@@ -361,11 +405,11 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 	}
 
 	// Hard block, in both modes: nobody signs off their own work.
-	if r == f.Implementer {
-		return refused(fmt.Sprintf("%s implements %s; %s", r, issue, another))
+	if f.self(f.Implementer) {
+		return refused(f.heldTo(f.Implementer, "implements "+issue, another))
 	}
-	if slices.Contains(f.ImplementationHistory, r) {
-		return refused(fmt.Sprintf("%s implemented %s (it started the work); %s", r, issue, another))
+	if i := slices.IndexFunc(f.ImplementationHistory, f.self); i >= 0 {
+		return refused(f.heldTo(f.ImplementationHistory[i], "implemented "+issue+" (it started the work)", another))
 	}
 
 	if mode != Balanced {
@@ -374,8 +418,8 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 			return refused(fmt.Sprintf("the sources disagree about who created %s (%s), so %s counts as involved; %s", issue, cv.conflict, r, uninvolved))
 		case cv.named:
 			return refused(fmt.Sprintf("%s created %s and the strict review policy blocks its creator; %s, or enable balanced_review_policy to let the creator %s with a reason", r, issue, uninvolved, v))
-		case slices.Contains(f.Involved, r):
-			return refused(fmt.Sprintf("%s has history on %s and the strict review policy blocks every involved session; %s", r, issue, uninvolved))
+		case slices.ContainsFunc(f.Involved, f.self):
+			return refused(f.heldTo(f.Involved[slices.IndexFunc(f.Involved, f.self)], "has history on "+issue+" and the strict review policy blocks every involved session", uninvolved))
 		}
 		return Decision{Allowed: true}
 	}
@@ -401,8 +445,8 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 		return refused(fmt.Sprintf("only the frontmatter names %s as the creator of %s (no ledger entry or commit confirms it, and the file can be edited by hand), so it gets no creator exception; %s", r, issue, uninvolved))
 	case cv.named:
 		return refused(fmt.Sprintf("%s is named as the creator of %s but the creating commit does not confirm it, so it counts as involved; %s", r, issue, uninvolved))
-	case slices.Contains(f.Involved, r):
-		return refused(fmt.Sprintf("%s is involved in %s (it has ledger or commit history on it); %s", r, issue, uninvolved))
+	case slices.ContainsFunc(f.Involved, f.self):
+		return refused(f.heldTo(f.Involved[slices.IndexFunc(f.Involved, f.self)], "is involved in "+issue+" (it has ledger or commit history on it)", uninvolved))
 	}
 	return Decision{Allowed: true}
 }
@@ -418,11 +462,11 @@ func historyNamesOnly(f Facts) bool {
 		switch {
 		case !c.names():
 		case c.Source == SourceFrontmatter:
-			if c.Session != f.Reviewer {
+			if !f.self(c.Session) {
 				frontmatterOther = true
 			}
 		case c.Session != "":
-			if c.Session != f.Reviewer {
+			if !f.self(c.Session) {
 				return false
 			}
 			history = true

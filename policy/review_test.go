@@ -601,3 +601,50 @@ func TestImplementerConflict(t *testing.T) {
 		})
 	}
 }
+
+// TestActorMatrix: involvement is judged per actor. The reviewer's other
+// sessions (the same person in another clone or worktree, or one agent
+// path's other conversations) count as the reviewer, in every mode.
+func TestActorMatrix(t *testing.T) {
+	const (
+		worker2 = "ses_work0002" // the worker's actor, in another worktree
+		lead2   = "ses_lead0002" // the lead, in another clone
+		cmnt2   = "ses_cmnt0002"
+		why     = "read the diff"
+	)
+	asActorOf := func(sessions ...string) func(*Facts) {
+		return func(f *Facts) { f.ReviewerSessions = sessions; f.ReviewerActor = bob }
+	}
+	rows := []struct {
+		name   string
+		mode   Mode
+		facts  Facts
+		reason string
+		want   Decision
+	}{
+		{name: "a new session of the implementer's actor", mode: Balanced, facts: issueFacts(worker2, asActorOf(worker)), reason: why,
+			want: Decision{Refusal: "ses_work0002 acts for Bob <bob@example.com>, whose session ses_work0001 implements td-abc123; a different person or agent must approve it"}},
+		{name: "a new session of the implementer's actor, strict", mode: Strict, facts: issueFacts(worker2, asActorOf(worker)), reason: why,
+			want: Decision{Refusal: "ses_work0002 acts for Bob <bob@example.com>, whose session ses_work0001 implements td-abc123; a different person or agent must approve it"}},
+		{name: "the actor of a session that started the work once", mode: Balanced,
+			facts:  issueFacts(worker2, asActorOf(worker), func(f *Facts) { f.Implementer = outsider; f.ImplementationHistory = []string{worker, outsider} }),
+			reason: why,
+			want:   Decision{Refusal: "ses_work0002 acts for Bob <bob@example.com>, whose session ses_work0001 implemented td-abc123 (it started the work); a different person or agent must approve it"}},
+		{name: "the creator's actor in another clone gets the creator exception", mode: Balanced, facts: issueFacts(lead2, asActorOf(lead)), reason: why, want: creatorAllowed},
+		{name: "the creator's actor in another clone, strict", mode: Strict, facts: issueFacts(lead2, asActorOf(lead)), reason: why, want: refusedSomehow},
+		{name: "the actor of a commenter", mode: Balanced, facts: issueFacts(cmnt2, asActorOf(commenter)), reason: why,
+			want: Decision{Refusal: "ses_cmnt0002 acts for Bob <bob@example.com>, whose session ses_cmnt0001 is involved in td-abc123 (it has ledger or commit history on it); a different person or agent must approve it"}},
+		{name: "another actor's session is not held to it", mode: Balanced, facts: issueFacts(outsider, func(f *Facts) { f.ReviewerSessions = []string{"ses_outs0002"} }), reason: why, want: allowed},
+		{name: "a minor issue its actor marked minor in another session", mode: Balanced,
+			facts: issueFacts(worker2, asActorOf(worker), func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{worker} }), reason: why,
+			want: refusedSomehow},
+		{name: "a minor issue someone else marked minor", mode: Balanced,
+			facts: issueFacts(worker2, asActorOf(worker), func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{lead} }), reason: why,
+			want: allowed},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			checkDecision(t, Approval(row.mode, row.facts, row.reason), row.want)
+		})
+	}
+}

@@ -220,6 +220,21 @@ func (s *Store) Sessions() ([]*Session, []error) {
 	return out, errs
 }
 
+// SessionsOf lists the IDs of every session that acts for actor, oldest
+// first: one person's sessions in every clone and worktree, or one agent
+// path's conversations. The identity files are read once per Store; a
+// session started later in the same process is not in the list.
+func (s *Store) SessionsOf(a domain.Actor) []string {
+	s.actorsOnce.Do(func() {
+		s.actors = map[domain.Actor][]string{}
+		all, _ := s.Sessions() // unreadable identity files are reported where they are read
+		for _, se := range all {
+			s.actors[se.Actor()] = append(s.actors[se.Actor()], se.ID)
+		}
+	})
+	return s.actors[a]
+}
+
 // UseSession makes id this checkout's current session.
 func (s *Store) UseSession(id string) (*Session, error) {
 	se, err := s.Session(id)

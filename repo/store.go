@@ -33,8 +33,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -84,6 +86,9 @@ type Store struct {
 	gitFacts       *gitFacts
 	gitFactsLoaded bool
 	ledgers        ledgerCache
+
+	actorsOnce sync.Once
+	actors     map[domain.Actor][]string // session IDs by actor (SessionsOf)
 }
 
 // ErrNotInitialized is wrapped by Open when no .todos directory is found.

@@ -35,7 +35,30 @@ func ReviewFacts(s *repo.Store, is *repo.Issue, se *repo.Session) (policy.Facts,
 	ig, err := s.IssueGitFacts(is.ID)
 	f := ReviewFactsFrom(is, se, lf, ig)
 	f.ReviewerIsAgent = s.EffectiveRole(se) != domain.RoleOperator
+	WithActor(&f, se, s.SessionsOf(se.Actor()))
 	return f, err
+}
+
+// WithActor tells the facts which sessions act for the reviewer se's
+// actor (sessions may include se itself), so that the policy judges
+// involvement per actor.
+func WithActor(f *policy.Facts, se *repo.Session, sessions []string) {
+	f.ReviewerSessions = nil
+	for _, id := range sessions {
+		if id != se.ID {
+			f.ReviewerSessions = append(f.ReviewerSessions, id)
+		}
+	}
+	f.ReviewerActor = ActorName(se.Actor())
+}
+
+// ActorName names an actor where people read: "Bob <bob@example.com>", or
+// "agent primary of Bob <bob@example.com>".
+func ActorName(a domain.Actor) string {
+	if a.Human() {
+		return a.Identity
+	}
+	return fmt.Sprintf("agent %s of %s", a.Agent, a.Identity)
 }
 
 // reviewFacts assembles the policy's facts from the three sources, given

@@ -60,6 +60,8 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 		return err
 	}
 	f := issues.ReviewFactsFrom(is, se, repo.DeriveLedgerFacts(entries[:e.index]), ig)
+	issues.WithActor(&f, se, c.sessionsOf(se.Actor()))
+	f.ReviewerIsAgent = c.roleOf(se.ID) != domain.RoleOperator
 	if m, ok := e.Details["policy"].(string); ok && (m == string(policy.Strict) || m == string(policy.Balanced)) {
 		mode = policy.Mode(m)
 	}
@@ -128,6 +130,18 @@ func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entr
 		c.add(p, e.line, RuleReviewPolicy, "%s, over open acceptance criteria, and %s/%s has no %s event for %s by %s; td close records one, so redo it with td",
 			what, repo.TodosDir, repo.SecurityEvents, audit.KindOpenCriteriaOverride, is.ID, e.Session)
 	}
+}
+
+// sessionsOf lists the committed sessions that act for actor.
+func (c *checker) sessionsOf(a domain.Actor) []string {
+	var ids []string
+	for id, se := range c.sessions {
+		if se.Actor() == a {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // securityEntryReason returns the reason of the first security entry of
