@@ -43,8 +43,11 @@ left REV (their merge base; REV itself when the branch is up to date):
                     and their exceptions are audited
    criterion_drop   criteria dropped or deleted since were dropped by an
                     operator session (a criterion_dropped ledger entry)
+   status_transition  an issue whose status changed since has a transition
+                    to that status among its new ledger entries (a status
+                    typed into the file is a violation, not a silent close)
 
-Without --base those four are skipped, and td check says so.
+Without --base those five are skipped, and td check says so.
 
 Examples:
    td check

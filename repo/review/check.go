@@ -44,13 +44,16 @@ const (
 	// RuleCriterionDrop: a criterion dropped or deleted since the base was
 	// dropped by an operator session (a criterion_dropped ledger entry).
 	RuleCriterionDrop = "criterion_drop"
+	// RuleStatusTransition: an issue whose status changed since the base
+	// has a ledger transition added in the range that put it there.
+	RuleStatusTransition = "status_transition"
 	// RuleWrittenOnce: a session's identity file present at the base is
 	// unchanged, since the rules trust its role and author.
 	RuleWrittenOnce = "written_once"
 )
 
 // baseRules are the rules that need a base revision.
-var baseRules = []string{RuleAppendOnly, RuleWrittenOnce, RuleReviewPolicy, RuleCriterionDrop}
+var baseRules = []string{RuleAppendOnly, RuleWrittenOnce, RuleReviewPolicy, RuleCriterionDrop, RuleStatusTransition}
 
 // Violation is one thing td check found wrong, at a file and line.
 type Violation struct {
@@ -152,6 +155,7 @@ func Check(s *repo.Store, o CheckOptions) (*CheckReport, error) {
 		c.checkLedgersGrew()
 		c.checkSessionsUnchanged()
 		c.checkCriteriaDrops()
+		c.checkStatusTransitions()
 		if err := c.checkReviews(); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,83 @@
+package review
+
+import (
+	"bufio"
+	"bytes"
+	"strings"
+
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+)
+
+// checkStatusTransitions derives every issue's status change in the range
+// from the committed files themselves, not from the ledger's account of
+// it: an issue whose status differs from the base's (a new issue starts
+// open) must have, among the ledger entries added in the range, a
+// transition whose last destination is the status the file now has. A
+// status typed into the file is then a violation, instead of a decision
+// nobody judged; one td set is re-decided by checkReviews.
+func (c *checker) checkStatusTransitions() {
+	for _, id := range sortedKeys(c.issues) {
+		is := c.issues[id]
+		p := is.Path
+		before := domain.StatusOpen
+		if c.base.Has(p) {
+			if c.base.Same(c.head, p) {
+				continue
+			}
+			data, err := c.base.Read(p)
+			if err != nil {
+				continue
+			}
+			old, err := repo.ParseIssue(p, id, data)
+			if err != nil {
+				continue // an unparsable base file is not this rule's to judge
+			}
+			before = old.Status
+		}
+		last := ""
+		for _, e := range c.addedEntries(id) {
+			if to, ok := e.Details["to"].(string); ok && to != "" {
+				last = to
+			}
+		}
+		if statusRecorded(before, is.Status, last) {
+			continue
+		}
+		line := c.frontmatterLine(p, "status")
+		if last == "" {
+			c.add(p, line, RuleStatusTransition, "status changed from %s to %s since %s, and the ledger records no transition; statuses move only through td (start, review, approve, reject, close, block, reopen), which the review policy judges: restore status: %s and run the td command",
+				before, is.Status, c.base.Rev, before)
+			continue
+		}
+		c.add(p, line, RuleStatusTransition, "status is %s, but the last transition the ledger recorded since %s moved it to %s; restore status: %s, or make the change with td",
+			is.Status, c.base.Rev, last, last)
+	}
+}
+
+// statusRecorded reports whether an issue's status now is accounted for:
+// the last transition recorded in the range (lastTo, "" for none) put it
+// there, or nothing moved it and it is what it was at the base.
+func statusRecorded(before, now domain.Status, lastTo string) bool {
+	if lastTo == "" {
+		return now == before
+	}
+	return lastTo == string(now)
+}
+
+// frontmatterLine is the 1-based line of key in the head's file p, 0 when
+// it cannot be found.
+func (c *checker) frontmatterLine(p, key string) int {
+	data, err := c.head.Read(p)
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
+	for n := 1; sc.Scan(); n++ {
+		if strings.HasPrefix(sc.Text(), key+":") {
+			return n
+		}
+	}
+	return 0
+}
