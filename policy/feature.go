@@ -23,6 +23,10 @@ type Flag struct {
 	// Policy marks a flag that changes a security rule; changing it writes a
 	// security event.
 	Policy bool
+	// Strict is a policy flag's stricter value. The environment may set a
+	// policy flag only to it: a variable anyone can set must not loosen
+	// what the config, changed only by an audited td feature set, says.
+	Strict bool
 	Usage  string
 }
 
@@ -33,6 +37,7 @@ func Flags() []Flag {
 		Name:    BalancedReviewPolicy,
 		Default: true,
 		Policy:  true,
+		Strict:  false,
 		Usage:   "let an issue's creator approve another session's work with --reason (audited); false restores the strict policy that blocks every involved session",
 	}}
 }
@@ -83,19 +88,48 @@ func Resolve(name string, env func(string) string, config map[string]bool) (valu
 	if err != nil {
 		return false, "", err
 	}
-	if env != nil {
-		if raw := env(EnvVar(name)); strings.TrimSpace(raw) != "" {
-			v, err := ParseBool(raw)
-			if err != nil {
-				return false, "", fmt.Errorf("%s=%q is not a boolean: use 1/true/on/yes or 0/false/off/no", EnvVar(name), raw)
-			}
-			return v, FromEnv, nil
-		}
+	ev, set, err := envValue(name, env)
+	if err != nil {
+		return false, "", err
+	}
+	if set && (!flag.Policy || ev == flag.Strict) {
+		return ev, FromEnv, nil
 	}
 	if v, ok := config[name]; ok {
 		return v, FromConfig, nil
 	}
 	return flag.Default, FromDefault, nil
+}
+
+// IgnoredEnv returns the environment override of a policy flag that Resolve
+// ignored because it would loosen the policy ("TD_FEATURE_X=true"), or "".
+func IgnoredEnv(name string, env func(string) string) string {
+	flag, err := KnownFlag(name)
+	if err != nil || !flag.Policy {
+		return ""
+	}
+	v, set, err := envValue(name, env)
+	if err != nil || !set || v == flag.Strict {
+		return ""
+	}
+	return fmt.Sprintf("%s=%s", EnvVar(name), strings.TrimSpace(env(EnvVar(name))))
+}
+
+// envValue reads a flag's environment override; set is false when the
+// variable is unset or blank.
+func envValue(name string, env func(string) string) (v, set bool, err error) {
+	if env == nil {
+		return false, false, nil
+	}
+	raw := env(EnvVar(name))
+	if strings.TrimSpace(raw) == "" {
+		return false, false, nil
+	}
+	v, err = ParseBool(raw)
+	if err != nil {
+		return false, false, fmt.Errorf("%s=%q is not a boolean: use 1/true/on/yes or 0/false/off/no", EnvVar(name), raw)
+	}
+	return v, true, nil
 }
 
 func knownFlagNames() string {

@@ -41,6 +41,31 @@ func TestParseBool(t *testing.T) {
 	}
 }
 
+func TestIgnoredEnv(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "TD_FEATURE_BALANCED_REVIEW_POLICY" {
+				return v
+			}
+			return ""
+		}
+	}
+	for raw, want := range map[string]string{
+		"":      "",
+		"true":  "TD_FEATURE_BALANCED_REVIEW_POLICY=true",
+		" on ":  "TD_FEATURE_BALANCED_REVIEW_POLICY=on",
+		"false": "",
+		"maybe": "",
+	} {
+		if got := IgnoredEnv(BalancedReviewPolicy, env(raw)); got != want {
+			t.Errorf("IgnoredEnv with %q = %q, want %q", raw, got, want)
+		}
+	}
+	if got := IgnoredEnv("turbo_mode", env("true")); got != "" {
+		t.Errorf("unknown flag: %q", got)
+	}
+}
+
 func TestResolve(t *testing.T) {
 	envOf := func(m map[string]string) func(string) string {
 		return func(k string) string { return m[k] }
@@ -58,7 +83,9 @@ func TestResolve(t *testing.T) {
 		{name: "default", flag: BalancedReviewPolicy, value: true, source: FromDefault},
 		{name: "nil env, empty config", flag: BalancedReviewPolicy, env: envOf(nil), config: map[string]bool{}, value: true, source: FromDefault},
 		{name: "config beats default", flag: BalancedReviewPolicy, config: map[string]bool{BalancedReviewPolicy: false}, value: false, source: FromConfig},
-		{name: "env beats config", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: "on"}), config: map[string]bool{BalancedReviewPolicy: false}, value: true, source: FromEnv},
+		{name: "env may not loosen a policy flag", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: "on"}), config: map[string]bool{BalancedReviewPolicy: false}, value: false, source: FromConfig},
+		{name: "env may not loosen the default either", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: "on"}), value: true, source: FromDefault},
+		{name: "env may make a policy flag stricter", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: "off"}), config: map[string]bool{BalancedReviewPolicy: true}, value: false, source: FromEnv},
 		{name: "env off beats default", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: "FALSE"}), value: false, source: FromEnv},
 		{name: "empty env is unset", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: " "}), config: map[string]bool{BalancedReviewPolicy: false}, value: false, source: FromConfig},
 		{

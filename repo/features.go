@@ -23,10 +23,14 @@ type FeatureState struct {
 	Usage   string `json:"usage"`
 	// Config is the value in config.yaml, nil when the config is silent.
 	Config *bool `json:"config"`
+	// EnvIgnored is the environment override td ignored because it would
+	// loosen a policy flag ("TD_FEATURE_X=true"), "" when none.
+	EnvIgnored string `json:"env_ignored,omitempty"`
 }
 
 // Feature resolves one flag: TD_FEATURE_<NAME> in the environment, then
-// the config, then the default.
+// the config, then the default. The environment may set a policy flag
+// only to its stricter value.
 func (s *Store) Feature(name string) (FeatureState, error) {
 	f, err := policy.KnownFlag(name)
 	if err != nil {
@@ -36,7 +40,8 @@ func (s *Store) Feature(name string) (FeatureState, error) {
 	if err != nil {
 		return FeatureState{}, Errorf(CodeInvalid, "%v", err)
 	}
-	st := FeatureState{Name: name, Value: v, Source: src, Default: f.Default, Policy: f.Policy, Usage: f.Usage}
+	st := FeatureState{Name: name, Value: v, Source: src, Default: f.Default, Policy: f.Policy, Usage: f.Usage,
+		EnvIgnored: policy.IgnoredEnv(name, s.Env)}
 	if c, ok := s.Config.Features[name]; ok {
 		st.Config = &c
 	}

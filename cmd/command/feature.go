@@ -44,6 +44,9 @@ func (r *runner) printFeature(st repo.FeatureState) {
 	if st.Source == policy.FromEnv {
 		r.st.printf(" (%s)", policy.EnvVar(st.Name))
 	}
+	if st.EnvIgnored != "" {
+		r.st.printf(" (%s ignored: the environment may make a policy flag only stricter)", st.EnvIgnored)
+	}
 	r.st.printf("\n")
 }
 

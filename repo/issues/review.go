@@ -18,6 +18,9 @@ func ReviewMode(s *repo.Store) (policy.Mode, error) {
 	if err != nil {
 		return "", repo.Errorf(repo.CodeInvalid, "%v", err)
 	}
+	if ign := policy.IgnoredEnv(policy.BalancedReviewPolicy, s.Env); ign != "" {
+		s.Warnf("%s ignored: the environment may make the review policy only stricter; td feature set %s true changes it (audited)", ign, policy.BalancedReviewPolicy)
+	}
 	return policy.ModeFor(v), nil
 }
 

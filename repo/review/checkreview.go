@@ -23,10 +23,13 @@ import (
 // in. A decision the policy refuses is a violation, and so is an exception
 // the policy allows only when audited that was not audited.
 func (c *checker) checkReviews() error {
-	mode, err := issues.ReviewMode(c.s)
+	// The base's config decides, never the environment of the machine
+	// running the check, nor the policy an entry says it was decided under.
+	balanced, _, err := policy.Resolve(policy.BalancedReviewPolicy, nil, c.config.Features)
 	if err != nil {
-		return err
+		return repo.Errorf(repo.CodeInvalid, "%v", err)
 	}
+	mode := policy.ModeFor(balanced)
 	rg := &reviewGit{c: c}
 	for _, id := range sortedKeys(c.ledgers) {
 		is := c.issues[id]
@@ -62,9 +65,6 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 	f := issues.ReviewFactsFrom(is, se, repo.DeriveLedgerFacts(entries[:e.index]), ig)
 	issues.WithActor(&f, se, c.sessionsOf(se.Actor()))
 	f.ReviewerIsAgent = c.roleOf(se.ID) != domain.RoleOperator
-	if m, ok := e.Details["policy"].(string); ok && (m == string(policy.Strict) || m == string(policy.Balanced)) {
-		mode = policy.Mode(m)
-	}
 	var d policy.Decision
 	var audited string // the reason of the exception's security entry
 	if e.Action == audit.ActionApproved {
