@@ -189,6 +189,38 @@ func refuseSymlink(path string) error {
 	return nil
 }
 
+// refuseLinks fails when p, or any directory between .todos and p, is a
+// symlink: under .todos/local a link could send the lock, the runtime or
+// a cache write anywhere on disk. The message names the path from the
+// work tree root and the fix.
+func (s *Store) refuseLinks(p string) error {
+	rel, err := filepath.Rel(s.Dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is outside %s", p, TodosDir)
+	}
+	d := s.Dir
+	for _, elem := range strings.Split(rel, string(filepath.Separator)) {
+		d = filepath.Join(d, elem)
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return nil // what does not exist is no link; td creates it
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return &Error{Code: CodeRefused, Msg: fmt.Sprintf("%s is a symlink; td does not follow symlinks under .todos: remove the link and run the command again", s.rel(d)), Err: errSymlink}
+		}
+	}
+	return nil
+}
+
+// lock takes the store lock, .todos/local/lock, refusing a symlink there.
+func (s *Store) lock() (unlock func(), err error) {
+	p := s.Path(LocalDir, "lock")
+	if err := s.refuseLinks(p); err != nil {
+		return nil, err
+	}
+	return lockFile(p)
+}
+
 // refusal says why td will not read a file; the caller names the file,
 // in the form its message needs ("path: reason" or "path reason").
 type refusal struct {

@@ -100,6 +100,9 @@ func (s *Store) UpdateRuntime(id string, fn func(rt *Runtime) error) error {
 		return Errorf(CodeInvalid, "%q is not a session ID", id)
 	}
 	dir := s.Path(LocalDir, "sessions")
+	if err := s.refuseLinks(filepath.Join(dir, id+".lock")); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", s.rel(dir), err)
 	}

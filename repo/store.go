@@ -194,7 +194,7 @@ func (s *Store) recoverLocked() error {
 	if _, err := os.Lstat(s.undoPath()); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	unlock, err := lockFile(s.Path(LocalDir, "lock"))
+	unlock, err := s.lock()
 	if err != nil {
 		return err
 	}
@@ -286,7 +286,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	if err := os.MkdirAll(s.Path(LocalDir), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", s.rel(s.Path(LocalDir)), err)
 	}
-	unlock, err := lockFile(s.Path(LocalDir, "lock"))
+	unlock, err := s.lock()
 	if err != nil {
 		return err
 	}
@@ -401,6 +401,9 @@ func (s *Store) stage(paths []string) []gitrepo.StagedBlob {
 // readLocal reads a small file under .todos/local, "" when absent.
 func (s *Store) readLocal(name string) (string, error) {
 	p := s.Path(LocalDir, filepath.FromSlash(name))
+	if err := s.refuseLinks(p); err != nil {
+		return "", err
+	}
 	data, err := readRegular(p, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -423,6 +426,9 @@ func (s *Store) WriteLocal(name, content string) error { return s.writeLocal(nam
 // writeLocal writes a file under .todos/local (never staged).
 func (s *Store) writeLocal(name, content string) error {
 	p := s.Path(LocalDir, filepath.FromSlash(name))
+	if err := s.refuseLinks(p); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}

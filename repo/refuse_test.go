@@ -1,0 +1,69 @@
+package repo
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// refuseLinks refuses a link at the path or at any directory between
+// .todos and it, naming the link from the work tree root.
+func TestRefuseLinks(t *testing.T) {
+	s := newTestStore(t)
+	out := t.TempDir()
+	if err := os.Symlink(out, filepath.Join(s.Dir, "probe")); err != nil {
+		t.Skip("no symlinks here")
+	}
+	os.Remove(filepath.Join(s.Dir, "probe"))
+	for _, tt := range []struct {
+		name, link, path, err string // link: relative to .todos, made a symlink
+	}{
+		{"plain", "", "local/lock", ""},
+		{"missing", "", "local/nope/x.json", ""},
+		{"the lock", "local/lock", "local/lock", ".todos/local/lock is a symlink"},
+		{"a directory above", "local/sessions", "local/sessions/ses_aaaaaaaa.lock", ".todos/local/sessions is a symlink"},
+		{"outside .todos", "", "../x", "is outside .todos"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.link != "" {
+				p := s.Path(filepath.FromSlash(tt.link))
+				os.RemoveAll(p)
+				if err := os.Symlink(out, p); err != nil {
+					t.Fatal(err)
+				}
+				defer os.Remove(p)
+			}
+			err := s.refuseLinks(s.Path(filepath.FromSlash(tt.path)))
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("err = %v, want %q", err, tt.err)
+			}
+		})
+	}
+}
+
+// A default session file td will not read is an error, not a reason to
+// mint another session; a file that is gone is.
+func TestDefaultSessionRefusesALink(t *testing.T) {
+	s := newTestStore(t)
+	se := actor(t, s)
+	p := s.Path(SessionsDir, se.ID+".yaml")
+	moved := filepath.Join(t.TempDir(), "se.yaml")
+	if err := os.Rename(p, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, p); err != nil {
+		t.Skip("no symlinks here")
+	}
+	if _, _, err := s.CurrentSession("", true); err == nil || !strings.Contains(err.Error(), "is a symlink") {
+		t.Fatalf("CurrentSession = %v, want a refusal", err)
+	}
+	if ents, _ := os.ReadDir(s.Path(SessionsDir)); len(ents) != 1 {
+		t.Fatalf("%d session files, want the one link", len(ents))
+	}
+	os.Remove(p)
+	se2, _, err := s.CurrentSession("", true)
+	if err != nil || se2.ID == se.ID {
+		t.Fatalf("CurrentSession after the file went = %v, %v; want a new session", se2, err)
+	}
+}
