@@ -96,6 +96,9 @@ const (
 type Options struct {
 	Now func() time.Time        // defaults to time.Now
 	Env func(key string) string // defaults to os.Getenv
+	// Environ lists the environment as KEY=value, for the variables td
+	// finds by prefix (TD_FEATURE_*); defaults to os.Environ.
+	Environ func() []string
 }
 
 func (o Options) withDefaults() Options {
@@ -104,6 +107,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Env == nil {
 		o.Env = os.Getenv
+	}
+	if o.Environ == nil {
+		o.Environ = os.Environ
 	}
 	return o
 }
@@ -143,6 +149,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	noConfig := "" // the nearest .todos without a config, if no parent has one
 	for d := abs; ; {
 		todos := filepath.Join(d, TodosDir)
 		if fi, err := os.Lstat(todos); err == nil {
@@ -153,6 +160,9 @@ func Open(dir string, opts Options) (*Store, error) {
 				if _, err := os.Lstat(filepath.Join(todos, ConfigFile)); err == nil {
 					return openAt(d, opts)
 				}
+				if noConfig == "" {
+					noConfig = todos
+				}
 			}
 		}
 		parent := filepath.Dir(d)
@@ -160,6 +170,17 @@ func Open(dir string, opts Options) (*Store, error) {
 			break
 		}
 		d = parent
+	}
+	if noConfig != "" {
+		shown := filepath.Join(noConfig, ConfigFile)
+		if r, err := filepath.Rel(abs, shown); err == nil {
+			shown = filepath.ToSlash(r)
+		}
+		init := "td init"
+		if where := filepath.Dir(filepath.Dir(shown)); where != "." {
+			init = "td init in " + where
+		}
+		return nil, &Error{Code: CodeNotInitialized, Msg: fmt.Sprintf("%s is missing; restore it with git checkout -- %s, or run %s to write a new one (your issues stay)", shown, shown, init), Err: ErrNotInitialized}
 	}
 	return nil, &Error{Code: CodeNotInitialized, Msg: "no .todos directory here or in any parent; run td init at the root of your repository", Err: ErrNotInitialized}
 }
@@ -179,9 +200,15 @@ func openAt(root string, opts Options) (*Store, error) {
 		if err := refuseSymlink(s.Path(d)); err != nil {
 			return nil, err
 		}
+		if fi, err := os.Lstat(s.Path(d)); err == nil && !fi.IsDir() {
+			return nil, s.dirError(s.Path(d), nil)
+		}
 	}
 	if err := s.recoverLocked(); err != nil {
 		return nil, err
+	}
+	for _, v := range UnknownFeatureVars(s.opts.Environ()) {
+		s.warnf("%s names no feature td knows, so it is ignored; the known ones: %s", v, knownFeatureVars())
 	}
 	return s, nil
 }
