@@ -67,3 +67,32 @@ func TestDefaultSessionRefusesALink(t *testing.T) {
 		t.Fatalf("CurrentSession after the file went = %v, %v; want a new session", se2, err)
 	}
 }
+
+// A runtime td cannot parse is refused with its line, and UpdateRuntime
+// leaves it as it was.
+func TestRuntimeNeverOverwritesWhatItCannotParse(t *testing.T) {
+	for _, tt := range []struct {
+		name, data, want string
+	}{
+		{"syntax", "{\n  \"state\": \"x\",\n  oops\n}\n", "sessions/ses_aaaaaaaa.json:3: not valid JSON (invalid character 'o'"},
+		{"type", "{\n  \"errors\": \"many\"\n}\n", "sessions/ses_aaaaaaaa.json:2: not valid JSON (json: cannot unmarshal string"},
+		{"cut short", "{\"state\":", "sessions/ses_aaaaaaaa.json:1: not valid JSON (unexpected end of JSON input)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestStore(t)
+			p := s.Path(LocalDir, "sessions", "ses_aaaaaaaa.json")
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(tt.data), 0o644)
+			if _, err := s.Runtime("ses_aaaaaaaa"); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Runtime = %v, want %q", err, tt.want)
+			}
+			err := s.UpdateRuntime("ses_aaaaaaaa", func(rt *Runtime) error { rt.BoundIssue = "td-aaaaaa"; return nil })
+			if err == nil || !strings.Contains(err.Error(), "td will not overwrite it") {
+				t.Fatalf("UpdateRuntime = %v", err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != tt.data {
+				t.Fatalf("runtime rewritten: %q", b)
+			}
+		})
+	}
+}

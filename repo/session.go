@@ -314,8 +314,7 @@ func (s *Store) readDefaults() (map[string]string, error) {
 		return m, err
 	}
 	if err := json.Unmarshal([]byte(data), &m); err != nil {
-		s.warnf("ignoring unreadable .todos/local/default-sessions.json: %v", err)
-		return map[string]string{}, nil
+		return nil, s.localParseError("default-sessions.json", []byte(data), err, "which session is each person's default here (td starts new ones)")
 	}
 	return m, nil
 }
