@@ -356,9 +356,17 @@ func (tx *Tx) settle() error {
 }
 
 // WriteFile atomically replaces a file under .todos (path elements relative
-// to .todos) and records it for staging.
+// to .todos) and records it for staging. An issue file over
+// MaxIssueFileSize is refused here, the one place every entry point's
+// writes pass (CLI, MCP, hooks): td would refuse to read it back.
 func (tx *Tx) WriteFile(data []byte, elem ...string) error {
-	return tx.record(opReplace, func(p string) error { return writeFileAtomic(p, data) }, elem)
+	return tx.record(opReplace, func(p string) error {
+		if len(elem) == 2 && elem[0] == IssuesDir && len(data) > MaxIssueFileSize {
+			id := strings.TrimSuffix(elem[1], ".md")
+			return Errorf(CodeInvalid, "%s would be %d bytes, over the %d byte limit of an issue file; shorten its description or move the bulk into a file the issue links to", id, len(data), MaxIssueFileSize)
+		}
+		return writeFileAtomic(p, data)
+	}, elem)
 }
 
 // AppendLine appends one line to an append-only log under .todos.
