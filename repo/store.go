@@ -41,7 +41,10 @@
 //
 // A crash leaves the undo log behind. The next td command finds it (Open
 // costs one lstat for this) and rolls it back under the store lock before
-// it reads anything, with a warning naming the files restored. Rolling
+// it reads anything, with a warning naming the files restored; what each
+// held before it was restored (the killed command's writes, or a hand edit
+// made since) is first copied under .todos/local/undone/<time>, so that
+// nothing is lost unseen. Rolling
 // back, not forward, because the killed command never said it succeeded,
 // and because the one path serves a failed write and a crash alike, so
 // every failure test exercises the crash path. Every step can be

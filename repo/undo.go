@@ -175,11 +175,20 @@ func (u *undoLog) rollback() error {
 		return nil
 	}
 	u.f.Close()
-	return u.s.undoRecords(u.f.Name(), u.records)
+	return u.s.undoRecords(u.f.Name(), u.records, "")
 }
 
-func (s *Store) undoRecords(logPath string, recs []undoRecord) error {
+// undoRecords rolls recs back, newest first, then removes the log. With
+// keep, what each file held before it was restored is first copied under
+// keep (a directory under .todos/local), so that a change made to it since
+// the crash is not lost unseen.
+func (s *Store) undoRecords(logPath string, recs []undoRecord, keep string) error {
 	for i := len(recs) - 1; i >= 0; i-- {
+		if keep != "" {
+			if err := s.keepCopy(recs[i], keep); err != nil {
+				return fmt.Errorf("%w; td rolls the transaction back from %s at its next command", err, s.rel(logPath))
+			}
+		}
 		if err := s.undoOne(recs[i]); err != nil {
 			return fmt.Errorf("%w; td rolls the transaction back from %s at its next command", err, s.rel(logPath))
 		}
@@ -267,7 +276,8 @@ func (s *Store) recover() error {
 	if err != nil {
 		return err
 	}
-	if err := s.undoRecords(p, recs); err != nil {
+	keep := s.keepDir()
+	if err := s.undoRecords(p, recs, keep); err != nil {
 		return err
 	}
 	var names []string
@@ -278,8 +288,57 @@ func (s *Store) recover() error {
 		s.warnf("removed %s: a td process stopped before its transaction wrote anything", s.rel(p))
 		return nil
 	}
-	s.warnf("rolled back a transaction a td process left unfinished: restored %s", strings.Join(names, ", "))
+	kept := ""
+	if _, err := os.Lstat(keep); err == nil {
+		kept = "; what it had written is kept in " + s.rel(keep) + "/"
+	}
+	s.warnf("rolled back a transaction a td process left unfinished: restored %s%s", strings.Join(names, ", "), kept)
 	return nil
+}
+
+// keepDir names a new directory for what a roll back replaces:
+// .todos/local/undone/<time>, made only when something is kept.
+func (s *Store) keepDir() string {
+	base := s.Path(LocalDir, "undone", s.Now().Format("20060102T150405Z"))
+	p := base
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+		p = fmt.Sprintf("%s-%d", base, n)
+	}
+}
+
+// keepCopy copies what r's file holds beyond what the roll back restores
+// (the whole file for a replace, the appended tail for an append) to the
+// same path under keep. A file already as the record says needs nothing.
+func (s *Store) keepCopy(r undoRecord, keep string) error {
+	p := s.Path(filepath.FromSlash(r.Path))
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil // nothing to keep, or undoOne refuses it
+	}
+	cur, err := os.ReadFile(p)
+	if err != nil {
+		return s.FileError(p, err)
+	}
+	switch {
+	case r.Op == opReplace && !r.Absent && bytes.Equal(cur, r.Old):
+		return nil
+	case r.Op == opAppend && !r.Absent:
+		if int64(len(cur)) <= r.Size {
+			return nil
+		}
+		cur = cur[r.Size:]
+	}
+	dst := filepath.Join(keep, filepath.FromSlash(r.Path))
+	if err := s.refuseLinks(dst); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", s.rel(filepath.Dir(dst)), err)
+	}
+	return writeFileAtomic(dst, cur)
 }
 
 // parseUndo reads an undo log. A last line cut short is a record that was

@@ -364,11 +364,41 @@ func TestOpenRollsBackAnUnfinishedTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "rolled back a transaction a td process left unfinished: restored .todos/issues/td-aaaaaa.md, .todos/history/td-aaaaaa.jsonl, .todos/security_events.jsonl, .todos/sessions/ses_aaaaaaaa.yaml"
+	want := "rolled back a transaction a td process left unfinished: restored .todos/issues/td-aaaaaa.md, .todos/history/td-aaaaaa.jsonl, .todos/security_events.jsonl, .todos/sessions/ses_aaaaaaaa.yaml; what it had written is kept in .todos/local/undone/20261121T100000Z/"
 	if w := s2.Warnings(); len(w) != 1 || w[0] != want {
 		t.Fatalf("warnings = %q", w)
 	}
 	if got := readTxFiles(t, s2); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Fatalf("after recovery %q, want %q", got, before)
+	}
+	// Nothing the killed transaction wrote is lost unseen: the replaced
+	// files whole, the appended lines alone.
+	kept := map[string]string{
+		"issues/td-aaaaaa.md":        "---\nid: td-aaaaaa\ntitle: t\npriority: P1\n---\n",
+		"history/td-aaaaaa.jsonl":    "{\"n\":2}\n{\"n\":3}\n",
+		SecurityEvents:               "{\"ev\":1}\n",
+		"sessions/ses_aaaaaaaa.yaml": "id: ses_aaaaaaaa\n",
+	}
+	for rel, want := range kept {
+		b, err := os.ReadFile(s.Path(LocalDir, "undone", "20261121T100000Z", filepath.FromSlash(rel)))
+		if err != nil || string(b) != want {
+			t.Errorf("kept %s = %q, %v; want %q", rel, b, err, want)
+		}
+	}
+	// A second roll back in the same second keeps its copies apart.
+	if _, crashed := runTx(s2, func(step, _ string) error {
+		if step == stepCommit {
+			panic(crash{})
+		}
+		return nil
+	}); !crashed {
+		t.Fatal("no crash")
+	}
+	s3, err := Open(s.Root, s.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s3.Warnings(); len(w) != 1 || !strings.HasSuffix(w[0], "kept in .todos/local/undone/20261121T100000Z-2/") {
+		t.Fatalf("warnings = %q", w)
 	}
 }
