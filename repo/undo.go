@@ -217,6 +217,11 @@ func (s *Store) undoOne(r undoRecord) error {
 		return nil
 	}
 	if r.Op == opReplace {
+		// A write that failed (a full disk) left the file as it was:
+		// restoring it would need the space the write did not find.
+		if cur, err := os.ReadFile(p); err == nil && bytes.Equal(cur, r.Old) {
+			return nil
+		}
 		if err := writeFileAtomic(p, r.Old); err != nil {
 			return err
 		}

@@ -402,3 +402,34 @@ func TestOpenRollsBackAnUnfinishedTransaction(t *testing.T) {
 		t.Fatalf("warnings = %q", w)
 	}
 }
+
+// A write that failed left its file as it was: rolling back leaves that
+// file alone (on a full disk, restoring it would need the space the write
+// did not find), so the same inode is still there.
+func TestRollbackLeavesAnUnchangedFileAlone(t *testing.T) {
+	s := txStore(t)
+	p := s.Path(IssuesDir, "td-aaaaaa.md")
+	before, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err, _ = runTx(s, func(step, path string) error {
+		if step == stepWrite && path == p {
+			return syscall.ENOSPC
+		}
+		return nil
+	})
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Update = %v", err)
+	}
+	after, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Fatal("the roll back rewrote a file the transaction never changed")
+	}
+	if _, err := os.Lstat(s.undoPath()); err == nil {
+		t.Fatal("undo log left behind")
+	}
+}
