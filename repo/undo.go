@@ -91,11 +91,11 @@ func (tx *Tx) guard(p, op string) error {
 		rec.Absent = true
 	case err != nil:
 		return s.FileError(p, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return s.FileError(p, checkRegular(fi, -1))
 	case !fi.Mode().IsRegular():
-		// Writing would fail anyway: refuse now, with the reason.
-		if r := checkRegular(fi, -1); r != nil {
-			return s.FileError(p, r)
-		}
+		// Writing would fail anyway: refuse now, with the way out.
+		return Errorf(CodeRefused, "%s is not a regular file, so td cannot write it; move it aside (git checkout -- %s restores a committed copy) and run the command again", s.rel(p), s.rel(p))
 	default:
 		rec.Size, rec.Mode = fi.Size(), fi.Mode().Perm()
 		if op == opReplace {
