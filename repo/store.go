@@ -42,17 +42,22 @@
 // A crash leaves the undo log behind. The next td command finds it (Open
 // costs one lstat for this) and rolls it back under the store lock before
 // it reads anything, with a warning naming the files restored; what each
-// held before it was restored (the killed command's writes, or a hand edit
-// made since) is first copied under .todos/local/undone/<time>, so that
-// nothing is lost unseen. Rolling
-// back, not forward, because the killed command never said it succeeded,
-// and because the one path serves a failed write and a crash alike, so
-// every failure test exercises the crash path. Every step can be
-// repeated: a crash while rolling back is rolled back again by the next
-// command. The order makes every crash point safe: a record is on disk
-// before its file changes (a record cut short was never acted on and is
-// ignored); a replace is a rename of a synced file, so a file is old or
+// held before it was restored (the killed command's writes, or a hand
+// edit made since) is first copied under .todos/local/undone/<time>, so
+// that nothing is lost unseen. Rolling back, not forward, because the
+// killed command never said it succeeded, and because the one path serves
+// a failed write and a crash alike, so every failure test exercises the
+// crash path. Every step can be repeated: a crash while rolling back is
+// rolled back again by the next command. A file the transaction never
+// changed (its write failed) is left alone, so a roll back on a full disk
+// needs no space. The order makes every crash point safe: a record is on
+// disk before its file changes (a record cut short was never acted on and
+// is ignored); a replace is a rename of a synced file, so a file is old or
 // new, never torn; the log is removed only after every file is synced.
+//
+// An issue file over MaxIssueFileSize is refused in Tx.WriteFile, which
+// every writer of issue files goes through (CLI, MCP, hooks), and the
+// refusal undoes the transaction: td never writes what it will not read.
 //
 // Writing in place, not buffering until the end, keeps reads simple: a
 // use case that reads what it wrote (the security log's hash chain, a new
@@ -179,11 +184,11 @@ func Open(dir string, opts Options) (*Store, error) {
 		if r, err := filepath.Rel(abs, shown); err == nil {
 			shown = filepath.ToSlash(r)
 		}
-		init := "td init"
+		fix := "td init"
 		if where := filepath.Dir(filepath.Dir(shown)); where != "." {
-			init = "td init in " + where
+			fix = "td init in " + where
 		}
-		return nil, &Error{Code: CodeNotInitialized, Msg: fmt.Sprintf("%s is missing; restore it with git checkout -- %s, or run %s to write a new one (your issues stay)", shown, shown, init), Err: ErrNotInitialized}
+		return nil, &Error{Code: CodeNotInitialized, Msg: fmt.Sprintf("%s is missing; restore it with git checkout -- %s, or run %s to write a new one (your issues stay)", shown, shown, fix), Err: ErrNotInitialized}
 	}
 	return nil, &Error{Code: CodeNotInitialized, Msg: "no .todos directory here or in any parent; run td init at the root of your repository", Err: ErrNotInitialized}
 }
