@@ -212,6 +212,23 @@ func (s *Store) refuseLinks(p string) error {
 	return nil
 }
 
+// maxCacheSize bounds a cache file td reads under .todos/local.
+const maxCacheSize = 256 << 20
+
+// readCache reads a cache file under .todos/local. Any error means no
+// cache (td rebuilds it); a symlink or a non-file is refused, never
+// followed, with a warning naming the fix: a link to /dev/zero would
+// otherwise make td read forever.
+func (s *Store) readCache(name string) ([]byte, error) {
+	p := s.Path(LocalDir, name)
+	data, err := readRegular(p, maxCacheSize)
+	var r *refusal
+	if errors.As(err, &r) && r.err == errSymlink {
+		s.warnf("%s is a symlink; td does not follow symlinks under .todos and works without the cache: remove the link", s.rel(p))
+	}
+	return data, err
+}
+
 // lock takes the store lock, .todos/local/lock, refusing a symlink there.
 func (s *Store) lock() (unlock func(), err error) {
 	p := s.Path(LocalDir, "lock")

@@ -96,3 +96,39 @@ func TestRuntimeNeverOverwritesWhatItCannotParse(t *testing.T) {
 		})
 	}
 }
+
+// A cache is read only when it is a regular file: a link is refused with
+// a warning (td works without the cache), a missing one is no cache.
+func TestReadCacheRefusesLinks(t *testing.T) {
+	s := newTestStore(t)
+	out := filepath.Join(t.TempDir(), "out.bin")
+	os.WriteFile(out, []byte("x"), 0o644)
+	for _, tt := range []struct {
+		name string
+		make func(p string) error
+		warn string
+	}{
+		{"missing", func(string) error { return nil }, ""},
+		{"regular", func(p string) error { return os.WriteFile(p, []byte("x"), 0o644) }, ""},
+		{"symlink", func(p string) error { return os.Symlink(out, p) }, ".todos/local/index.bin is a symlink"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := s.Path(LocalDir, IndexFile)
+			os.Remove(p)
+			if err := tt.make(p); err != nil {
+				t.Skip(err)
+			}
+			s.warnings = nil
+			data, err := s.readCache(IndexFile)
+			if tt.name == "regular" && (err != nil || string(data) != "x") {
+				t.Fatalf("read %q, %v", data, err)
+			}
+			if tt.name != "regular" && err == nil {
+				t.Fatal("read a cache that is not there or not a file")
+			}
+			if w := strings.Join(s.Warnings(), "\n"); !strings.Contains(w, tt.warn) || (tt.warn == "") != (w == "") {
+				t.Fatalf("warnings %q, want %q", w, tt.warn)
+			}
+		})
+	}
+}
