@@ -2,7 +2,6 @@ package repo
 
 import (
 	"bytes"
-	"os"
 	"slices"
 
 	"github.com/tdproject/td/policy/domain"
@@ -15,7 +14,7 @@ import (
 // made by a hand edit or a pull is seen once any td listing has refreshed
 // the cache.
 func (s *Store) ChildCandidates(id string) ([]string, error) {
-	data, err := os.ReadFile(s.Path(LocalDir, IndexFile))
+	data, err := s.readCache(IndexFile)
 	if err == nil {
 		if _, err = openCache(data, indexMagic, indexVersion); err == nil {
 			var candidates []string

@@ -58,6 +58,10 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			return nil, configTypeError(path, data, te.Errors)
+		}
 		return nil, &ParseError{Path: path, Line: YAMLErrorLine(err), Msg: YAMLErrorMsg(err)}
 	}
 	if c.IDPrefix == "" {
@@ -164,4 +168,100 @@ func yamlScalar(s string) string {
 		return fmt.Sprintf("%q", s)
 	}
 	return strings.TrimSuffix(string(out), "\n")
+}
+
+// configTypeError turns yaml.v3's list of type errors ("line 8: cannot
+// unmarshal !!str `maybe` into bool", one line each) into one line: the
+// first problem, with its key and what belongs there, and how many more.
+func configTypeError(path string, data []byte, errs []string) *ParseError {
+	line, msg := splitYAMLError(errors.New(strings.TrimSpace(errs[0])))
+	if field, ok := strings.CutPrefix(msg, "field "); ok {
+		if name, _, ok := strings.Cut(field, " not found"); ok {
+			msg = fmt.Sprintf("unknown key %s; td help config lists the keys", name)
+		}
+	} else if got, want, ok := describeYAMLType(msg); ok {
+		key := configKeyAt(data, line)
+		if key != "" {
+			key += ": "
+		}
+		msg = fmt.Sprintf("%s%s where %s belongs; td help config describes every key", key, got, want)
+	}
+	if n := len(errs) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more %s)", n, domain.Plural(n, "problem", "problems"))
+	}
+	return &ParseError{Path: path, Line: line, Msg: msg}
+}
+
+// describeYAMLType reads "cannot unmarshal !!TAG [`value`] into GOTYPE" as
+// what was written and what belongs there, in words.
+func describeYAMLType(msg string) (got, want string, ok bool) {
+	rest, ok := strings.CutPrefix(msg, "cannot unmarshal !!")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndex(rest, " into ")
+	if i < 0 {
+		return "", "", false
+	}
+	tagValue, goType := rest[:i], rest[i+len(" into "):]
+	tag, value, _ := strings.Cut(tagValue, " ")
+	value = strings.Trim(value, "`")
+	switch tag {
+	case "seq":
+		got = "a list"
+	case "map":
+		got = "a mapping"
+	case "str":
+		got = fmt.Sprintf("the text %q", value)
+	case "int", "float":
+		got = "the number " + value
+	default:
+		got = strings.TrimSpace(value + " (" + tag + ")")
+	}
+	switch {
+	case goType == "bool":
+		want = "true or false"
+	case goType == "string":
+		want = "a single value"
+	case strings.HasPrefix(goType, "[]"):
+		want = "a list"
+	case strings.HasPrefix(goType, "map["), strings.HasPrefix(goType, "repo."):
+		want = "a mapping"
+	default:
+		want = "a " + goType
+	}
+	return got, want, true
+}
+
+// configKeyAt returns the dotted key whose value starts on line, such as
+// features.ready, or "" when none does.
+func configKeyAt(data []byte, line int) string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return ""
+	}
+	var walk func(n *yaml.Node, prefix string) string
+	walk = func(n *yaml.Node, prefix string) string {
+		if n.Kind != yaml.MappingNode {
+			return ""
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			key := k.Value
+			if prefix != "" {
+				key = prefix + "." + key
+			}
+			if v.Line == line || k.Line == line && v.Kind != yaml.MappingNode {
+				if found := walk(v, key); found != "" {
+					return found
+				}
+				return key
+			}
+			if found := walk(v, key); found != "" {
+				return found
+			}
+		}
+		return ""
+	}
+	return walk(doc.Content[0], "")
 }

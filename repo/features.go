@@ -86,6 +86,37 @@ func (s *Store) UnknownFeatures() []string {
 	return out
 }
 
+// UnknownFeatureVars returns the TD_FEATURE_ variables set in environ (as
+// KEY=value; empty counts as unset, as for a known flag) that name no flag
+// td knows, in name order: a misspelt
+// override would otherwise leave the config's value in force unsaid.
+func UnknownFeatureVars(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		name, ok := strings.CutPrefix(k, "TD_FEATURE_")
+		if !ok || strings.TrimSpace(v) == "" {
+			continue
+		}
+		if f, known := policy.LookupFlag(strings.ToLower(name)); known && policy.EnvVar(f.Name) == k {
+			continue
+		}
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// knownFeatureVars lists the TD_FEATURE_ variable of every flag.
+func knownFeatureVars() string {
+	var names []string
+	for _, f := range policy.Flags() {
+		names = append(names, policy.EnvVar(f.Name))
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
 // SetFeature writes a flag's value into config.yaml (nil removes it, so
 // the default applies again). Only an operator may change a flag; changing
 // a policy flag writes a security event. The rest of config.yaml keeps its

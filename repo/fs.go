@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -81,34 +82,88 @@ func replaceFile(path string, data []byte, durable bool) error {
 }
 
 // appendLine appends one line to an append-only log and fsyncs it. The caller
-// holds the store lock.
-func appendLine(path string, line []byte) error {
+// holds the store lock. A write or sync that fails (a full disk) is cut
+// back to the log's length before, so no partial line is left to swallow
+// the next entry. A last line already cut short (a crash of an older td, a
+// hand edit) is ended with a newline first, so the new entry starts on a
+// line of its own and nothing is lost: warn says so, starting with the
+// line number, for the caller to prefix with the path. write, when not
+// nil, replaces the file's Write (a test's full disk).
+func appendLine(path string, line []byte, write func(f *os.File, b []byte) (int, error)) (warn string, err error) {
 	if err := refuseSymlink(path); err != nil {
-		return err
+		return "", err
 	}
-	_, statErr := os.Lstat(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	fi, statErr := os.Lstat(path)
+	var before int64
+	if statErr == nil {
+		if r := checkRegular(fi, -1); r != nil {
+			return "", fmt.Errorf("append to %s: %w", path, r)
+		}
+		before = fi.Size()
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("append to %s: %w", path, err)
+		return "", fmt.Errorf("append to %s: %w", path, err)
 	}
 	if len(line) == 0 || line[len(line)-1] != '\n' {
 		line = append(line, '\n')
 	}
-	if _, err := f.Write(line); err != nil {
-		f.Close()
-		return fmt.Errorf("append to %s: %w", path, err)
+	if before > 0 {
+		torn, n, err := tornTail(f, before)
+		if err != nil {
+			f.Close()
+			return "", fmt.Errorf("append to %s: %w", path, err)
+		}
+		if torn {
+			line = append([]byte{'\n'}, line...)
+			warn = fmt.Sprintf(":%d: the last line was cut short; td ended it with a newline so that the new entry stands on its own line (td check reports the cut line: repair or remove it)", n)
+		}
+	}
+	if write == nil {
+		write = (*os.File).Write
+	}
+	fail := func(verb string, err error) (string, error) {
+		// Cut back what was written: the log stays as it was.
+		if statErr != nil {
+			f.Close()
+			os.Remove(path)
+		} else {
+			f.Truncate(before)
+			f.Sync()
+			f.Close()
+		}
+		return "", fmt.Errorf("%s %s (nothing was appended): %w", verb, path, err)
+	}
+	if _, err := write(f, line); err != nil {
+		return fail("append to", err)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
+		return fail("sync", err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("append to %s: %w", path, err)
+		return "", fmt.Errorf("append to %s: %w", path, err)
 	}
 	if errors.Is(statErr, fs.ErrNotExist) {
 		syncDir(filepath.Dir(path))
 	}
-	return nil
+	return warn, nil
+}
+
+// tornTail reports whether the file of size bytes does not end in a
+// newline, and the 1-based number of its last line.
+func tornTail(f *os.File, size int64) (bool, int, error) {
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return false, 0, err
+	}
+	if last[0] == '\n' {
+		return false, 0, nil
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, size))
+	if err != nil {
+		return false, 0, err
+	}
+	return true, bytes.Count(data, []byte{'\n'}) + 1, nil
 }
 
 func syncDir(dir string) {
@@ -132,6 +187,55 @@ func refuseSymlink(path string) error {
 		return &Error{Code: CodeRefused, Msg: fmt.Sprintf("%s is a symlink; td does not follow symlinks under .todos", path), Err: errSymlink}
 	}
 	return nil
+}
+
+// refuseLinks fails when p, or any directory between .todos and p, is a
+// symlink: under .todos/local a link could send the lock, the runtime or
+// a cache write anywhere on disk. The message names the path from the
+// work tree root and the fix.
+func (s *Store) refuseLinks(p string) error {
+	rel, err := filepath.Rel(s.Dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is outside %s", p, TodosDir)
+	}
+	d := s.Dir
+	for _, elem := range strings.Split(rel, string(filepath.Separator)) {
+		d = filepath.Join(d, elem)
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return nil // what does not exist is no link; td creates it
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return &Error{Code: CodeRefused, Msg: fmt.Sprintf("%s is a symlink; td does not follow symlinks under .todos: remove the link and run the command again", s.rel(d)), Err: errSymlink}
+		}
+	}
+	return nil
+}
+
+// maxCacheSize bounds a cache file td reads under .todos/local.
+const maxCacheSize = 256 << 20
+
+// readCache reads a cache file under .todos/local. Any error means no
+// cache (td rebuilds it); a symlink or a non-file is refused, never
+// followed, with a warning naming the fix: a link to /dev/zero would
+// otherwise make td read forever.
+func (s *Store) readCache(name string) ([]byte, error) {
+	p := s.Path(LocalDir, name)
+	data, err := readRegular(p, maxCacheSize)
+	var r *refusal
+	if errors.As(err, &r) && r.err == errSymlink {
+		s.warnf("%s is a symlink; td does not follow symlinks under .todos and works without the cache: remove the link", s.rel(p))
+	}
+	return data, err
+}
+
+// lock takes the store lock, .todos/local/lock, refusing a symlink there.
+func (s *Store) lock() (unlock func(), err error) {
+	p := s.Path(LocalDir, "lock")
+	if err := s.refuseLinks(p); err != nil {
+		return nil, err
+	}
+	return lockFile(p)
 }
 
 // refusal says why td will not read a file; the caller names the file,

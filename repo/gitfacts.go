@@ -2,7 +2,6 @@ package repo
 
 import (
 	"encoding/hex"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -71,7 +70,7 @@ func (s *Store) loadGitFacts() (*gitFacts, error) {
 		return nil, err
 	}
 	cached := &gitFacts{}
-	if data, err := os.ReadFile(s.Path(LocalDir, gitFactsFile)); err == nil {
+	if data, err := s.readCache(gitFactsFile); err == nil {
 		if f, err := decodeGitFacts(data); err == nil {
 			cached = f
 		}

@@ -200,7 +200,7 @@ func (s *Store) parseEntries(entries []indexEntry, idx []int) {
 // readIndex returns the cached entries sorted by name, nil when the cache
 // is missing or unreadable.
 func (s *Store) readIndex() []indexEntry {
-	data, err := os.ReadFile(s.Path(LocalDir, IndexFile))
+	data, err := s.readCache(IndexFile)
 	if err != nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -206,11 +207,25 @@ func (s *Store) freeID(n int, name func(suffix string) (id, path string)) (strin
 			return "", err
 		}
 		id, p := name(suf)
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		_, err = os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
 			return id, nil
+		}
+		if err != nil {
+			return "", s.dirError(filepath.Dir(p), err)
 		}
 	}
 	return "", Errorf(CodeInternal, "could not find a free ID after 100 draws")
+}
+
+// dirError explains why td cannot look into one of its directories: a
+// file where the directory belongs names the fix; any other error names
+// the directory.
+func (s *Store) dirError(dir string, err error) error {
+	if fi, serr := os.Lstat(dir); serr == nil && !fi.IsDir() {
+		return Errorf(CodeRefused, "%s is not a directory; td keeps its files in a directory of that name: move the file aside and run the command again", s.rel(dir))
+	}
+	return s.FileError(dir, err)
 }
 
 // appendLedger appends one entry to the ledger.

@@ -155,7 +155,7 @@ func (s *Store) SaveLedgerCache() {
 }
 
 func (s *Store) readLedgerCache() map[string]LedgerFacts {
-	data, err := os.ReadFile(s.Path(LocalDir, ledgerCacheFile))
+	data, err := s.readCache(ledgerCacheFile)
 	if err != nil {
 		return map[string]LedgerFacts{}
 	}

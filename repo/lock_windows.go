@@ -14,6 +14,9 @@ import (
 // lockFile takes an exclusive lock on path, waiting up to lockTimeout. The
 // system releases it if the process dies.
 func lockFile(path string) (unlock func(), err error) {
+	if err := refuseSymlink(path); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)

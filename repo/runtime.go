@@ -1,7 +1,9 @@
 package repo
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,10 +91,38 @@ func (s *Store) Runtime(id string) (*Runtime, error) {
 		return rt, nil
 	}
 	if err := json.Unmarshal([]byte(data), rt); err != nil {
-		s.warnf("ignoring unreadable .todos/local/%s: %v", runtimeName(id), err)
-		return &Runtime{}, nil
+		return nil, s.localParseError(runtimeName(id), []byte(data), err, "the session's binding and counters")
 	}
 	return rt, nil
+}
+
+// localParseError refuses a local file td cannot parse, naming its line
+// and the fix: td never overwrites a file it could not read, since what is
+// in it would be lost unseen. what says what deleting the file forgets.
+func (s *Store) localParseError(name string, data []byte, err error, what string) error {
+	rel := TodosDir + "/" + LocalDir + "/" + name
+	line := 0
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line = lineAt(data, se.Offset)
+	case errors.As(err, &te):
+		line = lineAt(data, te.Offset)
+	}
+	return &ParseError{Path: rel, Line: line, Msg: fmt.Sprintf("not valid JSON (%v), and td will not overwrite it; repair it, or delete it to forget %s", err, what)}
+}
+
+// lineAt is the 1-based line holding byte offset off (as encoding/json
+// counts: the bytes read so far).
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off > 0 {
+		off--
+	}
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
 }
 
 // updateRuntime is a read-modify-write of one session's runtime under that
@@ -103,6 +133,9 @@ func (s *Store) UpdateRuntime(id string, fn func(rt *Runtime) error) error {
 		return Errorf(CodeInvalid, "%q is not a session ID", id)
 	}
 	dir := s.Path(LocalDir, "sessions")
+	if err := s.refuseLinks(filepath.Join(dir, id+".lock")); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", s.rel(dir), err)
 	}

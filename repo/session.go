@@ -283,7 +283,11 @@ func (s *Store) CurrentSession(flag string, create bool) (acting *Session, sourc
 	if err != nil {
 		return nil, "", err
 	}
-	if se := s.defaultSession(author); se != nil {
+	se, err := s.defaultSession(author)
+	if err != nil {
+		return nil, "", err
+	}
+	if se != nil {
 		return se, SourceDefault, nil
 	}
 	if !create {
@@ -291,10 +295,9 @@ func (s *Store) CurrentSession(flag string, create bool) (acting *Session, sourc
 	}
 	// Made under the lock, after looking again: two td processes running
 	// for the first time at once must agree on one default session.
-	var se *Session
 	err = s.Update(func(tx *Tx) error {
-		if se = s.defaultSession(author); se != nil {
-			return nil
+		if se, err = s.defaultSession(author); se != nil || err != nil {
+			return err
 		}
 		if se, err = s.startSession(tx, StartOptions{}); err != nil {
 			return err
@@ -332,17 +335,19 @@ func (s *Store) ReadingSession(flag string) (*Session, string, error) {
 }
 
 // defaultSession returns the author's default session for this checkout,
-// nil when there is none yet.
-func (s *Store) defaultSession(author string) *Session {
+// nil when there is none yet, or when its file is gone. A session file td
+// will not read (a symlink, a parse error) is an error: minting a new
+// session in its place would hide it.
+func (s *Store) defaultSession(author string) (*Session, error) {
 	defaults, err := s.readDefaults()
 	if err != nil || defaults[author] == "" {
-		return nil
+		return nil, err
 	}
 	se, err := s.Session(defaults[author])
-	if err != nil {
-		return nil
+	if CodeOf(err) == CodeNotFound {
+		return nil, nil
 	}
-	return se
+	return se, err
 }
 
 func (s *Store) readDefaults() (map[string]string, error) {
@@ -352,8 +357,7 @@ func (s *Store) readDefaults() (map[string]string, error) {
 		return m, err
 	}
 	if err := json.Unmarshal([]byte(data), &m); err != nil {
-		s.warnf("ignoring unreadable .todos/local/default-sessions.json: %v", err)
-		return map[string]string{}, nil
+		return nil, s.localParseError("default-sessions.json", []byte(data), err, "which session is each person's default here (td starts new ones)")
 	}
 	return m, nil
 }

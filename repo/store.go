@@ -23,6 +23,55 @@
 // policy; the store grows only when a new kind of file appears. repo/gitrepo
 // is td's git, repotest builds stores for tests, and repo/bench times the
 // store and the use cases on a generated 10,000-issue repository.
+//
+// # Transactions
+//
+// Update is a transaction: the files it writes under .todos (issue files,
+// ledgers, the security log, session files, config, anchors) land
+// together or not at all, whether a write fails or the process is killed.
+// It is a rollback journal, as SQLite's: before a transaction first
+// touches a file it appends to .todos/local/tx-undo.jsonl, and syncs, a
+// record of what the file was (its bytes, for a replace; its length, for
+// an append; or that it did not exist). Then it writes the file as before
+// (an atomic rename, or an appended line). Removing the undo log is the
+// moment the transaction happens; only then is anything staged or
+// committed. A failed write rolls every record back at once, newest
+// first: replaced files get their old bytes by the same atomic rename,
+// appended logs are cut back to their old length, new files removed.
+//
+// A crash leaves the undo log behind. The next td command finds it (Open
+// costs one lstat for this) and rolls it back under the store lock before
+// it reads anything, with a warning naming the files restored; what each
+// held before it was restored (the killed command's writes, or a hand
+// edit made since) is first copied under .todos/local/undone/<time>, so
+// that nothing is lost unseen. Rolling back, not forward, because the
+// killed command never said it succeeded, and because the one path serves
+// a failed write and a crash alike, so every failure test exercises the
+// crash path. Every step can be repeated: a crash while rolling back is
+// rolled back again by the next command. A file the transaction never
+// changed (its write failed) is left alone, so a roll back on a full disk
+// needs no space. The order makes every crash point safe: a record is on
+// disk before its file changes (a record cut short was never acted on and
+// is ignored); a replace is a rename of a synced file, so a file is old or
+// new, never torn; the log is removed only after every file is synced.
+//
+// An issue file over MaxIssueFileSize is refused in Tx.WriteFile, which
+// every writer of issue files goes through (CLI, MCP, hooks), and the
+// refusal undoes the transaction: td never writes what it will not read.
+//
+// Writing in place, not buffering until the end, keeps reads simple: a
+// use case that reads what it wrote (the security log's hash chain, a new
+// session, a new issue's ID) reads the files, as every other read does.
+// The price is that a reader taking no lock can see a transaction half
+// applied while it runs; a reader that starts while an undo log exists
+// waits for the lock in Open, so it never reads a crashed transaction's
+// half. fn's error is the command's answer, not an abort: what fn wrote
+// before refusing (a security event recording why) lands with the
+// refusal; only a failed write undoes the transaction.
+//
+// Local state under .todos/local (the runtime, caches, the ID sequence)
+// is outside transactions: it is this checkout's, never committed, and
+// rebuilt or re-read when lost.
 package repo
 
 import (
@@ -57,6 +106,9 @@ const (
 type Options struct {
 	Now func() time.Time        // defaults to time.Now
 	Env func(key string) string // defaults to os.Getenv
+	// Environ lists the environment as KEY=value, for the variables td
+	// finds by prefix (TD_FEATURE_*); defaults to os.Environ.
+	Environ func() []string
 }
 
 func (o Options) withDefaults() Options {
@@ -65,6 +117,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Env == nil {
 		o.Env = os.Getenv
+	}
+	if o.Environ == nil {
+		o.Environ = os.Environ
 	}
 	return o
 }
@@ -89,6 +144,12 @@ type Store struct {
 
 	actorsOnce sync.Once
 	actors     map[domain.Actor][]string // session IDs by actor (SessionsOf)
+
+	// faults, in tests only, fails or stops a transaction at a step
+	// (stepUndo, stepWrite, ...) by returning an error or panicking.
+	faults func(step, path string) error
+	// appendWrite, in tests only, replaces the write of an appended line.
+	appendWrite func(f *os.File, b []byte) (int, error)
 }
 
 // ErrNotInitialized is wrapped by Open when no .todos directory is found.
@@ -101,6 +162,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	noConfig := "" // the nearest .todos without a config, if no parent has one
 	for d := abs; ; {
 		todos := filepath.Join(d, TodosDir)
 		if fi, err := os.Lstat(todos); err == nil {
@@ -111,6 +173,9 @@ func Open(dir string, opts Options) (*Store, error) {
 				if _, err := os.Lstat(filepath.Join(todos, ConfigFile)); err == nil {
 					return openAt(d, opts)
 				}
+				if noConfig == "" {
+					noConfig = todos
+				}
 			}
 		}
 		parent := filepath.Dir(d)
@@ -118,6 +183,17 @@ func Open(dir string, opts Options) (*Store, error) {
 			break
 		}
 		d = parent
+	}
+	if noConfig != "" {
+		shown := filepath.Join(noConfig, ConfigFile)
+		if r, err := filepath.Rel(abs, shown); err == nil {
+			shown = filepath.ToSlash(r)
+		}
+		fix := "td init"
+		if where := filepath.Dir(filepath.Dir(shown)); where != "." {
+			fix = "td init in " + where
+		}
+		return nil, &Error{Code: CodeNotInitialized, Msg: fmt.Sprintf("%s is missing; restore it with git checkout -- %s, or run %s to write a new one (your issues stay)", shown, shown, fix), Err: ErrNotInitialized}
 	}
 	return nil, &Error{Code: CodeNotInitialized, Msg: "no .todos directory here or in any parent; run td init at the root of your repository", Err: ErrNotInitialized}
 }
@@ -137,8 +213,33 @@ func openAt(root string, opts Options) (*Store, error) {
 		if err := refuseSymlink(s.Path(d)); err != nil {
 			return nil, err
 		}
+		if fi, err := os.Lstat(s.Path(d)); err == nil && !fi.IsDir() {
+			return nil, s.dirError(s.Path(d), nil)
+		}
+	}
+	if err := s.recoverLocked(); err != nil {
+		return nil, err
+	}
+	for _, v := range UnknownFeatureVars(s.opts.Environ()) {
+		s.warnf("%s names no feature td knows, so it is ignored; the known ones: %s", v, knownFeatureVars())
 	}
 	return s, nil
+}
+
+// recoverLocked rolls back a transaction a td process left unfinished
+// before anything reads the files it touched; a store with none costs one
+// lstat. A transaction still running in another process holds the lock:
+// waiting for it means this command reads what it wrote, whole.
+func (s *Store) recoverLocked() error {
+	if _, err := os.Lstat(s.undoPath()); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.recover()
 }
 
 // Now returns the store's clock reading.
@@ -202,55 +303,120 @@ func (s *Store) GitRepo() (*gitrepo.Repo, error) {
 }
 
 // Tx is a read-modify-write under the store lock. Files written through it
-// are staged or committed when it ends, as the git mode says.
+// land together or not at all (the undo log), and are staged or committed
+// when it ends, as the git mode says.
 type Tx struct {
 	s       *Store
 	written []string
 	note    commitNote        // what the commit of git mode auto says
 	before  map[string]string // meta paths' blobs before td wrote them (guard.go)
+	undo    *undoLog          // nil until the first write
+	failed  error             // the first write that failed: the transaction is undone
 }
 
 // Update runs fn holding the cross-process lock on .todos, then stages what
 // fn wrote, or in git mode auto commits it. A failed stage or commit is a
 // warning: the files are written and safe.
+//
+// fn's error is the command's answer, not an abort: what fn wrote before
+// it refused (a security event recording why) lands with the refusal. A
+// write that fails undoes every write of the transaction, whatever fn
+// returns.
 func (s *Store) Update(fn func(tx *Tx) error) error {
 	if err := os.MkdirAll(s.Path(LocalDir), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", s.rel(s.Path(LocalDir)), err)
 	}
-	unlock, err := lockFile(s.Path(LocalDir, "lock"))
+	unlock, err := s.lock()
 	if err != nil {
 		return err
 	}
+	defer unlock()
+	// A transaction a killed td left unfinished is undone before this one
+	// reads anything.
+	if err := s.recover(); err != nil {
+		return err
+	}
+	// The write set: fn's writes, each after its undo record.
 	tx := &Tx{s: s}
 	ferr := fn(tx)
+	// One outcome: every write lands, or none does.
+	if err := tx.settle(); err != nil {
+		return err
+	}
+	// Stage or commit what landed.
 	if len(tx.written) > 0 && s.Config.Git.Mode == GitModeAuto {
 		s.journal(tx, s.commit(tx))
 	} else if len(tx.written) > 0 {
 		s.journal(tx, s.stage(tx.written))
 	}
-	unlock()
 	return ferr
 }
 
+// settle commits the transaction by removing its undo log, or, when a
+// write failed (or the commit itself does), rolls every write back and
+// returns why.
+func (tx *Tx) settle() error {
+	if tx.failed == nil {
+		if tx.failed = tx.undo.commit(); tx.failed == nil {
+			return nil
+		}
+	}
+	tx.written = nil
+	if err := tx.undo.rollback(); err != nil {
+		return fmt.Errorf("%w; undoing the transaction failed too: %v", tx.failed, err)
+	}
+	return tx.failed
+}
+
 // WriteFile atomically replaces a file under .todos (path elements relative
-// to .todos) and records it for staging.
+// to .todos) and records it for staging. An issue file over
+// MaxIssueFileSize is refused here, the one place every entry point's
+// writes pass (CLI, MCP, hooks): td would refuse to read it back.
 func (tx *Tx) WriteFile(data []byte, elem ...string) error {
-	return tx.record(func(p string) error { return writeFileAtomic(p, data) }, elem)
+	return tx.record(opReplace, func(p string) error {
+		if len(elem) == 2 && elem[0] == IssuesDir && len(data) > MaxIssueFileSize {
+			id := strings.TrimSuffix(elem[1], ".md")
+			return Errorf(CodeInvalid, "%s would be %d bytes, over the %d byte limit of an issue file; shorten its description or move the bulk into a file the issue links to", id, len(data), MaxIssueFileSize)
+		}
+		return writeFileAtomic(p, data)
+	}, elem)
 }
 
 // AppendLine appends one line to an append-only log under .todos.
 func (tx *Tx) AppendLine(line []byte, elem ...string) error {
-	return tx.record(func(p string) error { return appendLine(p, line) }, elem)
+	return tx.record(opAppend, func(p string) error {
+		warn, err := appendLine(p, line, tx.s.appendWrite)
+		if warn != "" {
+			tx.s.warnf("%s%s", tx.s.rel(p), warn)
+		}
+		return err
+	}, elem)
 }
 
-// record makes the file's directory, writes it and remembers it for staging.
-func (tx *Tx) record(write func(path string) error, elem []string) error {
-	p := tx.s.Path(elem...)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", tx.s.rel(filepath.Dir(p)), err)
+// record makes the file's directory, writes the undo record, writes the
+// file and remembers it for staging. After a failed write the transaction
+// writes nothing more: Update undoes it.
+func (tx *Tx) record(op string, write func(path string) error, elem []string) error {
+	if tx.failed != nil {
+		return tx.failed
 	}
-	tx.noteBefore(p)
-	if err := write(p); err != nil {
+	p := tx.s.Path(elem...)
+	err := os.MkdirAll(filepath.Dir(p), 0o755)
+	if err != nil {
+		err = fmt.Errorf("create %s: %w", tx.s.rel(filepath.Dir(p)), err)
+	}
+	if err == nil {
+		tx.noteBefore(p)
+		err = tx.guard(p, op)
+	}
+	if err == nil {
+		err = tx.s.fault(stepWrite, p)
+	}
+	if err == nil {
+		err = write(p)
+	}
+	if err != nil {
+		tx.failed = err
 		return err
 	}
 	tx.written = append(tx.written, p)
@@ -283,6 +449,9 @@ func (s *Store) stage(paths []string) []gitrepo.StagedBlob {
 // readLocal reads a small file under .todos/local, "" when absent.
 func (s *Store) readLocal(name string) (string, error) {
 	p := s.Path(LocalDir, filepath.FromSlash(name))
+	if err := s.refuseLinks(p); err != nil {
+		return "", err
+	}
 	data, err := readRegular(p, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -305,6 +474,9 @@ func (s *Store) WriteLocal(name, content string) error { return s.writeLocal(nam
 // writeLocal writes a file under .todos/local (never staged).
 func (s *Store) writeLocal(name, content string) error {
 	p := s.Path(LocalDir, filepath.FromSlash(name))
+	if err := s.refuseLinks(p); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}

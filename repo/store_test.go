@@ -319,7 +319,7 @@ func TestAtomicWriteRefusesSymlinks(t *testing.T) {
 	if err := writeFileAtomic(link, []byte("x")); err == nil {
 		t.Fatal("wrote through a symlink")
 	}
-	if err := appendLine(link, []byte("x")); err == nil {
+	if _, err := appendLine(link, []byte("x"), nil); err == nil {
 		t.Fatal("appended through a symlink")
 	}
 	if b, _ := os.ReadFile(target); string(b) != "keep" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -119,6 +120,9 @@ func CheckOnboard(path string) (OnboardCheck, error) {
 // file's state before.
 func WriteOnboard(path string) (OnboardCheck, error) {
 	c := OnboardCheck{Path: path}
+	if err := OnboardTarget(path); err != nil {
+		return c, err
+	}
 	data, err := readOnboardFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return c, err
@@ -160,6 +164,32 @@ func WriteOnboard(path string) (OnboardCheck, error) {
 		return c, fmt.Errorf("write %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// OnboardTarget refuses a file the onboarding block must not be written
+// into: anything but a markdown file, and anything inside .todos (td's own
+// files, which a block would break) or .git, however the path reaches it.
+func OnboardTarget(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".markdown":
+	default:
+		return repo.Errorf(repo.CodeRefused, "%s is not a markdown file; td onboard --write puts its block only into one such as AGENTS.md or CLAUDE.md", path)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if b := filepath.Base(d); b == repo.TodosDir || b == ".git" {
+			return repo.Errorf(repo.CodeRefused, "%s is inside %s, which td onboard --write never writes; name a markdown file outside it, such as AGENTS.md", path, b)
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
 }
 
 func readOnboardFile(path string) ([]byte, error) {

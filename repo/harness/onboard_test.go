@@ -125,3 +125,54 @@ func TestOnboardRefusals(t *testing.T) {
 		})
 	}
 }
+
+// td onboard --write writes only markdown files outside .todos and .git,
+// whichever path reaches them, and never creates or changes a refused one.
+func TestOnboardTarget(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{".todos", ".git", "docs"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, ".todos", "config.yaml"), []byte("version: 1\n"), 0o644)
+	linked := filepath.Join(dir, "linked")
+	symlinks := os.Symlink(filepath.Join(dir, ".todos"), linked) == nil
+	for _, tt := range []struct {
+		name, path, err string
+	}{
+		{"AGENTS.md", "AGENTS.md", ""},
+		{"a nested markdown file", "docs/agents.markdown", ""},
+		{"upper-case extension", "CLAUDE.MD", ""},
+		{"td's config", ".todos/config.yaml", "is not a markdown file"},
+		{"no extension", "AGENTS", "is not a markdown file"},
+		{"markdown inside .todos", ".todos/notes.md", "is inside .todos, which td onboard --write never writes"},
+		{"markdown inside .git", ".git/notes.md", "is inside .git"},
+		{"through ..", "docs/../.todos/notes.md", "is inside .todos"},
+		{"through a symlinked directory", "linked/notes.md", "is inside .todos"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.path, "linked/") && !symlinks {
+				t.Skip("no symlinks here")
+			}
+			p := filepath.Join(dir, tt.path)
+			before, _ := os.ReadFile(filepath.Join(dir, ".todos", "config.yaml"))
+			_, err := WriteOnboard(p)
+			if tt.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("err = %v, want %q", err, tt.err)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, ".todos", "config.yaml")); string(after) != string(before) {
+				t.Fatal("a refused write changed .todos/config.yaml")
+			}
+			if _, err := os.Lstat(p); err == nil && !strings.HasSuffix(p, "config.yaml") {
+				t.Fatalf("a refused write created %s", p)
+			}
+		})
+	}
+}

@@ -18,6 +18,9 @@ func Comment(s *repo.Store, se *repo.Session, ref, text string) (*repo.Issue, au
 	if text == "" {
 		return nil, audit.Entry{}, repo.Errorf(repo.CodeInvalid, "the comment is empty; pass the text as an argument or with --file")
 	}
+	if len(text) > repo.MaxIssueFileSize {
+		return nil, audit.Entry{}, repo.Errorf(repo.CodeInvalid, "the comment is %d bytes, over the %d byte limit; shorten it or put the bulk in a file and name it", len(text), repo.MaxIssueFileSize)
+	}
 	id, err := s.ResolveID(ref)
 	if err != nil {
 		return nil, audit.Entry{}, err

@@ -39,9 +39,10 @@ func TestStartBindsAnUnboundSession(t *testing.T) {
 					t.Fatal(err)
 				}
 			}},
-		// The runtime is local state td rebuilds when it cannot read it
-		// (repo.Store.Runtime warns and starts afresh): the start binds.
-		{name: "hand-edited runtime is replaced, with a warning", wantBound: true, wantIssue: "started", wantWarn: "ignoring unreadable .todos/local/sessions/",
+		// td never overwrites a runtime it cannot parse: the issue is
+		// started, the binding refused with a warning naming the file,
+		// and the file is kept as it was.
+		{name: "hand-edited runtime is kept, with a warning", wantIssue: "kept", wantWarn: "not valid JSON (invalid character 'n' looking for beginning of object key string), and td will not overwrite it; repair it, or delete it",
 			prepare: func(t *testing.T, s *repo.Store, se *repo.Session, _, _ string) {
 				p := runtimeFile(s, se)
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -79,6 +80,12 @@ func TestStartBindsAnUnboundSession(t *testing.T) {
 				if w := strings.Join(s.Warnings(), "\n"); !strings.Contains(w, tt.wantWarn) {
 					t.Errorf("warnings %q, want one saying %q", w, tt.wantWarn)
 				}
+			}
+			if tt.wantIssue == "kept" {
+				if b, _ := os.ReadFile(runtimeFile(s, se)); string(b) != "{not json" {
+					t.Errorf("runtime rewritten: %q", b)
+				}
+				return
 			}
 			rt, err := s.Runtime(se.ID)
 			if err != nil {
