@@ -63,7 +63,8 @@ func GuardStaged(s *repo.Store, se *repo.Session) (*GuardReport, error) {
 	if g == nil {
 		return nil, repo.Errorf(repo.CodeRefused, "td guard --staged needs a git repository, and %s is not in one; name the paths to check instead: td guard PATH...", s.Root)
 	}
-	rep, err := guardReport(s, se)
+	cfg := trustedConfig(s, g)
+	rep, err := guardReport(s, se, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +73,7 @@ func GuardStaged(s *repo.Store, se *repo.Session) (*GuardReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the staged changes: %w", err)
 	}
-	m := scopeMap(s, g)
+	m := scopeMap(s, g, cfg)
 	var written map[string][]repo.JournalEntry
 	var merge *mergeFacts
 	for _, c := range changes {
@@ -100,7 +101,8 @@ func GuardPaths(s *repo.Store, se *repo.Session, dir string, paths []string) (*G
 	if err != nil {
 		return nil, err
 	}
-	rep, err := guardReport(s, se)
+	cfg := trustedConfig(s, g)
+	rep, err := guardReport(s, se, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +110,7 @@ func GuardPaths(s *repo.Store, se *repo.Session, dir string, paths []string) (*G
 	if err != nil {
 		return nil, err
 	}
-	m := scopeMap(s, g)
+	m := scopeMap(s, g, cfg)
 	for _, p := range paths {
 		if p == "" {
 			return nil, repo.Errorf(repo.CodeInvalid, "an empty path cannot be checked; name a file or directory")
@@ -124,22 +126,56 @@ func GuardPaths(s *repo.Store, se *repo.Session, dir string, paths []string) (*G
 	return rep, nil
 }
 
+// trustedConfig is the config the guard judges by: the one committed at
+// HEAD, never the one being committed. Otherwise a change could empty
+// meta_paths or add its author to operators and pass in the same commit.
+// Only before the first commit of a config (nothing to trust yet) does the
+// work tree's count.
+func trustedConfig(s *repo.Store, g *gitrepo.Repo) *repo.Config {
+	if g == nil {
+		return s.Config
+	}
+	prefix, err := s.TodosInRepo(g)
+	if err != nil {
+		return s.Config
+	}
+	p := prefix + "/" + repo.ConfigFile
+	data, err := g.FileAt("HEAD", p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, gitrepo.ErrUnknownRevision) {
+			s.Warnf("td guard: cannot read %s at HEAD (%v); judging by the work tree's", p, err)
+		}
+		return s.Config
+	}
+	cfg, err := repo.ParseConfig(p, data)
+	if err != nil {
+		s.Warnf("td guard: %s at HEAD does not parse (%v); judging by the work tree's", p, err)
+		return s.Config
+	}
+	return cfg
+}
+
 // guardReport fills in who is judged: the session, or without one the git
-// author as an operator session of theirs would count.
-func guardReport(s *repo.Store, se *repo.Session) (*GuardReport, error) {
+// author as an operator session of theirs would count. Operators are the
+// ones cfg (the trusted config) lists.
+func guardReport(s *repo.Store, se *repo.Session, cfg *repo.Config) (*GuardReport, error) {
 	if se != nil {
 		cat := se.Category
 		if cat == "" {
 			cat = domain.CategoryProject
 		}
-		return &GuardReport{Session: se.ID, Author: se.Author, Category: cat, Role: s.EffectiveRole(se)}, nil
+		role := domain.RoleAgent
+		if !se.IsAgent() && cfg.IsOperator(repo.SplitIdentity(se.Author)) {
+			role = domain.RoleOperator
+		}
+		return &GuardReport{Session: se.ID, Author: se.Author, Category: cat, Role: role}, nil
 	}
 	author, err := s.Author()
 	if err != nil {
 		return nil, err
 	}
 	rep := &GuardReport{Author: author, Category: domain.CategoryProject, Role: domain.RoleAgent}
-	if s.Config.IsOperator(repo.SplitIdentity(author)) {
+	if cfg.IsOperator(repo.SplitIdentity(author)) {
 		rep.Role = domain.RoleOperator
 	}
 	return rep, nil
@@ -148,8 +184,8 @@ func guardReport(s *repo.Store, se *repo.Session) (*GuardReport, error) {
 // scopeMap describes where this work tree keeps td's files and git's. The
 // work tree root is git's when there is a repository (staged paths are
 // relative to it), and .todos sits at Base below it.
-func scopeMap(s *repo.Store, g *gitrepo.Repo) policy.ScopeMap {
-	m := policy.ScopeMap{Root: s.Root, MetaPaths: s.Config.MetaPaths}
+func scopeMap(s *repo.Store, g *gitrepo.Repo, cfg *repo.Config) policy.ScopeMap {
+	m := policy.ScopeMap{Root: s.Root, MetaPaths: cfg.MetaPaths}
 	if g == nil {
 		return m
 	}
