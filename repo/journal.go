@@ -3,6 +3,10 @@ package repo
 import (
 	"bufio"
 	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -55,6 +59,11 @@ func (s *Store) journal(tx *Tx, blobs []gitrepo.StagedBlob) {
 	if err != nil || g == nil {
 		return
 	}
+	key, err := journalKey(g)
+	if err != nil {
+		s.warnf("td guard will not recognise this write as td's: %v", err)
+		return
+	}
 	staged := make(map[string]string, len(blobs))
 	for _, b := range blobs {
 		staged[b.Path] = b.Hash
@@ -88,17 +97,17 @@ func (s *Store) journal(tx *Tx, blobs []gitrepo.StagedBlob) {
 		if !ok {
 			continue
 		}
-		lines.WriteString(after + " " + tx.before[p] + " " + rel + "\n")
+		lines.WriteString(journalLine(key, after, tx.before[p], rel))
 	}
 	if lines.Len() > 0 {
-		s.appendJournal(g, lines.Bytes())
+		s.appendJournal(g, key, lines.Bytes())
 	}
 }
 
 // appendJournal appends lines to the journal and compacts it when it has
 // grown past twice its compacted size plus journalCompactAt, so that the
 // cost per write stays one small append.
-func (s *Store) appendJournal(g *gitrepo.Repo, lines []byte) {
+func (s *Store) appendJournal(g *gitrepo.Repo, key, lines []byte) {
 	p := s.Path(LocalDir, journalName)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -122,7 +131,7 @@ func (s *Store) appendJournal(g *gitrepo.Repo, lines []byte) {
 	if int64(len(data)) <= journalCompactAt+2*journalBase(data) {
 		return
 	}
-	if err := s.compactJournal(g, p, data); err != nil {
+	if err := s.compactJournal(g, key, p, data); err != nil {
 		s.warnf("could not compact %s: %v", s.rel(p), err)
 	}
 }
@@ -142,8 +151,8 @@ func journalBase(data []byte) int64 {
 // chain of writes that ends at td's last write and starts from HEAD's
 // content; a path whose last write HEAD already holds is committed and
 // dropped. Without a repository every path's chain is kept whole.
-func (s *Store) compactJournal(g *gitrepo.Repo, p string, data []byte) error {
-	all := parseJournal(data)
+func (s *Store) compactJournal(g *gitrepo.Repo, key []byte, p string, data []byte) error {
+	all := parseJournal(key, data)
 	paths := make([]string, 0, len(all))
 	for path := range all {
 		paths = append(paths, path)
@@ -172,7 +181,7 @@ func (s *Store) compactJournal(g *gitrepo.Repo, p string, data []byte) error {
 			first--
 		}
 		for _, e := range entries[first:] {
-			body.WriteString(e.After + " " + e.Before + " " + path + "\n")
+			body.WriteString(journalLine(key, e.After, e.Before, path))
 		}
 	}
 	out := []byte(fmt.Sprintf("%s%d bytes\n", journalHeader, body.Len()))
@@ -180,8 +189,9 @@ func (s *Store) compactJournal(g *gitrepo.Repo, p string, data []byte) error {
 }
 
 // parseJournal returns td's writes to each path, oldest first. Lines it
-// cannot read are skipped: a damaged journal only breaks chains.
-func parseJournal(data []byte) map[string][]JournalEntry {
+// cannot read, and lines whose seal key does not verify, are skipped: a
+// damaged or forged journal only breaks chains.
+func parseJournal(key, data []byte) map[string][]JournalEntry {
 	all := map[string][]JournalEntry{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
@@ -190,9 +200,13 @@ func parseJournal(data []byte) map[string][]JournalEntry {
 		if strings.HasPrefix(line, "#") {
 			continue
 		}
+		seal, line, ok0 := strings.Cut(line, " ")
 		after, rest, ok1 := strings.Cut(line, " ")
 		before, path, ok2 := strings.Cut(rest, " ")
-		if !ok1 || !ok2 || path == "" || !journalHash(after) || !journalHash(before) {
+		if !ok0 || !ok1 || !ok2 || path == "" || !journalHash(after) || !journalHash(before) {
+			continue
+		}
+		if !hmac.Equal([]byte(seal), []byte(journalSeal(key, after, before, path))) {
 			continue
 		}
 		all[path] = append(all[path], JournalEntry{After: after, Before: before})
@@ -204,17 +218,90 @@ func journalHash(h string) bool {
 	return h == JournalAbsent || h == journalUnknown || len(h) == 40
 }
 
-// readJournal reads the journal; a missing or unreadable one is empty.
+// ReadJournal reads the journal; a missing or unreadable one is empty, and
+// so is every line without a valid seal.
 func (s *Store) ReadJournal() map[string][]JournalEntry {
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return map[string][]JournalEntry{}
+	}
+	key, err := readJournalKey(g)
+	if err != nil {
+		return map[string][]JournalEntry{}
+	}
 	data, err := readRegular(s.Path(LocalDir, journalName), maxLedgerSize)
 	if err != nil {
 		return map[string][]JournalEntry{}
 	}
-	return parseJournal(data)
+	return parseJournal(key, data)
+}
+
+// The journal is sealed: each line starts with an HMAC-SHA256 (128 bits,
+// hex) of the rest, keyed by a random key td keeps in the git directory
+// (journalKeyName), outside the work tree and out of every commit. So
+// appending "<after> <before> <path>" by hand, the way a hand edit would be
+// smuggled past the guard, adds a line the guard ignores. We chose a key
+// over re-deriving blob hashes because nothing in the work tree can tell
+// td's writes from anyone else's: the journal's only evidence is that td
+// wrote the line. A process that reads the key from .git can still forge
+// it; that is deliberate tampering with td's own files, which the guard
+// (a commit hook anyone can skip) cannot stop and td check --base in CI
+// judges from the committed history regardless.
+const journalKeyName = "td-journal.key"
+
+// journalLine is one sealed journal line.
+func journalLine(key []byte, after, before, path string) string {
+	return journalSeal(key, after, before, path) + " " + after + " " + before + " " + path + "\n"
+}
+
+// journalSeal is the seal of one journal entry.
+func journalSeal(key []byte, after, before, path string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(after + " " + before + " " + path))
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// journalKey reads the journal key, making it on first use.
+func journalKey(g *gitrepo.Repo) ([]byte, error) {
+	if key, err := readJournalKey(g); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return key, err
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(g.CommonDir(), journalKeyName)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return readJournalKey(g) // another td made it first
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create the journal key: %w", err)
+	}
+	_, werr := f.Write([]byte(hex.EncodeToString(raw[:]) + "\n"))
+	serr := f.Sync()
+	if err := errors.Join(werr, serr, f.Close()); err != nil {
+		os.Remove(p)
+		return nil, fmt.Errorf("write the journal key: %w", err)
+	}
+	return readJournalKey(g)
+}
+
+// readJournalKey reads the journal key from the git directory.
+func readJournalKey(g *gitrepo.Repo) ([]byte, error) {
+	data, err := readRegular(filepath.Join(g.CommonDir(), journalKeyName), 1<<10)
+	if err != nil {
+		return nil, err
+	}
+	key, err := hex.DecodeString(strings.TrimSpace(string(data)))
+	if err != nil || len(key) < 16 {
+		return nil, fmt.Errorf("%s is damaged; delete it and td makes a new one (td's pending writes to meta paths then need writing again)", journalKeyName)
+	}
+	return key, nil
 }
 
 // The journal of td's writes to meta paths (.todos/local/written, never
-// committed): one line per write, "<after> <before> <path>", where after
+// committed): one line per write, "<seal> <after> <before> <path>", where after
 // and before are the blob names of the file once td wrote it and just before
 // ("-" for no file), appended under the store lock when a transaction ends.
 // A staged meta path is td's when a chain of td's writes leads from HEAD's

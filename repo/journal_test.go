@@ -30,7 +30,11 @@ func TestJournalCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := gitrepo.BlobHash(committed) + " - " + ledger + "\n"
+	key, err := journalKey(mustRepo(t, g.s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := journalLine(key, gitrepo.BlobHash(committed), "-", ledger)
 	var filler strings.Builder
 	for filler.Len() < journalCompactAt {
 		filler.WriteString(line)
@@ -72,7 +76,7 @@ func TestJournalCompaction(t *testing.T) {
 	g.commit("comment")
 	g.reopen()
 	data, _ = os.ReadFile(journal)
-	if err := g.s.compactJournal(nil, journal, data); err != nil {
+	if err := g.s.compactJournal(nil, key, journal, data); err != nil {
 		t.Fatal(err)
 	}
 	// (The ledger and the session file of the agent started above.)
@@ -80,7 +84,7 @@ func TestJournalCompaction(t *testing.T) {
 		t.Errorf("compaction without git: %v", j)
 	}
 	data, _ = os.ReadFile(journal)
-	if err := g.s.compactJournal(mustRepo(t, g.s), journal, data); err != nil {
+	if err := g.s.compactJournal(mustRepo(t, g.s), key, journal, data); err != nil {
 		t.Fatal(err)
 	}
 	if j := g.s.ReadJournal(); len(j) != 0 {
@@ -88,6 +92,27 @@ func TestJournalCompaction(t *testing.T) {
 	}
 	if b := journalBase([]byte(journalHeader + "123 bytes\nx")); b != 123 {
 		t.Errorf("journalBase = %d", b)
+	}
+}
+
+func TestJournalIgnoresUnsealedLines(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	const a, b = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
+	good := journalLine(key, a, b, ".todos/history/td-x.jsonl")
+	for name, c := range map[string]struct {
+		data string
+		want int
+	}{
+		"sealed":                  {good, 1},
+		"unsealed, as appended":   {a + " " + b + " .todos/history/td-x.jsonl\n", 0},
+		"sealed by another key":   {journalLine([]byte("another key, not the journal's!!"), a, b, ".todos/history/td-x.jsonl"), 0},
+		"seal of another path":    {strings.Replace(good, "td-x", "td-y", 1), 0},
+		"seal of another content": {strings.Replace(good, a, b, 1), 0},
+		"header and sealed":       {journalHeader + "10 bytes\n" + good, 1},
+	} {
+		if got := len(parseJournal(key, []byte(c.data))[".todos/history/td-x.jsonl"]); got != c.want {
+			t.Errorf("%s: %d entries, want %d", name, got, c.want)
+		}
 	}
 }
 
