@@ -20,8 +20,12 @@ import (
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
-// JournalEntry is one write td made to a path.
-type JournalEntry struct{ After, Before string }
+// JournalEntry is one write td made to a path: the blob names of the file
+// once td wrote it and just before, and the size td left it at.
+type JournalEntry struct {
+	After, Before string
+	Size          int64
+}
 
 // noteBefore remembers, the first time a transaction writes a meta path,
 // the blob name of what was there. Other paths cost one classification.
@@ -84,6 +88,10 @@ func (s *Store) journal(tx *Tx, blobs []gitrepo.StagedBlob) {
 		}
 		rel := filepath.ToSlash(r)
 		after, ok := staged[rel]
+		var size int64
+		if fi, err := os.Lstat(p); err == nil {
+			size = fi.Size()
+		}
 		if !ok && s.Config.Git.Mode == GitModeOff {
 			after, ok = JournalAbsent, true
 			data, err := readRegular(p, maxLedgerSize)
@@ -97,7 +105,7 @@ func (s *Store) journal(tx *Tx, blobs []gitrepo.StagedBlob) {
 		if !ok {
 			continue
 		}
-		lines.WriteString(journalLine(key, after, tx.before[p], rel))
+		lines.WriteString(journalLine(key, JournalEntry{After: after, Before: tx.before[p], Size: size}, rel))
 	}
 	if lines.Len() > 0 {
 		s.appendJournal(g, key, lines.Bytes())
@@ -181,7 +189,7 @@ func (s *Store) compactJournal(g *gitrepo.Repo, key []byte, p string, data []byt
 			first--
 		}
 		for _, e := range entries[first:] {
-			body.WriteString(journalLine(key, e.After, e.Before, path))
+			body.WriteString(journalLine(key, e, path))
 		}
 	}
 	out := []byte(fmt.Sprintf("%s%d bytes\n", journalHeader, body.Len()))
@@ -202,14 +210,17 @@ func parseJournal(key, data []byte) map[string][]JournalEntry {
 		}
 		seal, line, ok0 := strings.Cut(line, " ")
 		after, rest, ok1 := strings.Cut(line, " ")
-		before, path, ok2 := strings.Cut(rest, " ")
-		if !ok0 || !ok1 || !ok2 || path == "" || !journalHash(after) || !journalHash(before) {
+		before, rest, ok2 := strings.Cut(rest, " ")
+		sizeText, path, ok3 := strings.Cut(rest, " ")
+		size, err := strconv.ParseInt(sizeText, 10, 64)
+		if !ok0 || !ok1 || !ok2 || !ok3 || err != nil || size < 0 || path == "" || !journalHash(after) || !journalHash(before) {
 			continue
 		}
-		if !hmac.Equal([]byte(seal), []byte(journalSeal(key, after, before, path))) {
+		e := JournalEntry{After: after, Before: before, Size: size}
+		if !hmac.Equal([]byte(seal), []byte(journalSeal(key, e, path))) {
 			continue
 		}
-		all[path] = append(all[path], JournalEntry{After: after, Before: before})
+		all[path] = append(all[path], e)
 	}
 	return all
 }
@@ -250,15 +261,84 @@ func (s *Store) ReadJournal() map[string][]JournalEntry {
 const journalKeyName = "td-journal.key"
 
 // journalLine is one sealed journal line.
-func journalLine(key []byte, after, before, path string) string {
-	return journalSeal(key, after, before, path) + " " + after + " " + before + " " + path + "\n"
+func journalLine(key []byte, e JournalEntry, path string) string {
+	return journalSeal(key, e, path) + " " + journalBody(e, path) + "\n"
+}
+
+func journalBody(e JournalEntry, path string) string {
+	return e.After + " " + e.Before + " " + strconv.FormatInt(e.Size, 10) + " " + path
 }
 
 // journalSeal is the seal of one journal entry.
-func journalSeal(key []byte, after, before, path string) string {
+func journalSeal(key []byte, e JournalEntry, path string) string {
 	m := hmac.New(sha256.New, key)
-	m.Write([]byte(after + " " + before + " " + path))
+	m.Write([]byte(journalBody(e, path)))
 	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// JournalChain reports whether td's writes (oldest first) lead from head to
+// staged: the last write that produced staged, each write before it on the
+// way starting from what the previous one produced, back to one that
+// started from head.
+func JournalChain(entries []JournalEntry, staged, head string) bool {
+	i := len(entries) - 1
+	for i >= 0 && entries[i].After != staged {
+		i--
+	}
+	for ; i >= 0; i-- {
+		e := entries[i]
+		if e.Before == head {
+			return true
+		}
+		if i == 0 || entries[i-1].After != e.Before {
+			return false
+		}
+	}
+	return false
+}
+
+// CheckLedgerKept refuses when the ledger no longer begins with
+// what td last wrote to it: a line td appended, and nobody committed yet,
+// was removed by hand. Undoing one's own "started" before committing
+// would otherwise erase the involvement the review policy reads.
+func (s *Store) CheckLedgerKept(id string) error {
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return nil
+	}
+	p := s.Path(HistoryDir, id+".jsonl")
+	r, err := filepath.Rel(g.Root(), p)
+	if err != nil || !filepath.IsLocal(r) {
+		return nil
+	}
+	rel := filepath.ToSlash(r)
+	entries := s.ReadJournal()[rel]
+	if len(entries) == 0 {
+		return nil
+	}
+	last := entries[len(entries)-1]
+	if last.After == JournalAbsent || last.After == journalUnknown {
+		return nil
+	}
+	// Only writes pending on top of HEAD count: a chain of td's writes from
+	// HEAD's ledger to the last one. Writes made on another branch, or
+	// already committed, say nothing about this file.
+	heads, err := g.HeadBlobs([]string{rel})
+	if err != nil {
+		return nil
+	}
+	head, ok := heads[rel]
+	if !ok {
+		head = JournalAbsent
+	}
+	if head == last.After || !JournalChain(entries, last.After, head) {
+		return nil
+	}
+	data, err := readRegular(p, maxLedgerSize)
+	if err == nil && int64(len(data)) >= last.Size && gitrepo.BlobHash(data[:last.Size]) == last.After {
+		return nil
+	}
+	return Errorf(CodeRefused, "%s no longer begins with what td last wrote to it: a ledger line td appended was removed or changed by hand before it was committed, so td decides no review on it; put the lines back (git diff shows what differs from HEAD) or have an operator look", s.rel(p))
 }
 
 // journalKey reads the journal key, making it on first use.
@@ -301,7 +381,7 @@ func readJournalKey(g *gitrepo.Repo) ([]byte, error) {
 }
 
 // The journal of td's writes to meta paths (.todos/local/written, never
-// committed): one line per write, "<seal> <after> <before> <path>", where after
+// committed): one line per write, "<seal> <after> <before> <size> <path>", where after
 // and before are the blob names of the file once td wrote it and just before
 // ("-" for no file), appended under the store lock when a transaction ends.
 // A staged meta path is td's when a chain of td's writes leads from HEAD's

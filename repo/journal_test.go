@@ -34,7 +34,7 @@ func TestJournalCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := journalLine(key, gitrepo.BlobHash(committed), "-", ledger)
+	line := journalLine(key, JournalEntry{After: gitrepo.BlobHash(committed), Before: "-", Size: int64(len(committed))}, ledger)
 	var filler strings.Builder
 	for filler.Len() < journalCompactAt {
 		filler.WriteString(line)
@@ -53,7 +53,7 @@ func TestJournalCompaction(t *testing.T) {
 	}
 	// One write is left: td's last, which starts from HEAD's content.
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], journalHeader) || !strings.HasSuffix(lines[1], " "+gitrepo.BlobHash(committed)+" "+ledger) {
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], journalHeader) || !strings.Contains(lines[1], " "+gitrepo.BlobHash(committed)+" ") || !strings.HasSuffix(lines[1], " "+ledger) {
 		t.Fatalf("compacted journal:\n%s", data)
 	}
 	if journalBase(data) != int64(len(data)-len(lines[0])-1) {
@@ -98,14 +98,15 @@ func TestJournalCompaction(t *testing.T) {
 func TestJournalIgnoresUnsealedLines(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	const a, b = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
-	good := journalLine(key, a, b, ".todos/history/td-x.jsonl")
+	good := journalLine(key, JournalEntry{After: a, Before: b, Size: 10}, ".todos/history/td-x.jsonl")
 	for name, c := range map[string]struct {
 		data string
 		want int
 	}{
 		"sealed":                  {good, 1},
-		"unsealed, as appended":   {a + " " + b + " .todos/history/td-x.jsonl\n", 0},
-		"sealed by another key":   {journalLine([]byte("another key, not the journal's!!"), a, b, ".todos/history/td-x.jsonl"), 0},
+		"unsealed, as appended":   {a + " " + b + " 10 .todos/history/td-x.jsonl\n", 0},
+		"sealed by another key":   {journalLine([]byte("another key, not the journal's!!"), JournalEntry{After: a, Before: b, Size: 10}, ".todos/history/td-x.jsonl"), 0},
+		"another size":            {strings.Replace(good, " 10 ", " 11 ", 1), 0},
 		"seal of another path":    {strings.Replace(good, "td-x", "td-y", 1), 0},
 		"seal of another content": {strings.Replace(good, a, b, 1), 0},
 		"header and sealed":       {journalHeader + "10 bytes\n" + good, 1},

@@ -115,6 +115,12 @@ func Approve(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (
 			return nil, "", err
 		}
 		d := policy.Approval(mode, facts, reason)
+		if d.Allowed {
+			// A decision the policy allows rests on the ledger being whole.
+			if err := s.CheckLedgerKept(is.ID); err != nil {
+				return nil, "", err
+			}
+		}
 		details, err := closeUnderPolicy(s, tx, se, is, res, d, mode, "done")
 		if err != nil {
 			return nil, "", err
@@ -178,6 +184,12 @@ func closeAs(s *repo.Store, se *repo.Session, ref string, o TransitionOptions, r
 			return nil, "", err
 		}
 		d := policy.Close(mode, facts, reason, selfClose)
+		if d.Allowed {
+			// A decision the policy allows rests on the ledger being whole.
+			if err := s.CheckLedgerKept(is.ID); err != nil {
+				return nil, "", err
+			}
+		}
 		details, err := closeUnderPolicy(s, tx, se, is, res, d, mode, resolution)
 		if err != nil {
 			return nil, "", err

@@ -232,28 +232,7 @@ func writtenByTd(entries []repo.JournalEntry, c gitrepo.StagedChange) bool {
 	if head == "" {
 		head = repo.JournalAbsent
 	}
-	return tdChain(entries, staged, head)
-}
-
-// tdChain reports whether td's writes (oldest first) lead from head to
-// staged: the last write that produced staged, each write before it on the
-// way starting from what the previous one produced, back to one that
-// started from head.
-func tdChain(entries []repo.JournalEntry, staged, head string) bool {
-	i := len(entries) - 1
-	for i >= 0 && entries[i].After != staged {
-		i--
-	}
-	for ; i >= 0; i-- {
-		e := entries[i]
-		if e.Before == head {
-			return true
-		}
-		if i == 0 || entries[i-1].After != e.Before {
-			return false
-		}
-	}
-	return false
+	return repo.JournalChain(entries, staged, head)
 }
 
 // mergeFacts are the two sides of a merge in progress, nil when there is

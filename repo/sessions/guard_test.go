@@ -139,7 +139,7 @@ func TestTdChain(t *testing.T) {
 		{"a deletion td made", []repo.JournalEntry{{After: "-", Before: a}}, "-", a, true},
 		{"a branch switch: HEAD moved", []repo.JournalEntry{{After: b, Before: a}, {After: c, Before: x}}, c, x, true},
 	} {
-		if got := tdChain(tc.entries, tc.staged, tc.head); got != tc.want {
+		if got := repo.JournalChain(tc.entries, tc.staged, tc.head); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
