@@ -232,36 +232,98 @@ func gitPaths(g *gitrepo.Repo, paths []string) []string {
 	return rels
 }
 
+// txGit is what a transaction in git mode auto keeps for its commit: HEAD
+// when it began and the content of each file it replaced, so that the
+// commit records what td wrote on the branch td read from.
+type txGit struct {
+	head     *gitrepo.HeadState
+	contents map[string][]byte // by absolute path
+}
+
+// beginGit records HEAD at the start of a transaction in git mode auto,
+// before anything is read. Without a repository, or with a HEAD td cannot
+// read, nothing is recorded and the commit says why it cannot be made.
+func (tx *Tx) beginGit() {
+	s := tx.s
+	if s.Config.Git.Mode != GitModeAuto {
+		return
+	}
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return
+	}
+	if h, err := g.Head(); err == nil {
+		tx.git.head = &h
+	}
+}
+
+// remember keeps what the transaction wrote to path, for its commit; nil
+// (an append) means the content is read from disk when committing.
+func (tx *Tx) remember(path string, data []byte) {
+	if tx.git.head == nil {
+		return
+	}
+	if data == nil {
+		delete(tx.git.contents, path)
+		return
+	}
+	if tx.git.contents == nil {
+		tx.git.contents = map[string][]byte{}
+	}
+	tx.git.contents[path] = data
+}
+
+// takeGitWarnings moves the warnings of td's git (stale locks it removed)
+// to the store's.
+func (s *Store) takeGitWarnings(g *gitrepo.Repo) {
+	for _, w := range g.TakeWarnings() {
+		s.warnf("%s", w)
+	}
+}
+
 // commit ends a transaction in git mode auto: the files it wrote are
-// committed on top of HEAD with the transaction's trailers, and their index
-// entries are set to the committed content; nothing else of the user's is
-// staged, unstaged or committed. It returns what the index recorded, nil
-// when nothing was staged. The files are the source of truth, so a commit
-// that cannot be made is a warning saying how to commit them by hand.
-func (s *Store) commit(tx *Tx) []gitrepo.StagedBlob {
+// committed with the transaction's trailers, with the content td wrote, on
+// the branch HEAD named when the transaction began, and their index entries
+// are set to the committed content; nothing else of the user's is staged,
+// unstaged or committed. It returns what the index recorded, nil when
+// nothing was staged. The files are the source of truth, so a commit that
+// cannot be made is a warning saying how to commit them by hand; but when
+// HEAD moved to another branch during the transaction, what td read may be
+// that branch's, so nothing is staged or committed and the error says so.
+func (s *Store) commit(tx *Tx) ([]gitrepo.StagedBlob, error) {
 	g, err := s.GitRepo()
 	if err != nil {
 		s.warnf("written but not committed: %v", err)
-		return nil
+		return nil, nil
 	}
 	if g == nil {
-		return nil
+		return nil, nil
 	}
+	defer s.takeGitWarnings(g)
 	paths := gitPaths(g, tx.written)
 	msg := commitMessage(tx.note, s.actor, paths)
 	author, committer, err := s.commitIdentities()
 	if err != nil {
 		s.warnf("written but not committed: %v", err)
-		return s.stage(tx.written)
+		return s.stage(tx.written), nil
 	}
-	res, err := g.Commit(gitrepo.CommitRequest{Paths: paths, Message: msg, Author: author, Committer: committer})
+	req := gitrepo.CommitRequest{Paths: paths, Message: msg, Author: author, Committer: committer, Since: tx.git.head}
+	if len(tx.git.contents) > 0 {
+		req.Contents = make(map[string][]byte, len(tx.git.contents))
+		for p, data := range tx.git.contents {
+			req.Contents[p] = data
+		}
+	}
+	res, err := g.Commit(req)
 	if err == nil {
-		return res.Blobs
+		return res.Blobs, nil
 	}
 	subject, _, _ := strings.Cut(msg, "\n")
 	files := strings.Join(paths, " ")
 	by := fmt.Sprintf("git commit -m %q -- %s", subject, files)
 	switch {
+	case errors.Is(err, gitrepo.ErrHeadMoved):
+		return nil, &Error{Code: CodeConflict, Msg: fmt.Sprintf("not committed: %v; td's change is in the work tree, neither staged nor committed (%s)", err, files), Err: err}
 	case errors.Is(err, gitrepo.ErrOperationInProgress) && res.Staged:
 		s.warnf("td did not commit, since %v: its files are staged, so the commit that concludes it records them (after an abort, commit them with %s)", err, by)
 	case res.Staged:
@@ -269,7 +331,7 @@ func (s *Store) commit(tx *Tx) []gitrepo.StagedBlob {
 	default:
 		s.warnf("written but neither staged nor committed: %v; commit them with git add %s && %s", err, files, by)
 	}
-	return res.Blobs
+	return res.Blobs, nil
 }
 
 // commitIdentities returns the author and committer of td's commits: the

@@ -192,6 +192,9 @@ func (s *Store) GitRepo() (*gitrepo.Repo, error) {
 		if errors.Is(s.gitErr, gitrepo.ErrNotRepository) {
 			s.git, s.gitErr = nil, nil
 		}
+		if s.git != nil && s.git.ClearStaleLocks() > 0 {
+			s.takeGitWarnings(s.git)
+		}
 	}
 	return s.git, s.gitErr
 }
@@ -203,6 +206,7 @@ type Tx struct {
 	written []string
 	note    commitNote        // what the commit of git mode auto says
 	before  map[string]string // meta paths' blobs before td wrote them (guard.go)
+	git     txGit             // HEAD at the start and what was written, for git mode auto (autocommit.go)
 }
 
 // Update runs fn holding the cross-process lock on .todos, then stages what
@@ -217,9 +221,14 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		return err
 	}
 	tx := &Tx{s: s}
+	tx.beginGit()
 	ferr := fn(tx)
 	if len(tx.written) > 0 && s.Config.Git.Mode == GitModeAuto {
-		s.journal(tx, s.commit(tx))
+		blobs, cerr := s.commit(tx)
+		s.journal(tx, blobs)
+		if ferr == nil {
+			ferr = cerr
+		}
 	} else if len(tx.written) > 0 {
 		s.journal(tx, s.stage(tx.written))
 	}
@@ -230,12 +239,12 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 // WriteFile atomically replaces a file under .todos (path elements relative
 // to .todos) and records it for staging.
 func (tx *Tx) WriteFile(data []byte, elem ...string) error {
-	return tx.record(func(p string) error { return writeFileAtomic(p, data) }, elem)
+	return tx.record(func(p string) error { tx.remember(p, data); return writeFileAtomic(p, data) }, elem)
 }
 
 // AppendLine appends one line to an append-only log under .todos.
 func (tx *Tx) AppendLine(line []byte, elem ...string) error {
-	return tx.record(func(p string) error { return appendLine(p, line) }, elem)
+	return tx.record(func(p string) error { tx.remember(p, nil); return appendLine(p, line) }, elem)
 }
 
 // record makes the file's directory, writes it and remembers it for staging.
@@ -268,6 +277,7 @@ func (s *Store) stage(paths []string) []gitrepo.StagedBlob {
 		return nil
 	}
 	blobs, err := g.StageBlobs(gitPaths(g, paths)...)
+	s.takeGitWarnings(g)
 	if err != nil {
 		s.warnf("written but not staged: %v", err)
 		return nil

@@ -44,6 +44,8 @@ type Repo struct {
 
 	fileModeOnce sync.Once
 	fileMode     bool
+
+	locks lockSet // the git lock files this Repo holds (lock.go)
 }
 
 // Open finds the git work tree containing dir, walking up through its
@@ -189,5 +191,7 @@ func openAt(root, gitDir string) (*Repo, error) {
 		repoFS = dotgit.NewRepositoryFilesystem(dotFS, osfs.New(commonDir))
 	}
 	st := filesystem.NewStorage(repoFS, cache.NewObjectLRUDefault())
-	return &Repo{root: root, gitDir: gitDir, commonDir: commonDir, storage: st}, nil
+	r := &Repo{root: root, gitDir: gitDir, commonDir: commonDir, storage: st}
+	r.locks.dir = commonDir
+	return r, nil
 }
