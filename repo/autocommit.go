@@ -3,6 +3,7 @@ package repo
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -271,6 +272,20 @@ func (tx *Tx) remember(path string, data []byte) {
 		tx.git.contents = map[string][]byte{}
 	}
 	tx.git.contents[path] = data
+}
+
+// clearStaleGitLocks removes the git locks a killed td process left, with
+// a warning, when the work tree's .git directory holds td's lock records:
+// every command, reading or writing, leaves git usable again. Without
+// records it costs one failed directory read and opens nothing.
+func (s *Store) clearStaleGitLocks() {
+	ents, err := os.ReadDir(filepath.Join(s.Root, ".git", "td-locks"))
+	if err != nil || len(ents) == 0 {
+		return
+	}
+	if g, err := s.GitRepo(); err == nil && g != nil {
+		s.takeGitWarnings(g)
+	}
 }
 
 // takeGitWarnings moves the warnings of td's git (stale locks it removed)

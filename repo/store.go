@@ -133,6 +133,7 @@ func openAt(root string, opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
+	s.clearStaleGitLocks()
 	return s, nil
 }
 
