@@ -46,6 +46,10 @@ type lockFile struct {
 	f      *os.File
 	done   bool
 	stamp  fileStamp // what the lock file looked like after td's last write
+	// writing is the size the lock file will have once a write under way
+	// ends, -1 when none is: a process killed while writing leaves a file
+	// that differs from stamp, yet is td's.
+	writing int64
 }
 
 // fileStamp identifies one version of one file: a file made by another
@@ -75,24 +79,34 @@ func (s *lockSet) recordPath() string {
 	return filepath.Join(s.dir, lockRecordDir, strconv.Itoa(s.pid))
 }
 
-// writeRecordLocked rewrites this process's record; s.mu is held. A record
-// that cannot be written only means a kill would leave locks the next run
-// cannot prove are td's, so failure is not an error.
-func (s *lockSet) writeRecordLocked() {
-	if s.writers == 0 && len(s.held) == 0 {
-		_ = os.Remove(s.recordPath())
+// noteLocked appends one line to this process's record; s.mu is held. The
+// record only grows while the process works, one write per line, so a kill
+// cannot tear what it says: for each lock the last line counts ("lock",
+// "writing", or "free" once released). A line that cannot be written only
+// means a kill would leave a lock the next run cannot prove is td's, so
+// failure is not an error.
+func (s *lockSet) noteLocked(line string) {
+	p := s.recordPath()
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(filepath.Dir(p), 0o777) == nil {
+		f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	}
+	if err != nil {
 		return
 	}
-	var b strings.Builder
-	b.WriteString("td " + strconv.Itoa(s.pid) + "\n")
-	for _, l := range s.held {
-		b.WriteString("lock " + l.stamp.String() + " " + l.path + "\n")
-	}
-	p := s.recordPath()
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); errors.Is(err, fs.ErrNotExist) {
-		if os.MkdirAll(filepath.Dir(p), 0o777) == nil {
-			_ = os.WriteFile(p, []byte(b.String()), 0o644)
-		}
+	_, _ = f.WriteString(line + "\n")
+	_ = f.Close()
+}
+
+// noteLockLocked records the state of l.
+func (s *lockSet) noteLockLocked(l *lockFile) {
+	switch {
+	case l.done:
+		s.noteLocked("free " + l.path)
+	case l.writing >= 0:
+		s.noteLocked("writing " + strconv.FormatInt(l.writing, 10) + " " + l.stamp.String() + " " + l.path)
+	default:
+		s.noteLocked("lock " + l.stamp.String() + " " + l.path)
 	}
 }
 
@@ -106,7 +120,7 @@ func (s *lockSet) beginWrite() func() {
 	s.writers++
 	if s.writers == 1 && len(s.held) == 0 {
 		s.watch = startSignalWatch(s)
-		s.writeRecordLocked()
+		s.noteLocked("td " + strconv.Itoa(s.pid))
 	}
 	s.mu.Unlock()
 	return func() {
@@ -120,14 +134,12 @@ func (s *lockSet) beginWrite() func() {
 // settleLocked drops the record and the signal watch once nothing is held.
 func (s *lockSet) settleLocked() {
 	if s.writers == 0 && len(s.held) == 0 {
-		s.writeRecordLocked()
+		_ = os.Remove(s.recordPath())
 		if s.watch != nil {
 			s.watch.stop()
 			s.watch = nil
 		}
-		return
 	}
-	s.writeRecordLocked()
 }
 
 // removeAllLocked removes every lock held and the record, for the signal
@@ -156,10 +168,10 @@ func (r *Repo) acquireLock(target string) (*lockFile, error) {
 		s.mu.Lock()
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
-			l := &lockFile{set: s, target: target, path: path, f: f}
+			l := &lockFile{set: s, target: target, path: path, f: f, writing: -1}
 			l.stamp = statStamp(f)
 			s.held = append(s.held, l)
-			s.writeRecordLocked()
+			s.noteLockLocked(l)
 			s.mu.Unlock()
 			return l, nil
 		}
@@ -192,6 +204,10 @@ func (r *Repo) acquireLock(target string) (*lockFile, error) {
 // write fills the lock file with data and syncs it, keeping the lock: the
 // target changes only when rename is called.
 func (l *lockFile) write(data []byte) error {
+	l.set.mu.Lock()
+	l.writing = l.stamp.size + int64(len(data))
+	l.set.noteLockLocked(l)
+	l.set.mu.Unlock()
 	if _, err := l.f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", l.path, err)
 	}
@@ -199,8 +215,8 @@ func (l *lockFile) write(data []byte) error {
 		return fmt.Errorf("sync %s: %w", l.path, err)
 	}
 	l.set.mu.Lock()
-	l.stamp = statStamp(l.f)
-	l.set.writeRecordLocked()
+	l.stamp, l.writing = statStamp(l.f), -1
+	l.set.noteLockLocked(l)
 	l.set.mu.Unlock()
 	return nil
 }
@@ -252,6 +268,7 @@ func (l *lockFile) release() {
 }
 
 func (s *lockSet) forgetLocked(l *lockFile) {
+	s.noteLockLocked(l)
 	for i, h := range s.held {
 		if h == l {
 			s.held = append(s.held[:i], s.held[i+1:]...)
@@ -294,27 +311,20 @@ func (r *Repo) ClearStaleLocks() int {
 		if err != nil {
 			continue
 		}
+		last := map[string]string{}
+		var order []string
 		for _, line := range strings.Split(string(data), "\n") {
-			rest, ok := strings.CutPrefix(line, "lock ")
-			if !ok {
+			path := recordPath(line)
+			if path == "" {
 				continue
 			}
-			f := strings.SplitN(rest, " ", 4)
-			if len(f) != 4 {
-				continue
+			if _, seen := last[path]; !seen {
+				order = append(order, path)
 			}
-			var want fileStamp
-			var perr error
-			for i, p := range []*int64{&want.ino, &want.mtime, &want.size} {
-				if *p, perr = strconv.ParseInt(f[i], 10, 64); perr != nil {
-					break
-				}
-			}
-			path := f[3]
-			if perr != nil || !strings.HasSuffix(path, ".lock") || !r.inRepository(path) {
-				continue
-			}
-			if fi, err := os.Lstat(path); err == nil && stampOf(fi) == want {
+			last[path] = line
+		}
+		for _, p := range order {
+			if path, ok := provenLock(last[p]); ok && r.inRepository(path) {
 				if os.Remove(path) == nil {
 					removed = append(removed, r.displayPath(path))
 				}
@@ -329,6 +339,69 @@ func (r *Repo) ClearStaleLocks() int {
 		r.locks.mu.Unlock()
 	}
 	return len(removed)
+}
+
+// recordPath is the lock file a line of a record is about, "" for none.
+func recordPath(line string) string {
+	kind, rest, _ := strings.Cut(line, " ")
+	fields := map[string]int{"free": 0, "lock": 3, "writing": 4}[kind]
+	if kind != "free" && fields == 0 {
+		return ""
+	}
+	f := strings.SplitN(rest, " ", fields+1)
+	if len(f) != fields+1 {
+		return ""
+	}
+	return f[fields]
+}
+
+// provenLock reads one line of a dead process's record and returns the
+// lock file it names when the file on disk is still the one that process
+// made: a "lock" line proves it by the same inode, time and size; a
+// "writing" line, left by a process killed while writing, by the same
+// inode and a size between the one before the write and the one after,
+// with a time no earlier. A lock git made since is another file.
+func provenLock(line string) (string, bool) {
+	kind, rest, _ := strings.Cut(line, " ")
+	want := int64(-1)
+	if kind == "writing" {
+		size, more, ok := strings.Cut(rest, " ")
+		n, err := strconv.ParseInt(size, 10, 64)
+		if !ok || err != nil {
+			return "", false
+		}
+		want, rest = n, more
+	} else if kind != "lock" {
+		return "", false
+	}
+	f := strings.SplitN(rest, " ", 4)
+	if len(f) != 4 {
+		return "", false
+	}
+	var st fileStamp
+	for i, p := range []*int64{&st.ino, &st.mtime, &st.size} {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return "", false
+		}
+		*p = n
+	}
+	path := f[3]
+	if !strings.HasSuffix(path, ".lock") || !filepath.IsAbs(path) {
+		return "", false
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	got := stampOf(fi)
+	switch {
+	case got == st:
+		return path, true
+	case want >= 0 && got.ino == st.ino && got.ino != 0 && got.size >= st.size && got.size <= want && got.mtime >= st.mtime:
+		return path, true
+	}
+	return "", false
 }
 
 // inRepository reports whether p lies inside the git directory or the
