@@ -315,6 +315,9 @@ func (s *Store) commit(tx *Tx) ([]gitrepo.StagedBlob, error) {
 		return nil, nil
 	}
 	defer s.takeGitWarnings(g)
+	if s.Config.Git.Batch {
+		return s.pend(tx, g), nil
+	}
 	paths := gitPaths(g, tx.written)
 	msg := commitMessage(tx.note, s.actor, paths)
 	author, committer, err := s.commitIdentities()
