@@ -241,21 +241,26 @@ type txGit struct {
 	contents map[string][]byte // by absolute path
 }
 
-// beginGit records HEAD at the start of a transaction in git mode auto,
-// before anything is read. Without a repository, or with a HEAD td cannot
-// read, nothing is recorded and the commit says why it cannot be made.
-func (tx *Tx) beginGit() {
+// beginGit starts a transaction's git side, before anything is read or
+// written: in a repository whose object format td cannot write it refuses
+// (unless git.mode is off), and in git mode auto it records HEAD. Other git
+// errors are the commit's or the stage's to report.
+func (tx *Tx) beginGit() error {
 	s := tx.s
-	if s.Config.Git.Mode != GitModeAuto {
-		return
+	if s.Config.Git.Mode == GitModeOff {
+		return nil
 	}
 	g, err := s.GitRepo()
-	if err != nil || g == nil {
-		return
+	if errors.Is(err, gitrepo.ErrUnsupportedFormat) {
+		return &Error{Code: CodeRefused, Msg: err.Error(), Err: err}
+	}
+	if err != nil || g == nil || s.Config.Git.Mode != GitModeAuto {
+		return nil
 	}
 	if h, err := g.Head(); err == nil {
 		tx.git.head = &h
 	}
+	return nil
 }
 
 // remember keeps what the transaction wrote to path, for its commit; nil
@@ -342,6 +347,8 @@ func (s *Store) commit(tx *Tx) ([]gitrepo.StagedBlob, error) {
 	switch {
 	case errors.Is(err, gitrepo.ErrHeadMoved):
 		return nil, &Error{Code: CodeConflict, Msg: fmt.Sprintf("not committed: %v; td's change is in the work tree, neither staged nor committed (%s)", err, files), Err: err}
+	case errors.Is(err, gitrepo.ErrMissingTip):
+		s.warnf("not committed: %v", err)
 	case errors.Is(err, gitrepo.ErrOperationInProgress) && res.Staged:
 		s.warnf("td did not commit, since %v: its files are staged, so the commit that concludes it records them (after an abort, commit them with %s)", err, by)
 	case res.Staged:

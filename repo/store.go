@@ -222,7 +222,10 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		return err
 	}
 	tx := &Tx{s: s}
-	tx.beginGit()
+	if err := tx.beginGit(); err != nil {
+		unlock()
+		return err
+	}
 	ferr := fn(tx)
 	if len(tx.written) > 0 && s.Config.Git.Mode == GitModeAuto {
 		blobs, cerr := s.commit(tx)

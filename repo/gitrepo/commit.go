@@ -195,7 +195,7 @@ func (r *Repo) commit(req CommitRequest, hooks commitHooks) (res CommitResult, e
 	b := &commitBuilder{r: r, o: o, changes: changes, req: req}
 	made, err := b.build(tip)
 	if err != nil {
-		return res, err
+		return res, missingTip(ref, tip, err)
 	}
 	call(hooks.afterObjects)
 	if index != nil {
@@ -231,7 +231,7 @@ func (r *Repo) commit(req CommitRequest, hooks commitHooks) (res CommitResult, e
 		// lock; under the lock it cannot move again.
 		res.Rebuilt, tip = true, cur
 		if made, err = b.build(tip); err != nil {
-			return res, err
+			return res, missingTip(ref, tip, err)
 		}
 	}
 	call(hooks.afterRefLock)
@@ -260,6 +260,29 @@ func (r *Repo) commit(req CommitRequest, hooks commitHooks) (res CommitResult, e
 	r.appendReflogs(ref, tip, made, req.Committer, reflogMessage(req.Message, tip.IsZero()))
 	return res, nil
 }
+
+// ErrMissingTip is wrapped by the error Commit returns when the branch
+// points to a commit the object store does not have.
+var ErrMissingTip = errors.New("the branch's commit is missing")
+
+// missingTip explains a branch whose commit (or its tree) is missing from
+// the object store, which a git gc --prune=now run beside another writer
+// leaves: git documents --prune=now as unsafe while other processes write.
+// Other errors are returned as they are.
+func missingTip(ref string, tip plumbing.Hash, err error) error {
+	if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, ErrUnknownRevision) {
+		return err
+	}
+	return &missingTipError{ref: shortRef(ref), tip: tip.String()[:12]}
+}
+
+type missingTipError struct{ ref, tip string }
+
+func (e *missingTipError) Error() string {
+	return fmt.Sprintf("%s points to %s, which is missing from .git/objects: git gc --prune=now, which git says is unsafe while other processes write, probably pruned it; point the branch at an earlier commit from git reflog %s", e.ref, e.tip, e.ref)
+}
+
+func (e *missingTipError) Is(target error) bool { return target == ErrMissingTip }
 
 // commitBuilder writes the trees and the commit object of one Commit call.
 type commitBuilder struct {
