@@ -166,16 +166,11 @@ func (r *Repo) acquireLock(target string) (*lockFile, error) {
 	swept := false
 	for {
 		s.mu.Lock()
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		l, err := s.createLocked(target, path)
+		s.mu.Unlock()
 		if err == nil {
-			l := &lockFile{set: s, target: target, path: path, f: f, writing: -1}
-			l.stamp = statStamp(f)
-			s.held = append(s.held, l)
-			s.noteLockLocked(l)
-			s.mu.Unlock()
 			return l, nil
 		}
-		s.mu.Unlock()
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("create lock file: %w", err)
 		}
@@ -199,6 +194,60 @@ func (r *Repo) acquireLock(target string) (*lockFile, error) {
 			backoff *= 2
 		}
 	}
+}
+
+// createLocked creates the lock file so that the record names it, with
+// its inode, before it exists under its name: the file is made under a
+// temporary name beside it, noted, then hard-linked to the lock's name,
+// which fails if the name exists as O_EXCL does. A kill at any point
+// leaves either no lock or one the record proves is td's, and at most a
+// temporary name the record also lists. Where hard links are not
+// available the lock is created with O_EXCL and noted right after.
+func (s *lockSet) createLocked(target, path string) (*lockFile, error) {
+	var rnd [6]byte
+	for i := range rnd {
+		rnd[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[rand.N(36)]
+	}
+	// A leading dot and the .lock suffix keep git from taking the name
+	// for a reference.
+	tmp := filepath.Join(filepath.Dir(path), ".td-"+strconv.Itoa(s.pid)+"-"+string(rnd[:])+".lock")
+	s.noteLocked("temp " + tmp)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			return nil, err
+		}
+		l := &lockFile{set: s, target: target, path: path, f: f, writing: -1, stamp: statStamp(f)}
+		s.held = append(s.held, l)
+		s.noteLockLocked(l)
+		return l, nil
+	}
+	l := &lockFile{set: s, target: target, path: path, f: f, writing: -1, stamp: statStamp(f)}
+	s.noteLockLocked(l)
+	lerr := os.Link(tmp, path)
+	if lerr != nil && !errors.Is(lerr, fs.ErrExist) {
+		// No hard links here: fall back to O_EXCL on the lock's name.
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		s.noteLocked("free " + path)
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			return nil, err
+		}
+		l.f, l.stamp = f, statStamp(f)
+		s.held = append(s.held, l)
+		s.noteLockLocked(l)
+		return l, nil
+	}
+	_ = os.Remove(tmp)
+	if lerr != nil {
+		_ = f.Close()
+		s.noteLocked("free " + path)
+		return nil, lerr
+	}
+	s.held = append(s.held, l)
+	return l, nil
 }
 
 // write fills the lock file with data and syncs it, keeping the lock: the
@@ -324,6 +373,10 @@ func (r *Repo) ClearStaleLocks() int {
 			last[path] = line
 		}
 		for _, p := range order {
+			if t, ok := strings.CutPrefix(last[p], "temp "); ok && r.inRepository(t) && strings.HasPrefix(filepath.Base(t), ".td-"+strconv.Itoa(pid)+"-") {
+				_ = os.Remove(t)
+				continue
+			}
 			if path, ok := provenLock(last[p]); ok && r.inRepository(path) {
 				if os.Remove(path) == nil {
 					removed = append(removed, r.displayPath(path))
@@ -344,8 +397,8 @@ func (r *Repo) ClearStaleLocks() int {
 // recordPath is the lock file a line of a record is about, "" for none.
 func recordPath(line string) string {
 	kind, rest, _ := strings.Cut(line, " ")
-	fields := map[string]int{"free": 0, "lock": 3, "writing": 4}[kind]
-	if kind != "free" && fields == 0 {
+	fields := map[string]int{"free": 0, "temp": 0, "lock": 3, "writing": 4}[kind]
+	if kind != "free" && kind != "temp" && fields == 0 {
 		return ""
 	}
 	f := strings.SplitN(rest, " ", fields+1)

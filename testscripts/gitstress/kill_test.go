@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -46,6 +47,18 @@ func TestKillAtRandomPoints(t *testing.T) {
 		w.mustTD(args...)
 		issues = append(issues, is)
 	}
+
+	// The kills land anywhere in a command's run: the window is a little
+	// longer than an edit takes on this machine now.
+	var took []time.Duration
+	for i := range 3 {
+		start := time.Now()
+		w.mustTD("edit", issues[0].id, "--append", fmt.Sprintf("calibration %d", i))
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	window := max(took[1]*3/2, 20*time.Millisecond)
+	t.Logf("a td edit takes %v; kills land within %v of the start", took[1], window)
 
 	// check is what must be in main's history for a command that exited 0.
 	type check struct {
@@ -117,7 +130,7 @@ func TestKillAtRandomPoints(t *testing.T) {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rng.IntN(250)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.Int64N(int64(window))))
 		_ = c.Process.Signal(syscall.SIGKILL)
 		err := c.Wait()
 		var exit *exec.ExitError
