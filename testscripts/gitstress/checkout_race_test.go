@@ -157,20 +157,31 @@ func checkoutRace(t *testing.T, perWorker int) {
 			}
 		}
 	}
-	atTips := 0
+	// Todos are only ever added: one committed on a branch must still be
+	// at its tip, or a later commit (made from the other branch's file)
+	// removed it.
+	tips := map[string][]byte{}
 	for _, b := range []string{"main", "other"} {
-		tip, _ := w.cmd("git", "show", b+":"+issue).Output()
-		for _, rs := range results {
-			for _, o := range rs {
-				if o.ok && bytes.Contains(tip, []byte(o.text)) {
-					atTips++
-				}
+		tips[b], _ = w.cmd("git", "show", b+":"+issue).Output()
+	}
+	atTips, droppedFromTip := 0, 0
+	for _, rs := range results {
+		for _, o := range rs {
+			if !o.ok {
+				continue
+			}
+			if bytes.Contains(tips["main"], []byte(o.text)) || bytes.Contains(tips["other"], []byte(o.text)) {
+				atTips++
+			}
+			if o.branch != "" && !bytes.Contains(tips[o.branch], []byte(o.text)) {
+				droppedFromTip++
+				t.Errorf("%q: committed on %s, but a later commit removed it from %s's tip", o.text, o.branch, o.branch)
 			}
 		}
 	}
 	w.report("td took %v per command", (took[0]+took[1])/time.Duration(2*perWorker))
-	w.report("%d td commands: %d exited 0 (%d checked on the branch they began on, %d overlapping a checkout, checked on either), %d refused as HEAD moved, %d failed otherwise; %d lost; %d checkouts made, %d refused by git; %d successful todos at a branch tip",
-		2*perWorker, ok, exact, either, refused, failed, lost, flipped, refusedFlips, atTips)
+	w.report("%d td commands: %d exited 0 (%d checked on the branch they began on, %d overlapping a checkout, checked on either), %d refused as HEAD moved, %d failed otherwise; %d lost; %d checkouts made, %d refused by git; %d todos that exited 0 at a branch tip, %d dropped from the tip of the branch they were committed on",
+		2*perWorker, ok, exact, either, refused, failed, lost, flipped, refusedFlips, atTips, droppedFromTip)
 	if out, err := w.cmd("git", "fsck", "--strict").CombinedOutput(); err != nil {
 		t.Errorf("git fsck --strict: %v\n%s", err, out)
 	}
