@@ -71,12 +71,13 @@ type lockSet struct {
 	held    []*lockFile
 	writers int // operations writing objects or holding locks
 	pid     int
+	name    string // the record's file name: the process ID, a dash, a random tag
 	watch   *signalWatch
 	notes   []string // warnings for the caller, taken by TakeWarnings
 }
 
 func (s *lockSet) recordPath() string {
-	return filepath.Join(s.dir, lockRecordDir, strconv.Itoa(s.pid))
+	return filepath.Join(s.dir, lockRecordDir, s.name)
 }
 
 // noteLocked appends one line to this process's record; s.mu is held. The
@@ -115,7 +116,9 @@ func (s *lockSet) noteLockLocked(l *lockFile) {
 func (s *lockSet) beginWrite() func() {
 	s.mu.Lock()
 	if s.pid == 0 {
+		// Two Repo values in one process keep two records.
 		s.pid = os.Getpid()
+		s.name = strconv.Itoa(s.pid) + "-" + randomTag()
 	}
 	s.writers++
 	if s.writers == 1 && len(s.held) == 0 {
@@ -204,13 +207,9 @@ func (r *Repo) acquireLock(target string) (*lockFile, error) {
 // temporary name the record also lists. Where hard links are not
 // available the lock is created with O_EXCL and noted right after.
 func (s *lockSet) createLocked(target, path string) (*lockFile, error) {
-	var rnd [6]byte
-	for i := range rnd {
-		rnd[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[rand.N(36)]
-	}
 	// A leading dot and the .lock suffix keep git from taking the name
 	// for a reference.
-	tmp := filepath.Join(filepath.Dir(path), ".td-"+strconv.Itoa(s.pid)+"-"+string(rnd[:])+".lock")
+	tmp := filepath.Join(filepath.Dir(path), ".td-"+strconv.Itoa(s.pid)+"-"+randomTag()+".lock")
 	s.noteLocked("temp " + tmp)
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
@@ -248,6 +247,15 @@ func (s *lockSet) createLocked(target, path string) (*lockFile, error) {
 	}
 	s.held = append(s.held, l)
 	return l, nil
+}
+
+// randomTag is six random letters and digits, for unique names.
+func randomTag() string {
+	var b [6]byte
+	for i := range b {
+		b[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[rand.N(36)]
+	}
+	return string(b[:])
 }
 
 // write fills the lock file with data and syncs it, keeping the lock: the
@@ -351,7 +359,8 @@ func (r *Repo) ClearStaleLocks() int {
 	self := os.Getpid()
 	var removed []string
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
+		pidText, _, _ := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(pidText)
 		if err != nil || pid <= 0 || pid == self || processAlive(pid) {
 			continue
 		}
