@@ -15,11 +15,11 @@ import (
 // auto while a person switches between two branches. Every todo whose
 // command exited 0 must be in the history of the branch that was checked
 // out when the command began; a command that saw HEAD move fails and says
-// so. TD_RACE_TODOS sets the todos per process (default 15) and
+// so. TD_RACE_TODOS sets the todos per process (default 10) and
 // TD_RACE_RUNS the number of runs (default 1).
 func TestCheckoutRace(t *testing.T) {
 	for run := range envInt("TD_RACE_RUNS", 1) {
-		t.Run(fmt.Sprint(run), func(t *testing.T) { checkoutRace(t, envInt("TD_RACE_TODOS", 15)) })
+		t.Run(fmt.Sprint(run), func(t *testing.T) { checkoutRace(t, envInt("TD_RACE_TODOS", 10)) })
 	}
 }
 

@@ -19,13 +19,13 @@ import (
 // command and checks what the kills left: no stale lock, no temporary file
 // git status sees, git fsck --strict clean, td check's verdict on issue
 // files against ledgers, and every command that exited 0 in the branch's
-// history. TD_KILLS sets the number of kills (default 20).
+// history. TD_KILLS sets the number of kills (default 12).
 func TestKillAtRandomPoints(t *testing.T) {
 	if os.Getenv("TD_KILLS") == "" && testing.Short() {
 		t.Skip("starts a process per kill")
 	}
 	w := newWorld(t)
-	kills := envInt("TD_KILLS", 20)
+	kills := envInt("TD_KILLS", 12)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 14))
 	t.Logf("seed: kills=%d", kills)
 
