@@ -31,8 +31,10 @@ func lockFile(path string) (unlock func(), err error) {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			// A writer killed while it held this lock may have left
-			// temporary files; with the lock held none is being renamed.
-			sweepTempFiles(filepath.Dir(filepath.Dir(path)))
+			// temporary files; a live writer's are kept by their process ID.
+			if local := filepath.Dir(path); filepath.Base(local) == LocalDir {
+				sweepTempFiles(filepath.Dir(local))
+			}
 			return func() {
 				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 				f.Close()

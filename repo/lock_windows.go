@@ -40,7 +40,9 @@ func lockFile(path string) (unlock func(), err error) {
 		ol := new(windows.Overlapped)
 		err := windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
 		if err == nil {
-			sweepTempFiles(filepath.Dir(filepath.Dir(path)))
+			if local := filepath.Dir(path); filepath.Base(local) == LocalDir {
+				sweepTempFiles(filepath.Dir(local))
+			}
 			return func() {
 				windows.UnlockFileEx(h, 0, 1, 0, new(windows.Overlapped))
 				f.Close()
