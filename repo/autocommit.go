@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -346,6 +347,9 @@ func (s *Store) commit(tx *Tx) ([]gitrepo.StagedBlob, error) {
 	by := fmt.Sprintf("git commit -m %q -- %s", subject, files)
 	switch {
 	case errors.Is(err, gitrepo.ErrHeadMoved):
+		if saved := s.undoWrites(g, tx.written); len(saved) > 0 {
+			return nil, &Error{Code: CodeConflict, Msg: fmt.Sprintf("not committed: %v; td's change to %s is saved under %s/%s/%s, and the work tree has the checked-out version again; nothing was staged or committed", err, strings.Join(saved, " "), TodosDir, LocalDir, unsavedDir), Err: err}
+		}
 		return nil, &Error{Code: CodeConflict, Msg: fmt.Sprintf("not committed: %v; td's change is in the work tree, neither staged nor committed (%s)", err, files), Err: err}
 	case errors.Is(err, gitrepo.ErrMissingTip):
 		s.warnf("not committed: %v", err)
@@ -357,6 +361,43 @@ func (s *Store) commit(tx *Tx) ([]gitrepo.StagedBlob, error) {
 		s.warnf("written but neither staged nor committed: %v; commit them with git add %s && %s", err, files, by)
 	}
 	return res.Blobs, nil
+}
+
+// unsavedDir, under .todos/local, keeps the writes of a transaction that a
+// checkout overtook.
+const unsavedDir = "unsaved"
+
+// undoWrites puts back the checked-out version of the files a transaction
+// wrote after HEAD moved to another branch under it: td's write was made
+// from what it read before, so it may be the old branch's content, and
+// leaving it would have the next commit on the new branch carry it (and
+// drop that branch's own changes). A file whose content differs from its
+// index entry, which a checkout has just written, is saved under
+// .todos/local/unsaved with its path and replaced by the indexed content;
+// a file the index does not have is left alone. It returns the paths
+// saved, relative to the work tree.
+func (s *Store) undoWrites(g *gitrepo.Repo, written []string) []string {
+	var saved []string
+	for _, p := range written {
+		indexed, ok, err := g.IndexedFile(p)
+		if err != nil || !ok {
+			continue
+		}
+		disk, err := readRegular(p, maxLedgerSize)
+		if err != nil || bytes.Equal(disk, indexed) {
+			continue
+		}
+		rel := s.rel(p)
+		keep := s.Path(LocalDir, unsavedDir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(keep), 0o755); err != nil {
+			continue
+		}
+		if writeFileAtomic(keep, disk) != nil || writeFileAtomic(p, indexed) != nil {
+			continue
+		}
+		saved = append(saved, rel)
+	}
+	return saved
 }
 
 // commitIdentities returns the author and committer of td's commits: the

@@ -130,3 +130,35 @@ func TestTemporaryFilesStayOutOfGitAndAreSwept(t *testing.T) {
 		t.Errorf(".todos/issues holds %v", ents)
 	}
 }
+
+// td's write that lands after a checkout overwrote the new branch's file
+// with content made from the old branch's: left there, the next commit on
+// the new branch would carry it and drop that branch's changes. td puts
+// the checked-out version back and keeps its own under .todos/local/unsaved.
+func TestAutoCommitPutsBackTheCheckedOutFileWhenHeadMoved(t *testing.T) {
+	t.Parallel()
+	g := repotest.NewAutoStore(t)
+	g.Write(".todos/notes.md", "main's\n")
+	g.Commit("notes on main")
+	g.Git("checkout", "-q", "-b", "other")
+	g.Write(".todos/notes.md", "other's\n")
+	g.Commit("notes on other")
+	g.Git("checkout", "-q", "main")
+	err := g.S.Update(func(tx *repo.Tx) error {
+		g.Git("checkout", "-q", "other")
+		return tx.WriteFile([]byte("main's, and td's\n"), "notes.md")
+	})
+	want := "not committed: HEAD moved from main to other while td was writing; td's change to .todos/notes.md is saved under .todos/local/unsaved, and the work tree has the checked-out version again; nothing was staged or committed"
+	if !errors.Is(err, gitrepo.ErrHeadMoved) || err.Error() != want {
+		t.Fatalf("Update: %v\nwant: %s", err, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(g.Dir, ".todos", "notes.md")); string(b) != "other's\n" {
+		t.Errorf("work tree file %q, want other's version back", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(g.Dir, ".todos", "local", "unsaved", ".todos", "notes.md")); string(b) != "main's, and td's\n" {
+		t.Errorf("saved %q, want td's write", b)
+	}
+	if st := g.Git("status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Errorf("git status %q", st)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -106,7 +107,7 @@ func checkoutRace(t *testing.T, perWorker int) {
 		go func() {
 			defer workers.Done()
 			for i := range perWorker {
-				text := fmt.Sprintf("worker %d item %d", k, i)
+				text := fmt.Sprintf("worker %d item %03d.", k, i)
 				g0 := flips.read()
 				b0 := branchNow()
 				c := w.cmd(w.td, "todo", "add", "--issue", id, text)
@@ -176,6 +177,17 @@ func checkoutRace(t *testing.T, perWorker int) {
 			if o.branch != "" && !bytes.Contains(tips[o.branch], []byte(o.text)) {
 				droppedFromTip++
 				t.Errorf("%q: committed on %s, but a later commit removed it from %s's tip", o.text, o.branch, o.branch)
+				if keep := os.Getenv("TD_RACE_KEEP"); keep != "" && droppedFromTip == 1 {
+					_ = exec.Command("cp", "-r", w.dir, keep).Run()
+				}
+				if droppedFromTip == 1 {
+					out, _ := w.cmd("git", "log", "--format=%h %p %s", "-S"+o.text, o.branch, "--", issue).CombinedOutput()
+					t.Logf("commits changing %q on %s:\n%s", o.text, o.branch, out)
+					out, _ = w.cmd("git", "reflog", "-n", "80", "--format=%h %gs").CombinedOutput()
+					t.Logf("HEAD's reflog:\n%s", out)
+					out, _ = w.cmd("git", "log", "--format=%h %p %s", "-n", "40", o.branch).CombinedOutput()
+					t.Logf("%s:\n%s", o.branch, out)
+				}
 			}
 		}
 	}
