@@ -22,14 +22,18 @@ var ErrLocked = errors.New("git lock file is held by another process")
 const lockWait = 2 * time.Second
 
 // Git's lock files say nothing about who made them, so td keeps its own
-// account of the ones it holds: while a td process writes objects or holds
-// a lock it keeps a record, <common dir>/td-locks/<pid>, listing each lock
-// with the inode, modification time and size td left it with. A process
-// killed before it could clean up leaves its record behind; the next td run
-// finds the record's process gone and removes exactly the locks that are
-// still the files td made (same inode, time and size: a lock git made since
-// would differ), and td's temporary object files, with a warning. A lock
-// whose record is missing or differs is never touched: it may be git's.
+// account of the ones it holds: while a Repo writes objects or holds a lock
+// it appends to a record, <common dir>/td-locks/<pid>-<tag>, a line per
+// change: each lock with the inode, modification time and size td left it
+// with ("lock"), the size a write under way will leave ("writing"), its
+// release ("free"), and the temporary names it creates ("temp"). A lock is
+// noted under a temporary name before it is linked to its real one, so no
+// kill leaves a lock the record does not know. A process killed before it
+// could clean up leaves its record behind; the next td run finds the
+// record's process gone and removes exactly the locks that are still the
+// files td made (a lock git made since is another file), td's temporary
+// names and object files, with one warning. A lock whose record is missing
+// or differs is never touched: it may be git's.
 //
 // SIGINT, SIGTERM and SIGHUP while td holds a lock remove the locks and
 // the record, then end the process by the signal, as git does.
