@@ -43,6 +43,12 @@ func (s *Store) pend(tx *Tx, g *gitrepo.Repo) []gitrepo.StagedBlob {
 	if n.Session == "" {
 		n.Session = s.actor
 	}
+	for _, p := range n.Paths {
+		// A transaction that only starts a session speaks for that one.
+		if name, ok := strings.CutPrefix(p, TodosDir+"/"+SessionsDir+"/"); ok && n.Session == "" && strings.HasSuffix(name, ".yaml") {
+			n.Session = strings.TrimSuffix(name, ".yaml")
+		}
+	}
 	if tx.git.head != nil {
 		n.Ref = tx.git.head.Ref
 	}
