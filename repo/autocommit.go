@@ -1,8 +1,10 @@
 package repo
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -232,36 +234,125 @@ func gitPaths(g *gitrepo.Repo, paths []string) []string {
 	return rels
 }
 
+// txGit is what a transaction in git mode auto keeps for its commit: HEAD
+// when it began and the content of each file it replaced, so that the
+// commit records what td wrote on the branch td read from.
+type txGit struct {
+	head     *gitrepo.HeadState
+	contents map[string][]byte // by absolute path
+}
+
+// beginGit starts a transaction's git side, before anything is read or
+// written: in a repository whose object format td cannot write it refuses
+// (unless git.mode is off), and in git mode auto it records HEAD. Other git
+// errors are the commit's or the stage's to report.
+func (tx *Tx) beginGit() error {
+	s := tx.s
+	if s.Config.Git.Mode == GitModeOff {
+		return nil
+	}
+	g, err := s.GitRepo()
+	if errors.Is(err, gitrepo.ErrUnsupportedFormat) {
+		return &Error{Code: CodeRefused, Msg: err.Error(), Err: err}
+	}
+	if err != nil || g == nil || s.Config.Git.Mode != GitModeAuto {
+		return nil
+	}
+	if h, err := g.Head(); err == nil {
+		tx.git.head = &h
+	}
+	return nil
+}
+
+// remember keeps what the transaction wrote to path, for its commit; nil
+// (an append) means the content is read from disk when committing.
+func (tx *Tx) remember(path string, data []byte) {
+	if tx.git.head == nil {
+		return
+	}
+	if data == nil {
+		delete(tx.git.contents, path)
+		return
+	}
+	if tx.git.contents == nil {
+		tx.git.contents = map[string][]byte{}
+	}
+	tx.git.contents[path] = data
+}
+
+// clearStaleGitLocks removes the git locks a killed td process left, with
+// a warning, when the work tree's .git directory holds td's lock records:
+// every command, reading or writing, leaves git usable again. Without
+// records it costs one failed directory read and opens nothing.
+func (s *Store) clearStaleGitLocks() {
+	ents, err := os.ReadDir(filepath.Join(s.Root, ".git", "td-locks"))
+	if err != nil || len(ents) == 0 {
+		return
+	}
+	if g, err := s.GitRepo(); err == nil && g != nil {
+		s.takeGitWarnings(g)
+	}
+}
+
+// takeGitWarnings moves the warnings of td's git (stale locks it removed)
+// to the store's.
+func (s *Store) takeGitWarnings(g *gitrepo.Repo) {
+	for _, w := range g.TakeWarnings() {
+		s.warnf("%s", w)
+	}
+}
+
 // commit ends a transaction in git mode auto: the files it wrote are
-// committed on top of HEAD with the transaction's trailers, and their index
-// entries are set to the committed content; nothing else of the user's is
-// staged, unstaged or committed. It returns what the index recorded, nil
-// when nothing was staged. The files are the source of truth, so a commit
-// that cannot be made is a warning saying how to commit them by hand.
-func (s *Store) commit(tx *Tx) []gitrepo.StagedBlob {
+// committed with the transaction's trailers, with the content td wrote, on
+// the branch HEAD named when the transaction began, and their index entries
+// are set to the committed content; nothing else of the user's is staged,
+// unstaged or committed. It returns what the index recorded, nil when
+// nothing was staged. The files are the source of truth, so a commit that
+// cannot be made is a warning saying how to commit them by hand; but when
+// HEAD moved to another branch during the transaction, what td read may be
+// that branch's, so nothing is staged or committed and the error says so.
+func (s *Store) commit(tx *Tx) ([]gitrepo.StagedBlob, error) {
 	g, err := s.GitRepo()
 	if err != nil {
 		s.warnf("written but not committed: %v", err)
-		return nil
+		return nil, nil
 	}
 	if g == nil {
-		return nil
+		return nil, nil
+	}
+	defer s.takeGitWarnings(g)
+	if s.Config.Git.Batch {
+		return s.pend(tx, g), nil
 	}
 	paths := gitPaths(g, tx.written)
 	msg := commitMessage(tx.note, s.actor, paths)
 	author, committer, err := s.commitIdentities()
 	if err != nil {
 		s.warnf("written but not committed: %v", err)
-		return s.stage(tx.written)
+		return s.stage(tx.written), nil
 	}
-	res, err := g.Commit(gitrepo.CommitRequest{Paths: paths, Message: msg, Author: author, Committer: committer})
+	req := gitrepo.CommitRequest{Paths: paths, Message: msg, Author: author, Committer: committer, Since: tx.git.head}
+	if len(tx.git.contents) > 0 {
+		req.Contents = make(map[string][]byte, len(tx.git.contents))
+		for p, data := range tx.git.contents {
+			req.Contents[p] = data
+		}
+	}
+	res, err := g.Commit(req)
 	if err == nil {
-		return res.Blobs
+		return res.Blobs, nil
 	}
 	subject, _, _ := strings.Cut(msg, "\n")
 	files := strings.Join(paths, " ")
 	by := fmt.Sprintf("git commit -m %q -- %s", subject, files)
 	switch {
+	case errors.Is(err, gitrepo.ErrHeadMoved):
+		if saved := s.undoWrites(g, tx.written); len(saved) > 0 {
+			return nil, &Error{Code: CodeConflict, Msg: fmt.Sprintf("not committed: %v; td's change to %s is saved under %s/%s/%s, and the work tree has the checked-out version again; nothing was staged or committed", err, strings.Join(saved, " "), TodosDir, LocalDir, unsavedDir), Err: err}
+		}
+		return nil, &Error{Code: CodeConflict, Msg: fmt.Sprintf("not committed: %v; td's change is in the work tree, neither staged nor committed (%s)", err, files), Err: err}
+	case errors.Is(err, gitrepo.ErrMissingTip):
+		s.warnf("not committed: %v", err)
 	case errors.Is(err, gitrepo.ErrOperationInProgress) && res.Staged:
 		s.warnf("td did not commit, since %v: its files are staged, so the commit that concludes it records them (after an abort, commit them with %s)", err, by)
 	case res.Staged:
@@ -269,7 +360,44 @@ func (s *Store) commit(tx *Tx) []gitrepo.StagedBlob {
 	default:
 		s.warnf("written but neither staged nor committed: %v; commit them with git add %s && %s", err, files, by)
 	}
-	return res.Blobs
+	return res.Blobs, nil
+}
+
+// unsavedDir, under .todos/local, keeps the writes of a transaction that a
+// checkout overtook.
+const unsavedDir = "unsaved"
+
+// undoWrites puts back the checked-out version of the files a transaction
+// wrote after HEAD moved to another branch under it: td's write was made
+// from what it read before, so it may be the old branch's content, and
+// leaving it would have the next commit on the new branch carry it (and
+// drop that branch's own changes). A file whose content differs from its
+// index entry, which a checkout has just written, is saved under
+// .todos/local/unsaved with its path and replaced by the indexed content;
+// a file the index does not have is left alone. It returns the paths
+// saved, relative to the work tree.
+func (s *Store) undoWrites(g *gitrepo.Repo, written []string) []string {
+	var saved []string
+	for _, p := range written {
+		indexed, ok, err := g.IndexedFile(p)
+		if err != nil || !ok {
+			continue
+		}
+		disk, err := readRegular(p, maxLedgerSize)
+		if err != nil || bytes.Equal(disk, indexed) {
+			continue
+		}
+		rel := s.rel(p)
+		keep := s.Path(LocalDir, unsavedDir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(keep), 0o755); err != nil {
+			continue
+		}
+		if writeFileAtomic(keep, disk) != nil || writeFileAtomic(p, indexed) != nil {
+			continue
+		}
+		saved = append(saved, rel)
+	}
+	return saved
 }
 
 // commitIdentities returns the author and committer of td's commits: the

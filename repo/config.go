@@ -34,6 +34,9 @@ type Config struct {
 // GitConfig is the git section of the config.
 type GitConfig struct {
 	Mode string `yaml:"mode"`
+	// Batch, in git mode auto, makes td stage its writes and note their
+	// trailers, for td commit to make one commit of them (batch.go).
+	Batch bool `yaml:"batch"`
 }
 
 // AgentConfig holds per-agent settings keyed by agent path.

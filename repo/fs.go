@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -36,6 +37,104 @@ func writeFileAtomic(path string, data []byte) error { return replaceFile(path, 
 // read command that refreshes a cache would cost more than the cache saves.
 func writeCacheFile(path string, data []byte) error { return replaceFile(path, data, false) }
 
+// Temporary files: a file under .todos is written first to
+// .todos/local/tmp, which .todos/.gitignore keeps out of git add -A, and
+// renamed into place; rename(2) is atomic across directories of one file
+// system, and .todos/local lies inside .todos. The name starts with the
+// process ID, so that the next td run can remove what a killed process
+// left without touching a live writer's (sweepTempFiles). A file outside
+// .todos, or a .todos/local that is a symlink or another file system,
+// keeps its temporary file beside it.
+
+// tempDirName is the directory of temporary files under .todos/local.
+const tempDirName = "tmp"
+
+// tempPath is where the temporary file of path is written.
+func tempPath(path, rnd string) string {
+	dir := filepath.Dir(path)
+	for d := dir; ; {
+		if filepath.Base(d) == TodosDir {
+			local := filepath.Join(d, LocalDir)
+			tmp := filepath.Join(local, tempDirName)
+			if notSymlink(local) && notSymlink(tmp) && os.MkdirAll(tmp, 0o755) == nil && notSymlink(tmp) {
+				return filepath.Join(tmp, strconv.Itoa(os.Getpid())+"-"+rnd+"-"+filepath.Base(path))
+			}
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d || d == "." {
+			break
+		}
+		d = parent
+	}
+	return sameDirTemp(path, rnd)
+}
+
+// sameDirTemp is a temporary file beside path.
+func sameDirTemp(path, rnd string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-"+rnd)
+}
+
+// notSymlink reports that p is not a symlink (it may not exist).
+func notSymlink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err != nil || fi.Mode()&fs.ModeSymlink == 0
+}
+
+// replaceFileInPlace is replaceFile with the temporary file beside path.
+func replaceFileInPlace(path string, data []byte, durable bool) error {
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := sameDirTemp(path, hex.EncodeToString(rnd[:]))
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().Perm() != 0o644 {
+		_ = os.Chmod(tmp, fi.Mode().Perm())
+	}
+	if durable {
+		if f, err := os.Open(tmp); err == nil {
+			err = f.Sync()
+			f.Close()
+			if err != nil {
+				os.Remove(tmp)
+				return fmt.Errorf("sync %s: %w", path, err)
+			}
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if durable {
+		syncDir(filepath.Dir(path))
+	}
+	return nil
+}
+
+// sweepTempFiles removes the temporary files under .todos/local/tmp of td
+// processes that are gone. The caller holds the store lock; a live
+// process's files, and names td did not make, are left alone.
+func sweepTempFiles(todos string) {
+	dir := filepath.Join(todos, LocalDir, tempDirName)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		pidText, _, ok := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || pid == self || processAlive(pid) {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, e.Name()))
+	}
+}
+
 func replaceFile(path string, data []byte, durable bool) error {
 	if err := refuseSymlink(path); err != nil {
 		return err
@@ -45,8 +144,12 @@ func replaceFile(path string, data []byte, durable bool) error {
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(rnd[:]))
+	tmp := tempPath(path, hex.EncodeToString(rnd[:]))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil && tmp != sameDirTemp(path, hex.EncodeToString(rnd[:])) {
+		tmp = sameDirTemp(path, hex.EncodeToString(rnd[:]))
+		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -71,7 +174,11 @@ func replaceFile(path string, data []byte, durable bool) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := os.Rename(tmp, path); errors.Is(err, syscall.EXDEV) {
+		// .todos/local is another file system: rename in place instead.
+		os.Remove(tmp)
+		return replaceFileInPlace(path, data, durable)
+	} else if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("replace %s: %w", path, err)
 	}

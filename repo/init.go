@@ -60,6 +60,8 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 			return nil, Errorf(CodeRefused, "%s is not inside a git work tree; run git init first, or td init --no-git to use td without git", abs)
 		}
 		g = nil
+	case errors.Is(err, gitrepo.ErrUnsupportedFormat):
+		return nil, &Error{Code: CodeRefused, Msg: err.Error(), Err: err}
 	case err != nil:
 		return nil, fmt.Errorf("open git repository: %w", err)
 	}

@@ -6,9 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 )
+
+// processAlive reports whether a process with this ID exists; one owned by
+// another user counts.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
 
 // lockFile takes an exclusive advisory lock on path, waiting up to
 // lockTimeout. The kernel releases it if the process dies.
@@ -25,6 +33,11 @@ func lockFile(path string) (unlock func(), err error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
+			// A writer killed while it held this lock may have left
+			// temporary files; a live writer's are kept by their process ID.
+			if local := filepath.Dir(path); filepath.Base(local) == LocalDir {
+				sweepTempFiles(filepath.Dir(local))
+			}
 			return func() {
 				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 				f.Close()

@@ -6,10 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/windows"
 )
+
+// processAlive reports whether a process with this ID exists.
+func processAlive(pid int) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return errors.Is(err, windows.ERROR_ACCESS_DENIED)
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	if windows.GetExitCodeProcess(h, &code) != nil {
+		return true
+	}
+	return code == 259 // STILL_ACTIVE
+}
 
 // lockFile takes an exclusive lock on path, waiting up to lockTimeout. The
 // system releases it if the process dies.
@@ -28,6 +43,9 @@ func lockFile(path string) (unlock func(), err error) {
 		ol := new(windows.Overlapped)
 		err := windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
 		if err == nil {
+			if local := filepath.Dir(path); filepath.Base(local) == LocalDir {
+				sweepTempFiles(filepath.Dir(local))
+			}
 			return func() {
 				windows.UnlockFileEx(h, 0, 1, 0, new(windows.Overlapped))
 				f.Close()
@@ -39,7 +57,7 @@ func lockFile(path string) (unlock func(), err error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, errorf(CodeConflict, "another td process has held %s for %s; wait for it to finish and try again", path, lockTimeout)
+			return nil, Errorf(CodeConflict, "another td process has held %s for %s; wait for it to finish and try again", path, lockTimeout)
 		}
 		time.Sleep(wait)
 		if wait < 20*time.Millisecond {

@@ -223,6 +223,7 @@ func openAt(root string, opts Options) (*Store, error) {
 	for _, v := range UnknownFeatureVars(s.opts.Environ()) {
 		s.warnf("%s names no feature td knows, so it is ignored; the known ones: %s", v, knownFeatureVars())
 	}
+	s.clearStaleGitLocks()
 	return s, nil
 }
 
@@ -298,6 +299,9 @@ func (s *Store) GitRepo() (*gitrepo.Repo, error) {
 		if errors.Is(s.gitErr, gitrepo.ErrNotRepository) {
 			s.git, s.gitErr = nil, nil
 		}
+		if s.git != nil && s.git.ClearStaleLocks() > 0 {
+			s.takeGitWarnings(s.git)
+		}
 	}
 	return s.git, s.gitErr
 }
@@ -312,6 +316,7 @@ type Tx struct {
 	before  map[string]string // meta paths' blobs before td wrote them (guard.go)
 	undo    *undoLog          // nil until the first write
 	failed  error             // the first write that failed: the transaction is undone
+	git     txGit             // HEAD at the start and what was written, for git mode auto (autocommit.go)
 }
 
 // Update runs fn holding the cross-process lock on .todos, then stages what
@@ -338,6 +343,9 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	}
 	// The write set: fn's writes, each after its undo record.
 	tx := &Tx{s: s}
+	if err := tx.beginGit(); err != nil {
+		return err
+	}
 	ferr := fn(tx)
 	// One outcome: every write lands, or none does.
 	if err := tx.settle(); err != nil {
@@ -345,7 +353,11 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	}
 	// Stage or commit what landed.
 	if len(tx.written) > 0 && s.Config.Git.Mode == GitModeAuto {
-		s.journal(tx, s.commit(tx))
+		blobs, cerr := s.commit(tx)
+		s.journal(tx, blobs)
+		if ferr == nil {
+			ferr = cerr
+		}
 	} else if len(tx.written) > 0 {
 		s.journal(tx, s.stage(tx.written))
 	}
@@ -362,6 +374,7 @@ func (tx *Tx) settle() error {
 		}
 	}
 	tx.written = nil
+	tx.git.contents = nil // nothing written stays, so nothing is committed
 	if err := tx.undo.rollback(); err != nil {
 		return fmt.Errorf("%w; undoing the transaction failed too: %v", tx.failed, err)
 	}
@@ -378,6 +391,7 @@ func (tx *Tx) WriteFile(data []byte, elem ...string) error {
 			id := strings.TrimSuffix(elem[1], ".md")
 			return Errorf(CodeInvalid, "%s would be %d bytes, over the %d byte limit of an issue file; shorten its description or move the bulk into a file the issue links to", id, len(data), MaxIssueFileSize)
 		}
+		tx.remember(p, data)
 		return writeFileAtomic(p, data)
 	}, elem)
 }
@@ -385,6 +399,7 @@ func (tx *Tx) WriteFile(data []byte, elem ...string) error {
 // AppendLine appends one line to an append-only log under .todos.
 func (tx *Tx) AppendLine(line []byte, elem ...string) error {
 	return tx.record(opAppend, func(p string) error {
+		tx.remember(p, nil)
 		warn, err := appendLine(p, line, tx.s.appendWrite)
 		if warn != "" {
 			tx.s.warnf("%s%s", tx.s.rel(p), warn)
@@ -439,6 +454,7 @@ func (s *Store) stage(paths []string) []gitrepo.StagedBlob {
 		return nil
 	}
 	blobs, err := g.StageBlobs(gitPaths(g, paths)...)
+	s.takeGitWarnings(g)
 	if err != nil {
 		s.warnf("written but not staged: %v", err)
 		return nil

@@ -67,15 +67,16 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"td":       tr.cmd,
-			"gitinit":  cmdGitInit,
-			"jsonlen":  cmdJSONLen,
-			"countdir": cmdCountDir,
-			"exits":    func(ts *testscript.TestScript, neg bool, args []string) { cmdExits(ts, neg, args, tr) },
-			"replace":  cmdReplace,
-			"bigissue": cmdBigIssue,
-			"chomp":    cmdChomp,
-			"dropline": cmdDropLine,
+			"td":        tr.cmd,
+			"gitinit":   cmdGitInit,
+			"jsonlen":   cmdJSONLen,
+			"countdir":  cmdCountDir,
+			"exits":     func(ts *testscript.TestScript, neg bool, args []string) { cmdExits(ts, neg, args, tr) },
+			"replace":   cmdReplace,
+			"bigissue":  cmdBigIssue,
+			"chomp":     cmdChomp,
+			"dropline":  cmdDropLine,
+			"stalelock": cmdStaleLock,
 		},
 	})
 }

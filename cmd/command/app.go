@@ -280,6 +280,7 @@ Start with:
 			r.showCommand(nil),
 			r.editCommand(nil),
 			r.commentCommand(nil),
+			r.commitCommand(nil),
 			r.sessionCommand(),
 			r.sendCommand(nil),
 			r.promoteCommand(nil),
@@ -346,7 +347,7 @@ func commandGroups() []commandGroup {
 		{Title: "Flags and audit", Topic: "policy", Names: []string{"feature", "security", "stats", "audit"}},
 		{Title: "Links", Topic: "linking", Names: []string{"link", "unlink", "links", "ready"}},
 		{Title: "Sessions", Topic: "sessions", Names: []string{"session", "send", "promote", "context", "anchor", "whoami", "guard", "hooks"}},
-		{Title: "Git and pull requests", Topic: "merging", Names: []string{"diff", "check", "log", "merge-driver"}},
+		{Title: "Git and pull requests", Topic: "merging", Names: []string{"commit", "diff", "check", "log", "merge-driver"}},
 		{Title: "Agent harnesses", Topic: "harnesses", Names: []string{"hook", "onboard", "mcp"}},
 	}
 }

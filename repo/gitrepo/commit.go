@@ -38,6 +38,15 @@ type CommitRequest struct {
 	Message   string // the whole message; a final newline is added when missing
 	Author    Signature
 	Committer Signature
+	// Contents, by path as in Paths, is what the caller wrote to a file:
+	// the commit records it even when the file on disk has changed since
+	// (a checkout swapped it), and the index then marks the entry for
+	// git to look at again. Paths missing from it are read from disk.
+	Contents map[string][]byte
+	// Since, when set, is HEAD as the caller saw it before writing: the
+	// commit is made only if HEAD still names the same branch and has not
+	// been checked out elsewhere and back since.
+	Since *HeadState
 }
 
 // CommitResult says what Commit did.
@@ -72,31 +81,66 @@ func (e *inProgressError) Is(target error) bool { return target == ErrOperationI
 
 // Commit records the content of req.Paths in the index, as Stage does, and
 // commits them on top of HEAD with nothing else: the commit's tree is HEAD's
-// with those paths replaced. The index stays locked until the branch has
-// moved, so no git commit can run in between. A branch that moves meanwhile
-// (a concurrent update-ref) is detected under the branch's lock and the
-// commit is made again on its new tip, so nothing is lost. On a branch
-// without commits the commit is a root commit; on a detached HEAD, HEAD
-// moves. When HEAD already has the paths' content no commit is made.
+// with those paths replaced. A branch that moves meanwhile (a concurrent
+// update-ref) is detected under the branch's lock and the commit is made
+// again on its new tip, so nothing is lost. On a branch without commits the
+// commit is a root commit; on a detached HEAD, HEAD moves. When HEAD already
+// has the paths' content no commit is made.
+//
+// The writes come in the order that leaves git's own view consistent
+// whatever step a crash interrupts: the objects first (a crash leaves
+// unreachable objects, which git gc prunes); then the new index, written
+// and synced into index.lock, which stays held; then the branch's lock is
+// taken and the index renamed into place (a crash leaves td's files staged
+// on the old tip, as git mode stage leaves them, and at most a stale lock
+// td's next run removes); then the branch moves. The branch never points to
+// a commit the index does not agree with, so the person's next commit
+// cannot silently undo td's.
 //
 // During a merge, rebase, cherry-pick or revert the paths are staged but not
-// committed, and the error wraps ErrOperationInProgress. Any error leaves
-// CommitResult.Staged saying whether the index was written; errors do not
-// repeat the paths, which the caller knows.
+// committed, and the error wraps ErrOperationInProgress. When req.Since is
+// set and HEAD left the branch it names, nothing is staged or committed and
+// the error wraps ErrHeadMoved. Any other error leaves CommitResult.Staged
+// saying whether the index was written; errors do not repeat the paths,
+// which the caller knows.
 func (r *Repo) Commit(req CommitRequest) (CommitResult, error) {
-	return r.commit(req, nil)
+	return r.commit(req, commitHooks{})
 }
 
-// commit is Commit with a function called after the commit is built and
-// before the branch is locked, so that tests can move the branch there.
-func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult, err error) {
+// commitHooks are called between the steps of a commit, so that tests can
+// move the branch or end the process there; nil ones are skipped.
+type commitHooks struct {
+	afterObjects    func() // the blobs, trees and commit are written
+	afterIndexWrite func() // index.lock holds the new index; nothing renamed
+	afterRefLock    func() // the branch's lock is held too
+	afterIndexMove  func() // the index is in place; the branch has not moved
+	afterRefMove    func() // the branch has moved; the reflog is not written
+}
+
+func call(f func()) {
+	if f != nil {
+		f()
+	}
+}
+
+// commit is Commit with hooks between its steps.
+func (r *Repo) commit(req CommitRequest, hooks commitHooks) (res CommitResult, err error) {
 	if len(req.Paths) == 0 {
 		return res, nil
 	}
 	r.stageMu.Lock()
 	defer r.stageMu.Unlock()
+	defer r.locks.beginWrite()()
+	if req.Since != nil {
+		if err := r.checkHead(*req.Since); err != nil {
+			return res, err
+		}
+	}
 	changes, err := r.prepareChanges(req.Paths)
 	if err != nil {
+		return res, err
+	}
+	if err := r.useWrittenContent(changes, req.Contents); err != nil {
 		return res, err
 	}
 	ilock, index, err := r.patchedIndex(changes, patchIndex)
@@ -104,13 +148,25 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 		return res, err
 	}
 	defer ilock.release()
-	// The index is written whatever becomes of the commit: td's files are
-	// then at least staged, as in git mode stage.
+	// Unless HEAD left the branch, the index is written whatever becomes of
+	// the commit: td's files are then at least staged, as in git mode
+	// stage.
+	keepIndex, indexWritten := true, false
 	defer func() {
+		if !keepIndex || res.Staged {
+			return
+		}
 		if index != nil {
-			if ierr := ilock.commit(index); ierr != nil {
+			werr := error(nil)
+			if !indexWritten {
+				werr = ilock.write(index)
+			}
+			if werr == nil {
+				werr = ilock.rename()
+			}
+			if werr != nil {
 				if err == nil {
-					err = fmt.Errorf("the commit was made, but the index could not be updated: %w", ierr)
+					err = fmt.Errorf("the commit was made, but the index could not be updated: %w", werr)
 				}
 				return
 			}
@@ -126,6 +182,10 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 		return res, err
 	}
 	res.Ref = ref
+	if req.Since != nil && ref != req.Since.Ref {
+		keepIndex = false
+		return res, &headMovedError{from: req.Since.Ref, to: ref}
+	}
 	tip, err := r.refValue(ref)
 	if err != nil {
 		return res, err
@@ -135,19 +195,32 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 	b := &commitBuilder{r: r, o: o, changes: changes, req: req}
 	made, err := b.build(tip)
 	if err != nil {
-		return res, err
+		return res, missingTip(ref, tip, err)
 	}
-	if beforeRefLock != nil {
-		beforeRefLock()
+	call(hooks.afterObjects)
+	if index != nil {
+		if err := ilock.write(index); err != nil {
+			keepIndex = false
+			return res, err
+		}
+		indexWritten = true
 	}
+	call(hooks.afterIndexWrite)
 
-	rlock, err := acquireLock(r.refPath(ref))
+	rlock, err := r.acquireLock(r.refPath(ref))
 	if err != nil {
 		return res, err
 	}
 	defer rlock.release()
 	if again, err := r.headRef(); err != nil || again != ref {
-		return res, fmt.Errorf("HEAD stopped pointing to %s while td was committing", ref)
+		keepIndex = false
+		return res, &headMovedError{from: ref, to: again}
+	}
+	if req.Since != nil {
+		if err := r.checkHead(*req.Since); err != nil {
+			keepIndex = false
+			return res, err
+		}
 	}
 	cur, err := r.refValue(ref)
 	if err != nil {
@@ -158,15 +231,28 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 		// lock; under the lock it cannot move again.
 		res.Rebuilt, tip = true, cur
 		if made, err = b.build(tip); err != nil {
-			return res, err
+			return res, missingTip(ref, tip, err)
 		}
 	}
+	call(hooks.afterRefLock)
+	// The index first: should the process end before the branch moves,
+	// td's files are staged on the old tip, which git shows as changes
+	// to commit, never as a commit undone.
+	if index != nil {
+		if err := ilock.rename(); err != nil {
+			keepIndex = false
+			return res, fmt.Errorf("update the index: %w", err)
+		}
+	}
+	res.Staged, res.Blobs = true, r.stagedBlobs(changes)
+	call(hooks.afterIndexMove)
 	if made.IsZero() {
 		return res, nil
 	}
 	if err := rlock.commit([]byte(made.String() + "\n")); err != nil {
 		return res, err
 	}
+	call(hooks.afterRefMove)
 	res.Hash = made.String()
 	if !tip.IsZero() {
 		res.Parent = tip.String()
@@ -174,6 +260,29 @@ func (r *Repo) commit(req CommitRequest, beforeRefLock func()) (res CommitResult
 	r.appendReflogs(ref, tip, made, req.Committer, reflogMessage(req.Message, tip.IsZero()))
 	return res, nil
 }
+
+// ErrMissingTip is wrapped by the error Commit returns when the branch
+// points to a commit the object store does not have.
+var ErrMissingTip = errors.New("the branch's commit is missing")
+
+// missingTip explains a branch whose commit (or its tree) is missing from
+// the object store, which a git gc --prune=now run beside another writer
+// leaves: git documents --prune=now as unsafe while other processes write.
+// Other errors are returned as they are.
+func missingTip(ref string, tip plumbing.Hash, err error) error {
+	if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, ErrUnknownRevision) {
+		return err
+	}
+	return &missingTipError{ref: shortRef(ref), tip: tip.String()[:12]}
+}
+
+type missingTipError struct{ ref, tip string }
+
+func (e *missingTipError) Error() string {
+	return fmt.Sprintf("%s points to %s, which is missing from .git/objects: git gc --prune=now, which git says is unsafe while other processes write, probably pruned it; point the branch at an earlier commit from git reflog %s", e.ref, e.tip, e.ref)
+}
+
+func (e *missingTipError) Is(target error) bool { return target == ErrMissingTip }
 
 // commitBuilder writes the trees and the commit object of one Commit call.
 type commitBuilder struct {
@@ -367,6 +476,13 @@ func reflogMessage(msg string, initial bool) string {
 // is 15% larger until git gc packs it, and writing and reading it cost
 // well under a millisecond.
 func (r *Repo) writeLooseObject(typ plumbing.ObjectType, content []byte) ([hashLen]byte, error) {
+	return r.writeLooseObjectLevel(typ, content, zlib.NoCompression)
+}
+
+// writeLooseObjectLevel is writeLooseObject at the given zlib level. The
+// temporary file's name carries the process ID, so that the files of a td
+// process that was killed can be swept without touching a live writer's.
+func (r *Repo) writeLooseObjectLevel(typ plumbing.ObjectType, content []byte, level int) ([hashLen]byte, error) {
 	header := typ.String() + " " + strconv.Itoa(len(content)) + "\x00"
 	sum := sha1.New()
 	sum.Write([]byte(header))
@@ -382,12 +498,12 @@ func (r *Repo) writeLooseObject(typ plumbing.ObjectType, content []byte) ([hashL
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return h, err
 	}
-	f, err := os.CreateTemp(dir, "tmp_obj_")
+	f, err := os.CreateTemp(dir, tempObjectPrefix+strconv.Itoa(os.Getpid())+"_")
 	if err != nil {
 		return h, err
 	}
 	defer os.Remove(f.Name()) // a no-op once renamed
-	zw, err := zlib.NewWriterLevel(f, zlib.NoCompression)
+	zw, err := zlib.NewWriterLevel(f, level)
 	if err == nil {
 		if _, err = zw.Write([]byte(header)); err == nil {
 			if _, err = zw.Write(content); err == nil {

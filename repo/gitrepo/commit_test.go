@@ -292,13 +292,13 @@ func TestCommitRebuildsOnABranchThatMovedMeanwhile(t *testing.T) {
 	}
 	writeFile(t, r, "a", "ours\n")
 	moved := false
-	res, err := r.commit(commitReq("ours", "a"), func() {
+	res, err := r.commit(commitReq("ours", "a"), commitHooks{afterIndexWrite: func() {
 		// The branch moves after td built its commit on first.
 		moved = true
 		if err := os.WriteFile(filepath.Join(r.GitDir(), "refs", "heads", "main"), []byte(theirs.Hash+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}})
 	if err != nil || !moved {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func (r *Repo) SetConfigValues(section, subsection string, kvs [][2]string) erro
 
 func (r *Repo) setConfigValues(section, subsection string, kvs [][2]string) error {
 	path := r.configPath()
-	lock, err := acquireLock(path)
+	lock, err := r.acquireLock(path)
 	if err != nil {
 		return err
 	}

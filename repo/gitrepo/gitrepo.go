@@ -25,6 +25,24 @@ const gitDirName = ".git"
 // contains the directory.
 var ErrNotRepository = errors.New("not inside a git work tree")
 
+// ErrUnsupportedFormat is wrapped by the error Open returns for a repository
+// whose object format td cannot write (SHA-256): td refuses it before
+// writing anything, since SHA-1 objects there would be garbage to git.
+var ErrUnsupportedFormat = errors.New("unsupported object format")
+
+// formatError names the repository and its object format.
+type formatError struct{ root, format string }
+
+func (e *formatError) Error() string {
+	name := strings.ToUpper(e.format)
+	if e.format == "sha256" {
+		name = "SHA-256"
+	}
+	return fmt.Sprintf("the git repository uses %s object names (extensions.objectFormat = %s), and td reads and writes SHA-1 ones only, so it wrote nothing", name, e.format)
+}
+
+func (e *formatError) Is(target error) bool { return target == ErrUnsupportedFormat }
+
 // Repo is a git repository with a work tree, opened through go-git.
 //
 // A Repo may be used from several goroutines. Stage calls on one Repo are
@@ -44,6 +62,8 @@ type Repo struct {
 
 	fileModeOnce sync.Once
 	fileMode     bool
+
+	locks lockSet // the git lock files this Repo holds (lock.go)
 }
 
 // Open finds the git work tree containing dir, walking up through its
@@ -189,5 +209,10 @@ func openAt(root, gitDir string) (*Repo, error) {
 		repoFS = dotgit.NewRepositoryFilesystem(dotFS, osfs.New(commonDir))
 	}
 	st := filesystem.NewStorage(repoFS, cache.NewObjectLRUDefault())
-	return &Repo{root: root, gitDir: gitDir, commonDir: commonDir, storage: st}, nil
+	r := &Repo{root: root, gitDir: gitDir, commonDir: commonDir, storage: st}
+	r.locks.dir = commonDir
+	if f := strings.ToLower(strings.TrimSpace(r.ConfigValue("extensions", "", "objectformat"))); f != "" && f != "sha1" {
+		return nil, &formatError{root: root, format: f}
+	}
+	return r, nil
 }

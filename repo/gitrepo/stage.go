@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +45,7 @@ func (r *Repo) stage(paths []string, patch indexPatcher) error {
 	// written under the lock too.
 	r.stageMu.Lock()
 	defer r.stageMu.Unlock()
+	defer r.locks.beginWrite()()
 	changes, err := r.prepareChanges(paths)
 	if err != nil {
 		return fmt.Errorf("stage %s: %w", describePaths(paths), err)
@@ -78,7 +80,7 @@ func (r *Repo) updateIndex(changes []*change, patch indexPatcher) error {
 // that a commit can be made while the index cannot move.
 func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, []byte, error) {
 	path := filepath.Join(r.gitDir, "index")
-	lock, err := acquireLock(path)
+	lock, err := r.acquireLock(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -225,27 +227,12 @@ func readRegular(full string) ([]byte, fs.FileInfo, error) {
 	return buf.Bytes(), fi, nil
 }
 
-// writeBlob stores content as a loose blob object through go-git's object
-// storage and returns its name.
+// writeBlob stores content as a loose blob object, as git add does, and
+// returns its name. td writes it itself rather than through go-git's
+// storage so that the temporary file carries td's process ID and can be
+// swept if the process is killed while writing it.
 func (r *Repo) writeBlob(content []byte) ([hashLen]byte, error) {
-	obj := r.storage.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
-	obj.SetSize(int64(len(content)))
-	w, err := obj.Writer()
-	if err != nil {
-		return [hashLen]byte{}, err
-	}
-	if _, err := w.Write(content); err != nil {
-		return [hashLen]byte{}, err
-	}
-	if err := w.Close(); err != nil {
-		return [hashLen]byte{}, err
-	}
-	h, err := r.storage.SetEncodedObject(obj)
-	if err != nil {
-		return [hashLen]byte{}, err
-	}
-	return h, nil
+	return r.writeLooseObjectLevel(plumbing.BlobObject, content, zlib.BestSpeed)
 }
 
 // relPath turns a path given to Stage into the slash-separated path relative

@@ -369,6 +369,7 @@ func (r *Repo) StageBlobs(paths ...string) ([]StagedBlob, error) {
 	}
 	r.stageMu.Lock()
 	defer r.stageMu.Unlock()
+	defer r.locks.beginWrite()()
 	changes, err := r.prepareChanges(paths)
 	if err != nil {
 		return nil, fmt.Errorf("stage %s: %w", describePaths(paths), err)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tdproject/td/repo"
@@ -203,7 +204,9 @@ func writeExecutable(path string, data []byte) error {
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(rnd[:]))
+	// The process ID in the name tells a killed td's leftover from a live
+	// writer's.
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(rnd[:]))
 	if err := os.WriteFile(tmp, data, 0o755); err != nil {
 		os.Remove(tmp)
 		return err

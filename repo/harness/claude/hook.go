@@ -68,7 +68,13 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 			return out, err // a conversation td never started has nothing to stop
 		}
 		out.Session = res.Session
-		_, err = sessions.Stop(s, res.Session)
+		if _, err = sessions.Stop(s, res.Session); err != nil {
+			return out, err
+		}
+		if s.Config.Git.Mode == repo.GitModeAuto && s.Config.Git.Batch {
+			// The end of a turn is where a batch of td's writes ends.
+			_, err = s.CommitPending()
+		}
 		return out, err
 	}
 	conv.Create = true
