@@ -246,6 +246,24 @@ func ParseSecurityEvents(data []byte) ([]SecurityEvent, []*LineError) {
 	return out, errs
 }
 
+// LinedEvent is a security event with the 1-based line it is on.
+type LinedEvent struct {
+	Line  int
+	Event SecurityEvent
+}
+
+// LinedSecurityEvents parses the readable events of a security events file
+// with their lines; unreadable lines are left out (ParseSecurityEvents
+// reports them).
+func LinedSecurityEvents(data []byte) []LinedEvent {
+	recs, _ := parseSecurity(data)
+	out := make([]LinedEvent, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, LinedEvent{Line: r.line, Event: r.ev})
+	}
+	return out
+}
+
 // Problem is one finding of VerifySecurityEvents. Line is the 1-based line
 // of the current file it concerns, or 0 for a file-level problem such as a
 // base line gone missing.

@@ -46,8 +46,11 @@ left REV (their merge base; REV itself when the branch is up to date):
    status_transition  an issue whose status changed since has a transition
                     to that status among its new ledger entries (a status
                     typed into the file is a violation, not a silent close)
+   security_ledger  each security event about an issue added since has its
+                    copy in that issue's ledger (a re-hashed, edited event
+                    does not)
 
-Without --base those five are skipped, and td check says so.
+Without --base those six are skipped, and td check says so.
 
 Examples:
    td check

@@ -44,6 +44,9 @@ const (
 	// RuleCriterionDrop: a criterion dropped or deleted since the base was
 	// dropped by an operator session (a criterion_dropped ledger entry).
 	RuleCriterionDrop = "criterion_drop"
+	// RuleSecurityLedger: each security event about an issue added since
+	// the base has its copy in that issue's ledger.
+	RuleSecurityLedger = "security_ledger"
 	// RuleStatusTransition: an issue whose status changed since the base
 	// has a ledger transition added in the range that put it there.
 	RuleStatusTransition = "status_transition"
@@ -53,7 +56,7 @@ const (
 )
 
 // baseRules are the rules that need a base revision.
-var baseRules = []string{RuleAppendOnly, RuleWrittenOnce, RuleReviewPolicy, RuleCriterionDrop, RuleStatusTransition}
+var baseRules = []string{RuleAppendOnly, RuleWrittenOnce, RuleReviewPolicy, RuleCriterionDrop, RuleStatusTransition, RuleSecurityLedger}
 
 // Violation is one thing td check found wrong, at a file and line.
 type Violation struct {
@@ -449,6 +452,44 @@ func (c *checker) checkSecurity() {
 		}
 		c.add(p, pr.Line, rule, "%s", msg)
 	}
+	if c.base != nil {
+		c.checkSecurityCopies(p, data, baseData) // no file at the base: every event is new
+	}
+}
+
+// checkSecurityCopies cross-checks every security event about an issue
+// added since the base with the copy td writes into that issue's ledger
+// (same kind, session and reason). The chain alone proves only that the
+// file was not edited after the last event: a branch can edit its own new
+// events and hash the chain again, but not also make the ledger agree
+// without a second, visible edit there.
+func (c *checker) checkSecurityCopies(p string, data, baseData []byte) {
+	events := audit.LinedSecurityEvents(data)
+	added := events[min(len(audit.LinedSecurityEvents(baseData)), len(events)):]
+	for _, le := range added {
+		ev := le.Event
+		if ev.IssueID == "" || !ledgerCopied(ev.Kind) {
+			continue
+		}
+		copies := c.ledgers[ev.IssueID]
+		if slices.ContainsFunc(copies, func(e audit.Entry) bool {
+			return e.Type == audit.TypeSecurity && e.Action == ev.Kind && e.Session == ev.SessionID && e.Reason == ev.Reason
+		}) {
+			continue
+		}
+		c.add(p, le.Line, RuleSecurityLedger, "%s event for %s by %s (reason %q) has no matching %s entry in %s/%s/%s.jsonl; the two are written together, so one was edited: restore both from td's own write",
+			ev.Kind, ev.IssueID, ev.SessionID, ev.Reason, ev.Kind, repo.TodosDir, repo.HistoryDir, ev.IssueID)
+	}
+}
+
+// ledgerCopied reports whether td writes a security event of kind into the
+// issue's ledger as well.
+func ledgerCopied(kind string) bool {
+	switch kind {
+	case audit.KindCreatorApproval, audit.KindSelfClose, audit.KindOpenCriteriaOverride, audit.KindProvenanceConflict:
+		return true
+	}
+	return false
 }
 
 // checkLedgersGrew checks every ledger the base holds: each of its lines
