@@ -207,10 +207,9 @@ func TestKillAtRandomPoints(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("commands that exited 0 are missing from main's history: %q", missing)
 	}
-	// Disagreements between issue files and ledgers come from transactions
-	// that are not yet atomic across files (repo/store.go), so they are
-	// reported here, not failed on; TD_KILLS_STRICT=1 fails on them.
-	if os.Getenv("TD_KILLS_STRICT") != "" && (checkErr != nil || len(disagreements) > 0) {
+	// A transaction lands whole or is undone by the next td command, so an
+	// issue file and its ledger never disagree.
+	if checkErr != nil || len(disagreements) > 0 {
 		t.Errorf("td check: %v; %d disagreements", checkErr, len(disagreements))
 	}
 }
