@@ -27,6 +27,12 @@ func Create(s *repo.Store, se *repo.Session, o CreateOptions) (*repo.Issue, erro
 	if err := policy.MayMutate(se.Agent); err != nil {
 		return nil, err
 	}
+	if err := policy.CheckText("title", o.Title); err != nil {
+		return nil, err
+	}
+	if err := policy.CheckText("description", o.Description); err != nil {
+		return nil, err
+	}
 	title := strings.TrimSpace(o.Title)
 	if title == "" {
 		return nil, repo.Errorf(repo.CodeInvalid, "the title is empty; give the issue a title")
@@ -92,6 +98,9 @@ func cleanLabels(in []string) ([]string, error) {
 			l = strings.TrimSpace(l)
 			if l == "" || seen[l] {
 				continue
+			}
+			if err := policy.CheckText("label", l); err != nil {
+				return nil, err
 			}
 			if strings.ContainsAny(l, "\r\n[]{},#") {
 				return nil, repo.Errorf(repo.CodeInvalid, "label %q may not contain newlines, brackets, braces, commas or #", l)
