@@ -95,7 +95,7 @@ func (r *runner) runStatus(o *StatusOptions) error {
 			r.st.printf("  nothing\n")
 		}
 		for _, is := range submitted {
-			r.st.printf("  %s  %s  %s\n", r.st.paint(ansiBold, is.ID), is.Priority, is.Title)
+			r.st.printf("  %s  %s  %s\n", r.st.paint(ansiBold, is.ID), is.Priority, safe(is.Title))
 		}
 		return nil
 	})
