@@ -1,9 +1,11 @@
 package issues
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
@@ -72,6 +74,9 @@ func Create(s *repo.Store, se *repo.Session, o CreateOptions) (*repo.Issue, erro
 		if err != nil {
 			return err
 		}
+		if err := checkBody(doc.Body); err != nil {
+			return err
+		}
 		if err := tx.WriteFile(doc.Bytes(), repo.IssuesDir, id+".md"); err != nil {
 			return err
 		}
@@ -88,6 +93,17 @@ func Create(s *repo.Store, se *repo.Session, o CreateOptions) (*repo.Issue, erro
 		return nil, err
 	}
 	return is, nil
+}
+
+// checkBody refuses a body td would refuse to read back (see
+// markdown.CheckBody), so that no entry point writes an issue file td
+// then cannot read.
+func checkBody(body []byte) error {
+	var e *markdown.Error
+	if err := markdown.CheckBody(body, 1); errors.As(err, &e) {
+		return repo.Errorf(repo.CodeInvalid, "the description is refused: %s", e.Msg)
+	}
+	return nil
 }
 
 func cleanLabels(in []string) ([]string, error) {

@@ -69,6 +69,9 @@ func Edit(s *repo.Store, se *repo.Session, ref string, o EditOptions) (*repo.Iss
 		if len(changes) == 0 {
 			return nil
 		}
+		if err := checkBody(is.Doc.Body); err != nil {
+			return err
+		}
 		return s.WriteIssue(tx, se, is, audit.ActionEdited, editDetails(changes), "")
 	})
 	return is, changes, err
