@@ -184,9 +184,37 @@ func lineOffset(b []byte, n int) int {
 // counts from first, the file line of the body's first line; nil when the
 // body is within MaxNesting and MaxBlocks.
 func CheckBody(body []byte, first int) error {
+	if cannotReachLimits(body) {
+		return nil
+	}
 	_, l := parseBody(body)
 	if e := l.err(first); e != nil {
 		return e
 	}
 	return nil
+}
+
+// cannotReachLimits reports, without parsing, a body that cannot reach a limit,
+// as most issue bodies cannot: every block takes at least one byte, and a
+// list and its first item the same one, so a body of MaxBlocks/2 bytes has
+// no more than MaxBlocks blocks and fewer than MaxLines lines; every level
+// of nesting opens on a marker of its own ('>', a bullet, or the '.' or ')'
+// after an ordered item's number), so a body with no more than MaxNesting
+// of them nests no deeper.
+func cannotReachLimits(body []byte) bool {
+	if len(body) > MaxBlocks/2 {
+		return false
+	}
+	markers := 0
+	for i, c := range body {
+		switch c {
+		case '>', '-', '+', '*':
+			markers++
+		case '.', ')':
+			if i > 0 && body[i-1] >= '0' && body[i-1] <= '9' {
+				markers++
+			}
+		}
+	}
+	return markers <= MaxNesting
 }

@@ -140,3 +140,29 @@ func BenchmarkPathological(b *testing.B) {
 		})
 	}
 }
+
+// TestCannotReachLimitsAgreesWithTheParse checks the shortcut against the parse
+// it skips: a body it passes is within the limits by goldmark's reading.
+func TestCannotReachLimitsAgreesWithTheParse(t *testing.T) {
+	bodies := []string{
+		typicalIssue,
+		strings.Repeat(">", MaxNesting) + " a\n",
+		strings.Repeat("- ", MaxNesting) + "a\n",
+		strings.Repeat("1. ", MaxNesting) + "a\n",
+		strings.Repeat("1) ", MaxNesting) + "a\n",
+		strings.Repeat("> - ", MaxNesting/2) + "a\n",
+		strings.Repeat("+ ", MaxNesting+1) + "a\n",
+		strings.Repeat("* ", MaxNesting+1) + "a\n",
+		strings.Repeat("> ", MaxNesting+1) + "a\n",
+		strings.Repeat("# a\n", MaxBlocks/8),
+	}
+	for _, p := range pathologicalBodies(16 << 10) {
+		bodies = append(bodies, p.body)
+	}
+	for _, b := range bodies {
+		_, l := parseBody([]byte(b))
+		if cannotReachLimits([]byte(b)) && l.err(1) != nil {
+			t.Errorf("cannotReachLimits passes a body the parse refuses (%v): %.60q", l.err(1), b)
+		}
+	}
+}
