@@ -7,7 +7,6 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 )
 
 // AnchorsHeading is the title of the section holding anchors: a level-2
@@ -28,7 +27,7 @@ type Anchor struct {
 // same or a higher level. An item without a known "priority:" prefix is
 // normal. Items in code blocks or other sections are not anchors.
 func ParseAnchors(body []byte) []Anchor {
-	doc := blockParser().Parse(text.NewReader(body))
+	doc, _ := parseBody(body)
 	var out []Anchor
 	level := 0 // the Anchors heading's level while inside its section
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {

@@ -8,8 +8,6 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
 )
 
 // Section titles, in the canonical spelling td writes.
@@ -72,7 +70,6 @@ type Filter struct {
 // read it again (a status change updates its one item in place), so Items
 // always describe the current bytes.
 type Checklist struct {
-	parser   parser.Parser
 	body     []byte
 	eol      string
 	items    []Item
@@ -115,7 +112,7 @@ type edit struct {
 // ParseChecklist reads the checklist of an issue body (the bytes after the
 // frontmatter). It never fails: whatever is not a todo is user text.
 func ParseChecklist(body []byte) *Checklist {
-	c := &Checklist{parser: blockParser()}
+	c := &Checklist{}
 	c.load(bytes.Clone(body))
 	return c
 }
@@ -206,7 +203,7 @@ func (c *Checklist) load(body []byte) {
 	c.eol = dominantEOL(body)
 	c.items, c.marks, c.phases = nil, nil, nil
 	c.sections = [2]sectionSpan{}
-	doc := c.parser.Parse(text.NewReader(body))
+	doc, _ := parseBody(body)
 	hs := headingsOf(doc, body)
 	for i, h := range hs {
 		if h.Level != 2 {

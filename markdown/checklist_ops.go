@@ -649,7 +649,7 @@ func (c *Checklist) trial(edits []edit) *Checklist {
 		pos = e.off + e.del
 	}
 	out = append(out, c.body[pos:]...)
-	t := &Checklist{parser: c.parser}
+	t := &Checklist{}
 	t.load(out)
 	return t
 }

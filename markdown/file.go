@@ -43,8 +43,9 @@ type File struct {
 	close []byte // closing delimiter line including its line ending, if any
 }
 
-// Parse splits data into frontmatter and body and parses the frontmatter.
-// Every error it returns is an *Error naming the offending file line.
+// Parse splits data into frontmatter and body, parses the frontmatter and
+// checks that the body is within MaxNesting and MaxBlocks. Every error it
+// returns is an *Error naming the offending file line.
 func Parse(data []byte) (*File, error) {
 	if off := invalidUTF8(data); off >= 0 {
 		return nil, &Error{Line: lineOf(data, off), Msg: fmt.Sprintf("invalid UTF-8 byte 0x%02x", data[off])}
@@ -80,6 +81,9 @@ func Parse(data []byte) (*File, error) {
 			f.Front = front
 			f.close = line
 			f.Body = buf[pos+len(line):]
+			if err := CheckBody(f.Body, lineOf(buf, pos+len(line))); err != nil {
+				return nil, err
+			}
 			return f, nil
 		}
 		pos += len(line)

@@ -3,9 +3,6 @@ package markdown
 import (
 	"bytes"
 	"strings"
-
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
 )
 
 // Heading is a top-level ATX or setext heading of a markdown body, as found
@@ -24,17 +21,8 @@ type Heading struct {
 
 // Headings returns the top-level headings of body in order.
 func Headings(body []byte) []Heading {
-	return headingsOf(blockParser().Parse(text.NewReader(body)), body)
-}
-
-// blockParser returns goldmark's CommonMark parser without inline parsers:
-// headings depend only on the block structure, and skipping inline parsing
-// keeps the cost linear on bodies full of brackets and emphasis markers.
-func blockParser() parser.Parser {
-	return parser.NewParser(
-		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-	)
+	doc, _ := parseBody(body)
+	return headingsOf(doc, body)
 }
 
 // DescriptionEnd returns the offset in body where the free description

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"slices"
 )
 
 // MergeLines merges two edits of a common base line by line, as git's own
@@ -135,6 +136,11 @@ func equalLines(a, b [][]byte) bool {
 // treated as one replaced region (still a correct, if coarser, merge).
 const maxEditDistance = 4096
 
+// maxDiffWork bounds the diff's work on long inputs: the edit distance
+// searched is at most maxDiffWork divided by the number of lines, so that
+// a 1 MiB file of short lines is merged in bounded time.
+const maxDiffWork = 1 << 24
+
 // hunks returns the regions where side differs from base, in base order,
 // from a shortest edit script (Myers) after trimming the common prefix and
 // suffix.
@@ -197,14 +203,13 @@ func slideDown(hs []hunk, base, side [][]byte) {
 // and y, in order; false when the edit distance exceeds maxEditDistance.
 func myers(x, y [][]byte) ([][2]int, bool) {
 	n, m := len(x), len(y)
-	maxD := min(n+m, maxEditDistance)
+	maxD := min(n+m, maxEditDistance, maxDiffWork/max(n+m, 1))
 	off := maxD + 1
 	v := make([]int, 2*maxD+3)
 	var trace [][]int
 	for d := 0; d <= maxD; d++ {
-		snap := make([]int, len(v))
-		copy(snap, v)
-		trace = append(trace, snap)
+		// Step d reads diagonals -d-1 to d+1 only: keep that window.
+		trace = append(trace, slices.Clone(v[off-d-1:off+d+2]))
 		for k := -d; k <= d; k += 2 {
 			var i int
 			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
@@ -219,7 +224,7 @@ func myers(x, y [][]byte) ([][2]int, bool) {
 			}
 			v[off+k] = i
 			if i >= n && j >= m {
-				return backtrack(trace, x, y, off, d), true
+				return backtrack(trace, x, y, d), true
 			}
 		}
 	}
@@ -227,12 +232,13 @@ func myers(x, y [][]byte) ([][2]int, bool) {
 }
 
 // backtrack walks the trace from the end back to the start, collecting the
-// diagonal moves: trace[d] is the furthest-reaching state before step d.
-func backtrack(trace [][]int, x, y [][]byte, off, d int) [][2]int {
+// diagonal moves: trace[d] is the furthest-reaching state before step d,
+// for diagonals -d-1 to d+1.
+func backtrack(trace [][]int, x, y [][]byte, d int) [][2]int {
 	var rev [][2]int
 	i, j := len(x), len(y)
 	for ; d > 0; d-- {
-		v := trace[d]
+		v, off := trace[d], d+1
 		k := i - j
 		prevK := k - 1 // the edit was a deletion from x
 		if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {

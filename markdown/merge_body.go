@@ -57,16 +57,31 @@ type run struct {
 	// the last line ending (which stays with the token line).
 	body  []byte
 	loose bool // blank lines separate the items
+	// index maps a todo's text to its place in todos, so that matching
+	// the todos of three sides stays linear in their number.
+	index map[string]int
+}
+
+// add appends t, reporting false when the run already has a todo with its
+// text.
+func (r *run) add(t todo) bool {
+	if r.index == nil {
+		r.index = map[string]int{}
+	}
+	if _, dup := r.index[t.Text]; dup {
+		return false
+	}
+	r.index[t.Text] = len(r.todos)
+	r.todos = append(r.todos, t)
+	return true
 }
 
 func (r *run) find(text string) *todo {
 	if r == nil {
 		return nil
 	}
-	for i := range r.todos {
-		if r.todos[i].Text == text {
-			return &r.todos[i]
-		}
+	if i, ok := r.index[text]; ok {
+		return &r.todos[i]
 	}
 	return nil
 }
@@ -133,7 +148,7 @@ func layoutBody(body []byte) (*bodyLayout, bool) {
 		if lineEnding(raw) == "" {
 			raw = append(raw, c.eol...)
 		}
-		cur.todos = append(cur.todos, todo{Item: it, raw: raw, residue: residueOf(c.body, it, c.marks[i])})
+		cur.add(todo{Item: it, raw: raw, residue: residueOf(c.body, it, c.marks[i])})
 		prevEnd = it.End
 	}
 	flush()
@@ -267,9 +282,11 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 	so, sa, sb := o.texts(), a.texts(), b.texts()
 	var all []string
+	seen := map[string]bool{}
 	for _, s := range [][]string{so, sa, sb} {
 		for _, t := range s {
-			if !slices.Contains(all, t) {
+			if !seen[t] {
+				seen[t] = true
 				all = append(all, t)
 			}
 		}
@@ -295,14 +312,17 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 			conflicts = append(conflicts, "the order of "+k.describe())
 			break
 		}
+		inSeq := map[string]bool{}
 		for _, t := range so {
-			if slices.Contains(sa, t) && slices.Contains(sb, t) {
+			if a.find(t) != nil && b.find(t) != nil {
 				seq = append(seq, t)
+				inSeq[t] = true
 			}
 		}
 		for _, t := range slices.Concat(sa, sb) {
-			if !slices.Contains(so, t) && !slices.Contains(seq, t) {
+			if o.find(t) == nil && !inSeq[t] {
 				seq = append(seq, t)
+				inSeq[t] = true
 			}
 		}
 	}
@@ -315,7 +335,7 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 		if !ok {
 			return nil, []string{fmt.Sprintf("the todo %q", text)}
 		}
-		out.todos = append(out.todos, *t)
+		out.add(*t)
 	}
 	if len(out.todos) != len(result) {
 		return nil, []string{"the members of " + k.describe()}
@@ -346,9 +366,15 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 // keepsOrder reports whether the todos side kept from base are in base
 // order.
 func keepsOrder(base, side []string) bool {
+	at := make(map[string]int, len(base))
+	for i, t := range base {
+		if _, ok := at[t]; !ok {
+			at[t] = i
+		}
+	}
 	last := -1
 	for _, t := range side {
-		if i := slices.Index(base, t); i >= 0 {
+		if i, ok := at[t]; ok {
 			if i < last {
 				return false
 			}
@@ -433,10 +459,12 @@ func mergeTodo(o, a, b *todo, eol string) (*todo, string) {
 
 // hasRepeats reports whether a text occurs twice in ss.
 func hasRepeats(ss []string) bool {
-	for i, s := range ss {
-		if slices.Contains(ss[:i], s) {
+	seen := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		if seen[s] {
 			return true
 		}
+		seen[s] = true
 	}
 	return false
 }

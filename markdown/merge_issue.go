@@ -20,7 +20,10 @@ import (
 // first; a todo deleted on one side and left alone on the other goes.
 //
 // When every change merges, the result is written in td's canonical form and
-// the second result is nil. Otherwise the whole file is merged line by line
+// the second result is nil. When the todos clash by the structural reading
+// (a phase renamed on one side, a todo in it changed on the other, say) but
+// the line by line merge is clean and gives every todo what a three-way
+// merge of its own bytes gives, the line merge is the result. Otherwise the whole file is merged line by line
 // with standard conflict markers (see MergeLines) and the second result
 // names what both sides changed, one phrase each, for a message such as
 // "both sides changed the field title". A side that td cannot read as an
@@ -37,6 +40,9 @@ func MergeIssue(base, ours, theirs []byte, oursLabel, theirsLabel string) ([]byt
 		return out, nil
 	}
 	lines, conflict := MergeLines(base, ours, theirs, oursLabel, theirsLabel)
+	if parsed && !conflict && lineMergeHolds(base, ours, theirs, lines) {
+		return lines, nil
+	}
 	if !parsed {
 		if !conflict {
 			return lines, nil
@@ -101,4 +107,71 @@ func pickBytes(o, a, b string) (string, bool) {
 		return b, true
 	}
 	return "", false
+}
+
+// lineMergeHolds reports whether merged, a clean line by line merge of
+// three readable issue files, is right by todos: its frontmatter is the
+// structural merge of theirs, and every todo (matched by its kind and
+// text, whatever its phase) has the bytes the three-way choice of that
+// todo's bytes gives, or is absent when the choice deletes it. A todo both
+// sides changed differently, or a text twice in one file, fails it.
+func lineMergeHolds(base, ours, theirs, merged []byte) bool {
+	var files [4]*File
+	for i, data := range [][]byte{base, ours, theirs, merged} {
+		f, err := Parse(data)
+		if err != nil {
+			return false
+		}
+		files[i] = f
+	}
+	front, fc := mergeFront(files[0].Front, files[1].Front, files[2].Front)
+	if len(fc) > 0 || !bytes.Equal(front.raw, files[3].Front.raw) {
+		return false
+	}
+	var todos [4]map[todoKey][]byte
+	for i, f := range files {
+		if todos[i] = todosByKey(f.Body); todos[i] == nil {
+			return false
+		}
+	}
+	keys := map[todoKey]bool{}
+	for _, m := range todos {
+		for k := range m {
+			keys[k] = true
+		}
+	}
+	for k := range keys {
+		o, a, b, m := todos[0][k], todos[1][k], todos[2][k], todos[3][k]
+		want, ok := pickBytes(string(o), string(a), string(b))
+		if !ok || want != string(m) {
+			return false
+		}
+	}
+	return true
+}
+
+// todoKey names a todo across the sides of a merge, whatever its phase.
+type todoKey struct {
+	kind string
+	text string
+}
+
+// todosByKey maps each todo of body to its bytes, line ending included
+// ("" never: a present todo has at least its marker line); nil when two
+// todos share a key.
+func todosByKey(body []byte) map[todoKey][]byte {
+	c := ParseChecklist(body)
+	out := map[todoKey][]byte{}
+	for _, it := range c.items {
+		k := todoKey{string(it.Kind), it.Text}
+		if _, dup := out[k]; dup {
+			return nil
+		}
+		raw := bytes.Clone(c.body[it.Start:it.End])
+		if lineEnding(raw) == "" {
+			raw = append(raw, c.eol...)
+		}
+		out[k] = raw
+	}
+	return out
 }

@@ -330,3 +330,27 @@ func mergeContent(data []byte) string {
 	}
 	return b.String()
 }
+
+// TestMergeIssuePhaseRename pins a merge the structural reading calls a
+// conflict (one side renamed a phase, so by phase its todos went away,
+// while the other changed one of them) but the line merge gets right: it
+// is clean both ways, with the new name and the change.
+func TestMergeIssuePhaseRename(t *testing.T) {
+	O := canonical + "\n## Todos\n\n### Backend\n- [ ] write the handler\n- [ ] test it\n"
+	A := strings.Replace(O, "### Backend", "### Server", 1)
+	B := strings.Replace(O, "- [ ] test it", "- [x] test it", 1)
+	want := strings.Replace(A, "- [ ] test it", "- [x] test it", 1)
+	for _, sides := range [][2]string{{A, B}, {B, A}} {
+		got, conflicts := MergeIssue([]byte(O), []byte(sides[0]), []byte(sides[1]), "ours", "theirs")
+		if conflicts != nil || string(got) != want {
+			t.Errorf("merge: conflicts %q\n%s", conflicts, got)
+		}
+	}
+	// Deleting the todo the other side changed stays a conflict, however
+	// far apart the lines.
+	D := strings.Replace(O, "- [ ] write the handler\n", "", 1)
+	C := strings.Replace(O, "- [ ] write the handler\n", "- [ ] write the handler\n  > a note\n", 1)
+	if _, conflicts := MergeIssue([]byte(O), []byte(D), []byte(C), "ours", "theirs"); conflicts == nil {
+		t.Errorf("deleting a todo the other side noted merged cleanly")
+	}
+}

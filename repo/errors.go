@@ -59,6 +59,10 @@ func CodeOf(err error) Code {
 	if errors.As(err, &pr) {
 		return CodeRefused
 	}
+	var te *policy.TextError
+	if errors.As(err, &te) {
+		return CodeInvalid
+	}
 	return CodeInternal
 }
 

@@ -242,18 +242,25 @@ func cmdChomp(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// bigissue PATH ID SIZE writes a well-formed issue file of SIZE bytes, to
-// check the size limit without committing a large file.
+// bigissue PATH ID SIZE [FILL] writes a well-formed issue file of SIZE
+// bytes whose body repeats FILL ("x" by default; \n in it is a line break),
+// to check the size limit and hostile bodies without committing a large
+// file.
 func cmdBigIssue(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 3 {
-		ts.Fatalf("usage: bigissue PATH ID SIZE")
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: bigissue PATH ID SIZE [FILL]")
 	}
 	size, err := strconv.Atoi(args[2])
 	if err != nil {
 		ts.Fatalf("bigissue: %v", err)
 	}
+	fill := "x"
+	if len(args) == 4 {
+		fill = strings.ReplaceAll(args[3], `\n`, "\n")
+	}
 	head := "---\nid: " + args[1] + "\ntitle: Big\n---\n"
-	body := strings.Repeat("x", max(0, size-len(head)-1)) + "\n"
+	n := max(0, size-len(head)-1)
+	body := strings.Repeat(fill, n/len(fill)) + strings.Repeat("x", n%len(fill)) + "\n"
 	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(head+body), 0o644); err != nil {
 		ts.Fatalf("bigissue: %v", err)
 	}

@@ -62,7 +62,7 @@ func (r *runner) printAnchorChange(res *todos.AnchorResult, verb string) error {
 		if res.Issue != "" {
 			where = res.Issue
 		}
-		r.st.printf("%s %s anchor on %s: %s\n", verb, res.Changed.Priority, where, res.Changed.Text)
+		r.st.printf("%s %s anchor on %s: %s\n", verb, res.Changed.Priority, where, safe(res.Changed.Text))
 		return nil
 	})
 }

@@ -50,7 +50,7 @@ func (r *runner) runAnchorList(o *AnchorListOptions) error {
 			if a.Issue != "" {
 				where = a.Issue
 			}
-			r.st.printf("%-8s  %-9s  %s\n", a.Priority, where, a.Text)
+			r.st.printf("%-8s  %-9s  %s\n", a.Priority, where, safe(a.Text))
 		}
 		return nil
 	})

@@ -93,7 +93,7 @@ func (r *runner) runCheck(o *CheckOptions) error {
 			b.WriteString(v.String())
 			b.WriteByte('\n')
 		}
-		r.st.printf("%s", b.String())
+		r.st.printf("%s", safe(b.String()))
 		fmt.Fprintln(r.st.errOut, checkSummary(rep))
 		return nil
 	})

@@ -189,7 +189,7 @@ func (r *runner) warnOpenChildren(id string, children []*repo.Issue) {
 func (r *runner) printChildren(w io.Writer, children []*repo.Issue) {
 	var b strings.Builder
 	for _, ch := range children {
-		fmt.Fprintf(&b, "  %s  %s%s  %s\n", ch.ID, ch.Status, strings.Repeat(" ", max(len("in_progress")-len(ch.Status), 0)), ch.Title)
+		fmt.Fprintf(&b, "  %s  %s%s  %s\n", ch.ID, ch.Status, strings.Repeat(" ", max(len("in_progress")-len(ch.Status), 0)), safe(ch.Title))
 	}
 	fmt.Fprint(w, b.String())
 }

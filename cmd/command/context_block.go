@@ -105,7 +105,7 @@ func (r *runner) contextText(ctx *sessions.Context, format string) error {
 	}
 	w := &blockWriter{md: format == formatMarkdown}
 	writeContext(w, ctx)
-	r.st.printf("%s", w.String())
+	r.st.printf("%s", safe(w.String()))
 	return nil
 }
 

@@ -89,7 +89,7 @@ func (r *runner) runCreate(o *CreateOptions) error {
 		return err
 	}
 	return r.st.export(func() any { return toIssueJSON(is) }, func() error {
-		r.st.printf("Created %s: %s%s\n", r.st.paint(ansiBold, is.ID), is.Title, parentNote(is))
+		r.st.printf("Created %s: %s%s\n", r.st.paint(ansiBold, is.ID), safe(is.Title), parentNote(is))
 		return nil
 	})
 }

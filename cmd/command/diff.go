@@ -100,9 +100,9 @@ func (r *runner) runDiff(o *DiffOptions) error {
 		case reviewFormatJSON:
 			return r.st.emitJSON(diffJSON(d))
 		case reviewFormatMarkdown:
-			r.st.printf("%s", diffMarkdown(d))
+			r.st.printf("%s", safe(diffMarkdown(d)))
 		default:
-			r.st.printf("%s", diffText(d))
+			r.st.printf("%s", safe(diffText(d)))
 		}
 		return nil
 	})

@@ -97,7 +97,7 @@ type linksJSON struct {
 
 func (r *runner) printLinks(out linksJSON) {
 	st := r.st
-	st.printf("%s  %s\n", st.paint(ansiBold, out.Issue.ID), out.Issue.Title)
+	st.printf("%s  %s\n", st.paint(ansiBold, out.Issue.ID), safe(out.Issue.Title))
 	if len(out.Links) == 0 {
 		st.printf("No links.\n")
 		return
@@ -106,7 +106,7 @@ func (r *runner) printLinks(out linksJSON) {
 	statusW := len("in_progress")
 	var b strings.Builder
 	for _, l := range out.Links {
-		status, title := l.Status, l.Title
+		status, title := l.Status, safe(l.Title)
 		if l.Missing {
 			status, title = "?", "(no readable issue file)"
 		}

@@ -163,7 +163,7 @@ func toIssueLogJSON(l *review.IssueLog) issueLogJSON {
 //	    Td-Session: ses_eohe8m2y
 //	    changed: opened: "Sign in"; ledger +1: created
 func (r *runner) printLog(l *review.IssueLog) {
-	r.st.printf("%s  %s\n", r.st.paint(ansiBold, l.ID), l.Title)
+	r.st.printf("%s  %s\n", r.st.paint(ansiBold, l.ID), safe(l.Title))
 	if len(l.Entries) == 0 {
 		r.st.printf("\nno history yet\n")
 		return
@@ -182,15 +182,15 @@ func (r *runner) printLog(l *review.IssueLog) {
 			if e.LostIn != "" {
 				line += "  (lost in merge " + shortHash(e.LostIn) + ")"
 			}
-			r.st.printf("%s\n", line)
+			r.st.printf("%s\n", safe(line))
 			continue
 		}
 		c := e.Commit
-		r.st.printf("%s  commit  %s  %s  %s\n", ts, r.st.paint(ansiYellow, shortHash(c.Hash)), c.Author.String(), c.Subject)
+		r.st.printf("%s  commit  %s  %s  %s\n", ts, r.st.paint(ansiYellow, shortHash(c.Hash)), safe(c.Author.String()), safe(c.Subject))
 		for _, t := range c.Trailers {
-			r.st.printf("    %s: %s\n", t.Key, t.Value)
+			r.st.printf("    %s: %s\n", safe(t.Key), safe(t.Value))
 		}
-		r.st.printf("    changed: %s\n", c.Summary())
+		r.st.printf("    changed: %s\n", safe(c.Summary()))
 	}
 }
 

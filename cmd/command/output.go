@@ -36,8 +36,10 @@ func isTerminal(w io.Writer) bool {
 
 func (s *streams) printf(format string, args ...any) { fmt.Fprintf(s.out, format, args...) }
 
+// warnf prints a warning on stderr. It often quotes a file or a ledger,
+// so its text goes through safe.
 func (s *streams) warnf(format string, args ...any) {
-	fmt.Fprintf(s.errOut, "warning: "+format+"\n", args...)
+	fmt.Fprintf(s.errOut, "warning: %s\n", safe(fmt.Sprintf(format, args...)))
 }
 
 // emitJSON writes v as indented JSON on stdout.
@@ -135,9 +137,9 @@ func (s *streams) reportError(err error) {
 	if s.errColor {
 		label = ansiRed + label + ansiReset
 	}
-	fmt.Fprintf(s.errOut, "%s %s\n", label, firstLine(msg))
+	fmt.Fprintf(s.errOut, "%s %s\n", label, safe(firstLine(msg)))
 	if rest := strings.SplitN(msg, "\n", 2); len(rest) == 2 {
-		fmt.Fprintln(s.errOut, rest[1])
+		fmt.Fprintln(s.errOut, safe(rest[1]))
 	}
 }
 

@@ -77,7 +77,7 @@ func (r *runner) runPromote(o *PromoteOptions) error {
 	return r.st.export(func() any {
 		return map[string]any{"issue": toIssueJSON(is), "session": se.ID, "unbound": b.Previous}
 	}, func() error {
-		r.st.printf("Created %s: %s%s\n", r.st.paint(ansiBold, is.ID), is.Title, parentNote(is))
+		r.st.printf("Created %s: %s%s\n", r.st.paint(ansiBold, is.ID), safe(is.Title), parentNote(is))
 		if b.Previous != "" {
 			r.st.printf("Unbound %s from %s.\n", se.ID, b.Previous)
 		}

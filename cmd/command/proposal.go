@@ -128,7 +128,7 @@ func proposalState(p todos.Proposal) string {
 		}
 		return s
 	case policy.ProposalRejected:
-		return fmt.Sprintf("rejected by %s: %s", p.DecidedBy, p.Reason)
+		return fmt.Sprintf("rejected by %s: %s", safe(p.DecidedBy), safe(p.Reason))
 	}
 	return "waiting"
 }

@@ -72,10 +72,10 @@ func (r *runner) printIssueTable(list []*repo.Issue) {
 		b.WriteString(r.st.statusColor(is.Status))
 		b.WriteString(strings.Repeat(" ", statusW-len(is.Status)+2))
 		b.WriteString(fmt.Sprintf("%-7s  ", is.Type))
-		b.WriteString(is.Title)
+		b.WriteString(safe(is.Title))
 		if len(is.Labels) > 0 {
 			b.WriteString("  ")
-			b.WriteString(r.st.paint(ansiDim, "["+strings.Join(is.Labels, ", ")+"]"))
+			b.WriteString(r.st.paint(ansiDim, "["+strings.Join(safeAll(is.Labels), ", ")+"]"))
 		}
 		b.WriteByte('\n')
 	}

@@ -85,7 +85,7 @@ func (r *runner) printReviewable(list []issues.ReviewableIssue, indent string) {
 	var b strings.Builder
 	for _, ri := range list {
 		is := ri.Issue
-		fmt.Fprintf(&b, "%s%s  %s  %s", indent, r.st.paint(ansiBold, is.ID), is.Priority, is.Title)
+		fmt.Fprintf(&b, "%s%s  %s  %s", indent, r.st.paint(ansiBold, is.ID), is.Priority, safe(is.Title))
 		if ri.NeedsReason {
 			fmt.Fprintf(&b, "  %s", r.st.paint(ansiYellow, "(you created it: approve with --reason)"))
 		}

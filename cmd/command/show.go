@@ -95,7 +95,7 @@ type showTodosJSON struct {
 
 func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
 	st := r.st
-	st.printf("%s  %s\n", st.paint(ansiBold, is.ID), st.paint(ansiBold, is.Title))
+	st.printf("%s  %s\n", st.paint(ansiBold, is.ID), st.paint(ansiBold, safe(is.Title)))
 	minor := ""
 	if is.Minor {
 		minor = "  minor"
@@ -105,15 +105,15 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
 		st.printf("resolution: %s\n", is.Resolution)
 	}
 	if len(is.Labels) > 0 {
-		st.printf("labels: %s\n", strings.Join(is.Labels, ", "))
+		st.printf("labels: %s\n", strings.Join(safeAll(is.Labels), ", "))
 	}
-	st.printf("created: %s by %s\n", jsonTime(is.CreatedAt), orDash(is.CreatedBy))
+	st.printf("created: %s by %s\n", jsonTime(is.CreatedAt), safe(orDash(is.CreatedBy)))
 	st.printf("updated: %s\n", jsonTime(is.UpdatedAt))
 	if is.Implementer != "" {
-		st.printf("implementer: %s\n", is.Implementer)
+		st.printf("implementer: %s\n", safe(is.Implementer))
 	}
 	if is.Assignee != "" {
-		st.printf("assignee: %s\n", is.Assignee)
+		st.printf("assignee: %s\n", safe(is.Assignee))
 	}
 	for _, l := range is.Links {
 		st.printf("link: %s %s\n", l.Kind, l.To)
@@ -122,18 +122,18 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
 		st.printf("todos: %s\n", summaryLine(markdown.Summarize(items)))
 	}
 	if body := strings.Trim(strings.ReplaceAll(is.Body(), "\r\n", "\n"), "\n"); body != "" {
-		st.printf("\n%s\n", body)
+		st.printf("\n%s\n", safe(body))
 	}
 	if len(comments) > 0 {
 		st.printf("\n%s\n", st.paint(ansiBold, fmt.Sprintf("Comments (%d)", len(comments))))
 		for _, cm := range comments {
-			st.printf("\n%s %s\n", st.paint(ansiDim, cm.At), st.paint(ansiDim, cm.Session))
+			st.printf("\n%s %s\n", st.paint(ansiDim, cm.At), st.paint(ansiDim, safe(cm.Session)))
 			for _, line := range strings.Split(cm.Text, "\n") {
 				if line == "" {
 					st.printf("\n")
 					continue
 				}
-				st.printf("  %s\n", line)
+				st.printf("  %s\n", safe(line))
 			}
 		}
 	}

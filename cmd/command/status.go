@@ -77,9 +77,9 @@ func (r *runner) runStatus(o *StatusOptions) error {
 		return out
 	}, func() error {
 		if se.ID == "" {
-			r.st.printf("No session yet: td starts one (%s, %s) at your first change\n", s.EffectiveRole(se), se.Name)
+			r.st.printf("No session yet: td starts one (%s, %s) at your first change\n", s.EffectiveRole(se), safe(se.Name))
 		} else {
-			r.st.printf("Session %s (%s, %s)\n", se.ID, s.EffectiveRole(se), se.Name)
+			r.st.printf("Session %s (%s, %s)\n", se.ID, s.EffectiveRole(se), safe(se.Name))
 		}
 		switch {
 		case view != nil:
@@ -99,7 +99,7 @@ func (r *runner) runStatus(o *StatusOptions) error {
 			r.st.printf("  nothing\n")
 		}
 		for _, is := range submitted {
-			r.st.printf("  %s  %s  %s\n", r.st.paint(ansiBold, is.ID), is.Priority, is.Title)
+			r.st.printf("  %s  %s  %s\n", r.st.paint(ansiBold, is.ID), is.Priority, safe(is.Title))
 		}
 		return nil
 	})

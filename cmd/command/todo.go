@@ -123,13 +123,13 @@ func (r *runner) todosText(res *todos.TodoResult, issueFlag string) error {
 	if res.InProgress > 1 && len(res.Fixes) == 0 {
 		r.st.warnf("%d todos are marked in progress; the next change keeps the first and sets the others back to pending", res.InProgress)
 	}
-	r.st.printf("%s %s\n", r.st.paint(ansiBold, res.Issue.ID), res.Issue.Title)
+	r.st.printf("%s %s\n", r.st.paint(ansiBold, res.Issue.ID), safe(res.Issue.Title))
 	if res.Rendered == "" {
 		r.st.printf("\nNo todos yet. Plan the work with td todo set \"first step\" \"second step\"; the operator's definition of done goes in with td todo add --kind criterion.\n")
 		r.printWaitingProposals(res.Proposals, issueFlag)
 		return nil
 	}
-	r.st.printf("\n%s", r.paintChecklist(res.Rendered))
+	r.st.printf("\n%s", r.paintChecklist(safe(res.Rendered)))
 	if !strings.HasSuffix(res.Rendered, "\n") {
 		r.st.printf("\n")
 	}

@@ -56,7 +56,7 @@ func (r *runner) runTodoProposals(o *TodoProposalsOptions) error {
 		return map[string]any{"issue": todoIssueJSON{ID: is.ID, Title: is.Title, Status: is.Status},
 			"proposals": proposalsJSONOf(list)}
 	}, func() error {
-		r.st.printf("%s %s\n\n", r.st.paint(ansiBold, is.ID), is.Title)
+		r.st.printf("%s %s\n\n", r.st.paint(ansiBold, is.ID), safe(is.Title))
 		if len(list) == 0 {
 			r.st.printf("No proposals yet. Subagents propose todos with td todo propose \"first\" \"second\".\n")
 			return nil
@@ -64,7 +64,7 @@ func (r *runner) runTodoProposals(o *TodoProposalsOptions) error {
 		for _, p := range list {
 			r.st.printf("%s from %s: %s, %s\n", r.st.paint(ansiBold, p.ID), p.Agent, proposalWhat(p), proposalState(p))
 			for _, it := range p.Items {
-				r.st.printf("  - %s\n", it)
+				r.st.printf("  - %s\n", safe(it))
 			}
 		}
 		return nil

@@ -88,7 +88,7 @@ func (r *runner) runTodoPropose(o *TodoProposeOptions) error {
 		if res.Via != nil {
 			whose = fmt.Sprintf("the issue %s's session %s is bound to", res.Via.Agent, res.Via.ID)
 		}
-		r.st.printf("Proposed %s to %s %s, %s:\n\n%s\n", r.st.paint(ansiBold, p.ID), res.Issue.ID, res.Issue.Title, whose, proposalBlock(p, res.Heading, p.Items))
+		r.st.printf("Proposed %s to %s %s, %s:\n\n%s\n", r.st.paint(ansiBold, p.ID), res.Issue.ID, safe(res.Issue.Title), whose, safe(proposalBlock(p, res.Heading, p.Items)))
 		if res.Accepted != nil {
 			r.st.printf("Accepted at once (config agents.%s.todo_review is auto): %s added.\n", se.Agent, countOf(p.Kind, len(res.Accepted.Added)))
 			return nil

@@ -62,7 +62,7 @@ func (r *runner) runTodoReject(o *TodoRejectOptions) error {
 		return map[string]any{"issue": todoIssueJSON{ID: res.Issue.ID, Title: res.Issue.Title, Status: res.Issue.Status},
 			"proposal": proposalJSONOf(p)}
 	}, func() error {
-		r.st.printf("Rejected %s from %s (%s) on %s: %s\n", p.ID, p.Agent, proposalWhat(p), res.Issue.ID, p.Reason)
+		r.st.printf("Rejected %s from %s (%s) on %s: %s\n", p.ID, p.Agent, proposalWhat(p), res.Issue.ID, safe(p.Reason))
 		return nil
 	})
 }

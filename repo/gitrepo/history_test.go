@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
 // historyRepo is a repository whose commits are made by the git program, as
@@ -900,17 +899,18 @@ func TestHistoryThroughAlternates(t *testing.T) {
 	checkHistory(t, r, f, 0, c3, c1+"+")
 }
 
-// TestApplyDelta pins what the pack reader relies on from go-git's
-// PatchDelta: deltas are applied, and damaged ones refused.
+// TestApplyDelta pins the pack reader's delta decoding: deltas are
+// applied, and damaged ones refused, a result size the instructions do not
+// make among them, before any memory is taken for it.
 func TestApplyDelta(t *testing.T) {
-	t.Parallel()
+	// Not parallel: AllocsPerRun counts the whole process's allocations.
 	base := []byte("0123456789abcdef")
 	// Base size 16, result size 9: copy 4 bytes from offset 2, insert
 	// "XYZ", copy 2 bytes from offset 14.
 	delta := []byte{16, 9, 0x80 | 0x01 | 0x10, 2, 4, 3, 'X', 'Y', 'Z', 0x80 | 0x01 | 0x10, 14, 2}
-	got, err := packfile.PatchDelta(base, delta)
+	got, err := applyDelta(base, delta)
 	if err != nil || string(got) != "2345XYZef" {
-		t.Errorf("PatchDelta = %q, %v", got, err)
+		t.Errorf("applyDelta = %q, %v", got, err)
 	}
 	for _, bad := range [][]byte{
 		{},
@@ -920,18 +920,26 @@ func TestApplyDelta(t *testing.T) {
 		{16, 4, 2, 'X', 'Y'},               // less than the result size
 		{16, 1, 0},                         // reserved instruction
 		{16, 1, 0x81},                      // truncated copy
+		// A result of 1 GiB claimed, 2 bytes made.
+		{16, 0x80, 0x80, 0x80, 0x80, 0x04, 2, 'X', 'Y'},
 	} {
-		if got, err := packfile.PatchDelta(base, bad); err == nil {
-			t.Errorf("PatchDelta(%v) = %q, want an error", bad, got)
+		if got, err := applyDelta(base, bad); err == nil {
+			t.Errorf("applyDelta(%v) = %q, want an error", bad, got)
 		}
+	}
+	huge := []byte{16, 0x80, 0x80, 0x80, 0x80, 0x04, 2, 'X', 'Y'}
+	allocs := testing.AllocsPerRun(10, func() { applyDelta(base, huge) })
+	if allocs > 1 {
+		t.Errorf("a refused delta took %v allocations, want at most the error's", allocs)
 	}
 }
 
 func FuzzApplyDelta(f *testing.F) {
 	f.Add([]byte("0123456789abcdef"), []byte{16, 9, 0x91, 2, 4, 3, 'X', 'Y', 'Z', 0x91, 14, 2})
 	f.Add([]byte(""), []byte{0, 3, 3, 'a', 'b', 'c'})
+	f.Add([]byte("0123456789abcdef"), []byte{16, 0x80, 0x80, 0x80, 0x80, 0x04, 2, 'X', 'Y'})
 	f.Fuzz(func(t *testing.T, base, delta []byte) {
-		got, err := packfile.PatchDelta(base, delta)
+		got, err := applyDelta(base, delta)
 		if err != nil {
 			return
 		}

@@ -559,7 +559,10 @@ func indexWithPrefix(idx *idxfile.MemoryIndex, prefix []byte, fn func(plumbing.H
 
 // applyDelta rebuilds an object from its base and a delta: the base's size
 // and the result's size, then instructions that copy a range of the base or
-// insert literal bytes.
+// insert literal bytes. The instructions are checked, and the size they
+// produce counted, before any memory is taken for the result, so a delta
+// whose header claims more than its instructions make (up to a gigabyte
+// from a few bytes) is refused without allocating it.
 func applyDelta(base, delta []byte) ([]byte, error) {
 	bad := errors.New("invalid delta")
 	srcSize, delta, ok := deltaSize(delta)
@@ -570,10 +573,24 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 	if !ok || dstSize > maxObjectSize {
 		return nil, bad
 	}
+	if n, ok := deltaOps(base, delta, dstSize, nil); !ok || n != dstSize {
+		return nil, bad
+	}
 	out := make([]byte, 0, dstSize)
+	deltaOps(base, delta, dstSize, func(b []byte) { out = append(out, b...) })
+	return out, nil
+}
+
+// deltaOps walks a delta's instructions after its two sizes, passing each
+// piece of the result to emit when it is not nil, and returns the size
+// they make. It reports false for a damaged instruction, a copy outside
+// the base, or a result past limit.
+func deltaOps(base, delta []byte, limit uint64, emit func([]byte)) (uint64, bool) {
+	var size uint64
 	for len(delta) > 0 {
 		cmd := delta[0]
 		delta = delta[1:]
+		var piece []byte
 		switch {
 		case cmd&0x80 != 0: // copy from the base
 			var off, n uint64
@@ -582,7 +599,7 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 					continue
 				}
 				if len(delta) == 0 {
-					return nil, bad
+					return size, false
 				}
 				if bit < 4 {
 					off |= uint64(delta[0]) << (8 * bit)
@@ -594,25 +611,28 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 			if n == 0 {
 				n = 0x10000
 			}
-			if off+n > uint64(len(base)) || uint64(len(out))+n > dstSize {
-				return nil, bad
+			if off+n > uint64(len(base)) {
+				return size, false
 			}
-			out = append(out, base[off:off+n]...)
+			piece = base[off : off+n]
 		case cmd != 0: // insert the next cmd bytes
 			n := int(cmd)
-			if n > len(delta) || uint64(len(out)+n) > dstSize {
-				return nil, bad
+			if n > len(delta) {
+				return size, false
 			}
-			out = append(out, delta[:n]...)
-			delta = delta[n:]
+			piece, delta = delta[:n], delta[n:]
 		default:
-			return nil, bad
+			return size, false
+		}
+		if size+uint64(len(piece)) > limit {
+			return size, false
+		}
+		size += uint64(len(piece))
+		if emit != nil {
+			emit(piece)
 		}
 	}
-	if uint64(len(out)) != dstSize {
-		return nil, bad
-	}
-	return out, nil
+	return size, true
 }
 
 // deltaSize decodes a size at the start of a delta: 7 bits a byte, least

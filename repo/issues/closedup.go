@@ -16,6 +16,9 @@ import (
 // the close. An issue already duplicate_of other is just closed; one that
 // is duplicate_of a third issue is refused.
 func CloseDuplicate(s *repo.Store, se *repo.Session, ref, other string, o TransitionOptions) (*TransitionResult, error) {
+	if err := o.checkText(); err != nil {
+		return nil, err
+	}
 	if o.Resolution != "" && o.Resolution != "duplicate" {
 		return nil, repo.Errorf(repo.CodeInvalid, "--duplicate-of closes with resolution duplicate, not %s; drop --resolution", o.Resolution)
 	}

@@ -14,6 +14,9 @@ func Comment(s *repo.Store, se *repo.Session, ref, text string) (*repo.Issue, au
 	if err := policy.MayMutate(se.Agent); err != nil {
 		return nil, audit.Entry{}, err
 	}
+	if err := policy.CheckText("comment", text); err != nil {
+		return nil, audit.Entry{}, err
+	}
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil, audit.Entry{}, repo.Errorf(repo.CodeInvalid, "the comment is empty; pass the text as an argument or with --file")

@@ -1,9 +1,11 @@
 package issues
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
@@ -25,6 +27,12 @@ type CreateOptions struct {
 // CreateIssue writes a new issue file and its "created" ledger entry.
 func Create(s *repo.Store, se *repo.Session, o CreateOptions) (*repo.Issue, error) {
 	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, err
+	}
+	if err := policy.CheckText("title", o.Title); err != nil {
+		return nil, err
+	}
+	if err := policy.CheckText("description", o.Description); err != nil {
 		return nil, err
 	}
 	title := strings.TrimSpace(o.Title)
@@ -66,6 +74,9 @@ func Create(s *repo.Store, se *repo.Session, o CreateOptions) (*repo.Issue, erro
 		if err != nil {
 			return err
 		}
+		if err := checkBody(doc.Body); err != nil {
+			return err
+		}
 		if err := tx.WriteFile(doc.Bytes(), repo.IssuesDir, id+".md"); err != nil {
 			return err
 		}
@@ -84,6 +95,17 @@ func Create(s *repo.Store, se *repo.Session, o CreateOptions) (*repo.Issue, erro
 	return is, nil
 }
 
+// checkBody refuses a body td would refuse to read back (see
+// markdown.CheckBody), so that no entry point writes an issue file td
+// then cannot read.
+func checkBody(body []byte) error {
+	var e *markdown.Error
+	if err := markdown.CheckBody(body, 1); errors.As(err, &e) {
+		return repo.Errorf(repo.CodeInvalid, "the description is refused: %s", e.Msg)
+	}
+	return nil
+}
+
 func cleanLabels(in []string) ([]string, error) {
 	out := []string{}
 	seen := map[string]bool{}
@@ -92,6 +114,9 @@ func cleanLabels(in []string) ([]string, error) {
 			l = strings.TrimSpace(l)
 			if l == "" || seen[l] {
 				continue
+			}
+			if err := policy.CheckText("label", l); err != nil {
+				return nil, err
 			}
 			if strings.ContainsAny(l, "\r\n[]{},#") {
 				return nil, repo.Errorf(repo.CodeInvalid, "label %q may not contain newlines, brackets, braces, commas or #", l)

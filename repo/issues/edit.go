@@ -24,6 +24,22 @@ type EditOptions struct {
 	Append       string  // add a paragraph to the description
 }
 
+// checkText refuses text fields holding a control character.
+func (o EditOptions) checkText() error {
+	for _, f := range []struct {
+		name string
+		text *string
+	}{{"title", o.Title}, {"assignee", o.Assignee}, {"description", o.Description}, {"appended text", &o.Append}} {
+		if f.text == nil {
+			continue
+		}
+		if err := policy.CheckText(f.name, *f.text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Change is one field changed by EditIssue.
 type Change struct {
 	Field string `json:"field"`
@@ -53,12 +69,18 @@ func Edit(s *repo.Store, se *repo.Session, ref string, o EditOptions) (*repo.Iss
 		if len(changes) == 0 {
 			return nil
 		}
+		if err := checkBody(is.Doc.Body); err != nil {
+			return err
+		}
 		return s.WriteIssue(tx, se, is, audit.ActionEdited, editDetails(changes), "")
 	})
 	return is, changes, err
 }
 
 func applyEdit(is *repo.Issue, o EditOptions) ([]Change, error) {
+	if err := o.checkText(); err != nil {
+		return nil, err
+	}
 	var changes []Change
 	set := func(field string, from, to any) error {
 		changes = append(changes, Change{Field: field, From: from, To: to})

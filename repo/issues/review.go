@@ -97,6 +97,9 @@ func ReviewFactsFrom(is *repo.Issue, se *repo.Session, lf repo.LedgerFacts, ig *
 // session approve it. The creator exception is audited twice: a security
 // entry in the ledger and a line in security_events.jsonl.
 func Approve(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	if err := o.checkText(); err != nil {
+		return nil, err
+	}
 	reason := strings.TrimSpace(o.Reason)
 	mode, err := ReviewMode(s)
 	if err != nil {
@@ -147,6 +150,9 @@ func Approve(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (
 // policy as approval. A session the policy refuses may still close with a
 // self-close exception, which is audited like the creator exception.
 func Close(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	if err := o.checkText(); err != nil {
+		return nil, err
+	}
 	resolution, err := repo.OneOf(o.Resolution, domain.ResolutionDone, []domain.Resolution{domain.ResolutionDone, domain.ResolutionWontfix}, true)
 	if err != nil {
 		return nil, repo.Errorf(repo.CodeInvalid, "resolution %v (a duplicate is closed with --duplicate-of)", err)

@@ -27,6 +27,14 @@ type TransitionOptions struct {
 	OverrideOpenCriteria string
 }
 
+// checkText refuses a reason holding a control character.
+func (o TransitionOptions) checkText() error {
+	if err := policy.CheckText("reason", o.Reason); err != nil {
+		return err
+	}
+	return policy.CheckText("self-close exception", o.SelfCloseException)
+}
+
 // TransitionResult says what a workflow command did.
 type TransitionResult struct {
 	Issue *repo.Issue
@@ -217,6 +225,9 @@ func Unstart(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, er
 // Review submits the issue for sign-off. While acceptance criteria are
 // open it refuses unless forced.
 func Review(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	if err := o.checkText(); err != nil {
+		return nil, err
+	}
 	return transition(s, se, ref, audit.ActionSubmitted, func(_ *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
 		if is.Status != domain.StatusInProgress {
 			return nil, "", wrongStatus(is, "submit")
@@ -237,6 +248,9 @@ func Review(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*
 
 // Reject sends an issue in review back to in progress, with a reason.
 func Reject(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	if err := o.checkText(); err != nil {
+		return nil, err
+	}
 	reason := strings.TrimSpace(o.Reason)
 	if reason == "" {
 		return nil, repo.Errorf(repo.CodeInvalid, "a rejection needs a reason: td reject %s --reason \"what is missing\"", ref)
@@ -251,6 +265,9 @@ func Reject(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*
 
 // Reopen moves a closed issue back to open and clears its resolution.
 func Reopen(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	if err := o.checkText(); err != nil {
+		return nil, err
+	}
 	return transition(s, se, ref, audit.ActionReopened, func(_ *repo.Tx, is *repo.Issue, _ *TransitionResult) (map[string]any, string, error) {
 		if is.Status != domain.StatusClosed {
 			return nil, "", wrongStatus(is, "reopen")
@@ -264,6 +281,9 @@ func Reopen(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*
 
 // Block marks an issue blocked from any status but closed.
 func Block(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	if err := o.checkText(); err != nil {
+		return nil, err
+	}
 	return transition(s, se, ref, audit.ActionBlocked, func(_ *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
 		switch is.Status {
 		case domain.StatusBlocked:
@@ -281,6 +301,9 @@ func Block(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*T
 // by a hand edit, with no such entry, goes back to in_progress when it has
 // an implementer and to open otherwise.
 func Unblock(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*TransitionResult, error) {
+	if err := o.checkText(); err != nil {
+		return nil, err
+	}
 	return transition(s, se, ref, audit.ActionUnblocked, func(_ *repo.Tx, is *repo.Issue, _ *TransitionResult) (map[string]any, string, error) {
 		if is.Status != domain.StatusBlocked {
 			return nil, "", wrongStatus(is, "unblock")

@@ -74,6 +74,9 @@ func AddAnchor(s *repo.Store, se *repo.Session, r AnchorRequest) (*AnchorResult,
 	if r.Priority == "" {
 		r.Priority = domain.AnchorNormal
 	}
+	if err := policy.CheckText("anchor", r.Text); err != nil {
+		return nil, err
+	}
 	r.Text = strings.TrimSpace(r.Text)
 	if err := markdown.CheckAnchor(r.Priority, r.Text); err != nil {
 		return nil, repo.Errorf(repo.CodeInvalid, "%v", err)

@@ -295,8 +295,14 @@ func Propose(s *repo.Store, se *repo.Session, req ProposeRequest) (*ProposeResul
 	if len(req.Items) == 0 {
 		return nil, repo.Errorf(repo.CodeInvalid, "propose needs the text of at least one todo: td todo propose \"first step\" \"second step\"")
 	}
+	if err := policy.CheckText("phase", phase); err != nil {
+		return nil, err
+	}
 	items := make([]string, len(req.Items))
 	for i, t := range req.Items {
+		if err := policy.CheckText("todo text", t); err != nil {
+			return nil, err
+		}
 		items[i] = strings.TrimSpace(t)
 	}
 	id, via, err := proposalTarget(s, se)
@@ -415,6 +421,9 @@ func AcceptProposal(s *repo.Store, se *repo.Session, issueRef, ref string) (*Pro
 // RejectProposal records in the ledger that a pending proposal was turned
 // down, and why; the list is untouched.
 func RejectProposal(s *repo.Store, se *repo.Session, issueRef, ref, reason string) (*ProposalDecision, error) {
+	if err := policy.CheckText("reason", reason); err != nil {
+		return nil, err
+	}
 	return decide(s, se, issueRef, ref, policy.DecisionReject, reason)
 }
 

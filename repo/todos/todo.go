@@ -47,6 +47,42 @@ type TodoRequest struct {
 	Text, Reason string
 }
 
+// checkText refuses a request whose new text (a todo, a phase, a note, a
+// reason) holds a control character. Targets only address items, but a
+// control character in one is refused too, before it can be echoed back
+// in a message.
+func (r TodoRequest) checkText() error {
+	check := func(field string, texts ...string) error {
+		for _, t := range texts {
+			if err := policy.CheckText(field, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := check("todo text", r.Items...); err != nil {
+		return err
+	}
+	if err := check("todo text", r.Targets...); err != nil {
+		return err
+	}
+	for _, p := range r.Phases {
+		if err := check("phase", p.Name); err != nil {
+			return err
+		}
+		if err := check("todo text", p.Texts...); err != nil {
+			return err
+		}
+	}
+	if err := check("phase", r.Phase); err != nil {
+		return err
+	}
+	if err := check("note", r.Text); err != nil {
+		return err
+	}
+	return check("reason", r.Reason)
+}
+
 // TodoResult is the checklist after an operation.
 type TodoResult struct {
 	Issue *repo.Issue
@@ -115,6 +151,9 @@ func Apply(s *repo.Store, se *repo.Session, req TodoRequest) (*TodoResult, error
 	}
 	if req.Kind != "" && req.Kind != domain.KindStep && req.Kind != domain.KindCriterion {
 		return nil, repo.Errorf(repo.CodeInvalid, "kind %q must be step or criterion", req.Kind)
+	}
+	if err := req.checkText(); err != nil {
+		return nil, err
 	}
 	if req.Op == TodoView {
 		is, err := s.ReadIssueFile(id)
