@@ -121,6 +121,12 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("ts %q is not an RFC 3339 time", ts)
 	}
+	// In UTC, which td writes, the year must still be one RFC 3339 can
+	// write (0000-01-01T00:30+01:00 is in year -1), or the entry would not
+	// read back.
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return fmt.Errorf("ts %q falls in year %d in UTC, outside the years RFC 3339 can write", ts, y)
+	}
 	*e = Entry{TS: t.UTC(), Session: str("session"), Action: str("action"), Reason: str("reason"), Type: str("type")}
 	if e.Action == "" {
 		return fmt.Errorf("entry has no action")
