@@ -228,3 +228,32 @@ func match(ops []string, who string) (int, error) {
 	}
 	return 0, repo.Errorf(repo.CodeAmbiguous, "%q matches %d operators (%s); give the whole entry", who, len(hits), strings.Join(names, "; "))
 }
+
+// Name is who acts through se, for people to read: the person's name
+// ("Bob", else the email), or "primary agent of Bob" for an agent.
+func Name(se *repo.Session) string {
+	n, e := repo.SplitIdentity(se.Author)
+	if n == "" {
+		n = e
+	}
+	if n == "" {
+		n = "unknown"
+	}
+	if se.Agent != "" {
+		return fmt.Sprintf("%s agent of %s", se.Agent, n)
+	}
+	return n
+}
+
+// NameOf names the session id for people to read (see Name), or returns
+// "" when id is not a session whose identity file td can read.
+func NameOf(s *repo.Store, id string) string {
+	if !strings.HasPrefix(id, "ses_") {
+		return ""
+	}
+	se, err := s.Session(id)
+	if err != nil {
+		return ""
+	}
+	return Name(se)
+}

@@ -77,3 +77,20 @@ func TestMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestName(t *testing.T) {
+	for _, c := range []struct {
+		se   repo.Session
+		want string
+	}{
+		{repo.Session{Author: "Bob Stone <bob@example.com>"}, "Bob Stone"},
+		{repo.Session{Author: "bob@example.com"}, "bob@example.com"},
+		{repo.Session{Author: "Alice <alice@example.com>", Agent: "primary"}, "primary agent of Alice"},
+		{repo.Session{Author: "Alice <alice@example.com>", Agent: "primary.subagents.ui"}, "primary.subagents.ui agent of Alice"},
+		{repo.Session{}, "unknown"},
+	} {
+		if got := Name(&c.se); got != c.want {
+			t.Errorf("Name(%+v) = %q, want %q", c.se, got, c.want)
+		}
+	}
+}
