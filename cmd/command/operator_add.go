@@ -33,7 +33,16 @@ func (r *runner) operatorAddCommand(runF func(*OperatorAddOptions) error) *cli.C
 
 // runOperatorAdd adds the identity to operators: and says so.
 func (r *runner) runOperatorAdd(o *OperatorAddOptions) error {
-	s, se, err := r.openSession(o.Session)
+	// Refuse before td starts a session for whoever runs it: a refused
+	// command writes nothing.
+	s, se, err := r.readSession(o.Session)
+	if err != nil {
+		return err
+	}
+	if err := people.MayChange(s, se, "add"); err != nil {
+		return err
+	}
+	s, se, err = r.openSession(o.Session)
 	if err != nil {
 		return err
 	}

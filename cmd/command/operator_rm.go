@@ -36,7 +36,16 @@ func (r *runner) operatorRmCommand(runF func(*OperatorRmOptions) error) *cli.Com
 
 // runOperatorRm removes the operator from operators: and says so.
 func (r *runner) runOperatorRm(o *OperatorRmOptions) error {
-	s, se, err := r.openSession(o.Session)
+	// Refuse before td starts a session for whoever runs it: a refused
+	// command writes nothing.
+	s, se, err := r.readSession(o.Session)
+	if err != nil {
+		return err
+	}
+	if err := people.MayChange(s, se, "remove"); err != nil {
+		return err
+	}
+	s, se, err = r.openSession(o.Session)
 	if err != nil {
 		return err
 	}

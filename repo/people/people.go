@@ -92,13 +92,19 @@ func Matches(op, who string) bool {
 	return false
 }
 
-// mayChange refuses anyone but an operator, in one line that says why.
-func mayChange(s *repo.Store, se *repo.Session, verb string) error {
+// MayChange refuses anyone but an operator, in one line that says why;
+// verb is "add" or "remove". se may be the session td would start (no ID
+// yet), so that a command can refuse before it writes a session file.
+func MayChange(s *repo.Store, se *repo.Session, verb string) error {
+	who := "session " + se.ID + " acts"
+	if se.ID == "" {
+		who = "you act"
+	}
 	if se.IsAgent() {
-		return repo.Errorf(repo.CodeRefused, "only an operator may %s operators; session %s acts as %s", verb, se.ID, issues.ActorName(se.Actor()))
+		return repo.Errorf(repo.CodeRefused, "only an operator may %s operators; %s as %s", verb, who, issues.ActorName(se.Actor()))
 	}
 	if s.EffectiveRole(se) != domain.RoleOperator {
-		return repo.Errorf(repo.CodeRefused, "only an operator may %s operators; session %s acts for %s, who is not listed in operators", verb, se.ID, se.Author)
+		return repo.Errorf(repo.CodeRefused, "only an operator may %s operators; %s for %s, who is not listed in operators", verb, who, se.Author)
 	}
 	return nil
 }
@@ -118,7 +124,7 @@ func AddOperator(s *repo.Store, se *repo.Session, identity string) (Change, erro
 			return err
 		}
 		s.Config = cfg
-		if err := mayChange(s, se, "add"); err != nil {
+		if err := MayChange(s, se, "add"); err != nil {
 			return err
 		}
 		ch.Identity, ch.Operators = id, cfg.Operators
@@ -171,7 +177,7 @@ func RemoveOperator(s *repo.Store, se *repo.Session, o RemoveOptions) (Change, e
 			return err
 		}
 		s.Config = cfg
-		if err := mayChange(s, se, "remove"); err != nil {
+		if err := MayChange(s, se, "remove"); err != nil {
 			return err
 		}
 		idx, err := match(cfg.Operators, who)
