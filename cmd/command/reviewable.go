@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/issues"
 	"github.com/urfave/cli/v2"
 )
@@ -53,13 +54,21 @@ func (r *runner) runReviewable(o *ReviewableOptions) error {
 	if err != nil {
 		return err
 	}
-	reviewable := issues.Reviewable
-	if o.All {
-		reviewable = issues.ReviewAll
-	}
-	list, perrs, err := reviewable(s, se)
+	// One pass of the policy over every issue in review: the listing, and
+	// how many the session may not approve, to point at --all.
+	all, perrs, err := issues.ReviewAll(s, se)
 	if err != nil {
 		return err
+	}
+	list, refused := all, 0
+	if !o.All {
+		list = nil
+		for _, ri := range all {
+			if ri.Refusal == "" {
+				list = append(list, ri)
+			}
+		}
+		refused = len(all) - len(list)
 	}
 	for _, pe := range perrs {
 		r.st.warnf("%v", pe)
@@ -71,6 +80,9 @@ func (r *runner) runReviewable(o *ReviewableOptions) error {
 		}
 		if len(list) == 0 {
 			r.st.printf("Nothing awaits your review.\n")
+			if refused > 0 {
+				r.st.printf("%d %s in review %s not yours to approve: td reviewable --all says why.\n", refused, domain.Plural(refused, "issue", "issues"), domain.Plural(refused, "is", "are"))
+			}
 			return nil
 		}
 		r.printReviewable(list, "")
