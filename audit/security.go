@@ -23,6 +23,10 @@ const (
 	// KindOpenCriteriaOverride is an operator closing an issue as done
 	// while acceptance criteria are still open.
 	KindOpenCriteriaOverride = "open_criteria_override"
+	// KindOperatorAdded and KindOperatorRemoved are an operator changing
+	// the operators: list of config.yaml with td operator add and rm.
+	KindOperatorAdded   = "operator_added"
+	KindOperatorRemoved = "operator_removed"
 )
 
 // SecurityEvent is one line of security_events.jsonl: a policy exception or

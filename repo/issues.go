@@ -106,6 +106,35 @@ type Filter struct {
 	Labels     []string // every label must be present
 	Assignee   string
 	All        bool
+	// assigneeSessions are the sessions Assignee names by a person's or
+	// a session's name, filled by ResolveAssignee.
+	assigneeSessions map[string]bool
+}
+
+// ResolveAssignee returns f ready to match assignees by name: the
+// sessions whose name, or whose person's git identity, name, email or
+// email's local part, equals f.Assignee (case-insensitively) count as
+// assigned to it, so td list --assignee bob finds session:<id> of
+// "Bob Stone <bob@example.com>" and of Bob's agents.
+// List calls it; a caller matching with f.Match itself must too.
+func (s *Store) ResolveAssignee(f Filter) Filter {
+	want := strings.TrimSpace(f.Assignee)
+	if want == "" {
+		return f
+	}
+	f.assigneeSessions = map[string]bool{}
+	all, _ := s.Sessions() // an unreadable identity file is reported where it is read
+	for _, se := range all {
+		name, email := SplitIdentity(se.Author)
+		local, _, _ := strings.Cut(email, "@")
+		for _, v := range []string{se.Name, se.Author, name, email, local} {
+			if v != "" && strings.EqualFold(v, want) {
+				f.assigneeSessions[se.ID] = true
+				break
+			}
+		}
+	}
+	return f
 }
 
 func (f Filter) Match(is *Issue) bool {
@@ -131,10 +160,19 @@ func (f Filter) Match(is *Issue) bool {
 			return false
 		}
 	}
-	if f.Assignee != "" && is.Assignee != f.Assignee && strings.TrimPrefix(is.Assignee, "session:") != f.Assignee {
+	if f.Assignee != "" && !f.assigned(is.Assignee) {
 		return false
 	}
 	return true
+}
+
+// assigned reports whether the assignee field names f.Assignee: as
+// written or without its "session:" prefix (case-insensitively), or as
+// one of the sessions ResolveAssignee found by name.
+func (f Filter) assigned(a string) bool {
+	bare := strings.TrimPrefix(a, "session:")
+	return strings.EqualFold(a, f.Assignee) || strings.EqualFold(bare, f.Assignee) ||
+		f.assigneeSessions[bare]
 }
 
 // Validate checks filter values against the known statuses, types and
@@ -167,6 +205,7 @@ func (s *Store) List(f Filter) ([]*Issue, []error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	f = s.ResolveAssignee(f)
 	out := all[:0]
 	for _, is := range all {
 		if f.Match(is) {

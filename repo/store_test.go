@@ -173,6 +173,9 @@ func TestFilterMatch(t *testing.T) {
 		{"assignee by session id", Filter{Assignee: "ses_12345678"}, open, true},
 		{"assignee full", Filter{Assignee: "session:ses_12345678"}, open, true},
 		{"assignee mismatch", Filter{Assignee: "ses_x"}, open, false},
+		{"assignee session by name", Filter{Assignee: "bob", assigneeSessions: map[string]bool{"ses_12345678": true}}, open, true},
+		{"assignee other session by name", Filter{Assignee: "bob", assigneeSessions: map[string]bool{"ses_87654321": true}}, open, false},
+		{"assignee text case-insensitive", Filter{Assignee: "BOB"}, &Issue{Issue: domain.Issue{Status: "open", Assignee: "Bob"}}, true},
 	}
 	for _, tt := range tests {
 		if got := tt.f.Match(tt.is); got != tt.want {

@@ -293,6 +293,7 @@ Start with:
 		}, r.workflowCommands(), []*cli.Command{
 			r.reviewableCommand(nil),
 			r.featureCommand(),
+			r.operatorCommand(),
 			r.securityCommand(nil),
 			r.statsCommand(nil),
 			r.auditCommand(),
@@ -344,7 +345,7 @@ func commandGroups() []commandGroup {
 		{Title: "Issues", Topic: "format", Names: []string{"create", "list", "show", "edit", "comment"}},
 		{Title: "Todos and criteria", Topic: "todos", Names: []string{"todo", "fmt"}},
 		{Title: "Workflow and review", Topic: "policy", Names: []string{"start", "unstart", "review", "approve", "reject", "close", "reopen", "block", "unblock", "reviewable", "status"}},
-		{Title: "Flags and audit", Topic: "policy", Names: []string{"feature", "security", "stats", "audit"}},
+		{Title: "Flags and audit", Topic: "policy", Names: []string{"feature", "operator", "security", "stats", "audit"}},
 		{Title: "Links", Topic: "linking", Names: []string{"link", "unlink", "links", "ready"}},
 		{Title: "Sessions", Topic: "sessions", Names: []string{"session", "send", "promote", "context", "anchor", "whoami", "guard", "hooks"}},
 		{Title: "Git and pull requests", Topic: "merging", Names: []string{"commit", "diff", "check", "log", "merge-driver"}},

@@ -45,6 +45,10 @@ Each Claude Code conversation (its session_id) acts as one td agent session
                           block after an hour away
    SessionStart compact   td session compact: the post-compaction reminder
    SessionStart clear     start over: a fresh context, binding kept
+   PreToolUse             an agent's Bash call that runs td approve, td
+                          session start without --agent, td session use,
+                          td feature set|unset or td operator add|rm is
+                          denied, with what to do instead
    PostToolUse            a response that reports a failure (is_error,
                           error, success false, a non-zero exit code) is
                           recorded as td session error; success records
@@ -217,6 +221,8 @@ func (h hookOutput) WriteJSON(w io.Writer) error {
 // in that form; otherwise nothing.
 func (r *runner) renderHookClaude(o *HookClaudeOptions, out *claude.Outcome, asJSON bool) ([]byte, error) {
 	switch {
+	case out.Deny != "":
+		return claude.DenyToolUse("td: " + out.Deny)
 	case out.Context != nil:
 		w := &blockWriter{md: o.Format == formatMarkdown}
 		envNote := ""

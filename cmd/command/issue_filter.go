@@ -13,7 +13,7 @@ func filterFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "type", Aliases: []string{"t"}, Usage: "only these types (repeatable)"},
 		&cli.StringSliceFlag{Name: "priority", Aliases: []string{"p"}, Usage: "only these priorities (repeatable)"},
 		&cli.StringSliceFlag{Name: "label", Aliases: []string{"l"}, Usage: "only issues carrying every one of these labels"},
-		&cli.StringFlag{Name: "assignee", Aliases: []string{"a"}, Usage: "only issues assigned to this (session:ID, or a name)"},
+		&cli.StringFlag{Name: "assignee", Aliases: []string{"a"}, Usage: "only issues assigned to this: session:ID, a session's name, or a person's name, email or the email's part before @ (their agents' sessions too); case-insensitive"},
 	}
 }
 

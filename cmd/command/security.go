@@ -23,7 +23,8 @@ func (r *runner) securityCommand(runF func(*SecurityOptions) error) *cli.Command
 		Name:  "security",
 		Usage: "list security events: policy exceptions and flag changes",
 		Description: `Lists .todos/security_events.jsonl: creator-approval and self-close
-exceptions, policy flag changes, and provenance conflicts (the committed
+exceptions, policy flag changes, operators added and removed, and
+provenance conflicts (the committed
 history and the frontmatter disagreeing about who created an issue).
 
 Examples:
@@ -102,5 +103,5 @@ func (r *runner) runSecurity(o *SecurityOptions) error {
 // securityKinds are the kinds of security event td writes, in the order
 // help lists them.
 func securityKinds() []string {
-	return []string{audit.KindCreatorApproval, audit.KindSelfClose, audit.KindOpenCriteriaOverride, audit.KindFeatureFlag, audit.KindProvenanceConflict}
+	return []string{audit.KindCreatorApproval, audit.KindSelfClose, audit.KindOpenCriteriaOverride, audit.KindFeatureFlag, audit.KindOperatorAdded, audit.KindOperatorRemoved, audit.KindProvenanceConflict}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/people"
 	"github.com/urfave/cli/v2"
 )
 
@@ -75,7 +76,7 @@ func (r *runner) runShow(o *ShowOptions) error {
 		return showJSON{issueJSON: toIssueJSON(is), Description: is.Description(), Body: is.Body(), Comments: comments,
 			Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}}
 	}, func() error {
-		r.printIssue(is, comments)
+		r.printIssue(is, comments, func(id string) string { return people.NameOf(s, id) })
 		return nil
 	})
 }
@@ -93,8 +94,18 @@ type showTodosJSON struct {
 	Summary domain.Summary `json:"summary"`
 }
 
-func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
+// printIssue prints the issue as td show does; name names a session ID
+// for the reader ("Bob"), "" when it cannot.
+func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(string) string) {
 	st := r.st
+	// who is "Bob (ses_x)", or what is written when no name is known;
+	// both come from files anyone can edit, so escaped.
+	who := func(v string) string {
+		if n := name(strings.TrimPrefix(v, "session:")); n != "" {
+			return safe(n + " (" + v + ")")
+		}
+		return safe(v)
+	}
 	st.printf("%s  %s\n", st.paint(ansiBold, is.ID), st.paint(ansiBold, safe(is.Title)))
 	minor := ""
 	if is.Minor {
@@ -107,13 +118,13 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
 	if len(is.Labels) > 0 {
 		st.printf("labels: %s\n", strings.Join(safeAll(is.Labels), ", "))
 	}
-	st.printf("created: %s by %s\n", jsonTime(is.CreatedAt), safe(orDash(is.CreatedBy)))
+	st.printf("created: %s by %s\n", jsonTime(is.CreatedAt), orDash(who(is.CreatedBy)))
 	st.printf("updated: %s\n", jsonTime(is.UpdatedAt))
 	if is.Implementer != "" {
-		st.printf("implementer: %s\n", safe(is.Implementer))
+		st.printf("implementer: %s\n", who(is.Implementer))
 	}
 	if is.Assignee != "" {
-		st.printf("assignee: %s\n", safe(is.Assignee))
+		st.printf("assignee: %s\n", who(is.Assignee))
 	}
 	for _, l := range is.Links {
 		st.printf("link: %s %s\n", l.Kind, l.To)
@@ -127,7 +138,7 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON) {
 	if len(comments) > 0 {
 		st.printf("\n%s\n", st.paint(ansiBold, fmt.Sprintf("Comments (%d)", len(comments))))
 		for _, cm := range comments {
-			st.printf("\n%s %s\n", st.paint(ansiDim, cm.At), st.paint(ansiDim, safe(cm.Session)))
+			st.printf("\n%s %s\n", st.paint(ansiDim, cm.At), st.paint(ansiDim, who(cm.Session)))
 			for _, line := range strings.Split(cm.Text, "\n") {
 				if line == "" {
 					st.printf("\n")

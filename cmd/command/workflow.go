@@ -196,7 +196,7 @@ func (r *runner) printTransition(name, done string, res *issues.TransitionResult
 		for _, ev := range res.Security {
 			switch ev.Kind {
 			case audit.KindCreatorApproval:
-				r.st.printf("Creator exception: %s created this issue and did not implement it; reason %q recorded in the ledger and .todos/security_events.jsonl.\n", ev.SessionID, ev.Reason)
+				r.st.printf("Creator exception: %s created this issue and did not implement it; reason %q recorded in the ledger and .todos/security_events.jsonl.\n", r.who(ev.SessionID), ev.Reason)
 			case audit.KindSelfClose:
 				r.st.printf("Self-close exception: reason %q recorded in the ledger and .todos/security_events.jsonl.\n", ev.Reason)
 			case audit.KindOpenCriteriaOverride:

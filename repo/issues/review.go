@@ -320,6 +320,9 @@ type ReviewableIssue struct {
 	// NeedsReason is true when only the creator exception allows it, so
 	// approve needs --reason.
 	NeedsReason bool
+	// Refusal is why the session may not approve it, "" when it may
+	// (only ReviewAll returns such issues).
+	Refusal string
 }
 
 // Reviewable lists the issues in review that the session may approve under
@@ -327,6 +330,24 @@ type ReviewableIssue struct {
 // --reviewable and td status. Files td cannot read are returned as errors
 // beside the rest.
 func Reviewable(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, error) {
+	all, perrs, err := ReviewAll(s, se)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := all[:0]
+	for _, ri := range all {
+		if ri.Refusal == "" {
+			out = append(out, ri)
+		}
+	}
+	return out, perrs, nil
+}
+
+// ReviewAll lists every issue in review with the policy's answer for the
+// session: allowed, allowed with --reason, or the refusal td approve would
+// give (td reviewable --all). It writes nothing, not even the provenance
+// conflict td approve would record.
+func ReviewAll(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, error) {
 	mode, err := ReviewMode(s)
 	if err != nil {
 		return nil, nil, err
@@ -341,8 +362,8 @@ func Reviewable(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, er
 		return nil, nil, err
 	}
 	type answer struct {
-		ok, needsReason bool
-		err             error
+		d   policy.Decision
+		err error
 	}
 	answers := make([]answer, len(list))
 	repo.ForEach(len(list), repo.IOWorkers(), 2, func(i int) {
@@ -351,7 +372,7 @@ func Reviewable(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, er
 			answers[i].err = err
 			return
 		}
-		answers[i].ok, answers[i].needsReason = policy.Reviewable(mode, f)
+		answers[i].d = policy.Approval(mode, f, "")
 	})
 	s.SaveLedgerCache()
 	var out []ReviewableIssue
@@ -359,8 +380,16 @@ func Reviewable(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, er
 		switch {
 		case a.err != nil:
 			perrs = append(perrs, a.err)
-		case a.ok:
-			out = append(out, ReviewableIssue{Issue: list[i], NeedsReason: a.needsReason})
+		case a.d.Allowed:
+			out = append(out, ReviewableIssue{Issue: list[i]})
+		case a.d.ReasonRequired:
+			out = append(out, ReviewableIssue{Issue: list[i], NeedsReason: true})
+		default:
+			refusal := a.d.Refusal
+			if refusal == "" {
+				refusal = "the review policy refuses it"
+			}
+			out = append(out, ReviewableIssue{Issue: list[i], Refusal: refusal})
 		}
 	}
 	return out, perrs, nil

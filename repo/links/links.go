@@ -343,6 +343,7 @@ func Ready(s *repo.Store, f repo.Filter) ([]*repo.Issue, []error, error) {
 	if err := f.Validate(); err != nil {
 		return nil, nil, err
 	}
+	f = s.ResolveAssignee(f)
 	all, perrs, err := s.LoadAll()
 	if err != nil {
 		return nil, nil, err

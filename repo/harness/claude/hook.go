@@ -41,6 +41,8 @@ type Outcome struct {
 	EnvErr  error
 	// Stalls are the stall warnings a recorded tool failure set off.
 	Stalls []policy.Stall
+	// Deny is why PreToolUse denies the tool call, "" to let it run.
+	Deny string
 }
 
 // Handle maps one hook call onto the session lifecycle of the
@@ -62,6 +64,8 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	switch c.Event {
 	case SessionStart:
 		return out, sessionStart(s, conv, p.Source, out)
+	case PreToolUse:
+		return out, preToolUse(s, conv, c.Deny, out)
 	case Stop, SessionEnd:
 		res, err := harness.Session(s, conv)
 		if err != nil || res == nil {
@@ -91,6 +95,43 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	}
 	out.Stalls = rep.Stalls
 	return out, nil
+}
+
+// preToolUse denies a command that escalates (deny, from Escalation)
+// unless the conversation acts as a person's session: a conversation td
+// started is an agent's, and one it cannot place is denied too, since
+// letting the command through is what needs a reason.
+func preToolUse(s *repo.Store, conv harness.Conversation, deny string, out *Outcome) error {
+	out.Deny = deny
+	res, err := harness.Session(s, conv)
+	if err != nil || res == nil {
+		return nil
+	}
+	out.Session = res.Session
+	if !res.Session.IsAgent() {
+		out.Deny = ""
+	}
+	return nil
+}
+
+// DenyToolUse is Claude Code's form for a PreToolUse hook that denies the
+// call: {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+// "permissionDecision": "deny", "permissionDecisionReason": ...}}; the
+// reason is shown to the agent.
+func DenyToolUse(reason string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	type specific struct {
+		HookEventName            Event  `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+	}
+	err := enc.Encode(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{PreToolUse, "deny", reason}})
+	return b.Bytes(), err
 }
 
 // sessionStart maps SessionStart's source onto the lifecycle: a new

@@ -16,6 +16,7 @@ type Event string
 // The hook events td acts on.
 const (
 	SessionStart       Event = "SessionStart"
+	PreToolUse         Event = "PreToolUse"
 	PostToolUse        Event = "PostToolUse"
 	PostToolUseFailure Event = "PostToolUseFailure"
 	Stop               Event = "Stop"
@@ -57,6 +58,9 @@ type Call struct {
 	// Failure is the failed call a tool event reports; nil for a call that
 	// worked or that the user interrupted, and for other events.
 	Failure *harness.ToolFailure
+	// Deny is why PreToolUse should deny the Bash command the call is
+	// about (see Escalation), "" when it asks nothing of td.
+	Deny string
 }
 
 // ReadCall reads a hook payload (at most MaxPayload bytes) and names its
@@ -87,12 +91,21 @@ func ReadCall(in io.Reader, named Event) (*Call, error) {
 	switch c.Event {
 	case "":
 		return nil, errors.New("no event: name it (td hook claude SessionStart) or pass hook_event_name in the payload")
-	case SessionStart, Stop, SessionEnd, PostToolUse, PostToolUseFailure, PreCompact:
+	case SessionStart, PreToolUse, Stop, SessionEnd, PostToolUse, PostToolUseFailure, PreCompact:
 	default:
-		return nil, fmt.Errorf("td does not handle the event %s; it handles SessionStart, PostToolUse, PostToolUseFailure, Stop and SessionEnd (td hooks install --claude --print shows the entries)", c.Event)
+		return nil, fmt.Errorf("td does not handle the event %s; it handles SessionStart, PreToolUse, PostToolUse, PostToolUseFailure, Stop and SessionEnd (td hooks install --claude --print shows the entries)", c.Event)
 	}
 	// A tool call that worked is not a td action: nothing to record.
 	switch c.Event {
+	case PreToolUse:
+		if p.ToolName == "Bash" {
+			var in struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(p.ToolInput, &in) == nil {
+				c.Deny = Escalation(in.Command)
+			}
+		}
 	case PostToolUse:
 		if msg, failed := harness.ToolResponseFailure(p.ToolResponse); failed {
 			c.Failure = &harness.ToolFailure{Tool: p.ToolName, Error: msg}
@@ -113,7 +126,7 @@ func (c *Call) Acts() bool {
 	case SessionStart, Stop, SessionEnd:
 		return true
 	}
-	return c.Failure != nil
+	return c.Failure != nil || c.Deny != ""
 }
 
 // payloadError says what is wrong with a payload td could not decode.

@@ -34,11 +34,13 @@ type HookEntry struct {
 
 // HookEntries returns the harness events td listens to, in the order a
 // conversation meets them: its start (every source: startup, resume,
-// clear, compact), each tool call that succeeded or failed, the end of each
+// clear, compact), each shell command before it runs (to deny an agent the
+// td commands that escalate), each tool call that succeeded or failed, the end of each
 // turn, and the end of the conversation.
 func HookEntries() []HookEntry {
 	hooks := []HookEntry{
 		{Event: SessionStart},
+		{Event: PreToolUse, Matcher: "Bash"},
 		{Event: PostToolUse, Matcher: "*"},
 		{Event: PostToolUseFailure, Matcher: "*"},
 		{Event: Stop},

@@ -19,7 +19,7 @@ func TestMergeSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(events) != 5 {
+	if len(events) != 6 {
 		t.Fatalf("events %+v", events)
 	}
 	var doc struct {

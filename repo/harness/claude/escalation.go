@@ -1,0 +1,168 @@
+package claude
+
+import (
+	"path"
+	"strings"
+)
+
+// Escalation reads a shell command an agent's Bash tool call would run
+// and returns the sentence td's PreToolUse hook denies it with, or "" to
+// let it run: a td command that only an operator may run, or that would
+// make the agent act as someone else (td approve, td session start
+// without --agent, td session use, td feature set and unset, td operator
+// add and rm). It reads the command as words between shell separators,
+// skipping leading VAR=value assignments and env; a command that builds
+// its words at run time (eval, a variable holding td) is not seen, and
+// td check --base in CI judges what slips through.
+func Escalation(command string) string {
+	for _, words := range simpleCommands(command) {
+		if why := escalation(tdArgs(words)); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// escalation judges the arguments of one td command (nil: not td).
+func escalation(args []string) string {
+	var verbs []string
+	agent := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--agent" || strings.HasPrefix(a, "--agent="):
+			agent = true
+		case a == "--session" || a == "-session" || a == "--dir" || a == "-dir" || a == "-C":
+			i++ // td's global flags that take a value
+		case strings.HasPrefix(a, "-"):
+		case len(verbs) < 2:
+			verbs = append(verbs, a)
+		}
+	}
+	if len(verbs) == 0 {
+		return ""
+	}
+	second := ""
+	if len(verbs) > 1 {
+		second = verbs[1]
+	}
+	switch {
+	case verbs[0] == "approve":
+		return "td approve is a reviewer's sign-off, never the implementing agent's: run td review ID and leave the approval to the operator."
+	case verbs[0] == "session" && second == "start" && !agent:
+		return "An agent may start only agent sessions: run td session start --agent PATH, or ask the operator to act as themselves."
+	case verbs[0] == "session" && second == "use":
+		return "An agent may not switch this checkout's current session: name your own session with TD_SESSION or --session."
+	case verbs[0] == "feature" && (second == "set" || second == "unset"):
+		return "Feature flags are the operator's to change: ask the operator to run td feature " + second + "."
+	case verbs[0] == "operator" && (second == "add" || second == "rm"):
+		return "Only an operator changes who the operators are: ask the operator to run td operator " + second + "."
+	}
+	return ""
+}
+
+// tdArgs returns the arguments of a simple command that runs td, after
+// VAR=value assignments and env with its options; nil when it is not td.
+func tdArgs(words []string) []string {
+	i := 0
+	for i < len(words) {
+		w := words[i]
+		switch {
+		case isAssignment(w):
+			i++
+		case w == "env" || w == "command" || w == "exec" || w == "sudo":
+			i++
+			for i < len(words) && strings.HasPrefix(words[i], "-") {
+				if words[i] == "-u" && i+1 < len(words) {
+					i++
+				}
+				i++
+			}
+		default:
+			if path.Base(w) == "td" {
+				return append([]string{}, words[i+1:]...)
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+func isAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if r != '_' && (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// simpleCommands splits a shell command line into simple commands (at ;
+// & | newlines, parentheses and backquotes, and $( ), each a list of
+// words with quotes removed. It is a reader for a guard, not a shell:
+// expansions stay as written.
+func simpleCommands(s string) [][]string {
+	var out [][]string
+	var words []string
+	var w strings.Builder
+	inWord := false
+	flushWord := func() {
+		if inWord {
+			words = append(words, w.String())
+			w.Reset()
+			inWord = false
+		}
+	}
+	flushCmd := func() {
+		flushWord()
+		if len(words) > 0 {
+			out = append(out, words)
+			words = nil
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			inWord = true
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				w.WriteString(s[i+1:])
+				i = len(s)
+				continue
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case c == '"':
+			inWord = true
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+		case c == '\\' && i+1 < len(s):
+			inWord = true
+			i++
+			if s[i] != '\n' {
+				w.WriteByte(s[i])
+			}
+		case c == '$' && i+1 < len(s) && s[i+1] == '(':
+			flushCmd()
+			i++
+		case c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')' || c == '`' || c == '{' || c == '}':
+			flushCmd()
+		case c == ' ' || c == '\t' || c == '\r':
+			flushWord()
+		default:
+			inWord = true
+			w.WriteByte(c)
+		}
+	}
+	flushCmd()
+	return out
+}
