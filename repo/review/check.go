@@ -742,6 +742,21 @@ func (c *checker) roleOf(id string) domain.Role {
 	return domain.RoleAgent
 }
 
+// baseIssue is the issue as the base has it, nil when the base's file
+// cannot be read or parsed (parseAll reports the head's; an unreadable
+// base file is no rule's to judge).
+func (c *checker) baseIssue(id, p string) *repo.Issue {
+	data, err := c.base.Read(p)
+	if err != nil {
+		return nil
+	}
+	old, err := repo.ParseIssue(p, id, data)
+	if err != nil {
+		return nil
+	}
+	return old
+}
+
 // checkCriteriaDrops finds criteria dropped ([-]) or deleted since the
 // base and requires a criterion_dropped ledger entry for each, added in
 // the range by a session the policy lets drop a criterion: an operator.
@@ -752,12 +767,8 @@ func (c *checker) checkCriteriaDrops() {
 		if c.base.Same(c.head, p) || !c.base.Has(p) {
 			continue
 		}
-		data, err := c.base.Read(p)
-		if err != nil {
-			continue
-		}
-		old, err := repo.ParseIssue(p, id, data)
-		if err != nil {
+		old := c.baseIssue(id, p)
+		if old == nil {
 			continue
 		}
 		var drops []addedEntry

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/policy/domain"
-	"github.com/tdproject/td/repo"
 )
 
 // checkStatusTransitions derives every issue's status change in the range
@@ -25,13 +24,9 @@ func (c *checker) checkStatusTransitions() {
 			if c.base.Same(c.head, p) {
 				continue
 			}
-			data, err := c.base.Read(p)
-			if err != nil {
+			old := c.baseIssue(id, p)
+			if old == nil {
 				continue
-			}
-			old, err := repo.ParseIssue(p, id, data)
-			if err != nil {
-				continue // an unparsable base file is not this rule's to judge
 			}
 			before = old.Status
 		}

@@ -119,18 +119,24 @@ func preToolUse(s *repo.Store, conv harness.Conversation, deny string, out *Outc
 // "permissionDecision": "deny", "permissionDecisionReason": ...}}; the
 // reason is shown to the agent.
 func DenyToolUse(reason string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	type specific struct {
 		HookEventName            Event  `json:"hookEventName"`
 		PermissionDecision       string `json:"permissionDecision"`
 		PermissionDecisionReason string `json:"permissionDecisionReason"`
 	}
+	return hookSpecific(specific{PreToolUse, "deny", reason})
+}
+
+// hookSpecific encodes {"hookSpecificOutput": v} as Claude Code reads a
+// hook's answer: indented, HTML left unescaped.
+func hookSpecific(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
 	err := enc.Encode(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{PreToolUse, "deny", reason}})
+		HookSpecificOutput any `json:"hookSpecificOutput"`
+	}{v})
 	return b.Bytes(), err
 }
 
@@ -204,16 +210,9 @@ func toolTarget(root string, input json.RawMessage) string {
 // agent's context: {"hookSpecificOutput": {"hookEventName": ...,
 // "additionalContext": ...}}, indented, HTML left unescaped.
 func AdditionalContext(event Event, text string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	type specific struct {
 		HookEventName     Event  `json:"hookEventName"`
 		AdditionalContext string `json:"additionalContext"`
 	}
-	err := enc.Encode(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{event, text}})
-	return b.Bytes(), err
+	return hookSpecific(specific{event, text})
 }
