@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,10 +19,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "td" {
-		// As cmd/td's main, so this td collects garbage as the real one does.
-		debug.SetGCPercent(400)
-		os.Exit(command.Main())
+	if command.StartedAsTD() {
+		command.Exit()
 	}
 	os.Exit(runTestScripts(m))
 }

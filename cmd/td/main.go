@@ -2,16 +2,6 @@
 // coding agents. Run `td demo` to see it at work, `td help` for commands.
 package main
 
-import (
-	"os"
-	"runtime/debug"
+import "github.com/tdproject/td/cmd/command"
 
-	"github.com/tdproject/td/cmd/command"
-)
-
-func main() {
-	// td lives for milliseconds: collecting garbage four times less often
-	// saves time on large lists and costs a few megabytes at most.
-	debug.SetGCPercent(400)
-	os.Exit(command.Main())
-}
+func main() { command.Exit() }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,9 +20,8 @@ import (
 // TestMain runs td when the test binary is started under the name td, as
 // the tests start it.
 func TestMain(m *testing.M) {
-	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "td" {
-		debug.SetGCPercent(400)
-		os.Exit(command.Main())
+	if command.StartedAsTD() {
+		command.Exit()
 	}
 	os.Exit(m.Run())
 }
