@@ -48,27 +48,26 @@ func (f Facts) self(id string) bool {
 	return id != "" && (id == f.Reviewer || slices.Contains(f.ReviewerSessions, id))
 }
 
-// heldTo says that session id did something the reviewer is held to:
-// the reviewer did it, or another session of its actor did, which the
-// sentence names; then who must act instead (rest, for the reviewer
-// itself; an actor's other sessions are refused alike, so then another
-// actor must).
-func (f Facts) heldTo(id, did, rest string) string {
+// heldTo says that session id did something the reviewer is held to (the
+// reviewer did, or another session of its actor did, which the sentence
+// names), then who must decide instead: instead, such as "another
+// session", for the reviewer itself; since an actor's sessions are refused
+// alike, another actor when it was another session of the reviewer's.
+func (f Facts) heldTo(id, did, instead string, v verb) string {
 	if id == f.Reviewer {
-		return fmt.Sprintf("%s %s; %s", id, did, rest)
+		return fmt.Sprintf("%s %s; %s", id, did, f.mustInstead(instead, v))
 	}
-	return fmt.Sprintf("%s acts for %s, whose session %s %s; %s", f.Reviewer, actorOrSame(f.ReviewerActor), id, did, othersOf(rest))
+	return fmt.Sprintf("%s acts for %s, whose session %s %s; %s", f.Reviewer, actorOrSame(f.ReviewerActor), id, did, f.mustInstead("a different person or agent", v))
 }
 
-// othersOf turns "another session must ..." or "a session with no history
-// on it must ..." into the same demand of another actor.
-func othersOf(rest string) string {
-	for _, p := range []string{"another session must ", "a session with no history on it must "} {
-		if r, ok := strings.CutPrefix(rest, p); ok {
-			return "a different person or agent must " + r
-		}
+// mustInstead says who must approve or close instead of the reviewer; a
+// person is also told of the audited self-close exception, an agent never.
+func (f Facts) mustInstead(who string, v verb) string {
+	s := who + " must " + v.String() + " it"
+	if v == verbClose && !f.ReviewerIsAgent {
+		s += `, or pass --self-close-exception "why" to close it anyway (audited)`
 	}
-	return rest
+	return s
 }
 
 func actorOrSame(actor string) string {
@@ -397,19 +396,15 @@ func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Deci
 func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb) Decision {
 	r := f.Reviewer
 	issue := issueOrThis(f.IssueID)
-	another := "another session must " + v.String() + " it"
-	uninvolved := "a session with no history on it must " + v.String() + " it"
-	if v == verbClose && !f.ReviewerIsAgent {
-		another += `, or pass --self-close-exception "why" to close it anyway (audited)`
-		uninvolved += `, or pass --self-close-exception "why" to close it anyway (audited)`
-	}
+	const another, noHistory = "another session", "a session with no history on it"
+	uninvolved := f.mustInstead(noHistory, v)
 
 	// Hard block, in both modes: nobody signs off their own work.
 	if f.self(f.Implementer) {
-		return refused(f.heldTo(f.Implementer, "implements "+issue, another))
+		return refused(f.heldTo(f.Implementer, "implements "+issue, another, v))
 	}
 	if i := slices.IndexFunc(f.ImplementationHistory, f.self); i >= 0 {
-		return refused(f.heldTo(f.ImplementationHistory[i], "implemented "+issue+" (it started the work)", another))
+		return refused(f.heldTo(f.ImplementationHistory[i], "implemented "+issue+" (it started the work)", another, v))
 	}
 
 	if mode != Balanced {
@@ -419,7 +414,7 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 		case cv.named:
 			return refused(fmt.Sprintf("%s created %s and the strict review policy blocks its creator; %s, or enable balanced_review_policy to let the creator %s with a reason", r, issue, uninvolved, v))
 		case slices.ContainsFunc(f.Involved, f.self):
-			return refused(f.heldTo(f.Involved[slices.IndexFunc(f.Involved, f.self)], "has history on "+issue+" and the strict review policy blocks every involved session", uninvolved))
+			return refused(f.heldTo(f.Involved[slices.IndexFunc(f.Involved, f.self)], "has history on "+issue+" and the strict review policy blocks every involved session", noHistory, v))
 		}
 		return Decision{Allowed: true}
 	}
@@ -446,7 +441,7 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 	case cv.named:
 		return refused(fmt.Sprintf("%s is named as the creator of %s but the creating commit does not confirm it, so it counts as involved; %s", r, issue, uninvolved))
 	case slices.ContainsFunc(f.Involved, f.self):
-		return refused(f.heldTo(f.Involved[slices.IndexFunc(f.Involved, f.self)], "is involved in "+issue+" (it has ledger or commit history on it)", uninvolved))
+		return refused(f.heldTo(f.Involved[slices.IndexFunc(f.Involved, f.self)], "is involved in "+issue+" (it has ledger or commit history on it)", noHistory, v))
 	}
 	return Decision{Allowed: true}
 }
