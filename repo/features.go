@@ -135,12 +135,7 @@ func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureChange
 	}
 	var ch FeatureChange
 	err = s.Update(func(tx *Tx) error {
-		p := s.Path(ConfigFile)
-		data, err := readRegular(p, 1<<20)
-		if err != nil {
-			return s.FileError(p, err)
-		}
-		cfg, err := ParseConfig(s.rel(p), data)
+		data, cfg, err := s.readConfigFile()
 		if err != nil {
 			return err
 		}
@@ -158,18 +153,9 @@ func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureChange
 		} else {
 			next[name] = *value
 		}
-		out, err := setConfigKey(data, "features", boolMapNode(next))
-		if err != nil {
-			return Errorf(CodeRefused, "cannot rewrite %s: %v; edit features: by hand", s.rel(p), err)
-		}
-		ncfg, err := ParseConfig(s.rel(p), out)
-		if err != nil {
+		if err := s.writeConfigKey(tx, data, "features", boolMapNode(next)); err != nil {
 			return err
 		}
-		if err := tx.WriteFile(out, ConfigFile); err != nil {
-			return err
-		}
-		s.Config = ncfg
 		ch.Changed = true
 		if f.Policy {
 			before, after := describeFlag(old, had, f.Default), describeFlag(derefOr(value, false), value != nil, f.Default)

@@ -10,10 +10,9 @@ import (
 // comments included. It decides nothing; who may change the list is the
 // caller's rule. s.Config is the file as written afterwards.
 func (s *Store) WriteOperators(tx *Tx, ops []string) error {
-	p := s.Path(ConfigFile)
-	data, err := readRegular(p, 1<<20)
+	data, _, err := s.readConfigFile()
 	if err != nil {
-		return s.FileError(p, err)
+		return err
 	}
 	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	if len(ops) == 0 {
@@ -22,9 +21,36 @@ func (s *Store) WriteOperators(tx *Tx, ops []string) error {
 	for _, op := range ops {
 		n.Content = append(n.Content, markdown.Str(op))
 	}
-	out, err := setConfigKey(data, "operators", n)
+	return s.writeConfigKey(tx, data, "operators", n)
+}
+
+// ReadConfig parses config.yaml as it is on disk now, for a transaction
+// that must decide on the file rather than on what Open read.
+func (s *Store) ReadConfig() (*Config, error) {
+	_, cfg, err := s.readConfigFile()
+	return cfg, err
+}
+
+// readConfigFile reads config.yaml as it is on disk now: its bytes, and
+// what they parse to.
+func (s *Store) readConfigFile() ([]byte, *Config, error) {
+	p := s.Path(ConfigFile)
+	data, err := readRegular(p, 1<<20)
 	if err != nil {
-		return Errorf(CodeRefused, "cannot rewrite %s: %v; edit operators: by hand", s.rel(p), err)
+		return nil, nil, s.FileError(p, err)
+	}
+	cfg, err := ParseConfig(s.rel(p), data)
+	return data, cfg, err
+}
+
+// writeConfigKey replaces one top-level key of config.yaml (data, as read
+// under the transaction's lock) with n, inside tx, keeping every other
+// byte; s.Config is the file as written afterwards.
+func (s *Store) writeConfigKey(tx *Tx, data []byte, key string, n *yaml.Node) error {
+	p := s.Path(ConfigFile)
+	out, err := setConfigKey(data, key, n)
+	if err != nil {
+		return Errorf(CodeRefused, "cannot rewrite %s: %v; edit %s: by hand", s.rel(p), err, key)
 	}
 	cfg, err := ParseConfig(s.rel(p), out)
 	if err != nil {
@@ -35,15 +61,4 @@ func (s *Store) WriteOperators(tx *Tx, ops []string) error {
 	}
 	s.Config = cfg
 	return nil
-}
-
-// ReadConfig parses config.yaml as it is on disk now, for a transaction
-// that must decide on the file rather than on what Open read.
-func (s *Store) ReadConfig() (*Config, error) {
-	p := s.Path(ConfigFile)
-	data, err := readRegular(p, 1<<20)
-	if err != nil {
-		return nil, s.FileError(p, err)
-	}
-	return ParseConfig(s.rel(p), data)
 }
