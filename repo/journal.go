@@ -341,7 +341,10 @@ func (s *Store) CheckLedgerKept(id string) error {
 	return Errorf(CodeRefused, "%s no longer begins with what td last wrote to it: a ledger line td appended was removed or changed by hand before it was committed, so td decides no review on it; put the lines back (git diff shows what differs from HEAD) or have an operator look", s.rel(p))
 }
 
-// journalKey reads the journal key, making it on first use.
+// journalKey reads the journal key, making it on first use. The key is
+// written to a temporary file, synced, and linked into place, so a kill or
+// a full disk never leaves a partial key, and two td processes making it
+// at once agree on the first one linked.
 func journalKey(g *gitrepo.Repo) ([]byte, error) {
 	if key, err := readJournalKey(g); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return key, err
@@ -351,20 +354,20 @@ func journalKey(g *gitrepo.Repo) ([]byte, error) {
 		return nil, err
 	}
 	p := filepath.Join(g.CommonDir(), journalKeyName)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return readJournalKey(g) // another td made it first
-	}
+	tmp, err := os.CreateTemp(g.CommonDir(), journalKeyName+".tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("create the journal key: %w", err)
 	}
-	_, werr := f.Write([]byte(hex.EncodeToString(raw[:]) + "\n"))
-	serr := f.Sync()
-	if err := errors.Join(werr, serr, f.Close()); err != nil {
-		os.Remove(p)
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write([]byte(hex.EncodeToString(raw[:]) + "\n"))
+	serr := tmp.Sync()
+	if err := errors.Join(werr, serr, tmp.Chmod(0o600), tmp.Close()); err != nil {
 		return nil, fmt.Errorf("write the journal key: %w", err)
 	}
-	return readJournalKey(g)
+	if err := os.Link(tmp.Name(), p); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("place the journal key: %w", err)
+	}
+	return readJournalKey(g) // ours, or the one another td linked first
 }
 
 // readJournalKey reads the journal key from the git directory.

@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,4 +125,41 @@ func mustRepo(t *testing.T, s *Store) *gitrepo.Repo {
 		t.Fatalf("no repository: %v", err)
 	}
 	return r
+}
+
+func TestJournalKeyIsMadeOnceAndWhole(t *testing.T) {
+	g := newGitStore(t)
+	r := mustRepo(t, g.s)
+	keys := make(chan []byte, 4)
+	for range 4 {
+		go func() {
+			k, err := journalKey(r)
+			if err != nil {
+				t.Error(err)
+			}
+			keys <- k
+		}()
+	}
+	first := <-keys
+	for range 3 {
+		if k := <-keys; !bytes.Equal(k, first) || len(k) != 32 {
+			t.Errorf("two td processes made different keys: %x and %x", first, k)
+		}
+	}
+	ents, err := os.ReadDir(r.CommonDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.Contains(e.Name(), journalKeyName+".tmp-") {
+			t.Errorf("temporary key file left: %s", e.Name())
+		}
+	}
+	fi, err := os.Stat(filepath.Join(r.CommonDir(), journalKeyName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("key file mode %v, want 0600", fi.Mode().Perm())
+	}
 }
