@@ -163,3 +163,61 @@ func TestJournalKeyIsMadeOnceAndWhole(t *testing.T) {
 		t.Errorf("key file mode %v, want 0600", fi.Mode().Perm())
 	}
 }
+
+// CheckLedgerKept holds td only to its writes pending on top of HEAD: a
+// line td appended and a person removed is refused; once committed, or on
+// a branch whose ledger never had td's pending write, nothing is.
+func TestCheckLedgerKept(t *testing.T) {
+	g := newGitStore(t)
+	g.commit("init")
+	g.reopen()
+	se := actor(t, g.s)
+	is, err := createIssue(g.s, se, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.commit("issue")
+	g.reopen()
+	ledger := filepath.Join(g.dir, ".todos", "history", is.ID+".jsonl")
+	committed, err := os.ReadFile(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comment := func(text string) {
+		t.Helper()
+		if err := g.s.Update(func(tx *Tx) error {
+			return g.s.AppendLedger(tx, is.ID, audit.Entry{TS: g.s.Now(), Session: se.ID, Action: audit.ActionCommented, Details: map[string]any{"text": text}})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	comment("pending")
+	if err := g.s.CheckLedgerKept(is.ID); err != nil {
+		t.Fatalf("td's own pending write refused: %v", err)
+	}
+	comment("appended after it")
+	if err := g.s.CheckLedgerKept(is.ID); err != nil {
+		t.Fatalf("a later append refused: %v", err)
+	}
+	// The person puts HEAD's ledger back: td's lines are gone.
+	if err := os.WriteFile(ledger, committed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.s.CheckLedgerKept(is.ID); CodeOf(err) != CodeRefused {
+		t.Fatalf("removed lines not refused: %v", err)
+	}
+	// Committed as it is (a ledger without td's pending lines, as another
+	// branch would have it), HEAD holds it: td's old chain no longer starts
+	// from HEAD, so it says nothing.
+	g.commit("the ledger as HEAD had it, committed again")
+	g.reopen()
+	other := append(append([]byte{}, committed...), []byte(`{"ts":"2026-11-21T10:00:00Z","session":"ses_other001","action":"commented","text":"on another branch"}`+"\n")...)
+	if err := os.WriteFile(ledger, other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.commit("another branch's ledger")
+	g.reopen()
+	if err := g.s.CheckLedgerKept(is.ID); err != nil {
+		t.Fatalf("a ledger td never wrote pending on is refused: %v", err)
+	}
+}
