@@ -68,7 +68,10 @@ func (r *runner) runList(o *ListOptions) error {
 	for _, pe := range perrs {
 		r.st.warnf("%v", pe)
 	}
-	return r.st.export(func() any { return issueList(list) }, func() error {
+	return r.st.export(func() any {
+		s.FillUpdated(list) // only JSON shows updated_at: only it pays for the ledgers
+		return issueList(list)
+	}, func() error {
 		r.printIssueTable(list)
 		return nil
 	})

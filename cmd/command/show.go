@@ -63,6 +63,10 @@ func (r *runner) runShow(o *ShowOptions) error {
 	}
 	var comments []commentJSON
 	for _, e := range ledger {
+		// The file carries no time of its last change; the ledger does.
+		if e.TS.After(is.UpdatedAt) {
+			is.UpdatedAt = e.TS.UTC()
+		}
 		if e.Action == audit.ActionCommented {
 			text, _ := e.Details["text"].(string)
 			comments = append(comments, commentJSON{At: jsonTime(e.TS), Session: e.Session, Text: text})
