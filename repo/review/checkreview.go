@@ -323,6 +323,10 @@ func (rg *reviewGit) priorEntries(entries []audit.Entry, e addedEntry, added []a
 		if err != nil {
 			return nil, err
 		}
+		if cx == "" && rg.c.merging {
+			prior = append(prior, x.Entry) // the other side's, beside e
+			continue
+		}
 		if cx == "" || cx == ce {
 			continue
 		}
