@@ -49,8 +49,14 @@ agent when td itself wrote that content (td keeps a journal of its writes
 under .todos/local), or when a merge in progress brought it. With PATHs it
 checks the named files as if the session were about to edit them.
 
-Each refused path is printed as "path: reason" and the exit status is 1;
-otherwise one OK line. td hooks install makes git run td guard --staged
+The staged changes are also held to the history rules td check --base
+applies in CI, against HEAD (against the merge base while a merge is
+concluded): statuses move only through td, ledgers and security events
+only grow, approvals and closes obey the review policy in commit order.
+Those hold for operators too. Only the issues the commit touches are read.
+
+Each refused path is printed as "path: reason", each broken rule as
+"path:line: message", and the exit status is 1; otherwise one OK line. td hooks install makes git run td guard --staged
 before every commit.
 
 Examples:
