@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
 )
 
@@ -329,6 +330,12 @@ func (s *Store) WriteIssue(tx *Tx, se *Session, is *Issue, action string, detail
 // td init) merges edits of different fields and todos cleanly. A file
 // that already has updated_at keeps those bytes as they are.
 func (s *Store) WriteIssueFile(tx *Tx, is *Issue) error {
+	// Never write a file td would refuse to read back: a checklist grown
+	// past the body's limits is refused here, before anything lands.
+	var me *markdown.Error
+	if err := markdown.CheckBody(is.Doc.Body, 1); errors.As(err, &me) {
+		return Errorf(CodeInvalid, "%s would be refused when read back: %s; nothing was written", is.ID, me.Msg)
+	}
 	is.UpdatedAt = s.Now()
 	tx.describe("", actionTodosChanged, is.ID)
 	return tx.WriteFile(is.Doc.Bytes(), IssuesDir, is.ID+".md")
