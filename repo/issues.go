@@ -107,6 +107,9 @@ type Filter struct {
 	Labels     []string // every label must be present
 	Assignee   string
 	All        bool
+	// Text keeps the issues whose title holds every one of its words,
+	// in any case (td search looks further than titles).
+	Text string
 	// assigneeSessions are the sessions Assignee names by a person's or
 	// a session's name, filled by ResolveAssignee.
 	assigneeSessions map[string]bool
@@ -163,6 +166,14 @@ func (f Filter) Match(is *Issue) bool {
 	}
 	if f.Assignee != "" && !f.assigned(is.Assignee) {
 		return false
+	}
+	if f.Text != "" {
+		title := strings.ToLower(is.Title)
+		for _, w := range strings.Fields(strings.ToLower(f.Text)) {
+			if !strings.Contains(title, w) {
+				return false
+			}
+		}
 	}
 	return true
 }

@@ -82,7 +82,8 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	}
 	st := &streams{in: stdin, out: stdout, errOut: stderr}
 	colorOK := getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
-	st.color = colorOK && isTerminal(stdout)
+	st.tty = isTerminal(stdout)
+	st.color = colorOK && st.tty
 	st.errColor = colorOK && isTerminal(stderr)
 	for _, a := range args[1:] {
 		if a == "--" {

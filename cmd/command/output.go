@@ -24,6 +24,9 @@ type streams struct {
 	// errColor is colour on stderr, decided on its own: stdout may be a
 	// pipe while a person reads the errors, or the other way round.
 	errColor bool
+	// tty is set when stdout is a terminal: a person reads it, so long
+	// lists are cut to a page.
+	tty bool
 }
 
 // isTerminal reports whether w is a terminal. A character device is not
