@@ -98,7 +98,7 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	var failure error
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		if u := unknownFlag(err.Error(), globalFlags); u != "" {
+		if u := unknownFlag(err.Error(), globalFlags()); u != "" {
 			return &usageError{u + " td help shows the usage"}
 		}
 		return &usageError{err.Error()}
@@ -163,7 +163,7 @@ func versionOnly(args []string) (version, asJSON bool) {
 func setUsageHandlers(c *cli.Command) {
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		msg := err.Error() + ";"
-		if u := unknownFlag(err.Error(), append(append([]cli.Flag{}, c.Flags...), globalFlags...)); u != "" {
+		if u := unknownFlag(err.Error(), append(append([]cli.Flag{}, c.Flags...), globalFlags()...)); u != "" {
 			msg = u
 		}
 		return &usageError{fmt.Sprintf("%s td %s --help shows the usage", msg, c.FullName())}
@@ -261,10 +261,15 @@ func (r *runner) recordAction(err error) {
 	}
 }
 
-var globalFlags = []cli.Flag{
-	&cli.BoolFlag{Name: "json", Usage: "print JSON (stable field names; errors as {\"error\":{\"code\",\"message\"}})"},
-	&cli.StringFlag{Name: "session", Usage: "act as this session (default: $TD_SESSION, then the checkout's current session)"},
-	&cli.StringFlag{Name: "dir", Aliases: []string{"C"}, Usage: "run as if td was started in `DIR`"},
+// globalFlags are the flags every command takes. Each app gets its own:
+// urfave/cli records on a flag whether it was set, so flags shared by two
+// runs at once (td in a test process) would race.
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "json", Usage: "print JSON (stable field names; errors as {\"error\":{\"code\",\"message\"}})"},
+		&cli.StringFlag{Name: "session", Usage: "act as this session (default: $TD_SESSION, then the checkout's current session)"},
+		&cli.StringFlag{Name: "dir", Aliases: []string{"C"}, Usage: "run as if td was started in `DIR`"},
+	}
 }
 
 func (r *runner) app() *cli.App {
@@ -272,7 +277,7 @@ func (r *runner) app() *cli.App {
 		Name:            "td",
 		Usage:           "git-native issues and todos for people and coding agents",
 		HideVersion:     true,
-		Flags:           globalFlags,
+		Flags:           globalFlags(),
 		Writer:          r.st.out,
 		ErrWriter:       r.st.errOut,
 		Reader:          r.st.in,
