@@ -14,6 +14,9 @@ type CheckOptions struct {
 	// Base is --base: also check the history since this revision ("" to
 	// skip the checks that need one).
 	Base string
+	// Full is --full: with a base, parse every file, not only the issues
+	// the range changed.
+	Full bool
 }
 
 // checkCommand is td check. runF, when not nil, replaces runCheck.
@@ -52,18 +55,27 @@ left REV (their merge base; REV itself when the branch is up to date):
 
 Without --base those six are skipped, and td check says so.
 
+With --base, the rules are applied to the issues the range changed (their
+files and ledgers, found by object name, not parsed), with every session,
+the config and the security events; links are checked over every issue,
+the unchanged ones from the index cache. A pull request costs what it
+changed: what it did not change was checked when it landed. --full parses
+every file as well, as td check without --base does.
+
 Examples:
    td check
    td check --base main
-   td check --base origin/main --json`,
+   td check --base origin/main --json
+   td check --base main --full`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "base", Usage: "also check the history since this `REV` (its merge base with HEAD)"},
+			&cli.BoolFlag{Name: "full", Usage: "with --base, parse every file, not only the issues the range changed"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[--base REV]"); err != nil {
 				return err
 			}
-			o := &CheckOptions{Base: c.String("base")}
+			o := &CheckOptions{Base: c.String("base"), Full: c.Bool("full")}
 			if runF != nil {
 				return runF(o)
 			}
@@ -79,7 +91,7 @@ func (r *runner) runCheck(o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := review.Check(s, review.CheckOptions{Base: o.Base})
+	rep, err := review.Check(s, review.CheckOptions{Base: o.Base, Full: o.Full})
 	if err != nil {
 		return err
 	}

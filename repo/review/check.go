@@ -82,6 +82,13 @@ type CheckOptions struct {
 	// Base is the revision to compare with: the checks that need history
 	// run against the merge base of Base and HEAD. Empty skips them.
 	Base string
+	// Full parses every file with a base too. Without it a check against
+	// a base parses only the issues the range changed (their files and
+	// ledgers, with every session, the config and the security events),
+	// and checks links over every issue from the index cache: a pull
+	// request costs what it changed, and what it did not change was
+	// checked when it landed.
+	Full bool
 }
 
 // CheckReport is what td check found.
@@ -155,7 +162,74 @@ func Check(s *repo.Store, o CheckOptions) (*CheckReport, error) {
 	} else {
 		c.report.Skipped = append(c.report.Skipped, baseRules...)
 	}
-	return c.run(true)
+	if c.base == nil || o.Full {
+		return c.run(true)
+	}
+	// What the range changed, found by comparing object names: a work
+	// tree file is hashed, not parsed.
+	files, issues := len(c.head.Paths()), 0
+	paths := map[string]bool{}
+	for _, p := range c.head.Paths() {
+		paths[p] = true
+		if id, ok := repo.IssueIDOf(p); ok && strings.HasSuffix(p, ".md") && repo.ValidIssueID(id) {
+			issues++
+		}
+	}
+	for _, p := range c.base.Paths() {
+		paths[p] = true
+	}
+	var candidates []string
+	for p := range paths {
+		if _, ok := repo.IssueIDOf(p); ok {
+			candidates = append(candidates, p)
+		}
+	}
+	changed := make([]bool, len(candidates))
+	repo.ForEach(len(candidates), repo.IOWorkers(), 256, func(i int) {
+		changed[i] = !c.base.Same(c.head, candidates[i])
+	})
+	touched := map[string]bool{}
+	for i, p := range candidates {
+		if changed[i] {
+			id, _ := repo.IssueIDOf(p)
+			touched[id] = true
+		}
+	}
+	keep := func(p string) bool {
+		if id, ok := repo.IssueIDOf(p); ok {
+			return touched[id]
+		}
+		return true
+	}
+	c.head.Restrict(keep)
+	c.base.Restrict(keep)
+	rep, err := c.run(false)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkLinksFromCache(); err != nil {
+		return nil, err
+	}
+	sortViolations(rep.Violations)
+	rep.Files, rep.Issues = files, issues
+	return rep, nil
+}
+
+// checkLinksFromCache checks the links of every issue, as checkLinks does,
+// with the issues the range did not change read from the index cache.
+func (c *checker) checkLinksFromCache() error {
+	all, _, err := c.s.LoadAll()
+	if err != nil {
+		return err
+	}
+	for _, is := range all {
+		c.ids[is.ID] = true
+		if c.issues[is.ID] == nil {
+			c.issues[is.ID] = is
+		}
+	}
+	c.checkLinks()
+	return nil
 }
 
 // run checks what the checker's snapshots hold; whole says they hold the
@@ -175,7 +249,12 @@ func (c *checker) run(whole bool) (*CheckReport, error) {
 			return nil, err
 		}
 	}
-	v := c.report.Violations
+	sortViolations(c.report.Violations)
+	return c.report, nil
+}
+
+// sortViolations orders violations by path, line and message.
+func sortViolations(v []Violation) {
 	sort.SliceStable(v, func(i, j int) bool {
 		if v[i].Path != v[j].Path {
 			return v[i].Path < v[j].Path
@@ -185,7 +264,6 @@ func (c *checker) run(whole bool) (*CheckReport, error) {
 		}
 		return v[i].Message < v[j].Message
 	})
-	return c.report, nil
 }
 
 // openBase finds the merge base of base and HEAD and its snapshot.
@@ -401,7 +479,7 @@ func (c *checker) checkLinks() {
 		is := c.issues[id]
 		for _, l := range is.Links {
 			if !c.ids[l.To] {
-				c.add(is.Path, is.Doc.Front.Line("links"), RuleLinkTarget, "%s %s: there is no issue %s; remove the link (td unlink %s %s %s) or restore the issue", l.Kind, l.To, l.To, id, l.Kind, l.To)
+				c.add(is.Path, c.linksLine(is), RuleLinkTarget, "%s %s: there is no issue %s; remove the link (td unlink %s %s %s) or restore the issue", l.Kind, l.To, l.To, id, l.Kind, l.To)
 				continue
 			}
 			if policy.Acyclic(l.Kind) {
@@ -415,10 +493,23 @@ func (c *checker) checkLinks() {
 		}
 		for _, cycle := range policy.Cycles(edges[kind]) {
 			first := c.issues[cycle[0]]
-			c.add(first.Path, first.Doc.Front.Line("links"), RuleLinkCycle, "%s links form a cycle: %s; remove one of them with td unlink",
+			c.add(first.Path, c.linksLine(first), RuleLinkCycle, "%s links form a cycle: %s; remove one of them with td unlink",
 				kind, strings.Join(cycle, " "+string(kind)+" "))
 		}
 	}
+}
+
+// linksLine is the line of an issue's links key. An issue from the index
+// cache keeps no lines: its file is parsed for the one a violation names.
+func (c *checker) linksLine(is *repo.Issue) int {
+	if is.Doc == nil {
+		full, err := c.s.ReadIssueFile(is.ID)
+		if err != nil || full.Doc == nil {
+			return 0
+		}
+		is = full
+	}
+	return is.Doc.Front.Line("links")
 }
 
 func sortedKeys[V any](m map[string]V) []string {
