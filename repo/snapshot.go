@@ -33,6 +33,14 @@ type Snapshot struct {
 	files map[string]*snapFile
 	paths []string
 	read  func(f *snapFile) ([]byte, error)
+
+	// indexed, for the work tree, lists the object names git's index
+	// vouches for (gitrepo.CleanIndexHashes), looked up once, the first
+	// time a file's name is needed: a file the index knows unchanged is
+	// compared without reading it.
+	indexed     func() map[string]string
+	indexedOnce sync.Once
+	indexedMap  map[string]string
 }
 
 // snapFile is one file of a snapshot. Its content is read once.
@@ -100,6 +108,13 @@ func (sn *Snapshot) hashOf(f *snapFile) string {
 	f.hashOnce.Do(func() {
 		if f.hash != "" {
 			return
+		}
+		if sn.indexed != nil {
+			sn.indexedOnce.Do(func() { sn.indexedMap = sn.indexed() })
+			if h := sn.indexedMap[f.path]; h != "" {
+				f.hash = h
+				return
+			}
 		}
 		if data, err := sn.Read(f.path); err == nil {
 			f.hash = gitrepo.BlobHash(data)
@@ -182,6 +197,25 @@ func (s *Store) WorkTreeSnapshot() (*Snapshot, error) {
 		for _, e := range ents {
 			add(d+"/"+e.Name(), e.Type())
 		}
+	}
+	sn.indexed = func() map[string]string {
+		g, err := s.GitRepo()
+		if err != nil || g == nil {
+			return nil
+		}
+		prefix, err := s.TodosInRepo(g)
+		if err != nil {
+			return nil
+		}
+		hashes, err := g.CleanIndexHashes(prefix)
+		if err != nil {
+			return nil
+		}
+		out := make(map[string]string, len(hashes))
+		for p, h := range hashes {
+			out[TodosDir+"/"+strings.TrimPrefix(p, prefix+"/")] = h
+		}
+		return out
 	}
 	sn.read = func(f *snapFile) ([]byte, error) {
 		data, err := readNoFollow(filepath.Join(s.Root, filepath.FromSlash(f.path)), snapshotSizeLimit(f.path))
