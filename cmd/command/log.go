@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/review"
 	"github.com/urfave/cli/v2"
 )
@@ -62,38 +64,51 @@ type logTrailerJSON struct {
 
 // LogOptions are td log's inputs, as parsed from the command line.
 type LogOptions struct {
-	// Issue is the issue whose history to show, as typed (an ID or a prefix).
+	// Issue is the ID (argument or --issue) whose whole history to show;
+	// "" for the repository's log.
 	Issue string
-	// Limit is --limit: the most recent entries to show, 0 for all.
 	Limit int
+	// Since is --since for the repository's log: "1w", "3d", "12h", a
+	// date or a time; "" for a week.
+	Since string
+	// Author is --author for the repository's log.
+	Author string
 }
 
-// logCommand is td log. runF, when not nil, replaces runLog.
 func (r *runner) logCommand(runF func(*LogOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "log",
-		Usage:     "an issue's history: its ledger and the commits that touched it",
-		ArgsUsage: "ID",
+		Usage:     "what changed: an issue's history, or every issue's since a time",
+		ArgsUsage: "[ID]",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "show only the `N` most recent entries"},
+			&cli.StringFlag{Name: "issue", Usage: "the issue whose history to show (the same as giving its `ID`)"},
+			&cli.StringFlag{Name: "since", Usage: "without an ID: what happened since `WHEN` (1w, 3d, 12h, 2026-11-01 or a time; default 1w)"},
+			&cli.StringFlag{Name: "author", Usage: "without an ID: only what `NAME` did (a session's or person's name or email, or part of one)"},
 		},
-		Description: `Merges the issue's ledger (.todos/history/ID.jsonl) with the commits
-reachable from HEAD that changed its file or its ledger, oldest first. Each
-commit shows its short hash, author, subject and trailers (Td-Session,
-Td-Action, Td-Issue and any others), then what it changed in the issue in
-one line: status, fields, labels, links, criteria and todos, and the
-ledger lines it added. A ledger entry and the commit that recorded it in
-the same second come in that order. A merge commit says what it resolved
-between its two parents' edits and what it lost; a ledger entry whose
-change a merge did not keep is marked "(lost in merge HASH)". Outside git,
-the ledger alone.
+		Description: `With an ID, merges the issue's ledger (.todos/history/ID.jsonl) with the
+commits reachable from HEAD that changed its file or its ledger, oldest
+first. Each commit shows its short hash, author, subject and trailers
+(Td-Session, Td-Action, Td-Issue and any others), then what it changed in
+the issue in one line: status, fields, labels, links, criteria and todos,
+and the ledger lines it added. A ledger entry and the commit that recorded
+it in the same second come in that order. A merge commit says what it
+resolved between its two parents' edits and what it lost; a ledger entry
+whose change a merge did not keep is marked "(lost in merge HASH)".
+Outside git, the ledger alone.
+
+Without an ID, td log is what changed in the repository: every issue's
+ledger entries and the commits that changed .todos, merged by time, since
+--since (a week by default), optionally only --author's.
 
 Examples:
    td log td-k3x9qa
    td log k3x --limit 5
+   td log --since 3d
+   td log --since 2026-11-01 --author bob
    td log k3x --json`,
 		Action: func(c *cli.Context) error {
-			a, err := args(c, 1, 1, "ID")
+			a, err := args(c, 0, 1, "[ID]")
 			if err != nil {
 				return err
 			}
@@ -101,7 +116,16 @@ Examples:
 			if limit < 0 {
 				return usagef("--limit %d must be a positive number of entries (or 0 for all)", limit)
 			}
-			o := &LogOptions{Issue: a[0], Limit: limit}
+			o := &LogOptions{Issue: c.String("issue"), Limit: limit, Since: c.String("since"), Author: c.String("author")}
+			if len(a) == 1 {
+				if o.Issue != "" {
+					return usagef("give the issue as ID or as --issue, not both")
+				}
+				o.Issue = a[0]
+			}
+			if o.Issue != "" && (o.Since != "" || o.Author != "") {
+				return usagef("--since and --author are for the repository's log; td log %s shows the issue's whole history", o.Issue)
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -110,11 +134,13 @@ Examples:
 	}
 }
 
-// runLog prints the issue's ledger and commits, merged by time.
 func (r *runner) runLog(o *LogOptions) error {
 	s, err := r.openStore()
 	if err != nil {
 		return err
+	}
+	if o.Issue == "" {
+		return r.runRepoLog(s, o)
 	}
 	l, err := review.Log(s, o.Issue, o.Limit)
 	if err != nil {
@@ -219,4 +245,81 @@ func ledgerDetails(e *audit.Entry) string {
 		parts = append(parts, "reason="+string(r))
 	}
 	return strings.Join(parts, " ")
+}
+
+// runRepoLog prints what changed in the repository since o.Since.
+func (r *runner) runRepoLog(s *repo.Store, o *LogOptions) error {
+	spec := o.Since
+	if spec == "" {
+		spec = "1w"
+	}
+	since, err := parseSince(spec, s.Now())
+	if err != nil {
+		return err
+	}
+	entries, errs, err := review.RepoLog(s, review.RepoLogOptions{Since: since, Author: o.Author, Limit: o.Limit})
+	if err != nil {
+		return err
+	}
+	for _, e := range errs {
+		r.st.warnf("%v", e)
+	}
+	return r.st.export(func() any {
+		type entryJSON struct {
+			TS string `json:"ts"`
+			review.RepoLogEntry
+		}
+		out := struct {
+			Since   string      `json:"since"`
+			Entries []entryJSON `json:"entries"`
+		}{Since: jsonTime(since), Entries: []entryJSON{}}
+		for _, e := range entries {
+			out.Entries = append(out.Entries, entryJSON{TS: jsonTime(e.Time), RepoLogEntry: e})
+		}
+		return out
+	}, func() error {
+		if len(entries) == 0 {
+			r.st.printf("Nothing changed since %s.\n", jsonTime(since))
+			return nil
+		}
+		for _, e := range entries {
+			ts := e.Time.UTC().Format(time.RFC3339)
+			if c := e.Commit; c != nil {
+				r.st.printf("%s  commit  %s  %s  %s\n", ts, r.st.paint(ansiYellow, shortHash(c.Hash)), safe(c.Author), safe(c.Subject))
+				continue
+			}
+			le := e.Ledger
+			who := le.Session
+			if e.Who != "" {
+				who = e.Who + " (" + le.Session + ")"
+			}
+			line := fmt.Sprintf("%s  %s  %s  %s  %s", ts, e.Issue, orDash(who), le.Action, e.Title)
+			if d := ledgerDetails(le); d != "" {
+				line += "  " + d
+			}
+			r.st.printf("%s\n", safe(line))
+		}
+		return nil
+	})
+}
+
+// parseSince reads --since: a duration back from now ("1w", "3d",
+// "12h", "30m"), a date (taken as its start, UTC) or an RFC 3339 time.
+func parseSince(v string, now time.Time) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if n := len(v); n >= 2 {
+		if k, err := strconv.Atoi(v[:n-1]); err == nil && k >= 0 {
+			unit := map[byte]time.Duration{'w': 7 * 24 * time.Hour, 'd': 24 * time.Hour, 'h': time.Hour, 'm': time.Minute}[v[n-1]]
+			if unit != 0 {
+				return now.Add(-time.Duration(k) * unit), nil
+			}
+		}
+	}
+	if t, err := time.Parse("2006-01-02", v); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, &usageError{fmt.Sprintf("--since %q is not a time: give 1w, 3d, 12h, 30m, a date (2026-11-01) or a time (2026-11-01T09:00:00Z)", v)}
 }
