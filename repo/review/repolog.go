@@ -34,7 +34,7 @@ type RepoLogEntry struct {
 	Ledger *audit.Entry `json:"ledger,omitempty"`
 	// Who names a ledger entry's session for people ("Bob"), "" when
 	// unknown.
-	Who    string          `json:"who,omitempty"`
+	Who    string         `json:"who,omitempty"`
 	Commit *RepoLogCommit `json:"commit,omitempty"`
 }
 
