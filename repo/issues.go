@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
 )
 
@@ -37,6 +38,26 @@ func (s *Store) ReadIssueFile(id string) (*Issue, error) {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
 	return ParseIssue(rel, id, data)
+}
+
+// conflictedIssue reads what can be read of an issue file that holds
+// conflict markers: the ours side of every region, parsed, marked
+// Conflicted and without its Doc, so that td list shows the issue rather
+// than hiding it. When even that side does not parse, only the ID and
+// path are known.
+func (s *Store) conflictedIssue(id string) *Issue {
+	rel := s.RelIssue(id)
+	stub := &Issue{Issue: domain.Issue{ID: id}, Path: rel, Conflicted: true}
+	data, err := readRegular(s.IssuePath(id), MaxIssueFileSize)
+	if err != nil {
+		return stub
+	}
+	is, err := ParseIssue(rel, id, markdown.Side(data, true))
+	if err != nil {
+		return stub
+	}
+	is.Doc, is.Conflicted = nil, true
+	return is
 }
 
 // ResolveID turns what a user typed into an issue ID: a full ID, a unique
@@ -196,20 +217,29 @@ func (f Filter) Validate() error {
 }
 
 // List returns the issues matching f sorted by priority, then age (oldest
-// first), then ID; and the files that could not be read.
+// first), then ID; and the files that could not be read. An issue whose
+// file holds conflict markers is both: its error, and an issue marked
+// Conflicted with what the ours side says, so that it does not vanish
+// from the list while a merge is unfinished.
 func (s *Store) List(f Filter) ([]*Issue, []error, error) {
 	if err := f.Validate(); err != nil {
 		return nil, nil, err
 	}
-	all, perrs, err := s.LoadAll()
+	entries, err := s.loadEntries()
 	if err != nil {
 		return nil, nil, err
 	}
 	f = s.ResolveAssignee(f)
-	out := all[:0]
-	for _, is := range all {
-		if f.Match(is) {
-			out = append(out, is)
+	var out []*Issue
+	var perrs []error
+	for _, e := range entries {
+		if e.err != nil {
+			perrs = append(perrs, e.err)
+		}
+		// A conflicted file whose ours side td cannot read either has no
+		// fields to filter by: it is listed whatever the filter.
+		if e.issue != nil && (f.Match(e.issue) || (e.issue.Conflicted && e.issue.Status == "")) {
+			out = append(out, e.issue)
 		}
 	}
 	SortIssues(out)
