@@ -31,7 +31,7 @@ files field by field and todo by todo, ledgers (*.jsonl) by union. A file
 that merges cleanly is written and staged; a real conflict stays marked as
 git left it, with one line per conflict naming what both sides changed.
 A file whose markers are gone (edited by hand) is left alone. Exit 1 when
-any conflict remains. See td help resolve.
+any conflict remains. See td help conflicts.
 
 Examples:
    td resolve
