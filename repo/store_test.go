@@ -39,6 +39,9 @@ func actor(t testing.TB, s *Store) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.SaveSession(); err != nil {
+		t.Fatal(err)
+	}
 	return se
 }
 

@@ -62,7 +62,11 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 	if err != nil {
 		return err
 	}
-	f := issues.ReviewFactsFrom(is, se, repo.DeriveLedgerFacts(entries[:e.index]), ig)
+	prior, err := rg.priorEntries(entries, e, c.addedEntries(is.ID))
+	if err != nil {
+		return err
+	}
+	f := issues.ReviewFactsFrom(is, se, repo.DeriveLedgerFacts(prior), ig)
 	issues.WithActor(&f, se, c.sessionsOf(se.Actor()))
 	f.ReviewerIsAgent = c.roleOf(se.ID) != domain.RoleOperator
 	var d policy.Decision
@@ -282,6 +286,59 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 		add(lh[i], false)
 	}
 	return ig, nil
+}
+
+// priorEntries returns the ledger entries that came before the decision e
+// in commit order: the lines above it, and the added lines below it that
+// did not arrive in a commit descending from the one that brought e. Git's
+// union merge puts one side's lines after the other's, so a "started"
+// merged in from a branch that ran beside the approval's sits below the
+// approval and yet was not made after it. Lines of one commit keep their
+// order; a line not committed yet comes after every committed one.
+func (rg *reviewGit) priorEntries(entries []audit.Entry, e addedEntry, added []addedEntry) ([]audit.Entry, error) {
+	prior := entries[:e.index:e.index]
+	var later []addedEntry
+	for _, x := range added {
+		if x.index > e.index {
+			later = append(later, x)
+		}
+	}
+	if len(later) == 0 {
+		return prior, nil
+	}
+	if err := rg.open(); err != nil || rg.g == nil {
+		return prior, err
+	}
+	ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + e.issue + ".jsonl"
+	lh, err := rg.history(ledgerPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the history of %s: %w", ledgerPath, err)
+	}
+	ce, err := rg.arrival(ledgerPath, lh, e)
+	if err != nil || ce == "" {
+		return prior, err // uncommitted, e is the newest there is
+	}
+	for _, x := range later {
+		cx, err := rg.arrival(ledgerPath, lh, x)
+		if err != nil {
+			return nil, err
+		}
+		if cx == "" || cx == ce {
+			continue
+		}
+		anc := rg.anc[cx]
+		if anc == nil {
+			if anc, err = rg.g.Ancestors(cx); err != nil {
+				return nil, err
+			}
+			delete(anc, cx)
+			rg.anc[cx] = anc
+		}
+		if !anc[ce] {
+			prior = append(prior, x.Entry)
+		}
+	}
+	return prior, nil
 }
 
 // arrival finds the oldest commit since the base whose ledger holds the
