@@ -325,6 +325,7 @@ Start with:
 			r.demoCommand(nil),
 			r.mergeDriverCommand(nil),
 			r.resolveCommand(nil),
+			r.doctorCommand(nil),
 			r.versionCommand(nil),
 		}),
 	}
@@ -365,7 +366,7 @@ func commandGroups() []commandGroup {
 		{Title: "Flags and audit", Topic: "policy", Names: []string{"feature", "operator", "security", "stats", "audit"}},
 		{Title: "Links", Topic: "linking", Names: []string{"link", "unlink", "links", "ready"}},
 		{Title: "Sessions", Topic: "sessions", Names: []string{"session", "send", "promote", "context", "anchor", "whoami", "guard", "hooks"}},
-		{Title: "Git and pull requests", Topic: "merging", Names: []string{"commit", "diff", "check", "log", "merge-driver", "resolve"}},
+		{Title: "Git and pull requests", Topic: "merging", Names: []string{"commit", "diff", "check", "log", "merge-driver", "resolve", "doctor"}},
 		{Title: "Agent harnesses", Topic: "harnesses", Names: []string{"hook", "onboard", "mcp"}},
 	}
 }
