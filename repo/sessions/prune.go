@@ -17,14 +17,13 @@ type Activity struct {
 	State      string    `json:"state"`
 	BoundIssue string    `json:"bound_issue"`
 	LastActive time.Time `json:"last_active"`
-	// Current is the session td acts as in this checkout; prune keeps it.
-	Current bool `json:"current"`
 }
 
 // IdleActivity lists the sessions with local state in this checkout whose
 // last activity is older than idle (before now - idle), oldest first. The
-// checkout's current session is never idle here: it is who acts next.
-// A runtime file td cannot read counts from its modification time.
+// session td acts as here (TD_SESSION, the checkout's current session, or
+// the person's default session) is never idle: it is who acts next. A
+// runtime file td cannot read counts from its modification time.
 func IdleActivity(s *repo.Store, idle time.Duration) ([]Activity, error) {
 	ids, err := s.RuntimeIDs()
 	if err != nil {
@@ -32,6 +31,9 @@ func IdleActivity(s *repo.Store, idle time.Duration) ([]Activity, error) {
 	}
 	cutoff := s.Now().Add(-idle)
 	cur := s.CurrentID()
+	if se, _, err := s.CurrentSession("", false); err == nil && se != nil {
+		cur = se.ID
+	}
 	var out []Activity
 	for _, id := range ids {
 		if id == cur {
@@ -48,7 +50,7 @@ func IdleActivity(s *repo.Store, idle time.Duration) ([]Activity, error) {
 
 // activityOf reads a session's activity from its identity and runtime.
 func activityOf(s *repo.Store, id string) Activity {
-	a := Activity{ID: id, Current: id == s.CurrentID()}
+	a := Activity{ID: id}
 	se, err := s.Session(id)
 	if err != nil {
 		se = &repo.Session{ID: id}
