@@ -310,11 +310,40 @@ func (s *Store) AppendLedger(tx *Tx, id string, e audit.Entry) error {
 // FillUpdated sets each issue's UpdatedAt to the time of the last entry
 // of its ledger when that is later than what the file says (created_at,
 // or an updated_at written by an older td). Ledgers are read through the
-// facts cache; one td cannot read leaves the file's time.
+// facts cache, checked by one stat each relative to the history
+// directory (td list --json does this for every issue); one td cannot
+// read leaves the file's time.
 func (s *Store) FillUpdated(list []*Issue) {
-	ForEach(len(list), IOWorkers(), 64, func(i int) {
+	if len(list) == 0 {
+		return
+	}
+	c := &s.ledgers
+	c.mu.Lock()
+	if !c.loaded {
+		c.loaded = true
+		c.m = s.readLedgerCache()
+	}
+	c.mu.Unlock()
+	root, err := os.OpenRoot(s.Path(HistoryDir))
+	if err != nil {
+		return // no history: the files' times stand
+	}
+	defer root.Close()
+	ForEach(len(list), IOWorkers(), 256, func(i int) {
 		is := list[i]
-		if f, err := s.LedgerFactsOf(is.ID); err == nil && f.LastEvent.After(is.UpdatedAt) {
+		fi, err := root.Lstat(is.ID + ".jsonl")
+		if err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		c.mu.Lock()
+		f, ok := c.m[is.ID]
+		c.mu.Unlock()
+		if !ok || f.mtime == -1 || f.size != fi.Size() || f.mtime != fi.ModTime().UnixNano() {
+			if f, err = s.LedgerFactsOf(is.ID); err != nil {
+				return
+			}
+		}
+		if f.LastEvent.After(is.UpdatedAt) {
 			is.UpdatedAt = f.LastEvent
 		}
 	})
