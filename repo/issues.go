@@ -127,6 +127,9 @@ type Filter struct {
 	Labels     []string // every label must be present
 	Assignee   string
 	All        bool
+	// Text keeps the issues whose title holds every one of its words,
+	// in any case (td search looks further than titles).
+	Text string
 	// assigneeSessions are the sessions Assignee names by a person's or
 	// a session's name, filled by ResolveAssignee.
 	assigneeSessions map[string]bool
@@ -183,6 +186,14 @@ func (f Filter) Match(is *Issue) bool {
 	}
 	if f.Assignee != "" && !f.assigned(is.Assignee) {
 		return false
+	}
+	if f.Text != "" {
+		title := strings.ToLower(is.Title)
+		for _, w := range strings.Fields(strings.ToLower(f.Text)) {
+			if !strings.Contains(title, w) {
+				return false
+			}
+		}
 	}
 	return true
 }
@@ -388,6 +399,12 @@ func (s *Store) WriteIssue(tx *Tx, se *Session, is *Issue, action string, detail
 // td init) merges edits of different fields and todos cleanly. A file
 // that already has updated_at keeps those bytes as they are.
 func (s *Store) WriteIssueFile(tx *Tx, is *Issue) error {
+	// Never write a file td would refuse to read back: a checklist grown
+	// past the body's limits is refused here, before anything lands.
+	var me *markdown.Error
+	if err := markdown.CheckBody(is.Doc.Body, 1); errors.As(err, &me) {
+		return Errorf(CodeInvalid, "%s would be refused when read back: %s; nothing was written", is.ID, me.Msg)
+	}
 	is.UpdatedAt = s.Now()
 	tx.describe("", actionTodosChanged, is.ID)
 	return tx.WriteFile(is.Doc.Bytes(), IssuesDir, is.ID+".md")

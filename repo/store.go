@@ -347,6 +347,15 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	if err := s.recover(); err != nil {
 		return err
 	}
+	// Another td process may have made this person's default session since
+	// CurrentSession looked: the command acts as that one instead, so that
+	// processes running for the first time at once agree on one.
+	if se := s.pendingDefault; se != nil {
+		if other, err := s.defaultSession(se.Author); err == nil && other != nil {
+			*se = *other
+			s.pendingDefault = nil
+		}
+	}
 	// The write set: fn's writes, each after its undo record.
 	tx := &Tx{s: s}
 	if err := tx.beginGit(); err != nil {

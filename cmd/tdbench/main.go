@@ -138,6 +138,7 @@ func run(argv []string, out io.Writer) error {
 		}},
 		{"td reviewable", 50 * time.Millisecond, fixed("reviewable")},
 		{"td ready", 40 * time.Millisecond, fixed("ready")},
+		{"td search webhook retries", 150 * time.Millisecond, fixed("search", "webhook", "retries")},
 		{"td check", 1500 * time.Millisecond, fixed("check")},
 	}
 
