@@ -49,7 +49,11 @@ func markerLine(line []byte, c byte) bool {
 // region counts only when its opening, separator and closing markers come
 // in that order; a lone "=======" (a setext heading's underline) or an
 // opening marker never closed is ordinary text. Markers inside a region's
-// sides (a nested merge) belong to that side.
+// sides (a nested merge) belong to that side. A region wholly inside a
+// fenced code block (the fence opens before it and no fence line is in
+// it) is an example someone wrote, not a merge's: a real conflict there
+// would only be in the description's text, and git's index still knows
+// the file is unmerged (td doctor says so).
 func Conflicts(data []byte) []Conflict {
 	if !bytes.Contains(data, []byte("<<<<<<<")) {
 		return nil // every file td reads passes here: keep it cheap
@@ -58,6 +62,9 @@ func Conflicts(data []byte) []Conflict {
 	var cur Conflict
 	state := 0 // 0 outside, 1 in ours, 2 in base, 3 in theirs
 	line := 0
+	fence := ""          // the open code fence's marker ("```", "~~~~"), "" outside one
+	inFence := false     // the current region began inside a code fence
+	fenceInside := false // a fence line is among the current region's lines
 	for pos := 0; pos < len(data); {
 		end := bytes.IndexByte(data[pos:], '\n')
 		next := len(data)
@@ -70,10 +77,23 @@ func Conflicts(data []byte) []Conflict {
 		l := bytes.TrimSuffix(data[pos:end], []byte("\r"))
 		line++
 		pos = next
+		if state != 0 && fenceMarker(l) != "" {
+			fenceInside = true
+		}
 		switch state {
 		case 0:
 			if markerLine(l, '<') {
 				cur, state = Conflict{Start: line}, 1
+				inFence, fenceInside = fence != "", false
+				continue
+			}
+			if m := fenceMarker(l); m != "" {
+				switch {
+				case fence == "":
+					fence = m
+				case m[0] == fence[0] && len(m) >= len(fence) && len(bytes.TrimSpace(l)) == len(m):
+					fence = ""
+				}
 			}
 		case 1:
 			switch {
@@ -83,6 +103,7 @@ func Conflicts(data []byte) []Conflict {
 				cur.Mid, state = line, 3
 			case markerLine(l, '<'):
 				cur = Conflict{Start: line} // the earlier opening was text
+				fenceInside = false
 			}
 		case 2:
 			if markerLine(l, '=') {
@@ -91,11 +112,34 @@ func Conflicts(data []byte) []Conflict {
 		case 3:
 			if markerLine(l, '>') {
 				cur.End, state = line, 0
-				out = append(out, cur)
+				if !inFence || fenceInside {
+					out = append(out, cur)
+				}
 			}
 		}
 	}
 	return out
+}
+
+// fenceMarker returns the run of backticks or tildes (three or more) a
+// fenced code block's opening or closing line starts with, after at most
+// three spaces; "" for any other line.
+func fenceMarker(l []byte) string {
+	t := l
+	for i := 0; i < 3 && len(t) > 0 && t[0] == ' '; i++ {
+		t = t[1:]
+	}
+	if len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 {
+		return ""
+	}
+	return string(t[:n])
 }
 
 // Side returns data with every conflict region replaced by one of its

@@ -31,6 +31,12 @@ func TestConflicts(t *testing.T) {
 			[]Conflict{{Start: 2, Mid: 4, End: 6}}, "x\r\na\r\n", "x\r\nb\r\n"},
 		{"two regions and an empty side", "<<<<<<< ours\na\n=======\n>>>>>>> theirs\nm\n<<<<<<< ours\n=======\nb\n>>>>>>> theirs",
 			[]Conflict{{Start: 1, Mid: 3, End: 4}, {Start: 6, Mid: 7, End: 9}}, "a\nm\n", "m\nb\n"},
+		{"an example inside a code fence is text", "Like this:\n\n```\n<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n```\n", nil, "", ""},
+		{"an example inside a tilde fence is text", "~~~~ text\n<<<<<<< ours\n=======\n>>>>>>> theirs\n~~~~\n", nil, "", ""},
+		{"a conflict after a closed fence counts", "```\ncode\n```\n<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n",
+			[]Conflict{{Start: 4, Mid: 6, End: 8}}, "```\ncode\n```\na\n", "```\ncode\n```\nb\n"},
+		{"a conflict over a fence line counts", "```\n<<<<<<< ours\ncode\n```\n=======\ncode\n>>>>>>> theirs\n",
+			[]Conflict{{Start: 2, Mid: 5, End: 7}}, "```\ncode\n```\n", "```\ncode\n"},
 		{"a second opening restarts the region", "<<<<<<< one\n<<<<<<< two\na\n=======\nb\n>>>>>>> theirs\n",
 			[]Conflict{{Start: 2, Mid: 4, End: 6}}, "<<<<<<< one\na\n", "<<<<<<< one\nb\n"},
 	}
