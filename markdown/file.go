@@ -24,6 +24,9 @@ type Error struct {
 	Line int
 	// Msg is one sentence describing the problem.
 	Msg string
+	// Conflict is set when the problem is a region a merge left marked
+	// (Msg is then ConflictMsg and Line the region's first line).
+	Conflict bool
 }
 
 // Error formats the problem as "line N: message".
@@ -46,7 +49,14 @@ type File struct {
 // Parse splits data into frontmatter and body, parses the frontmatter and
 // checks that the body is within MaxNesting and MaxBlocks. Every error it
 // returns is an *Error naming the offending file line.
+//
+// A file holding a merge's conflict markers is refused before anything
+// else, with an *Error whose Conflict is set: its frontmatter is not YAML
+// and its body holds both sides, so no reading of it is the issue.
 func Parse(data []byte) (*File, error) {
+	if c := Conflicts(data); len(c) > 0 {
+		return nil, &Error{Line: c[0].Start, Msg: ConflictMsg, Conflict: true}
+	}
 	if off := invalidUTF8(data); off >= 0 {
 		return nil, &Error{Line: lineOf(data, off), Msg: fmt.Sprintf("invalid UTF-8 byte 0x%02x", data[off])}
 	}

@@ -47,7 +47,7 @@ func cachedChildren(data []byte, id string) ([]string, error) {
 	}
 	var all []*Issue
 	for _, e := range entries {
-		if e.issue != nil {
+		if e.issue != nil && e.err == nil { // not a conflicted file's ours side
 			all = append(all, e.issue)
 		}
 	}

@@ -72,6 +72,9 @@ type ParseError struct {
 	Path string // relative to the work tree root, slash-separated
 	Line int    // 1-based; 0 when the problem is the file as a whole
 	Msg  string
+	// Conflict is set when the file holds a merge's conflict markers:
+	// td resolve or a person must finish that merge first.
+	Conflict bool
 }
 
 func (e *ParseError) Error() string {

@@ -409,6 +409,19 @@ func YAMLErrorMsg(err error) string { _, m := splitYAMLError(err); return m }
 // lockTimeout bounds how long a td process waits for another to finish.
 const lockTimeout = 30 * time.Second
 
+// Locked runs fn holding the cross-process lock on .todos, for a use case
+// that writes files itself rather than through a transaction: td resolve
+// writes and stages the merged files of an unfinished git merge, which a
+// transaction in git mode auto would try to commit.
+func (s *Store) Locked(fn func() error) error {
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
+}
+
 // ReadRaw returns the bytes of one of td's files under .todos (elem joined
 // below it: issues/ID.md, history/ID.jsonl), refusing a symlink, anything
 // but a regular file and a file over the size td reads of its kind. It is

@@ -23,7 +23,7 @@ import (
 const (
 	IndexFile    = "index.bin"
 	indexMagic   = "TDIX"
-	indexVersion = 1
+	indexVersion = 2
 	// racyWindow: a file modified this close to the cache write could change
 	// again within the same mtime tick, so its entry is not trusted later.
 	racyWindow = 2 * time.Second
@@ -54,6 +54,8 @@ type indexEntry struct {
 	mtime int64 // ns; -1 forces a re-read
 	issue *Issue
 	err   *ParseError
+	// A file with conflict markers has both: err says so, and issue
+	// (Conflicted) is what its ours side reads as, for td list.
 }
 
 // IssueIDs lists the IDs of the issue files under .todos/issues, read
@@ -121,13 +123,32 @@ func (s *Store) statIssues() ([]fileStat, error) {
 	return out, nil
 }
 
-// loadAll returns every issue, from the cache where it is fresh and from
+// LoadAll returns every issue, from the cache where it is fresh and from
 // the files where not, plus the parse errors of unreadable files. It
-// rewrites the cache when anything changed.
+// rewrites the cache when anything changed. An issue whose file holds
+// conflict markers is only an error here; List shows it as well.
 func (s *Store) LoadAll() ([]*Issue, []error, error) {
-	stats, err := s.statIssues()
+	entries, err := s.loadEntries()
 	if err != nil {
 		return nil, nil, err
+	}
+	var issues []*Issue
+	var perrs []error
+	for _, e := range entries {
+		if e.err != nil {
+			perrs = append(perrs, e.err)
+			continue
+		}
+		issues = append(issues, e.issue)
+	}
+	return issues, perrs, nil
+}
+
+// loadEntries reads every issue's cache entry, refreshing the stale ones.
+func (s *Store) loadEntries() ([]indexEntry, error) {
+	stats, err := s.statIssues()
+	if err != nil {
+		return nil, err
 	}
 	cache := s.readIndex()
 	entries := make([]indexEntry, len(stats))
@@ -160,19 +181,10 @@ func (s *Store) LoadAll() ([]*Issue, []error, error) {
 		dirty = dirty || !stillRacy
 	}
 	s.parseEntries(entries, stale)
-	var issues []*Issue
-	var perrs []error
-	for _, e := range entries {
-		if e.err != nil {
-			perrs = append(perrs, e.err)
-			continue
-		}
-		issues = append(issues, e.issue)
-	}
 	if dirty {
 		s.writeIndex(entries)
 	}
-	return issues, perrs, nil
+	return entries, nil
 }
 
 func (s *Store) statError(st fileStat) *ParseError {
@@ -190,6 +202,9 @@ func (s *Store) parseEntries(entries []indexEntry, idx []int) {
 				pe = &ParseError{Path: TodosDir + "/" + IssuesDir + "/" + e.name, Msg: err.Error()}
 			}
 			e.err = pe
+			if pe.Conflict {
+				e.issue = s.conflictedIssue(strings.TrimSuffix(e.name, ".md"))
+			}
 			return
 		}
 		is.Doc = nil // the cache keeps frontmatter only
@@ -258,14 +273,21 @@ func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
 		w.int(e.size)
 		w.int(mtime)
 		if e.err != nil {
-			w.b.WriteByte(0)
+			if e.issue != nil {
+				w.b.WriteByte(2) // conflicted: the error, then the issue
+			} else {
+				w.b.WriteByte(0)
+			}
 			w.str(e.err.Path)
 			w.uint(uint64(e.err.Line))
 			w.str(e.err.Msg)
-			continue
+			if e.issue == nil {
+				continue
+			}
+		} else {
+			w.b.WriteByte(1)
 		}
 		is := e.issue
-		w.b.WriteByte(1)
 		for _, s := range []string{is.ID, is.Title, string(is.Status), string(is.Type), string(is.Priority), is.CreatedBy, is.Implementer, is.Assignee, string(is.Resolution), is.Path} {
 			w.str(s)
 		}
@@ -422,9 +444,14 @@ func decodeIndexEntries(data []byte) ([]indexEntry, error) {
 		if i > 0 && e.name <= out[i-1].name {
 			return nil, errBadIndex
 		}
-		if r.byte() == 0 {
-			e.err = &ParseError{Path: r.str(), Line: int(r.uint()), Msg: r.str()}
-		} else {
+		kind := r.byte()
+		if kind > 2 {
+			return nil, errBadIndex
+		}
+		if kind == 0 || kind == 2 {
+			e.err = &ParseError{Path: r.str(), Line: int(r.uint()), Msg: r.str(), Conflict: kind == 2}
+		}
+		if kind != 0 {
 			if len(issues) == 0 {
 				issues = make([]Issue, min(n-i, 512))
 			}
@@ -444,6 +471,7 @@ func decodeIndexEntries(data []byte) ([]indexEntry, error) {
 			}
 			is.CreatedAt = r.time()
 			is.UpdatedAt = r.time()
+			is.Conflicted = kind == 2
 			e.issue = is
 		}
 		out = append(out, e)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tdproject/td/repo/gitrepo"
@@ -122,9 +123,9 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 		} else if ok {
 			note(attrPath)
 		}
-		if g.ConfigValue("merge", "td", "driver") != MergeDriverCommand {
-			if err := g.SetConfigValues("merge", "td", [][2]string{{"name", "td issue file merge"}, {"driver", MergeDriverCommand}}); err != nil {
-				return nil, fmt.Errorf("register the td merge driver: %w", err)
+		if !MergeDriverRegistered(g) {
+			if err := RegisterMergeDriver(g); err != nil {
+				return nil, err
 			}
 			res.Created = append(res.Created, ".git/config [merge \"td\"]")
 		}
@@ -150,6 +151,54 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// MergeDriverRegistered reports whether the clone's git config runs td's
+// merge driver for issue files. The registration is not committed: every
+// clone needs td init (or td doctor --fix) once.
+func MergeDriverRegistered(g *gitrepo.Repo) bool {
+	return g.ConfigValue("merge", "td", "driver") == MergeDriverCommand
+}
+
+// RegisterMergeDriver writes the [merge "td"] section into the clone's
+// git config.
+func RegisterMergeDriver(g *gitrepo.Repo) error {
+	if err := g.SetConfigValues("merge", "td", [][2]string{{"name", "td issue file merge"}, {"driver", MergeDriverCommand}}); err != nil {
+		return fmt.Errorf("register the td merge driver: %w", err)
+	}
+	return nil
+}
+
+// GitattributesLines are the lines .gitattributes at the work tree root
+// needs for td: ledgers merged by union, issue files by td's driver.
+func GitattributesLines() []string { return slices.Clone(gitattributesLines) }
+
+// MissingGitattributes returns the lines of GitattributesLines that
+// root/.gitattributes lacks.
+func MissingGitattributes(root string) ([]string, error) {
+	path := filepath.Join(root, ".gitattributes")
+	data, err := readRegular(path, 1<<20)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf(".gitattributes %w", err)
+	}
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	var missing []string
+	for _, l := range gitattributesLines {
+		if !have[l] {
+			missing = append(missing, l)
+		}
+	}
+	return missing, nil
+}
+
+// EnsureGitattributes appends the missing GitattributesLines to
+// root/.gitattributes, creating it if needed; it reports whether it
+// changed the file.
+func EnsureGitattributes(root string) (bool, error) {
+	return ensureLines(filepath.Join(root, ".gitattributes"), gitattributesLines)
 }
 
 // ensureLines appends the lines missing from a text file, creating it if

@@ -20,6 +20,10 @@ type Issue struct {
 	Path string
 	// Doc is the parsed file; nil for issues read from the index cache.
 	Doc *markdown.File
+	// Conflicted marks an issue whose file holds a merge's conflict
+	// markers: its fields are those of the ours side, it has no Doc, and
+	// td writes nothing to it until the conflict is resolved.
+	Conflicted bool
 }
 
 // frontFields mirrors the frontmatter keys td knows. Unknown keys stay in
@@ -138,7 +142,7 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func toParseError(path string, err error) error {
 	if me, ok := err.(*markdown.Error); ok {
-		return &ParseError{Path: path, Line: me.Line, Msg: me.Msg}
+		return &ParseError{Path: path, Line: me.Line, Msg: me.Msg, Conflict: me.Conflict}
 	}
 	return &ParseError{Path: path, Msg: err.Error()}
 }

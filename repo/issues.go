@@ -40,6 +40,26 @@ func (s *Store) ReadIssueFile(id string) (*Issue, error) {
 	return ParseIssue(rel, id, data)
 }
 
+// conflictedIssue reads what can be read of an issue file that holds
+// conflict markers: the ours side of every region, parsed, marked
+// Conflicted and without its Doc, so that td list shows the issue rather
+// than hiding it. When even that side does not parse, only the ID and
+// path are known.
+func (s *Store) conflictedIssue(id string) *Issue {
+	rel := s.RelIssue(id)
+	stub := &Issue{Issue: domain.Issue{ID: id}, Path: rel, Conflicted: true}
+	data, err := readRegular(s.IssuePath(id), MaxIssueFileSize)
+	if err != nil {
+		return stub
+	}
+	is, err := ParseIssue(rel, id, markdown.Side(data, true))
+	if err != nil {
+		return stub
+	}
+	is.Doc, is.Conflicted = nil, true
+	return is
+}
+
 // ResolveID turns what a user typed into an issue ID: a full ID, a unique
 // prefix of one, or a unique prefix of the part after "<prefix>-".
 func (s *Store) ResolveID(ref string) (string, error) {
@@ -208,20 +228,29 @@ func (f Filter) Validate() error {
 }
 
 // List returns the issues matching f sorted by priority, then age (oldest
-// first), then ID; and the files that could not be read.
+// first), then ID; and the files that could not be read. An issue whose
+// file holds conflict markers is both: its error, and an issue marked
+// Conflicted with what the ours side says, so that it does not vanish
+// from the list while a merge is unfinished.
 func (s *Store) List(f Filter) ([]*Issue, []error, error) {
 	if err := f.Validate(); err != nil {
 		return nil, nil, err
 	}
-	all, perrs, err := s.LoadAll()
+	entries, err := s.loadEntries()
 	if err != nil {
 		return nil, nil, err
 	}
 	f = s.ResolveAssignee(f)
-	out := all[:0]
-	for _, is := range all {
-		if f.Match(is) {
-			out = append(out, is)
+	var out []*Issue
+	var perrs []error
+	for _, e := range entries {
+		if e.err != nil {
+			perrs = append(perrs, e.err)
+		}
+		// A conflicted file whose ours side td cannot read either has no
+		// fields to filter by: it is listed whatever the filter.
+		if e.issue != nil && (f.Match(e.issue) || (e.issue.Conflicted && e.issue.Status == "")) {
+			out = append(out, e.issue)
 		}
 	}
 	SortIssues(out)
@@ -292,11 +321,40 @@ func (s *Store) AppendLedger(tx *Tx, id string, e audit.Entry) error {
 // FillUpdated sets each issue's UpdatedAt to the time of the last entry
 // of its ledger when that is later than what the file says (created_at,
 // or an updated_at written by an older td). Ledgers are read through the
-// facts cache; one td cannot read leaves the file's time.
+// facts cache, checked by one stat each relative to the history
+// directory (td list --json does this for every issue); one td cannot
+// read leaves the file's time.
 func (s *Store) FillUpdated(list []*Issue) {
-	ForEach(len(list), IOWorkers(), 64, func(i int) {
+	if len(list) == 0 {
+		return
+	}
+	c := &s.ledgers
+	c.mu.Lock()
+	if !c.loaded {
+		c.loaded = true
+		c.m = s.readLedgerCache()
+	}
+	c.mu.Unlock()
+	root, err := os.OpenRoot(s.Path(HistoryDir))
+	if err != nil {
+		return // no history: the files' times stand
+	}
+	defer root.Close()
+	ForEach(len(list), IOWorkers(), 256, func(i int) {
 		is := list[i]
-		if f, err := s.LedgerFactsOf(is.ID); err == nil && f.LastEvent.After(is.UpdatedAt) {
+		fi, err := root.Lstat(is.ID + ".jsonl")
+		if err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		c.mu.Lock()
+		f, ok := c.m[is.ID]
+		c.mu.Unlock()
+		if !ok || f.mtime == -1 || f.size != fi.Size() || f.mtime != fi.ModTime().UnixNano() {
+			if f, err = s.LedgerFactsOf(is.ID); err != nil {
+				return
+			}
+		}
+		if f.LastEvent.After(is.UpdatedAt) {
 			is.UpdatedAt = f.LastEvent
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tdproject/td/policy"
@@ -194,4 +195,54 @@ func (s *Store) BoundIssueID(se *Session) (string, error) {
 		return "", Errorf(CodeRefused, "session %s is not bound to an issue; ask the operator to bind one (td session bind ID), or file your work as one with td promote TITLE", se.ID)
 	}
 	return rt.BoundIssue, nil
+}
+
+// RuntimeIDs lists the sessions that have local state in this checkout
+// (.todos/local/sessions/<id>.json), sorted.
+func (s *Store) RuntimeIDs() ([]string, error) {
+	dir := s.Path(LocalDir, "sessions")
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.FileError(dir, err)
+	}
+	var ids []string
+	for _, e := range ents {
+		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && ValidSessionID(id) && e.Type().IsRegular() {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// RemoveRuntime deletes a session's local state (its runtime file and its
+// lock) under the session's lock: what td prunes of a session that has
+// gone quiet. The session's identity file is committed and stays.
+func (s *Store) RemoveRuntime(id string) error {
+	if !ValidSessionID(id) {
+		return Errorf(CodeInvalid, "%q is not a session ID", id)
+	}
+	dir := s.Path(LocalDir, "sessions")
+	lock := filepath.Join(dir, id+".lock")
+	if err := s.refuseLinks(lock); err != nil {
+		return err
+	}
+	unlock, err := lockFile(lock)
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(dir, id+".json")
+	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		unlock()
+		return s.FileError(p, err)
+	}
+	unlock()
+	// The lock file goes last: a writer that took it meanwhile recreates
+	// the runtime, which is what it asked for.
+	if err := os.Remove(lock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return s.FileError(lock, err)
+	}
+	return nil
 }

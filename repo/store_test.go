@@ -192,6 +192,8 @@ func TestIndexCacheRoundTripAndCorruption(t *testing.T) {
 	entries := []indexEntry{
 		{name: "td-abc123.md", size: 10, mtime: 5, issue: &Issue{Issue: domain.Issue{ID: "td-abc123", Title: "T", Status: "open", Type: "bug", Priority: "P1", Minor: true, Labels: []string{"x", "y"}, Links: []domain.Link{{Kind: "child_of", To: "td-abc124"}}, CreatedAt: time.Unix(100, 0).UTC()}, Path: "p"}},
 		{name: "td-bad000.md", size: 3, mtime: 7, err: &ParseError{Path: "q", Line: 2, Msg: "bad"}},
+		{name: "td-con000.md", size: 4, mtime: 8, err: &ParseError{Path: "r", Line: 3, Msg: "conflict", Conflict: true},
+			issue: &Issue{Issue: domain.Issue{ID: "td-con000", Title: "Ours"}, Conflicted: true}},
 		{name: "td-new000.md", size: 3, mtime: 1000, issue: &Issue{Issue: domain.Issue{ID: "td-new000"}}},
 	}
 	data := encodeIndex(entries, 999)
@@ -205,6 +207,12 @@ func TestIndexCacheRoundTripAndCorruption(t *testing.T) {
 	}
 	if m["td-bad000.md"].err.Msg != "bad" || m["td-bad000.md"].err.Line != 2 {
 		t.Fatalf("parse error lost: %+v", m["td-bad000.md"])
+	}
+	if c := m["td-con000.md"]; c.err == nil || !c.err.Conflict || c.err.Line != 3 || c.issue == nil || !c.issue.Conflicted || c.issue.Title != "Ours" {
+		t.Fatalf("conflicted entry lost: %+v", c)
+	}
+	if m["td-abc123.md"].issue.Conflicted || m["td-abc123.md"].err != nil {
+		t.Fatal("a readable entry came back conflicted")
 	}
 	if m["td-new000.md"].mtime != -1 {
 		t.Fatalf("a racily new entry must not be trusted, mtime = %d", m["td-new000.md"].mtime)

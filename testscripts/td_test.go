@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tdproject/td/cmd/command"
 	"github.com/tdproject/td/repo/gitrepo"
+	"gopkg.in/yaml.v3"
 )
 
 func TestMain(m *testing.M) {
@@ -74,6 +75,7 @@ func TestScripts(t *testing.T) {
 			"chomp":     cmdChomp,
 			"dropline":  cmdDropLine,
 			"stalelock": cmdStaleLock,
+			"ciscript":  cmdCIScript,
 		},
 	})
 }
@@ -260,5 +262,46 @@ func cmdBigIssue(ts *testscript.TestScript, neg bool, args []string) {
 	body := strings.Repeat(fill, n/len(fill)) + strings.Repeat("x", n%len(fill)) + "\n"
 	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(head+body), 0o644); err != nil {
 		ts.Fatalf("bigissue: %v", err)
+	}
+}
+
+// ciscript FILE OUT writes the shell script of td's job in a CI file td
+// init --ci wrote: the run of the step "td check and td diff" of a GitHub
+// workflow, or the first script entry of the job td of a GitLab file. The
+// scenario then runs the very script the service would.
+func cmdCIScript(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: ciscript FILE OUT")
+	}
+	var doc struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string `yaml:"name"`
+				Run  string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+		TD struct {
+			Script []string `yaml:"script"`
+		} `yaml:"td"`
+	}
+	if err := yaml.Unmarshal([]byte(ts.ReadFile(args[0])), &doc); err != nil {
+		ts.Fatalf("ciscript: %v", err)
+	}
+	script := ""
+	for _, j := range doc.Jobs {
+		for _, s := range j.Steps {
+			if s.Name == "td check and td diff" {
+				script = s.Run
+			}
+		}
+	}
+	if script == "" && len(doc.TD.Script) > 0 {
+		script = doc.TD.Script[0]
+	}
+	if script == "" {
+		ts.Fatalf("ciscript: no td job script in %s", args[0])
+	}
+	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(script), 0o644); err != nil {
+		ts.Fatalf("ciscript: %v", err)
 	}
 }

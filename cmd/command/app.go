@@ -331,6 +331,8 @@ Start with:
 		}, r.harnessCommands(), r.mcpCommands(), []*cli.Command{
 			r.demoCommand(nil),
 			r.mergeDriverCommand(nil),
+			r.resolveCommand(nil),
+			r.doctorCommand(nil),
 			r.versionCommand(nil),
 		}),
 	}
@@ -371,7 +373,7 @@ func commandGroups() []commandGroup {
 		{Title: "Flags and audit", Topic: "policy", Names: []string{"feature", "operator", "security", "stats", "audit"}},
 		{Title: "Links", Topic: "linking", Names: []string{"link", "unlink", "links", "ready"}},
 		{Title: "Sessions", Topic: "sessions", Names: []string{"session", "send", "promote", "context", "anchor", "whoami", "guard", "hooks"}},
-		{Title: "Git and pull requests", Topic: "merging", Names: []string{"commit", "diff", "check", "log", "merge-driver"}},
+		{Title: "Git and pull requests", Topic: "merging", Names: []string{"commit", "diff", "check", "log", "merge-driver", "resolve", "doctor"}},
 		{Title: "Agent harnesses", Topic: "harnesses", Names: []string{"hook", "onboard", "mcp"}},
 	}
 }

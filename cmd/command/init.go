@@ -1,7 +1,11 @@
 package command
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/ci"
 	"github.com/urfave/cli/v2"
 )
 
@@ -11,6 +15,9 @@ type InitOptions struct {
 	Prefix string
 	// NoGit is --no-git: allow a directory outside a git work tree.
 	NoGit bool
+	// CI is --ci: the hosting service to write a pull request job for
+	// ("github" or "gitlab"; "" for none).
+	CI string
 }
 
 // initCommand is td init. runF, when not nil, replaces runInit.
@@ -26,16 +33,31 @@ operator. Running it again only adds what is missing.
 Examples:
    td init
    td init --prefix web        # issue IDs like web-k3x9qa
-   td init --no-git            # a plain directory: td only writes files`,
+   td init --no-git            # a plain directory: td only writes files
+   td init --ci github         # also a workflow checking .todos on pull requests
+
+--ci github writes .github/workflows/td.yml; --ci gitlab writes
+.gitlab/td.gitlab-ci.yml and includes it from .gitlab-ci.yml (or says what
+to add to yours). On every pull or merge request the job runs td check
+--base against the target branch and publishes td diff --format markdown,
+with the td resolve recipe when .todos conflicts, as the job's summary and
+one comment it keeps up to date. See td help conflicts.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "prefix", Value: "td", Usage: "issue ID prefix"},
 			&cli.BoolFlag{Name: "no-git", Usage: "allow a directory that is not in a git work tree"},
+			&cli.StringFlag{Name: "ci", Usage: "also write a pull request job for `SERVICE` (github or gitlab)"},
 		},
 		Action: func(c *cli.Context) error {
-			if _, err := args(c, 0, 0, "[--prefix P] [--no-git]"); err != nil {
+			if _, err := args(c, 0, 0, "[--prefix P] [--no-git] [--ci github|gitlab]"); err != nil {
 				return err
 			}
-			o := &InitOptions{Prefix: c.String("prefix"), NoGit: c.Bool("no-git")}
+			o := &InitOptions{Prefix: c.String("prefix"), NoGit: c.Bool("no-git"), CI: c.String("ci")}
+			if o.CI != "" && !slices.Contains(ci.Services(), o.CI) {
+				return usagef("--ci %q must be one of %s", o.CI, strings.Join(ci.Services(), ", "))
+			}
+			if o.CI != "" && o.NoGit {
+				return usagef("--ci needs git: a pull request job cannot run without it, so leave out --no-git")
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -59,16 +81,32 @@ func (r *runner) runInit(o *InitOptions) error {
 	if err != nil {
 		return err
 	}
+	var ciFiles []ci.File
+	if o.CI != "" {
+		if !res.Git {
+			return repo.Errorf(repo.CodeRefused, "--ci needs a git repository, and %s is not in one", res.Root)
+		}
+		if ciFiles, err = ci.Write(res.Root, o.CI); err != nil {
+			return err
+		}
+	}
 	return r.st.export(func() any {
 		created := res.Created
 		if created == nil {
 			created = []string{}
 		}
-		return map[string]any{"root": res.Root, "operator": res.Operator, "created": created, "already_initialized": res.Existing, "git": res.Git}
+		out := map[string]any{"root": res.Root, "operator": res.Operator, "created": created, "already_initialized": res.Existing, "git": res.Git}
+		if o.CI != "" {
+			out["ci"] = ciFiles
+		}
+		return out
 	}, func() error {
+		defer r.printCIFiles(ciFiles)
 		switch {
 		case res.Existing && len(res.Created) == 0:
-			r.st.printf("td is already initialised here; nothing to do.\n")
+			if len(ciFiles) == 0 {
+				r.st.printf("td is already initialised here; nothing to do.\n")
+			}
 			return nil
 		case res.Existing:
 			r.st.printf("td was already initialised; added what was missing:\n")
@@ -90,4 +128,18 @@ func (r *runner) runInit(o *InitOptions) error {
 		}
 		return nil
 	})
+}
+
+// printCIFiles says what td init --ci did with each file.
+func (r *runner) printCIFiles(files []ci.File) {
+	for _, f := range files {
+		switch f.Action {
+		case "created":
+			r.st.printf("Wrote %s: commit it to check .todos on every pull request.\n", f.Path)
+		case "unchanged":
+			r.st.printf("%s is already td's.\n", f.Path)
+		default:
+			r.st.printf("%s is yours, so td left it: add these lines to run td's job:\n%s", f.Path, f.Lines)
+		}
+	}
 }

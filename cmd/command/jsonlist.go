@@ -70,7 +70,10 @@ func writeIssueListJSON(w io.Writer, list []*repo.Issue) error {
 		}
 		b = field(b, "created_at", j.CreatedAt, false)
 		b = field(b, "updated_at", j.UpdatedAt, false)
-		b = field(b, "path", j.Path, true)
+		b = field(b, "path", j.Path, !j.Conflicted)
+		if j.Conflicted {
+			b = append(b, "    \"conflicted\": true\n"...)
+		}
 		b = append(b, "  }"...)
 		if i < len(list)-1 {
 			b = append(b, ',')

@@ -32,6 +32,10 @@ func TestIssueListJSONMatchesEncodingJSON(t *testing.T) {
 			{Issue: domain.Issue{ID: "td-abc123", Title: "Quotes \" and \\ and <html> & \u2028\u2029", Labels: []string{"a", "b\tc"}, Minor: true, Links: []domain.Link{{Kind: "child_of", To: "td-x00000"}, {Kind: "relates_to", To: "td-y00000"}}, CreatedAt: ts, UpdatedAt: ts}},
 			{Issue: domain.Issue{ID: "td-abc124", Title: "Control \x00\x01\b\f\n\r\x1f and bad utf-8 \xff\xfe and ünïcödé 🎉", Assignee: "session:ses_12345678"}},
 		},
+		{
+			{Issue: domain.Issue{ID: "td-abc125", Title: "Conflicted", Status: "open"}, Path: "p", Conflicted: true},
+			{Issue: domain.Issue{ID: "td-abc126", Title: "After it"}, Path: "q"},
+		},
 	}
 	for i, list := range lists {
 		var got bytes.Buffer

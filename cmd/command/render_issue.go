@@ -26,13 +26,16 @@ type issueJSON struct {
 	CreatedAt   string            `json:"created_at"`
 	UpdatedAt   string            `json:"updated_at"`
 	Path        string            `json:"path"`
+	// Conflicted is present, true, when the file holds a merge's
+	// conflict markers (td resolve); the other fields are the ours side's.
+	Conflicted bool `json:"conflicted,omitempty"`
 }
 
 func toIssueJSON(is *repo.Issue) issueJSON {
 	j := issueJSON{ID: is.ID, Title: is.Title, Status: is.Status, Type: is.Type, Priority: is.Priority,
 		Minor: is.Minor, Labels: is.Labels, CreatedBy: is.CreatedBy, Implementer: is.Implementer,
 		Assignee: is.Assignee, Resolution: is.Resolution, Links: is.Links,
-		CreatedAt: jsonTime(is.CreatedAt), UpdatedAt: jsonTime(is.UpdatedAt), Path: is.Path}
+		CreatedAt: jsonTime(is.CreatedAt), UpdatedAt: jsonTime(is.UpdatedAt), Path: is.Path, Conflicted: is.Conflicted}
 	if j.Labels == nil {
 		j.Labels = []string{}
 	}
@@ -76,6 +79,10 @@ func (r *runner) printIssueTable(list []*repo.Issue) {
 		if len(is.Labels) > 0 {
 			b.WriteString("  ")
 			b.WriteString(r.st.paint(ansiDim, "["+strings.Join(safeAll(is.Labels), ", ")+"]"))
+		}
+		if is.Conflicted {
+			b.WriteString("  ")
+			b.WriteString(r.st.paint(ansiBold, "(merge conflict: td resolve)"))
 		}
 		b.WriteByte('\n')
 	}

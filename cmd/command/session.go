@@ -35,6 +35,7 @@ default operator session for this checkout, made on first use.`,
 			r.sessionStopCommand(nil),
 			r.sessionResumeCommand(nil),
 			r.sessionErrorCommand(nil),
+			r.sessionPruneCommand(nil),
 		},
 	}
 }

@@ -17,8 +17,11 @@ func (r *runner) sessionListCommand(runF func(*SessionListOptions) error) *cli.C
 	return &cli.Command{
 		Name:  "list",
 		Usage: "list the sessions, oldest first",
-		Description: `One line a session: id, effective role, category, agent path, start time,
-name. The session td acts as here is marked with *.
+		Description: `One line a session: id, effective role, category, agent path, lifecycle
+state, bound issue, last activity (its last td command, its stop or its
+start), name. The session td acts as here is marked with *. State, binding
+and activity are this checkout's local state: td session prune --idle
+removes it for sessions that went quiet.
 
 Examples:
    td session list
@@ -50,10 +53,19 @@ func (r *runner) runSessionList(o *SessionListOptions) error {
 	if err != nil {
 		return err
 	}
+	type listedJSON struct {
+		sessionJSON
+		State      string `json:"state"`
+		BoundIssue string `json:"bound_issue"`
+		LastActive string `json:"last_active"`
+	}
 	return r.st.export(func() any {
-		out := make([]sessionJSON, len(list))
+		out := make([]listedJSON, len(list))
 		for i, se := range list {
-			out[i] = r.sessionJSON(s, se, curID)
+			out[i] = listedJSON{sessionJSON: r.sessionJSON(s, se, curID), LastActive: jsonTime(se.CreatedAt)}
+			if rt, err := s.Runtime(se.ID); err == nil {
+				out[i].State, out[i].BoundIssue, out[i].LastActive = rt.State, rt.BoundIssue, jsonTime(rt.LastActive(se))
+			}
 		}
 		return out
 	}, func() error {
@@ -70,11 +82,11 @@ func (r *runner) runSessionList(o *SessionListOptions) error {
 			if agent == "" {
 				agent = "-"
 			}
-			state, bound := "-", "-"
+			state, bound, last := "-", "-", se.CreatedAt
 			if rt, err := s.Runtime(se.ID); err == nil {
-				state, bound = orDash(rt.State), orDash(rt.BoundIssue)
+				state, bound, last = orDash(rt.State), orDash(rt.BoundIssue), rt.LastActive(se)
 			}
-			r.st.printf("%s %s  %-8s  %-7s  %-20s  %-12s  %-9s  %s  %s\n", mark, se.ID, s.EffectiveRole(se), se.Category, agent, state, bound, jsonTime(se.CreatedAt), se.Name)
+			r.st.printf("%s %s  %-8s  %-7s  %-20s  %-12s  %-9s  %s  %s\n", mark, se.ID, s.EffectiveRole(se), se.Category, agent, state, bound, jsonTime(last), se.Name)
 		}
 		return nil
 	})

@@ -2,6 +2,7 @@ package command
 
 import (
 	"testing"
+	"time"
 
 	"github.com/tdproject/td/policy/domain"
 )
@@ -80,5 +81,14 @@ func TestWhoamiContextOptions(t *testing.T) {
 		{name: "plain", argv: []string{"context"}, want: ContextOptions{Format: formatText}},
 		{name: "markdown", argv: []string{"context", "--format", "markdown", "--session", "ses_1"}, want: ContextOptions{Session: "ses_1", Format: formatMarkdown}},
 		{name: "argument", argv: []string{"context", "x"}, usage: true},
+	})
+}
+
+func TestSessionPruneOptions(t *testing.T) {
+	checkParse(t, "session", (*runner).sessionPruneCommand, []parseCase[SessionPruneOptions]{
+		{name: "default idle", argv: []string{"session", "prune"}, want: SessionPruneOptions{Idle: 720 * time.Hour}},
+		{name: "idle and dry run", argv: []string{"session", "prune", "--idle", "36h", "--dry-run"}, want: SessionPruneOptions{Idle: 36 * time.Hour, DryRun: true}},
+		{name: "zero idle", argv: []string{"session", "prune", "--idle", "0s"}, usage: true},
+		{name: "an argument", argv: []string{"session", "prune", "ses_12345678"}, usage: true},
 	})
 }

@@ -42,6 +42,11 @@ func (r *runner) runStatus(o *StatusOptions) error {
 	if err != nil {
 		return err
 	}
+	// A clone that never ran td init merges issue files without td's
+	// driver; nothing else would tell.
+	if g, err := s.GitRepo(); err == nil && g != nil && !repo.MergeDriverRegistered(g) {
+		r.st.warnf("this clone does not register td's merge driver, so git merges issue files line by line; td doctor --fix registers it")
+	}
 	bound, err := s.BoundIssue(se)
 	if err != nil {
 		return err

@@ -457,3 +457,30 @@ func BenchmarkLink10k(b *testing.B) {
 			return err
 		})
 }
+
+// BenchmarkListUpdated10k is td list --json's read: every open issue, and
+// the time of each one's last ledger entry (the issue files carry no
+// updated_at), with warm index and ledger caches. Target (td list --json):
+// 40 ms.
+func BenchmarkListUpdated10k(b *testing.B) {
+	root := benchRoot(b)
+	benchWarm(b, root)
+	s := benchOpen(b, root)
+	list, _, err := s.List(repo.Filter{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.FillUpdated(list) // warms the ledger cache
+	b.ReportAllocs()
+	for b.Loop() {
+		s := benchOpen(b, root)
+		list, _, err := s.List(repo.Filter{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.FillUpdated(list)
+		if len(list) < benchIssues/2 {
+			b.Fatalf("listed %d issues", len(list))
+		}
+	}
+}

@@ -10,7 +10,8 @@
 // Porcelain, the API the rest of td calls:
 //
 //   - gitrepo.go: Open, Init and Repo, the repository and its work tree.
-//   - stage.go, staged.go: Stage, StageBlobs, StagedChanges, HeadBlobs.
+//   - stage.go, staged.go: Stage, StageBlobs, StagedChanges, HeadBlobs;
+//     unmerged.go: Unmerged, the stages a merge with conflicts left.
 //   - commit.go: Commit, a commit of a few paths that leaves the rest of
 //     the index alone, with the branch moved under git's ref lock.
 //   - history.go, pathshistory.go, dirhistory.go: Resolve, CommitAt,

@@ -108,33 +108,9 @@ func InstallHooks(s *repo.Store, o HookOptions) ([]HookInstall, error) {
 	}
 	dir := g.HooksDir()
 	scripts := HookScripts()
-	plan := make([]HookInstall, len(scripts))
-	var foreign []string
-	for i, h := range scripts {
-		p := filepath.Join(dir, h.Name)
-		plan[i] = HookInstall{Name: h.Name, Path: displayPath(g, p), Action: HookInstalled}
-		fi, err := os.Lstat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read hook %s: %w", plan[i].Path, err)
-		}
-		var data []byte
-		if fi.Mode().IsRegular() {
-			if data, err = os.ReadFile(p); err != nil {
-				return nil, fmt.Errorf("read hook %s: %w", plan[i].Path, err)
-			}
-		}
-		switch {
-		case fi.Mode().IsRegular() && string(data) == h.Script && fi.Mode().Perm()&0o100 != 0:
-			plan[i].Action = HookCurrent
-		case fi.Mode().IsRegular() && bytes.Contains(data, []byte(hookMarker)):
-			plan[i].Action = HookUpdated
-		default:
-			plan[i].Action = HookReplaced
-			foreign = append(foreign, h.Name)
-		}
+	plan, foreign, err := planHooks(g)
+	if err != nil {
+		return nil, err
 	}
 	if len(foreign) > 0 && !o.Force {
 		return nil, foreignHooksError(plan, scripts)
@@ -162,6 +138,58 @@ func InstallHooks(s *repo.Store, o HookOptions) ([]HookInstall, error) {
 		}
 	}
 	return plan, nil
+}
+
+// HookPlan says what td hooks install would do with each hook, writing
+// nothing: "installed" for a hook missing, "updated" for td's own hook out
+// of date, "already installed", or "replaced" for a hook that is not td's.
+// td doctor reads it.
+func HookPlan(s *repo.Store) ([]HookInstall, error) {
+	g, err := s.GitRepo()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, repo.Errorf(repo.CodeRefused, "%s is not in a git repository, and git hooks need one; run git init first", s.Root)
+	}
+	plan, _, err := planHooks(g)
+	return plan, err
+}
+
+// planHooks compares the hooks directory with td's scripts: the plan, and
+// the names of the hooks that are not td's.
+func planHooks(g *gitrepo.Repo) ([]HookInstall, []string, error) {
+	dir := g.HooksDir()
+	scripts := HookScripts()
+	plan := make([]HookInstall, len(scripts))
+	var foreign []string
+	for i, h := range scripts {
+		p := filepath.Join(dir, h.Name)
+		plan[i] = HookInstall{Name: h.Name, Path: displayPath(g, p), Action: HookInstalled}
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read hook %s: %w", plan[i].Path, err)
+		}
+		var data []byte
+		if fi.Mode().IsRegular() {
+			if data, err = os.ReadFile(p); err != nil {
+				return nil, nil, fmt.Errorf("read hook %s: %w", plan[i].Path, err)
+			}
+		}
+		switch {
+		case fi.Mode().IsRegular() && string(data) == h.Script && fi.Mode().Perm()&0o100 != 0:
+			plan[i].Action = HookCurrent
+		case fi.Mode().IsRegular() && bytes.Contains(data, []byte(hookMarker)):
+			plan[i].Action = HookUpdated
+		default:
+			plan[i].Action = HookReplaced
+			foreign = append(foreign, h.Name)
+		}
+	}
+	return plan, foreign, nil
 }
 
 // foreignHooksError refuses to overwrite hooks that are not td's, saying how

@@ -1,0 +1,193 @@
+// Package resolve finishes a git merge that stopped on conflicts under
+// .todos: it reads each conflicted file's three stages from the index,
+// merges them as td's merge driver would have (issue files field by field
+// and todo by todo, ledgers by union), writes and stages the clean results
+// and names what both sides changed where a person must decide.
+//
+// It is its own use case rather than part of review: review reads history
+// and judges it, while resolve writes the work tree and the index in the
+// middle of a merge, the one time td must not commit (so it writes outside
+// the store's transactions, under the store's lock).
+package resolve
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/gitrepo"
+)
+
+// File is what td resolve did with one conflicted path.
+type File struct {
+	// Path is relative to the git work tree root, slash-separated.
+	Path string `json:"path"`
+	// Merged is true when the file was merged cleanly, written and staged.
+	Merged bool `json:"merged"`
+	// Conflicts name what both sides changed, one phrase each ("the field
+	// title"), when the file is left marked for a person.
+	Conflicts []string `json:"conflicts"`
+	// Note says why a file was left as it was without a merge: a side
+	// deleted, or markers already edited away by hand.
+	Note string `json:"note,omitempty"`
+}
+
+// Result is every conflicted path td resolve looked at, in index order.
+type Result struct {
+	Files []File `json:"files"`
+}
+
+// Merged counts the files merged and staged.
+func (r *Result) Merged() int {
+	n := 0
+	for _, f := range r.Files {
+		if f.Merged {
+			n++
+		}
+	}
+	return n
+}
+
+// Resolve re-merges the conflicted files under .todos, or only those at or
+// below paths (relative to the work tree root, slash-separated). It refuses
+// outside a git repository and for a path outside .todos or without a
+// conflict.
+func Resolve(s *repo.Store, paths []string) (*Result, error) {
+	g, err := s.GitRepo()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, repo.Errorf(repo.CodeRefused, "td resolve finishes a git merge, and %s is not in a git repository", repo.TodosDir)
+	}
+	todos, err := s.TodosInRepo(g)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Files: []File{}}
+	err = s.Locked(func() error {
+		all, err := g.Unmerged(todos)
+		if err != nil {
+			return err
+		}
+		chosen, err := choose(all, paths, todos)
+		if err != nil {
+			return err
+		}
+		var stage []string
+		for _, u := range chosen {
+			f, write, err := mergeOne(g.Root(), u)
+			if err != nil {
+				return err
+			}
+			if write != nil {
+				if err := repo.WriteFileAtomic(filepath.Join(g.Root(), filepath.FromSlash(u.Path)), write); err != nil {
+					return fmt.Errorf("write %s: %w", u.Path, err)
+				}
+				stage = append(stage, u.Path)
+			}
+			res.Files = append(res.Files, f)
+		}
+		if len(stage) > 0 {
+			if err := g.Stage(stage...); err != nil {
+				return fmt.Errorf("the merged files are written, but %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// choose keeps the unmerged paths the caller named: each name must be
+// under .todos and match at least one unmerged path, itself or below it.
+func choose(all []gitrepo.Unmerged, paths []string, todos string) ([]gitrepo.Unmerged, error) {
+	if len(paths) == 0 {
+		return all, nil
+	}
+	keep := make([]bool, len(all))
+	for _, p := range paths {
+		p = strings.TrimSuffix(p, "/")
+		if p != todos && !strings.HasPrefix(p, todos+"/") {
+			return nil, repo.Errorf(repo.CodeRefused, "%s is not under %s; td resolve merges only td's files: resolve it with git", p, todos)
+		}
+		found := false
+		for i, u := range all {
+			if u.Path == p || strings.HasPrefix(u.Path, p+"/") {
+				keep[i], found = true, true
+			}
+		}
+		if !found {
+			return nil, repo.Errorf(repo.CodeNotFound, "%s has no unfinished merge; git status lists the conflicted files", p)
+		}
+	}
+	var out []gitrepo.Unmerged
+	for i, u := range all {
+		if keep[i] {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// mergeOne merges one path's stages. It returns what to report and the
+// bytes to write and stage, nil when the file is left as it is.
+func mergeOne(root string, u gitrepo.Unmerged) (File, []byte, error) {
+	f := File{Path: u.Path, Conflicts: []string{}}
+	if !u.HasOurs || !u.HasTheirs {
+		side := "ours"
+		if u.HasOurs {
+			side = "theirs"
+		}
+		f.Conflicts = append(f.Conflicts, "the file's existence ("+side+" deleted it, the other side changed it)")
+		f.Note = "keep it with git add or delete it with git rm"
+		return f, nil, nil
+	}
+	cur, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(u.Path)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		cur = nil
+	case err != nil:
+		return f, nil, fmt.Errorf("read %s: %w", u.Path, err)
+	}
+	// A file whose markers are gone was resolved by hand (or checked out
+	// from one side) but not staged: td does not overwrite a person's
+	// resolution.
+	if cur != nil && len(markdown.Conflicts(cur)) == 0 {
+		f.Note = "holds no conflict markers, so it was resolved by hand: td leaves it; stage it with git add"
+		return f, nil, nil
+	}
+	var merged []byte
+	var conflicts []string
+	switch {
+	case strings.HasSuffix(u.Path, ".jsonl"):
+		merged = markdown.UnionLines(u.Base, u.Ours, u.Theirs)
+	case isIssueFile(u.Path):
+		merged, conflicts = markdown.MergeIssue(u.Base, u.Ours, u.Theirs, "ours", "theirs")
+	default:
+		var conflict bool
+		merged, conflict = markdown.MergeLines(u.Base, u.Ours, u.Theirs, "ours", "theirs")
+		if conflict {
+			conflicts = []string{"the same lines"}
+		}
+	}
+	if len(conflicts) > 0 {
+		f.Conflicts = conflicts
+		return f, nil, nil // git's markers stay as git wrote them
+	}
+	f.Merged = true
+	return f, merged, nil
+}
+
+// isIssueFile reports whether p (slash-separated) is an issue file.
+func isIssueFile(p string) bool {
+	dir, name := filepath.ToSlash(filepath.Dir(filepath.FromSlash(p))), filepath.Base(p)
+	return strings.HasSuffix(dir, repo.TodosDir+"/"+repo.IssuesDir) && strings.HasSuffix(name, ".md")
+}
