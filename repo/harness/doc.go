@@ -16,8 +16,9 @@
 //     tool call into a session error whose signature stall detection
 //     counts; JSONText reads the text out of an error value. They know the
 //     shapes several harnesses (and MCP) report failures in.
-//   - SetEnvFileVar writes the export line of an env file a harness sources
-//     before each shell command.
+//   - AppendEnvFileVar appends the export line to an env file a harness
+//     sources before each shell command, in one write, as hooks running in
+//     parallel must.
 //
 // What is one harness's own lives in a sibling package named for it,
 // repo/harness/<name> (repo/harness/claude is Claude Code's): its payload

@@ -56,7 +56,7 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	}
 	p := c.Payload
 	conv := harness.Conversation{Harness: Name, ID: p.SessionID, Agent: o.Agent, Category: o.Category}
-	if conv.Agent == "" {
+	if conv.Agent == "" && p.AgentID == "" {
 		if at := domain.AgentPath(strings.ToLower(strings.TrimSpace(p.AgentType))); at != "" && at.Valid() && !at.IsSubagent() {
 			conv.Agent = at
 		}
@@ -85,6 +85,13 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	res, err := harness.Session(s, conv)
 	if err != nil {
 		return out, err
+	}
+	if p.AgentID != "" {
+		// A subagent's failure counts against the subagent's own session.
+		res, err = harness.SubagentSession(s, conv, res.Session, harness.Subagent{ID: p.AgentID, Type: p.AgentType})
+		if err != nil {
+			return out, err
+		}
 	}
 	out.Session = res.Session
 	f := *c.Failure
@@ -141,12 +148,14 @@ func hookSpecific(v any) ([]byte, error) {
 }
 
 // sessionStart maps SessionStart's source onto the lifecycle: a new
-// conversation starts a session; one resumed or cleared under an id td has
-// not seen continues the checkout's last harness session; a session seen
-// before resumes, restarts (clear) or compacts.
+// conversation starts a session; one resumed, cleared or forked under an
+// id td has not seen continues the checkout's last harness session (a fork
+// goes on with its parent's work, binding and all: the payload names no
+// parent, and the conversation forked is the one the checkout ran last); a
+// session seen before resumes, restarts (clear) or compacts.
 func sessionStart(s *repo.Store, conv harness.Conversation, source string, out *Outcome) error {
 	conv.Create = true
-	conv.Adopt = source == SourceResume || source == SourceClear
+	conv.Adopt = source == SourceResume || source == SourceClear || source == SourceFork
 	res, err := harness.Session(s, conv)
 	if err != nil {
 		return err
@@ -174,7 +183,7 @@ func sessionStart(s *repo.Store, conv harness.Conversation, source string, out *
 	}
 	out.Context = ctx
 	if out.EnvFile = s.Env(EnvFileVar); out.EnvFile != "" {
-		out.EnvErr = harness.SetEnvFileVar(out.EnvFile, "TD_SESSION", se.ID)
+		out.EnvErr = harness.AppendEnvFileVar(out.EnvFile, "TD_SESSION", se.ID)
 	}
 	return nil
 }

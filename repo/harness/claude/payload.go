@@ -30,20 +30,26 @@ const (
 	SourceResume  = "resume"
 	SourceClear   = "clear"
 	SourceCompact = "compact"
+	// SourceFork: a conversation forked from another (--fork-session, a
+	// branch) under a new id; it goes on with the parent's work.
+	SourceFork = "fork"
 )
 
 // Payload is the part of a Claude Code hook payload td reads.
 type Payload struct {
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	HookEventName Event           `json:"hook_event_name"`
-	Source        string          `json:"source"`
-	AgentType     string          `json:"agent_type"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolResponse  json.RawMessage `json:"tool_response"`
-	Error         json.RawMessage `json:"error"`
-	IsInterrupt   bool            `json:"is_interrupt"`
+	SessionID     string `json:"session_id"`
+	Cwd           string `json:"cwd"`
+	HookEventName Event  `json:"hook_event_name"`
+	Source        string `json:"source"`
+	AgentType     string `json:"agent_type"`
+	// AgentID names the subagent a tool event comes from; "" for the
+	// conversation's own agent.
+	AgentID      string          `json:"agent_id"`
+	ToolName     string          `json:"tool_name"`
+	ToolInput    json.RawMessage `json:"tool_input"`
+	ToolResponse json.RawMessage `json:"tool_response"`
+	Error        json.RawMessage `json:"error"`
+	IsInterrupt  bool            `json:"is_interrupt"`
 }
 
 // MaxPayload bounds the payload td reads: a tool response carries the
