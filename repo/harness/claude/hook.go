@@ -72,14 +72,7 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 			return out, err // a conversation td never started has nothing to stop
 		}
 		out.Session = res.Session
-		if _, err = sessions.Stop(s, res.Session); err != nil {
-			return out, err
-		}
-		if s.Config.Git.Mode == repo.GitModeAuto && s.Config.Git.Batch {
-			// The end of a turn is where a batch of td's writes ends.
-			_, err = s.CommitPending()
-		}
-		return out, err
+		return out, harness.StopSession(s, res.Session)
 	}
 	conv.Create = true
 	res, err := harness.Session(s, conv)
@@ -147,43 +140,17 @@ func hookSpecific(v any) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// sessionStart maps SessionStart's source onto the lifecycle: a new
-// conversation starts a session; one resumed, cleared or forked under an
-// id td has not seen continues the checkout's last harness session (a fork
-// goes on with its parent's work, binding and all: the payload names no
-// parent, and the conversation forked is the one the checkout ran last); a
-// session seen before resumes, restarts (clear) or compacts.
+// sessionStart starts, resumes, restarts, compacts or (a fork) adopts the
+// conversation's session as harness.Begin does, and names the session in
+// the env file Claude Code gave.
 func sessionStart(s *repo.Store, conv harness.Conversation, source string, out *Outcome) error {
-	conv.Create = true
-	conv.Adopt = source == SourceResume || source == SourceClear || source == SourceFork
-	res, err := harness.Session(s, conv)
+	res, ctx, err := harness.Begin(s, conv, source)
 	if err != nil {
 		return err
 	}
-	se := res.Session
-	out.Session = se
-	rt, err := s.Runtime(se.ID)
-	if err != nil {
-		return err
-	}
-	fresh := res.How == harness.Started || rt.State == "" || rt.State == repo.StateBeginning
-	var ctx *sessions.Context
-	switch {
-	case source == SourceCompact:
-		ctx, err = sessions.Compact(s, se)
-	case fresh:
-		ctx, err = sessions.ContextOf(s, se, sessions.ContextStart)
-	case source == SourceClear:
-		ctx, err = sessions.Restart(s, se)
-	default: // startup of a conversation seen before, resume
-		ctx, err = sessions.Resume(s, se)
-	}
-	if err != nil {
-		return err
-	}
-	out.Context = ctx
+	out.Session, out.Context = res.Session, ctx
 	if out.EnvFile = s.Env(EnvFileVar); out.EnvFile != "" {
-		out.EnvErr = harness.AppendEnvFileVar(out.EnvFile, "TD_SESSION", se.ID)
+		out.EnvErr = harness.AppendEnvFileVar(out.EnvFile, "TD_SESSION", res.Session.ID)
 	}
 	return nil
 }

@@ -26,13 +26,13 @@ const (
 
 // Sources of SessionStart: why the conversation (re)started.
 const (
-	SourceStartup = "startup"
-	SourceResume  = "resume"
-	SourceClear   = "clear"
-	SourceCompact = "compact"
+	SourceStartup = harness.SourceStartup
+	SourceResume  = harness.SourceResume
+	SourceClear   = harness.SourceClear
+	SourceCompact = harness.SourceCompact
 	// SourceFork: a conversation forked from another (--fork-session, a
 	// branch) under a new id; it goes on with the parent's work.
-	SourceFork = "fork"
+	SourceFork = harness.SourceFork
 )
 
 // Payload is the part of a Claude Code hook payload td reads.
@@ -109,7 +109,7 @@ func ReadCall(in io.Reader, named Event) (*Call, error) {
 				Command string `json:"command"`
 			}
 			if json.Unmarshal(p.ToolInput, &in) == nil {
-				c.Deny = Escalation(in.Command)
+				c.Deny = harness.Escalation(in.Command)
 			}
 		}
 	case PostToolUse:
