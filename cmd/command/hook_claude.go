@@ -18,7 +18,7 @@ func (r *runner) hookCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "hook",
 		Usage:       "run by an agent harness's hooks: the session lifecycle at the harness's own moments",
-		Subcommands: []*cli.Command{r.hookClaudeCommand(nil)},
+		Subcommands: []*cli.Command{r.hookClaudeCommand(nil), r.hookCodexCommand(nil)},
 	}
 }
 
@@ -180,7 +180,7 @@ func (r *runner) runHookClaude(o *HookClaudeOptions) error {
 	if !call.Acts() {
 		return nil // nothing to record, and no repository to open
 	}
-	s, err := r.openHarnessStore(call.Payload.Cwd)
+	s, err := r.openHarnessStore(call.Payload.Cwd, claude.SettingsFile)
 	if err != nil {
 		return err
 	}
@@ -253,8 +253,9 @@ func (r *runner) renderHookClaude(o *HookClaudeOptions, out *claude.Outcome, asJ
 }
 
 // openHarnessStore opens the repository the hook runs in: -C when given,
-// else the payload's cwd, else td's own directory.
-func (r *runner) openHarnessStore(cwd string) (*repo.Store, error) {
+// else the payload's cwd, else td's own directory; config names the
+// harness file that runs td's hooks, for the message when there is none.
+func (r *runner) openHarnessStore(cwd, config string) (*repo.Store, error) {
 	dir := r.dirFlag
 	if dir == "" {
 		dir = cwd
@@ -271,7 +272,7 @@ func (r *runner) openHarnessStore(cwd string) (*repo.Store, error) {
 	if err != nil {
 		if repo.CodeOf(err) == repo.CodeNotInitialized {
 			abs, _ := filepath.Abs(dir)
-			return nil, fmt.Errorf("%s is not in a td repository (no .todos here or above), so there is no session to keep; run td init there, or remove td's hooks from .claude/settings.json", abs)
+			return nil, fmt.Errorf("%s is not in a td repository (no .todos here or above), so there is no session to keep; run td init there, or remove td's hooks from %s", abs, config)
 		}
 		return nil, err
 	}
