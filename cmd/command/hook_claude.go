@@ -16,9 +16,10 @@ import (
 // is Claude Code's.
 func (r *runner) hookCommand() *cli.Command {
 	return &cli.Command{
-		Name:        "hook",
-		Usage:       "run by an agent harness's hooks: the session lifecycle at the harness's own moments",
-		Subcommands: []*cli.Command{r.hookClaudeCommand(nil), r.hookCodexCommand(nil)},
+		Name:  "hook",
+		Usage: "run by an agent harness's hooks: the session lifecycle at the harness's own moments",
+		Subcommands: []*cli.Command{r.hookClaudeCommand(nil), r.hookCodexCommand(nil),
+			r.hookGeminiCommand(nil), r.hookCursorCommand(nil), r.hookCopilotCommand(nil)},
 	}
 }
 

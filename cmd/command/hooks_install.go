@@ -6,6 +6,9 @@ import (
 	"github.com/tdproject/td/repo/harness"
 	"github.com/tdproject/td/repo/harness/claude"
 	"github.com/tdproject/td/repo/harness/codex"
+	"github.com/tdproject/td/repo/harness/copilot"
+	"github.com/tdproject/td/repo/harness/cursor"
+	"github.com/tdproject/td/repo/harness/gemini"
 	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
@@ -40,6 +43,9 @@ func harnessConfigs() []struct {
 		config      harness.HookConfig
 	}{
 		{codex.Name, codex.Title, codex.Config()},
+		{gemini.Name, gemini.Title, gemini.Config()},
+		{cursor.Name, cursor.Title, cursor.Config()},
+		{copilot.Name, copilot.Title, copilot.Config()},
 	}
 }
 
