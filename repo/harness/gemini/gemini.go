@@ -19,6 +19,7 @@ package gemini
 import (
 	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/tdproject/td/repo/harness"
 )
@@ -105,6 +106,8 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 			t.Paths = nil
 			if msg, failed := harness.ToolResponseFailure(p.ToolResponse); failed {
 				e.Failure = &harness.ToolFailure{Tool: p.ToolName, Error: msg}
+			} else if msg, failed := shellFailure(p.ToolName, p.ToolResponse); failed {
+				e.Failure = &harness.ToolFailure{Tool: p.ToolName, Error: msg}
 			}
 		}
 		e.Tool = t
@@ -116,6 +119,35 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 		e.Moment = harness.End
 	}
 	return &harness.Call{Native: ev, Cwd: p.Cwd, Event: e}, nil
+}
+
+// shellFailure reads a run_shell_command response whose command ran and
+// failed: Gemini reports it with no error, as llmContent lines
+// "Command: ...", "Output: ...", "Exit Code: N". It returns "Exit code N"
+// and the output, and whether the code was not zero.
+func shellFailure(tool string, resp json.RawMessage) (string, bool) {
+	if tool != shellTool {
+		return "", false
+	}
+	var r struct {
+		LLMContent string `json:"llmContent"`
+	}
+	if json.Unmarshal(resp, &r) != nil {
+		return "", false
+	}
+	code, output := "", ""
+	for _, l := range strings.Split(r.LLMContent, "\n") {
+		switch {
+		case strings.HasPrefix(l, "Exit Code:"):
+			code = strings.TrimSpace(strings.TrimPrefix(l, "Exit Code:"))
+		case strings.HasPrefix(l, "Output:"):
+			output = strings.TrimSpace(strings.TrimPrefix(l, "Output:"))
+		}
+	}
+	if code == "" || code == "0" || code == "(none)" {
+		return "", false
+	}
+	return "Exit code " + code + "\n" + output, true
 }
 
 // Render is what td prints for an outcome, as the JSON Gemini reads: a
