@@ -31,7 +31,7 @@ func (c *Call) Acts() bool {
 	case PreTool:
 		return len(ev.Tool.Paths) > 0 || (ev.Tool.Command != "" && Escalation(ev.Tool.Command) != "")
 	case PostTool:
-		return ev.Failure != nil
+		return ev.Failure != nil || ev.ReinjectAtTool
 	case PreCompact, PostCompact:
 		return ev.CompactionDropped
 	}

@@ -74,6 +74,9 @@ type Event struct {
 	// CompactionDropped says the harness ignores what its compaction hooks
 	// print: the reminder is then kept for the next Prompt.
 	CompactionDropped bool
+	// ReinjectAtTool says the harness takes context after a tool call but
+	// none at a prompt: a kept reminder then comes with the next PostTool.
+	ReinjectAtTool bool
 }
 
 // Outcome is what Handle did, for the adapter to render in its
@@ -128,22 +131,33 @@ func Handle(s *repo.Store, ev Event) (*Outcome, error) {
 	case PreTool:
 		return out, preTool(s, ev, out)
 	case PostTool:
-		if ev.Failure == nil {
+		reinject := ev.ReinjectAtTool && ev.Subagent == nil
+		if ev.Failure == nil && !reinject {
 			return out, nil
 		}
-		conv.Create = true
+		conv.Create = ev.Failure != nil
 		res, err := actor(s, conv, ev.Subagent)
-		if err != nil {
+		if err != nil || res == nil {
 			return out, err
 		}
 		out.Session = res.Session
-		f := *ev.Failure
-		f.Target = ev.Tool.Target
-		rep, err := RecordToolFailure(s, res.Session, f)
-		if err != nil {
-			return out, err
+		if ev.Failure != nil {
+			f := *ev.Failure
+			f.Target = ev.Tool.Target
+			rep, err := RecordToolFailure(s, res.Session, f)
+			if err != nil {
+				return out, err
+			}
+			out.Stalls = rep.Stalls
 		}
-		out.Stalls = rep.Stalls
+		if reinject && pendingReinjection(s, conv.Harness, res.Session) {
+			ctx, err := sessions.ContextOf(s, res.Session, sessions.ContextCompact)
+			if err != nil {
+				return out, err
+			}
+			out.Context = ctx
+			clearReinjection(s, conv.Harness, res.Session)
+		}
 		return out, Renew(s, res.Session)
 	case PreCompact, PostCompact:
 		if !ev.CompactionDropped {

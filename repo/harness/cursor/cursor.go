@@ -11,8 +11,9 @@
 //	postToolUse           a tool output reporting a failure is a session
 //	                      error
 //	postToolUseFailure    the failed call is a session error
-//	preCompact            the session is compacted (Cursor takes no context
-//	                      from this hook, and none at the next prompt)
+//	preCompact            the session is compacted; Cursor takes no context
+//	                      from this hook nor at a prompt, so the reminder
+//	                      comes with the next tool call's additional_context
 //	stop                  stop the session at the end of the turn
 //	sessionEnd            stop the session
 package cursor
@@ -83,7 +84,7 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 	if dir == "" && len(p.WorkspaceRoots) > 0 {
 		dir = p.WorkspaceRoots[0]
 	}
-	e := harness.Event{Conversation: conv, Dir: dir, CompactionDropped: true}
+	e := harness.Event{Conversation: conv, Dir: dir, CompactionDropped: true, ReinjectAtTool: true}
 	tool := func() harness.ToolCall {
 		t := harness.ToolCall{Name: p.ToolName}
 		if cmd := harness.InputString(p.ToolInput, "command"); cmd != "" {
