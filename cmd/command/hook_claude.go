@@ -46,10 +46,15 @@ Each Claude Code conversation (its session_id) acts as one td agent session
                           block after an hour away
    SessionStart compact   td session compact: the post-compaction reminder
    SessionStart clear     start over: a fresh context, binding kept
+   SessionStart fork      the forked conversation goes on as this
+                          checkout's last harness session, binding kept
    PreToolUse             an agent's Bash call that runs td approve, td
-                          session start without --agent, td session use,
-                          td feature set|unset or td operator add|rm is
-                          denied, with what to do instead
+                          close with an override, td session start without
+                          --agent, td session use, td feature set|unset or
+                          td operator add|rm is denied, and so is a project
+                          agent's Write or Edit of td's own records (a
+                          ledger, a session, the config), with what to do
+                          instead
    PostToolUse            a response that reports a failure (is_error,
                           error, success false, a non-zero exit code) is
                           recorded as td session error; success records

@@ -65,7 +65,7 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	case SessionStart:
 		return out, sessionStart(s, conv, p.Source, out)
 	case PreToolUse:
-		return out, preToolUse(s, conv, c.Deny, out)
+		return out, preToolUse(s, conv, c, out)
 	case Stop, SessionEnd:
 		res, err := harness.Session(s, conv)
 		if err != nil || res == nil {
@@ -97,20 +97,22 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	return out, nil
 }
 
-// preToolUse denies a command that escalates (deny, from Escalation)
+// preToolUse denies a command that escalates (c.Deny, from Escalation)
+// or a project agent's hand edit of td's records (harness.EditDenial),
 // unless the conversation acts as a person's session: a conversation td
-// started is an agent's, and one it cannot place is denied too, since
-// letting the command through is what needs a reason.
-func preToolUse(s *repo.Store, conv harness.Conversation, deny string, out *Outcome) error {
-	out.Deny = deny
-	res, err := harness.Session(s, conv)
-	if err != nil || res == nil {
-		return nil
+// started is an agent's, and one it cannot place is denied a command too,
+// since letting it through is what needs a reason.
+func preToolUse(s *repo.Store, conv harness.Conversation, c *Call, out *Outcome) error {
+	ev := harness.Event{Moment: harness.PreTool, Conversation: conv, Dir: c.Payload.Cwd,
+		Tool: harness.ToolCall{Name: c.Payload.ToolName, Paths: c.Paths}}
+	if c.Deny != "" {
+		ev.Tool.Command = harness.InputString(c.Payload.ToolInput, "command")
 	}
-	out.Session = res.Session
-	if !res.Session.IsAgent() {
-		out.Deny = ""
+	res, err := harness.Handle(s, ev)
+	if err != nil {
+		return err
 	}
+	out.Session, out.Deny = res.Session, res.Deny
 	return nil
 }
 

@@ -67,7 +67,13 @@ type Call struct {
 	// Deny is why PreToolUse should deny the Bash command the call is
 	// about (see Escalation), "" when it asks nothing of td.
 	Deny string
+	// Paths are the files a PreToolUse's file tool (Write, Edit,
+	// MultiEdit, NotebookEdit) would write, for the guard on td's records.
+	Paths []string
 }
+
+// fileTools are Claude Code's tools that write a file.
+var fileTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
 // ReadCall reads a hook payload (at most MaxPayload bytes) and names its
 // event: named, the event the hook's command gives, or else the payload's
@@ -104,6 +110,9 @@ func ReadCall(in io.Reader, named Event) (*Call, error) {
 	// A tool call that worked is not a td action: nothing to record.
 	switch c.Event {
 	case PreToolUse:
+		if fileTools[p.ToolName] {
+			c.Paths = harness.InputPaths(p.ToolInput, "file_path", "notebook_path")
+		}
 		if p.ToolName == "Bash" {
 			var in struct {
 				Command string `json:"command"`
@@ -132,7 +141,7 @@ func (c *Call) Acts() bool {
 	case SessionStart, Stop, SessionEnd:
 		return true
 	}
-	return c.Failure != nil || c.Deny != ""
+	return c.Failure != nil || c.Deny != "" || len(c.Paths) > 0
 }
 
 // payloadError says what is wrong with a payload td could not decode.

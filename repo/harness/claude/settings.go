@@ -34,13 +34,14 @@ type HookEntry struct {
 
 // HookEntries returns the harness events td listens to, in the order a
 // conversation meets them: its start (every source: startup, resume,
-// clear, compact), each shell command before it runs (to deny an agent the
-// td commands that escalate), each tool call that succeeded or failed, the end of each
-// turn, and the end of the conversation.
+// clear, compact), each shell command and file write before it runs (to
+// deny an agent the td commands that escalate and a project agent a hand
+// edit of td's records), each tool call that succeeded or failed, the end
+// of each turn, and the end of the conversation.
 func HookEntries() []HookEntry {
 	hooks := []HookEntry{
 		{Event: SessionStart},
-		{Event: PreToolUse, Matcher: "Bash"},
+		{Event: PreToolUse, Matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit"},
 		{Event: PostToolUse, Matcher: "*"},
 		{Event: PostToolUseFailure, Matcher: "*"},
 		{Event: Stop},
