@@ -19,7 +19,8 @@ func (r *runner) hookCommand() *cli.Command {
 		Name:  "hook",
 		Usage: "run by an agent harness's hooks: the session lifecycle at the harness's own moments",
 		Subcommands: []*cli.Command{r.hookClaudeCommand(nil), r.hookCodexCommand(nil),
-			r.hookGeminiCommand(nil), r.hookCursorCommand(nil), r.hookCopilotCommand(nil)},
+			r.hookGeminiCommand(nil), r.hookCursorCommand(nil), r.hookCopilotCommand(nil),
+			r.hookOpencodeCommand(nil)},
 	}
 }
 

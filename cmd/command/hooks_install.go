@@ -9,6 +9,7 @@ import (
 	"github.com/tdproject/td/repo/harness/copilot"
 	"github.com/tdproject/td/repo/harness/cursor"
 	"github.com/tdproject/td/repo/harness/gemini"
+	"github.com/tdproject/td/repo/harness/opencode"
 	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
@@ -86,6 +87,12 @@ Examples:
 				return err
 			}
 			o := &HooksInstallOptions{Force: c.Bool("force"), Claude: c.Bool("claude"), Print: c.Bool("print")}
+			if c.Bool(opencode.Name) {
+				o.Harness = opencode.Name
+				if o.Claude || o.Force {
+					return usagef("td hooks install --opencode writes td's plugin alone: no --force, one harness at a time")
+				}
+			}
 			for _, h := range harnessConfigs() {
 				if !c.Bool(h.name) {
 					continue
@@ -117,6 +124,9 @@ Examples:
 func (r *runner) runHooksInstall(o *HooksInstallOptions) error {
 	if o.Claude {
 		return r.runHooksInstallClaude(o)
+	}
+	if o.Harness == opencode.Name {
+		return r.runHooksInstallOpencode(o)
 	}
 	for _, h := range harnessConfigs() {
 		if h.name == o.Harness {
@@ -180,7 +190,28 @@ func hooksInstallFlags() []cli.Flag {
 	for _, h := range harnessConfigs() {
 		flags = append(flags, &cli.BoolFlag{Name: h.name, Usage: "merge " + h.title + "'s hooks into " + h.config.Path + " instead of writing git hooks"})
 	}
+	flags = append(flags, &cli.BoolFlag{Name: opencode.Name, Usage: "write OpenCode's plugin, " + opencode.ConfigFile + ", instead of git hooks"})
 	return append(flags, &cli.BoolFlag{Name: "print", Usage: "with a harness flag: print td's entries instead of writing them"})
+}
+
+// runHooksInstallOpencode writes td's OpenCode plugin, or prints it.
+func (r *runner) runHooksInstallOpencode(o *HooksInstallOptions) error {
+	if o.Print {
+		r.st.printf("%s", opencode.Plugin)
+		return nil
+	}
+	s, err := r.openStore()
+	if err != nil {
+		return err
+	}
+	res, err := opencode.Install(s.Root)
+	if err != nil {
+		return err
+	}
+	return r.st.export(func() any { return res }, func() error {
+		r.st.printf("%s: %s\n", res.Path, res.Action)
+		return nil
+	})
 }
 
 // runHooksInstallHarness merges td's hooks into a harness's config and
