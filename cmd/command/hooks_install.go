@@ -55,7 +55,7 @@ func harnessConfigs() []struct {
 func (r *runner) hooksInstallCommand(runF func(*HooksInstallOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:  "install",
-		Usage: "write td's git hooks (pre-commit, prepare-commit-msg, commit-msg), or with --claude Claude Code's",
+		Usage: "write td's git hooks (pre-commit, prepare-commit-msg, commit-msg), or with --claude (--codex, ...) an agent harness's",
 		Description: `pre-commit runs td guard --staged, so a commit the current session may not
 make stops there; prepare-commit-msg and commit-msg add a "Td-Session: <id>"
 trailer naming the current session (not to merges or squashes, not to an
@@ -75,12 +75,18 @@ never clobbered: its other keys, hooks and matcher groups stay, an event
 that already runs td hook claude is left alone, and a file td cannot read
 is reported and left as it is. --print shows the entries instead.
 
+The other harnesses the same way, one at a time: --codex merges
+.codex/hooks.json, --gemini .gemini/settings.json, --cursor
+.cursor/hooks.json, --copilot writes td's own .github/hooks/td.json, and
+--opencode writes td's plugin, .opencode/plugins/td.js (td help harnesses).
+
 Examples:
    td hooks install
    td hooks install --force
    td hooks install --json
    td hooks install --claude
-   td hooks install --claude --print`,
+   td hooks install --claude --print
+   td hooks install --codex`,
 		Flags: hooksInstallFlags(),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[--force] | --claude [--print]"); err != nil {
