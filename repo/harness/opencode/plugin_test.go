@@ -111,7 +111,7 @@ func TestPluginInOpenCodeHost(t *testing.T) {
 	}
 	var log struct {
 		Env, Start, StartAgain, DenyEdit, DenyApprove, AllowEdit, Compact string
-		Outputs                                                            []string
+		Outputs                                                           []string
 	}
 	if err := json.Unmarshal(out, &log); err != nil {
 		t.Fatalf("host output %q: %v", out, err)
