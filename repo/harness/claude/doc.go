@@ -16,6 +16,8 @@
 //	                      id, goes on as the checkout's last harness
 //	                      session, binding kept
 //	SessionStart compact  compact: the post-compaction reminder
+//	PreToolUse            deny a Bash call's escalating td command, or a
+//	                      project agent's Write or Edit of td's records
 //	PostToolUse           a response that reports a failure is recorded as
 //	                      a session error; success records nothing
 //	PostToolUseFailure    the failed call is recorded as a session error,
