@@ -81,8 +81,9 @@ func (c HookConfig) Fragment() []byte {
 	return out
 }
 
-// Install merges td's hooks into the config at root: every other key and
-// hook stays in its place, an event that already runs td's hook is left
+// Install merges td's hooks into the config at root: every other byte of
+// the file stays as it was (td's entries are inserted, laid out as the
+// text around them), an event that already runs td's hook is left
 // alone, and a file that needs nothing is not rewritten. A file td cannot
 // read as a JSON object is reported and never overwritten; a symlink is
 // refused.
@@ -110,6 +111,11 @@ func (c HookConfig) Install(root string) (*ConfigInstall, error) {
 	out, events, err := c.merge(data, detectIndent(data))
 	if err != nil {
 		return nil, err
+	}
+	if data != nil && len(bytes.TrimSpace(data)) > 0 {
+		// The file is valid and merge knows what to add: add it to the
+		// file's own bytes, so the rest of the file stays as it was.
+		out = c.splice(data, events, detectIndent(data))
 	}
 	res.Events = events
 	added := false

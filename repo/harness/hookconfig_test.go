@@ -31,8 +31,8 @@ func TestHookConfigMergeKeepsTheUsersKeys(t *testing.T) {
 	if !(strings.Index(s, `"z"`) < strings.Index(s, `"hooks"`) && strings.Index(s, `"hooks"`) < strings.Index(s, `"a"`)) {
 		t.Errorf("keys out of order:\n%s", s)
 	}
-	if !strings.Contains(s, `"mine <&>"`) || strings.Index(s, "mine") > strings.Index(s, "td hook codex Tool") {
-		t.Errorf("the user's hook was changed or moved after td's:\n%s", s)
+	if !strings.HasPrefix(s, `{"z": 1, "hooks": {"Tool": [{"hooks": [{"type": "command", "command": "mine <&>"}]}, {"matcher": "Bash", `) || !strings.HasSuffix(s, `}]}, "a": true}`) {
+		t.Errorf("the user's bytes were changed, or td's hook was not laid out inline:\n%s", s)
 	}
 	res, err = testConfig(MatcherGroups).Install(root)
 	if err != nil || res.Action != "already installed" {
@@ -90,5 +90,26 @@ func TestPatchPaths(t *testing.T) {
 	got := PatchPaths("*** Begin Patch\n*** Update File: a.go\n@@\n*** Add File: b/c.go\n+x\n*** Delete File: d\n*** Update File: e\n*** Move to: f\n*** End Patch")
 	if strings.Join(got, ",") != "a.go,b/c.go,d,e,f" {
 		t.Errorf("PatchPaths = %q", got)
+	}
+}
+
+// TestHookConfigSpliceKeepsTheLayout adds td's hooks to an indented file
+// with comments-free oddities (tabs, a compact list, CRLF-free blank
+// lines): every byte of the user's stays, td's entries follow the
+// indentation around them.
+func TestHookConfigSpliceKeepsTheLayout(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, ".x", "hooks.json")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	orig := "{\n\t\"theme\": \"dark\",\n\n\t\"hooks\": {\n\t\t\"Tool\": [ {\"hooks\": []} ]\n\t}\n}\n"
+	os.WriteFile(p, []byte(orig), 0o644)
+	if _, err := testConfig(CommandList).Install(root); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(p)
+	want := "{\n\t\"theme\": \"dark\",\n\n\t\"hooks\": {\n\t\t\"Tool\": [ {\"hooks\": []}, {\"command\": \"td hook codex Tool\", \"matcher\": \"Bash\"} ],\n" +
+		"\t\t\"Start\": [\n\t\t\t{\n\t\t\t\t\"command\": \"td hook codex Start\"\n\t\t\t}\n\t\t]\n\t},\n\t\"version\": 1\n}\n"
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
