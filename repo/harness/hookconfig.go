@@ -189,7 +189,11 @@ func (c HookConfig) merge(data []byte, indent string) ([]byte, []EventInstall, e
 		}
 		var list []json.RawMessage
 		if err := json.Unmarshal(hooks[at].val, &list); err != nil {
-			return nil, nil, &repo.ParseError{Path: c.Path, Msg: fmt.Sprintf("\"hooks\".%q is not a list; fix it, then run td hooks install --%s again", h.Event, c.Harness)}
+			what := "a list"
+			if c.Layout == MatcherGroups {
+				what = "a list of matcher groups"
+			}
+			return nil, nil, &repo.ParseError{Path: c.Path, Msg: fmt.Sprintf("\"hooks\".%q is not %s; fix it, then run td hooks install --%s again", h.Event, what, c.Harness)}
 		}
 		if c.hasTdHook(list, h.Event) {
 			ev.Action = sessions.HookCurrent
