@@ -278,7 +278,33 @@ func (c *Checklist) Add(kind domain.TodoKind, phase string, origin domain.AgentP
 		return true
 	}
 	if !c.insert(p, pre, block, post, verify) {
+		if err := c.pastLimits([]edit{{off: p, ins: c.terminator(p) + pre + block + post}}); err != nil {
+			return fmt.Errorf("cannot add %q: %s", clean[0], err.Msg)
+		}
 		return fmt.Errorf("cannot add %q at line %d: the markdown around it would change what it says (an unclosed code or HTML block?); fix it by hand", clean[0], lineOf(c.body, p))
+	}
+	return nil
+}
+
+// pastLimits returns the limit (see CheckBody) the body with edits
+// applied would pass, nil if none: td never writes a body it would refuse
+// to read back.
+func (c *Checklist) pastLimits(edits []edit) *Error {
+	size := len(c.body)
+	for _, e := range edits {
+		size += len(e.ins) - e.del
+	}
+	out := make([]byte, 0, size)
+	pos := 0
+	for _, e := range edits {
+		out = append(out, c.body[pos:e.off]...)
+		out = append(out, e.ins...)
+		pos = e.off + e.del
+	}
+	out = append(out, c.body[pos:]...)
+	var me *Error
+	if err := CheckBody(out, 1); errors.As(err, &me) {
+		return me
 	}
 	return nil
 }

@@ -113,6 +113,9 @@ type Facts struct {
 	// ReviewerActor names the reviewer's actor in refusals, such as
 	// "Bob <bob@example.com>" or "agent primary of Bob <bob@example.com>".
 	ReviewerActor string
+	// ReviewerAgent is the agent path of the reviewer's actor ("primary",
+	// "primary.subagents.ui"), "" for a person. An agent never approves.
+	ReviewerAgent string
 	// ReviewerIsAgent is true when the reviewer acts as an agent: its
 	// refusals name no way round the policy (no --self-close-exception).
 	ReviewerIsAgent bool
@@ -380,12 +383,24 @@ func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Deci
 	if r == "" {
 		return refused(fmt.Sprintf("no session is asking to %s %s; start one with td session start", v, issue))
 	}
+	var d Decision
 	if f.Minor && !slices.ContainsFunc(f.MinorMarkedBy, f.self) {
-		return Decision{Allowed: true}
+		d = Decision{Allowed: true}
+	} else {
+		d = decideInvolvement(mode, f, cv, reason, v)
+		if f.Minor && d.Refusal != "" {
+			d.Refusal = fmt.Sprintf("%s marked %s minor itself, so the minor bypass does not apply: %s", r, issue, d.Refusal)
+		}
 	}
-	d := decideInvolvement(mode, f, cv, reason, v)
-	if f.Minor && d.Refusal != "" {
-		d.Refusal = fmt.Sprintf("%s marked %s minor itself, so the minor bypass does not apply: %s", r, issue, d.Refusal)
+	if v == verbApprove && f.ReviewerAgent != "" && (d.Allowed || d.ReasonRequired) {
+		// Approval is a person's sign-off: no agent gives it, on any issue.
+		// The rules above still speak first, so an agent that did the work
+		// hears that, as a person would.
+		id := f.IssueID
+		if id == "" {
+			id = "ID"
+		}
+		return refused(fmt.Sprintf("%s acts for %s, and an agent does not approve; ask for sign-off with td review %s and a person approves it", r, actorOrSame(f.ReviewerActor), id))
 	}
 	return d
 }

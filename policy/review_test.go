@@ -648,3 +648,41 @@ func TestActorMatrix(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentNeverApproves: an agent actor's approval is refused in every
+// mode and on minor issues, after the involvement rules have spoken (an
+// agent that did the work hears that first); its closes are unaffected.
+func TestAgentNeverApproves(t *testing.T) {
+	const agentRefusal = "ses_outs0001 acts for agent primary of Bob <bob@example.com>, and an agent does not approve; ask for sign-off with td review td-abc123 and a person approves it"
+	asAgent := func(f *Facts) {
+		f.ReviewerAgent, f.ReviewerActor, f.ReviewerIsAgent = "primary", "agent primary of Bob <bob@example.com>", true
+	}
+	minor := func(f *Facts) { f.Minor = true }
+	rows := []struct {
+		name   string
+		mode   Mode
+		facts  Facts
+		reason string
+		want   Decision
+	}{
+		{name: "uninvolved agent, balanced", mode: Balanced, facts: issueFacts(outsider, asAgent), want: Decision{Refusal: agentRefusal}},
+		{name: "uninvolved agent, strict", mode: Strict, facts: issueFacts(outsider, asAgent), want: Decision{Refusal: agentRefusal}},
+		{name: "uninvolved agent, minor issue", mode: Balanced, facts: issueFacts(outsider, asAgent, minor), want: Decision{Refusal: agentRefusal}},
+		{name: "agent with a reason", mode: Balanced, facts: issueFacts(outsider, asAgent), reason: "read it", want: Decision{Refusal: agentRefusal}},
+		{name: "agent that implemented it hears that first", mode: Balanced,
+			facts: issueFacts(worker, asAgent),
+			want:  Decision{Refusal: "ses_work0001 implements td-abc123; another session must approve it"}},
+		{name: "a subagent too", mode: Balanced,
+			facts: issueFacts(outsider, asAgent, func(f *Facts) { f.ReviewerAgent = "primary.subagents.ui" }), want: Decision{Refusal: agentRefusal}},
+		{name: "a person is not held to it", mode: Balanced, facts: issueFacts(outsider), want: allowed},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			checkDecision(t, Approval(row.mode, row.facts, row.reason), row.want)
+		})
+	}
+	// A close is not an approval: the uninvolved agent may close.
+	if d := Close(Balanced, issueFacts(outsider, asAgent), "", ""); !d.Allowed {
+		t.Errorf("an uninvolved agent's close refused: %s", d.Refusal)
+	}
+}

@@ -408,3 +408,17 @@ func YAMLErrorMsg(err error) string { _, m := splitYAMLError(err); return m }
 
 // lockTimeout bounds how long a td process waits for another to finish.
 const lockTimeout = 30 * time.Second
+
+// ReadRaw returns the bytes of one of td's files under .todos (elem joined
+// below it: issues/ID.md, history/ID.jsonl), refusing a symlink, anything
+// but a regular file and a file over the size td reads of its kind. It is
+// for a use case that reads text without td's parsers, such as a search.
+func (s *Store) ReadRaw(elem ...string) ([]byte, error) {
+	rel := filepath.ToSlash(filepath.Join(elem...))
+	data, err := readRegular(s.Path(elem...), snapshotSizeLimit(rel))
+	var r *refusal
+	if errors.As(err, &r) {
+		return nil, &ParseError{Path: TodosDir + "/" + rel, Msg: r.reason}
+	}
+	return data, err
+}

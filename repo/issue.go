@@ -100,6 +100,12 @@ func ParseIssue(path, wantID string, data []byte) (*Issue, error) {
 	if is.UpdatedAt, err = parseTime(f.UpdatedAt); err != nil {
 		return nil, bad("updated_at", "updated_at %s", err)
 	}
+	// td no longer writes updated_at (see WriteIssueFile); a file that has
+	// one keeps it, frozen, and Store.FillUpdated brings the time forward
+	// from the ledger.
+	if is.UpdatedAt.IsZero() {
+		is.UpdatedAt = is.CreatedAt
+	}
 	return is, nil
 }
 
@@ -220,7 +226,9 @@ func SetWord[T ~string](is *Issue, field string, cur *T, v T) error {
 	return nil
 }
 
-// newIssueDoc renders a new issue file in canonical form.
+// NewIssueDoc renders a new issue file in canonical form. It has no
+// updated_at: a field that changes on every write would make every two
+// branches that touch one issue conflict in a merge td does not run.
 func NewIssueDoc(is *Issue, description string) (*markdown.File, error) {
 	fm := markdown.NewFrontmatter()
 	var body []byte
@@ -237,7 +245,6 @@ func NewIssueDoc(is *Issue, description string) (*markdown.File, error) {
 		{"priority", string(is.Priority)}, {"minor", is.Minor}, {"labels", NonNil(is.Labels)},
 		{"created_by", is.CreatedBy}, {"implementer", is.Implementer}, {"assignee", is.Assignee},
 		{"resolution", string(is.Resolution)}, {"links", is.Links}, {"created_at", is.CreatedAt},
-		{"updated_at", is.UpdatedAt},
 	} {
 		if err := is.SetField(kv.k, kv.v); err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
 )
 
@@ -106,6 +107,9 @@ type Filter struct {
 	Labels     []string // every label must be present
 	Assignee   string
 	All        bool
+	// Text keeps the issues whose title holds every one of its words,
+	// in any case (td search looks further than titles).
+	Text string
 	// assigneeSessions are the sessions Assignee names by a person's or
 	// a session's name, filled by ResolveAssignee.
 	assigneeSessions map[string]bool
@@ -162,6 +166,14 @@ func (f Filter) Match(is *Issue) bool {
 	}
 	if f.Assignee != "" && !f.assigned(is.Assignee) {
 		return false
+	}
+	if f.Text != "" {
+		title := strings.ToLower(is.Title)
+		for _, w := range strings.Fields(strings.ToLower(f.Text)) {
+			if !strings.Contains(title, w) {
+				return false
+			}
+		}
 	}
 	return true
 }
@@ -277,6 +289,20 @@ func (s *Store) AppendLedger(tx *Tx, id string, e audit.Entry) error {
 	return tx.AppendLine(line, HistoryDir, id+".jsonl")
 }
 
+// FillUpdated sets each issue's UpdatedAt to the time of the last entry
+// of its ledger when that is later than what the file says (created_at,
+// or an updated_at written by an older td). Ledgers are read through the
+// facts cache; one td cannot read leaves the file's time.
+func (s *Store) FillUpdated(list []*Issue) {
+	ForEach(len(list), IOWorkers(), 64, func(i int) {
+		is := list[i]
+		if f, err := s.LedgerFactsOf(is.ID); err == nil && f.LastEvent.After(is.UpdatedAt) {
+			is.UpdatedAt = f.LastEvent
+		}
+	})
+	s.SaveLedgerCache()
+}
+
 // Ledger reads an issue's ledger. Unreadable lines come back as parse errors
 // beside the readable entries.
 func (s *Store) Ledger(id string) ([]audit.Entry, []error, error) {
@@ -299,7 +325,7 @@ func (s *Store) Ledger(id string) ([]audit.Entry, []error, error) {
 	return entries, errs, nil
 }
 
-// writeIssue stamps updated_at, writes the file and appends a ledger entry.
+// WriteIssue writes the file and appends a ledger entry stamped now.
 func (s *Store) WriteIssue(tx *Tx, se *Session, is *Issue, action string, details map[string]any, reason string) error {
 	if err := s.WriteIssueFile(tx, is); err != nil {
 		return err
@@ -307,14 +333,21 @@ func (s *Store) WriteIssue(tx *Tx, se *Session, is *Issue, action string, detail
 	return s.AppendLedger(tx, is.ID, audit.Entry{TS: is.UpdatedAt, Session: se.ID, Action: action, Details: details, Reason: reason})
 }
 
-// writeIssueFile stamps updated_at and writes the file, with no ledger
-// entry: for routine todo churn, which lives in the file and in git.
+// WriteIssueFile writes the file, with no ledger entry: for routine todo
+// churn, which lives in the file and in git. It sets is.UpdatedAt to now
+// for the caller's output and ledger entries but writes no time into the
+// file: no field of an issue file changes on every write, so a merge that
+// runs without td's driver (a hosted merge button, a clone that never ran
+// td init) merges edits of different fields and todos cleanly. A file
+// that already has updated_at keeps those bytes as they are.
 func (s *Store) WriteIssueFile(tx *Tx, is *Issue) error {
-	now := s.Now()
-	if err := is.SetField("updated_at", now); err != nil {
-		return err
+	// Never write a file td would refuse to read back: a checklist grown
+	// past the body's limits is refused here, before anything lands.
+	var me *markdown.Error
+	if err := markdown.CheckBody(is.Doc.Body, 1); errors.As(err, &me) {
+		return Errorf(CodeInvalid, "%s would be refused when read back: %s; nothing was written", is.ID, me.Msg)
 	}
-	is.UpdatedAt = now
+	is.UpdatedAt = s.Now()
 	tx.describe("", actionTodosChanged, is.ID)
 	return tx.WriteFile(is.Doc.Bytes(), IssuesDir, is.ID+".md")
 }

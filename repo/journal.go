@@ -300,7 +300,9 @@ func JournalChain(entries []JournalEntry, staged, head string) bool {
 // CheckLedgerKept refuses when the ledger no longer begins with
 // what td last wrote to it: a line td appended, and nobody committed yet,
 // was removed by hand. Undoing one's own "started" before committing
-// would otherwise erase the involvement the review policy reads.
+// would otherwise erase the involvement the review policy reads. A write
+// that a local branch committed (within branchHoldsDepth commits of its
+// tip) is not pending: the work tree was switched to another branch.
 func (s *Store) CheckLedgerKept(id string) error {
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
@@ -338,8 +340,17 @@ func (s *Store) CheckLedgerKept(id string) error {
 	if err == nil && int64(len(data)) >= last.Size && gitrepo.BlobHash(data[:last.Size]) == last.After {
 		return nil
 	}
+	// td's last write was committed on another branch, and the work tree
+	// has moved since: a checkout, not a removal.
+	if held, err := g.BranchHolds(rel, last.After, branchHoldsDepth); err == nil && held {
+		return nil
+	}
 	return Errorf(CodeRefused, "%s no longer begins with what td last wrote to it: a ledger line td appended was removed or changed by hand before it was committed, so td decides no review on it; put the lines back (git diff shows what differs from HEAD) or have an operator look", s.rel(p))
 }
+
+// branchHoldsDepth is how far below each branch's tip CheckLedgerKept
+// looks for td's last write.
+const branchHoldsDepth = 100
 
 // journalKey reads the journal key, making it on first use. The key is
 // written to a temporary file, synced, and linked into place, so a kill or

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/tdproject/td/audit"
 )
@@ -32,6 +33,10 @@ type LedgerFacts struct {
 	// but their own review decisions and security records; MinorMarkedBy
 	// turned the issue minor.
 	Implementers, Involved, MinorMarkedBy []string
+	// LastEvent is the time of the latest entry: when td last recorded
+	// anything about the issue. Issue files carry no such field, so that
+	// two branches touching one issue do not both change the same line.
+	LastEvent time.Time
 }
 
 // notInvolving are ledger actions that do not make a session "involved"
@@ -42,6 +47,9 @@ var notInvolving = map[string]bool{audit.ActionApproved: true, audit.ActionRejec
 func DeriveLedgerFacts(entries []audit.Entry) LedgerFacts {
 	var f LedgerFacts
 	for _, e := range entries {
+		if e.TS.After(f.LastEvent) {
+			f.LastEvent = e.TS.UTC()
+		}
 		switch e.Action {
 		case audit.ActionCreated:
 			if !f.HasCreator {
@@ -91,7 +99,7 @@ type ledgerCache struct {
 const (
 	ledgerCacheFile    = "ledgers.bin"
 	ledgerCacheMagic   = "TDLF"
-	ledgerCacheVersion = 2
+	ledgerCacheVersion = 3
 )
 
 // ledgerFactsOf returns the review facts of an issue's ledger, from the
@@ -197,6 +205,7 @@ func encodeLedgerCache(m map[string]LedgerFacts, racyBefore int64) []byte {
 		w.strs(f.Implementers)
 		w.strs(f.Involved)
 		w.strs(f.MinorMarkedBy)
+		w.time(f.LastEvent)
 	}
 	return w.seal()
 }
@@ -217,6 +226,7 @@ func decodeLedgerCache(data []byte) (map[string]LedgerFacts, error) {
 		flags := r.byte()
 		f.HasCreator, f.Minor = flags&1 != 0, flags&2 != 0
 		f.Implementers, f.Involved, f.MinorMarkedBy = nilIfEmpty(r.strs()), nilIfEmpty(r.strs()), nilIfEmpty(r.strs())
+		f.LastEvent = r.time()
 		m[id] = f
 	}
 	if r.err != nil || r.off != len(r.s) {

@@ -14,6 +14,7 @@ func TestDeriveLedgerFacts(t *testing.T) {
 	e := func(session, action string, details map[string]any, typ string) audit.Entry {
 		return audit.Entry{TS: time.Unix(0, 0), Session: session, Action: action, Details: details, Type: typ}
 	}
+	epoch := time.Unix(0, 0).UTC()
 	minor := func(from, to bool) map[string]any {
 		return map[string]any{"minor": map[string]any{"from": from, "to": to}}
 	}
@@ -24,30 +25,30 @@ func TestDeriveLedgerFacts(t *testing.T) {
 	}{
 		{"empty", nil, LedgerFacts{}},
 		{"creator only", []audit.Entry{e("ses_a", audit.ActionCreated, nil, "")},
-			LedgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}}},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}}},
 		{"the first created entry names the creator", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""), e("ses_b", audit.ActionCreated, nil, "")},
-			LedgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_b"}}},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_b"}}},
 		{"created minor", []audit.Entry{e("ses_a", audit.ActionCreated, map[string]any{"minor": true}, "")},
-			LedgerFacts{Creator: "ses_a", HasCreator: true, Minor: true, Involved: []string{"ses_a"}}},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Minor: true, Involved: []string{"ses_a"}}},
 		{"edited minor on then off", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
 			e("ses_b", audit.ActionEdited, minor(false, true), ""),
 			e("ses_c", audit.ActionEdited, minor(true, false), "")},
-			LedgerFacts{Creator: "ses_a", HasCreator: true, Minor: false, MinorMarkedBy: []string{"ses_b"},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Minor: false, MinorMarkedBy: []string{"ses_b"},
 				Involved: []string{"ses_a", "ses_b", "ses_c"}}},
 		{"started and unstarted are implementation history", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
 			e("ses_w", audit.ActionStarted, nil, ""),
 			e("ses_w", audit.ActionUnstarted, nil, ""),
 			e("ses_x", audit.ActionStarted, nil, "")},
-			LedgerFacts{Creator: "ses_a", HasCreator: true, CurrentImplementer: "ses_x", Implementers: []string{"ses_w", "ses_x"},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, CurrentImplementer: "ses_x", Implementers: []string{"ses_w", "ses_x"},
 				Involved: []string{"ses_a", "ses_w", "ses_x"}}},
 		{"unstarted leaves nobody working on it", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
 			e("ses_w", audit.ActionStarted, nil, ""),
 			e("ses_w", audit.ActionUnstarted, nil, "")},
-			LedgerFacts{Creator: "ses_a", HasCreator: true, Implementers: []string{"ses_w"},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Implementers: []string{"ses_w"},
 				Involved: []string{"ses_a", "ses_w"}}},
 		{"review decisions and security records do not involve", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
@@ -56,7 +57,12 @@ func TestDeriveLedgerFacts(t *testing.T) {
 			e("ses_r", audit.ActionClosedAgainst, nil, ""),
 			e("ses_s", audit.KindCreatorApproval, nil, audit.TypeSecurity),
 			e("ses_c", audit.ActionCommented, nil, "")},
-			LedgerFacts{Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_c"}}},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_c"}}},
+		{"the last event is the latest time, whatever the order", []audit.Entry{
+			{TS: time.Unix(100, 0), Session: "ses_a", Action: audit.ActionCreated},
+			{TS: time.Unix(300, 0), Session: "ses_a", Action: audit.ActionCommented},
+			{TS: time.Unix(200, 0), Session: "ses_a", Action: audit.ActionCommented}},
+			LedgerFacts{LastEvent: time.Unix(300, 0).UTC(), Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := DeriveLedgerFacts(tc.entries); !reflect.DeepEqual(got, tc.want) {
@@ -69,7 +75,7 @@ func TestDeriveLedgerFacts(t *testing.T) {
 func TestLedgerCacheRoundTripAndCorruption(t *testing.T) {
 	m := map[string]LedgerFacts{
 		"td-aaaaaa": {size: 120, mtime: 1000, Creator: "ses_a", HasCreator: true, Minor: true, CurrentImplementer: "ses_w",
-			Implementers: []string{"ses_w"}, Involved: []string{"ses_a", "ses_w"}, MinorMarkedBy: []string{"ses_a"}},
+			Implementers: []string{"ses_w"}, Involved: []string{"ses_a", "ses_w"}, MinorMarkedBy: []string{"ses_a"}, LastEvent: time.Unix(1_800_000_000, 0).UTC()},
 		"td-bbbbbb": {size: 7, mtime: 5000},
 	}
 	data := encodeLedgerCache(m, 2000)

@@ -100,6 +100,24 @@ func (s *Store) startSession(tx *Tx, o StartOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	se, err := s.newSession(o, author)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.writeSession(tx, se); err != nil {
+		return nil, err
+	}
+	if o.Use {
+		if err := s.writeLocal("current", se.ID); err != nil {
+			return nil, err
+		}
+	}
+	return se, nil
+}
+
+// newSession makes the session o describes for author, with a fresh ID,
+// and writes nothing.
+func (s *Store) newSession(o StartOptions, author string) (*Session, error) {
 	id, err := s.newSessionID()
 	if err != nil {
 		return nil, err
@@ -115,17 +133,8 @@ func (s *Store) startSession(tx *Tx, o StartOptions) (*Session, error) {
 	if name == "" {
 		name, _ = SplitIdentity(author)
 	}
-	se := &Session{ID: id, Name: name, Role: role, Agent: o.Agent, Category: o.Category,
-		Author: author, CreatedAt: s.Now(), Previous: o.Previous}
-	if err := s.writeSession(tx, se); err != nil {
-		return nil, err
-	}
-	if o.Use {
-		if err := s.writeLocal("current", id); err != nil {
-			return nil, err
-		}
-	}
-	return se, nil
+	return &Session{ID: id, Name: name, Role: role, Agent: o.Agent, Category: o.Category,
+		Author: author, CreatedAt: s.Now(), Previous: o.Previous}, nil
 }
 
 func (s *Store) writeSession(tx *Tx, se *Session) error {
@@ -171,6 +180,9 @@ func (s *Store) Author() (string, error) {
 func (s *Store) Session(id string) (*Session, error) {
 	if !ValidSessionID(id) {
 		return nil, Errorf(CodeInvalid, "%q is not a session ID: session IDs look like ses_7hq2m4p1", id)
+	}
+	if se := s.pendingDefault; se != nil && se.ID == id {
+		return se, nil
 	}
 	p := s.Path(SessionsDir, id+".yaml")
 	data, err := readRegular(p, 1<<20)
@@ -293,27 +305,54 @@ func (s *Store) CurrentSession(flag string, create bool) (acting *Session, sourc
 	if !create {
 		return nil, "", nil
 	}
-	// Made under the lock, after looking again: two td processes running
-	// for the first time at once must agree on one default session.
-	err = s.Update(func(tx *Tx) error {
-		if se, err = s.defaultSession(author); se != nil || err != nil {
-			return err
+	// The default session is written with the command's first change, in
+	// the same transaction (Update), so a command that changes nothing, a
+	// refused one above all, leaves no session behind.
+	if s.pendingDefault == nil {
+		if s.pendingDefault, err = s.newSession(StartOptions{Category: domain.CategoryProject}, author); err != nil {
+			return nil, "", err
 		}
-		if se, err = s.startSession(tx, StartOptions{}); err != nil {
+	}
+	return s.pendingDefault, SourceDefault, nil
+}
+
+// SaveSession writes the default session CurrentSession made for this
+// command, if it has not been written yet, as a change of its own: for a
+// caller that hands the session's ID to something that reads it from
+// disk before the command changes anything.
+func (s *Store) SaveSession() error {
+	if s.pendingDefault == nil {
+		return nil
+	}
+	return s.Update(func(tx *Tx) error {
+		return s.writePendingDefault(tx)
+	})
+}
+
+// writePendingDefault writes the default session CurrentSession made for
+// this command, in the transaction of its first change. The next td then
+// finds it: unless another td process made this person's default first
+// (looked up again here, under the lock), it becomes the checkout's
+// default. Either way the session is written, since the change names it.
+func (s *Store) writePendingDefault(tx *Tx) error {
+	se := s.pendingDefault
+	if err := s.writeSession(tx, se); err != nil {
+		return err
+	}
+	tx.afterCommit = func() error {
+		s.pendingDefault = nil
+		if other, err := s.defaultSession(se.Author); other != nil || err != nil {
 			return err
 		}
 		defaults, err := s.readDefaults()
 		if err != nil {
 			return err
 		}
-		defaults[author] = se.ID
+		defaults[se.Author] = se.ID
 		b, _ := json.MarshalIndent(defaults, "", "  ")
 		return s.writeLocal("default-sessions.json", string(b)+"\n")
-	})
-	if err != nil {
-		return nil, "", err
 	}
-	return se, SourceDefault, nil
+	return nil
 }
 
 // ReadingSession is CurrentSession for a command that only reads: when

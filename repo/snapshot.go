@@ -292,3 +292,68 @@ func MemSnapshot(rev string, files map[string]string) *Snapshot {
 	sn.sortPaths()
 	return sn
 }
+
+// StagedSnapshot is the .todos tree git commit would record: HEAD's,
+// with the staged changes (from gitrepo's StagedChangesIn) applied. A path
+// the index holds a conflict for is a file td will not read. Before the
+// first commit every staged file is new.
+func (s *Store) StagedSnapshot(changes []gitrepo.StagedChange) (*Snapshot, error) {
+	g, err := s.GitRepo()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, Errorf(CodeRefused, "the staged changes need a git repository, and %s is not in one", s.Root)
+	}
+	prefix, err := s.TodosInRepo(g)
+	if err != nil {
+		return nil, err
+	}
+	sn, err := s.SnapshotAt("HEAD")
+	if err != nil {
+		if _, rerr := g.Resolve("HEAD"); rerr == nil {
+			return nil, err
+		}
+		sn = &Snapshot{Rev: "HEAD", files: map[string]*snapFile{}} // no commit yet
+	}
+	sn.Rev, sn.Commit = "the staged changes", ""
+	for _, c := range changes {
+		rel, ok := strings.CutPrefix(c.Path, prefix+"/")
+		if !ok || !snapshotWants(rel) {
+			continue
+		}
+		p := TodosDir + "/" + rel
+		switch {
+		case c.Deleted:
+			delete(sn.files, p)
+		case c.Unmerged:
+			sn.files[p] = &snapFile{path: p, problem: "has an unresolved merge conflict in the index"}
+		default:
+			f := &snapFile{path: p, hash: c.Hash}
+			if c.Mode&0o170000 != 0o100000 {
+				f.problem = "is a symlink; td does not follow symlinks under .todos"
+			}
+			sn.files[p] = f
+		}
+	}
+	read := sn.read
+	sn.read = func(f *snapFile) ([]byte, error) {
+		if read != nil {
+			return read(f)
+		}
+		return g.ReadBlob(f.hash)
+	}
+	sn.sortPaths()
+	return sn, nil
+}
+
+// Restrict keeps only the files keep accepts, so that a check of a few
+// issues reads no others.
+func (sn *Snapshot) Restrict(keep func(path string) bool) {
+	for p := range sn.files {
+		if !keep(p) {
+			delete(sn.files, p)
+		}
+	}
+	sn.sortPaths()
+}

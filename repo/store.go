@@ -137,6 +137,9 @@ type Store struct {
 	warnings []string
 
 	actor string // the session CurrentSession found acting, for commit trailers
+	// pendingDefault is the default session CurrentSession made for this
+	// command and Update writes with its first change; nil once written.
+	pendingDefault *Session
 
 	gitFacts       *gitFacts
 	gitFactsLoaded bool
@@ -317,6 +320,9 @@ type Tx struct {
 	undo    *undoLog          // nil until the first write
 	failed  error             // the first write that failed: the transaction is undone
 	git     txGit             // HEAD at the start and what was written, for git mode auto (autocommit.go)
+	// afterCommit runs once the transaction has landed (not when it was
+	// undone): local bookkeeping that names what it wrote.
+	afterCommit func() error
 }
 
 // Update runs fn holding the cross-process lock on .todos, then stages what
@@ -341,15 +347,34 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	if err := s.recover(); err != nil {
 		return err
 	}
+	// Another td process may have made this person's default session since
+	// CurrentSession looked: the command acts as that one instead, so that
+	// processes running for the first time at once agree on one.
+	if se := s.pendingDefault; se != nil {
+		if other, err := s.defaultSession(se.Author); err == nil && other != nil {
+			*se = *other
+			s.pendingDefault = nil
+		}
+	}
 	// The write set: fn's writes, each after its undo record.
 	tx := &Tx{s: s}
 	if err := tx.beginGit(); err != nil {
 		return err
 	}
 	ferr := fn(tx)
+	if len(tx.written) > 0 && s.pendingDefault != nil && tx.failed == nil {
+		if err := s.writePendingDefault(tx); err != nil && tx.failed == nil {
+			tx.failed = err
+		}
+	}
 	// One outcome: every write lands, or none does.
 	if err := tx.settle(); err != nil {
 		return err
+	}
+	if tx.afterCommit != nil {
+		if err := tx.afterCommit(); err != nil && ferr == nil {
+			ferr = err
+		}
 	}
 	// Stage or commit what landed.
 	if len(tx.written) > 0 && s.Config.Git.Mode == GitModeAuto {

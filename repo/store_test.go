@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
 )
 
@@ -37,6 +38,9 @@ func actor(t testing.TB, s *Store) *Session {
 	t.Helper()
 	se, _, err := s.CurrentSession("", true)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveSession(); err != nil {
 		t.Fatal(err)
 	}
 	return se
@@ -362,5 +366,32 @@ func TestAtomicWriteKeepsPermissions(t *testing.T) {
 	fi, err := os.Stat(p)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("mode after write = %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+}
+
+// WriteIssueFile refuses a body td would refuse to read back, whatever
+// built it, and writes nothing.
+func TestWriteIssueFileRefusesABodyPastTheLimits(t *testing.T) {
+	s := newTestStore(t)
+	se := actor(t, s)
+	is, err := createIssue(s, se, "Deep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(s.IssuePath(is.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	is, err = s.ReadIssueFile(is.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is.Doc.Body = []byte(strings.Repeat("> ", markdown.MaxNesting+1) + "x\n")
+	err = s.Update(func(tx *Tx) error { return s.WriteIssueFile(tx, is) })
+	if CodeOf(err) != CodeInvalid || !strings.Contains(err.Error(), "would be refused when read back: lists and quotes nest more than 32 levels deep") {
+		t.Fatalf("WriteIssueFile = %v, want a refusal", err)
+	}
+	if after, _ := os.ReadFile(s.IssuePath(is.ID)); string(after) != string(before) {
+		t.Error("the issue file changed")
 	}
 }

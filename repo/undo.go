@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // UndoFile is the transaction's undo log under .todos/local: while it
@@ -281,6 +282,7 @@ func (s *Store) recover() error {
 	if err != nil {
 		return err
 	}
+	s.sweepUndone()
 	keep := s.keepDir()
 	if err := s.undoRecords(p, recs, keep); err != nil {
 		return err
@@ -299,6 +301,29 @@ func (s *Store) recover() error {
 	}
 	s.warnf("rolled back a transaction a td process left unfinished: restored %s%s", strings.Join(names, ", "), kept)
 	return nil
+}
+
+// undoneKept is how long what a roll back replaced stays under
+// .todos/local/undone before the next roll back sweeps it.
+const undoneKept = 30 * 24 * time.Hour
+
+// sweepUndone removes the copies earlier roll backs kept that are older
+// than undoneKept, by the time in their names; anything else there, a
+// name td did not make above all, is left alone.
+func (s *Store) sweepUndone() {
+	dir := s.Path(LocalDir, "undone")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name, _, _ := strings.Cut(e.Name(), "-")
+		t, err := time.Parse("20060102T150405Z", name)
+		if err != nil || !e.IsDir() || s.Now().Sub(t) < undoneKept {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
 }
 
 // keepDir names a new directory for what a roll back replaces:

@@ -433,3 +433,35 @@ func TestRollbackLeavesAnUnchangedFileAlone(t *testing.T) {
 		t.Fatal("undo log left behind")
 	}
 }
+
+func TestSweepUndone(t *testing.T) {
+	s := newTestStore(t) // its clock reads 2026-11-21T10:00:00Z
+	dir := s.Path(LocalDir, "undone")
+	for _, name := range []string{
+		"20261001T100000Z",   // 51 days old: swept
+		"20261021T100000Z-2", // 31 days old, a second one that second: swept
+		"20261023T100000Z",   // 29 days old: kept
+		"20261121T095900Z",   // a minute old: kept
+		"notes",              // not td's: kept
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, name, "issues"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "20200101T000000Z"), nil, 0o644); err != nil {
+		t.Fatal(err) // a file, not a kept copy: left alone
+	}
+	s.sweepUndone()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	want := []string{"20200101T000000Z", "20261023T100000Z", "20261121T095900Z", "notes"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("left %v, want %v", got, want)
+	}
+}

@@ -82,7 +82,8 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	}
 	st := &streams{in: stdin, out: stdout, errOut: stderr}
 	colorOK := getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
-	st.color = colorOK && isTerminal(stdout)
+	st.tty = isTerminal(stdout)
+	st.color = colorOK && st.tty
 	st.errColor = colorOK && isTerminal(stderr)
 	for _, a := range args[1:] {
 		if a == "--" {
@@ -97,7 +98,7 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	var failure error
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		if u := unknownFlag(err.Error(), globalFlags); u != "" {
+		if u := unknownFlag(err.Error(), globalFlags()); u != "" {
 			return &usageError{u + " td help shows the usage"}
 		}
 		return &usageError{err.Error()}
@@ -162,7 +163,7 @@ func versionOnly(args []string) (version, asJSON bool) {
 func setUsageHandlers(c *cli.Command) {
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		msg := err.Error() + ";"
-		if u := unknownFlag(err.Error(), append(append([]cli.Flag{}, c.Flags...), globalFlags...)); u != "" {
+		if u := unknownFlag(err.Error(), append(append([]cli.Flag{}, c.Flags...), globalFlags()...)); u != "" {
 			msg = u
 		}
 		return &usageError{fmt.Sprintf("%s td %s --help shows the usage", msg, c.FullName())}
@@ -261,10 +262,15 @@ func (r *runner) recordAction(err error) {
 	}
 }
 
-var globalFlags = []cli.Flag{
-	&cli.BoolFlag{Name: "json", Usage: "print JSON (stable field names; errors as {\"error\":{\"code\",\"message\"}})"},
-	&cli.StringFlag{Name: "session", Usage: "act as this session (default: $TD_SESSION, then the checkout's current session)"},
-	&cli.StringFlag{Name: "dir", Aliases: []string{"C"}, Usage: "run as if td was started in `DIR`"},
+// globalFlags are the flags every command takes. Each app gets its own:
+// urfave/cli records on a flag whether it was set, so flags shared by two
+// runs at once (td in a test process) would race.
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "json", Usage: "print JSON (stable field names; errors as {\"error\":{\"code\",\"message\"}})"},
+		&cli.StringFlag{Name: "session", Usage: "act as this session (default: $TD_SESSION, then the checkout's current session)"},
+		&cli.StringFlag{Name: "dir", Aliases: []string{"C"}, Usage: "run as if td was started in `DIR`"},
+	}
 }
 
 func (r *runner) app() *cli.App {
@@ -272,7 +278,7 @@ func (r *runner) app() *cli.App {
 		Name:            "td",
 		Usage:           "git-native issues and todos for people and coding agents",
 		HideVersion:     true,
-		Flags:           globalFlags,
+		Flags:           globalFlags(),
 		Writer:          r.st.out,
 		ErrWriter:       r.st.errOut,
 		Reader:          r.st.in,
@@ -294,6 +300,7 @@ Start with:
 			r.initCommand(nil),
 			r.createCommand(nil),
 			r.listCommand(nil),
+			r.searchCommand(nil),
 			r.showCommand(nil),
 			r.editCommand(nil),
 			r.commentCommand(nil),
@@ -359,7 +366,7 @@ func (g commandGroup) Heading() string {
 func commandGroups() []commandGroup {
 	return []commandGroup{
 		{Title: "Getting started", Names: []string{"init", "demo", "help", "version"}},
-		{Title: "Issues", Topic: "format", Names: []string{"create", "list", "show", "edit", "comment"}},
+		{Title: "Issues", Topic: "format", Names: []string{"create", "list", "search", "show", "edit", "comment"}},
 		{Title: "Todos and criteria", Topic: "todos", Names: []string{"todo", "fmt"}},
 		{Title: "Workflow and review", Topic: "policy", Names: []string{"start", "unstart", "review", "approve", "reject", "close", "reopen", "block", "unblock", "reviewable", "status"}},
 		{Title: "Flags and audit", Topic: "policy", Names: []string{"feature", "operator", "security", "stats", "audit"}},

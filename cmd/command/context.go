@@ -27,7 +27,7 @@ Examples:
    td context
    td context --format markdown >> agent-prompt.md
    TD_SESSION=ses_c81kd0zz td context --json`,
-		Flags: []cli.Flag{formatFlag},
+		Flags: []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[--format text|markdown]"); err != nil {
 				return err

@@ -19,7 +19,11 @@ const (
 	formatMarkdown = "markdown"
 )
 
-var formatFlag = &cli.StringFlag{Name: "format", Value: formatText, Usage: "text or markdown (--json for JSON)"}
+// formatFlag is the --format flag of the commands that print a session's
+// context, made afresh for each command (see globalFlags).
+func formatFlag() cli.Flag {
+	return &cli.StringFlag{Name: "format", Value: formatText, Usage: "text or markdown (--json for JSON)"}
+}
 
 type contextJSON struct {
 	Kind        string              `json:"kind"`

@@ -24,7 +24,7 @@ func (s *streams) export(model func() any, text func() error) error {
 		}
 		v := model()
 		if w, ok := v.(jsonWriter); ok {
-			return w.WriteJSON(s.out)
+			return w.WriteJSON(s.jsonOut())
 		}
 		return s.emitJSON(v)
 	}

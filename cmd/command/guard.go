@@ -5,6 +5,7 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/review"
 	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
@@ -48,8 +49,14 @@ agent when td itself wrote that content (td keeps a journal of its writes
 under .todos/local), or when a merge in progress brought it. With PATHs it
 checks the named files as if the session were about to edit them.
 
-Each refused path is printed as "path: reason" and the exit status is 1;
-otherwise one OK line. td hooks install makes git run td guard --staged
+The staged changes are also held to the history rules td check --base
+applies in CI, against HEAD (against the merge base while a merge is
+concluded): statuses move only through td, ledgers and security events
+only grow, approvals and closes obey the review policy in commit order.
+Those hold for operators too. Only the issues the commit touches are read.
+
+Each refused path is printed as "path: reason", each broken rule as
+"path:line: message", and the exit status is 1; otherwise one OK line. td hooks install makes git run td guard --staged
 before every commit.
 
 Examples:
@@ -91,28 +98,56 @@ func (r *runner) runGuard(o *GuardOptions) error {
 		return err
 	}
 	var rep *sessions.GuardReport
+	var committed *review.CheckReport
 	if len(o.Paths) > 0 {
 		rep, err = sessions.GuardPaths(s, se, r.runDir(), o.Paths)
-	} else {
-		rep, err = sessions.GuardStaged(s, se)
+	} else if rep, err = sessions.GuardStaged(s, se); err == nil {
+		committed, err = review.CheckStaged(s, s.Env("GIT_INDEX_FILE"))
 	}
 	if err != nil {
 		return err
 	}
-	return r.printGuard(rep, o.Quiet)
+	return r.printGuard(&guardResult{GuardReport: rep, committed: committed}, o.Quiet)
+}
+
+// guardResult is td guard's answer: the scope verdict on each path and,
+// for the staged changes, what td check --base would flag in them.
+type guardResult struct {
+	*sessions.GuardReport
+	committed  *review.CheckReport
+	Violations []review.Violation `json:"violations"`
 }
 
 // printGuard reports the check: the refused paths, or one OK line. A
 // refusal fails the command; with --json the report says what, and the
 // exit status that it failed.
-func (r *runner) printGuard(rep *sessions.GuardReport, quiet bool) error {
+func (r *runner) printGuard(rep *guardResult, quiet bool) error {
 	refused := rep.Refused()
+	rep.Violations = []review.Violation{}
+	if rep.committed != nil {
+		rep.Violations = rep.committed.Violations
+	}
 	err := r.st.export(func() any {
 		if rep.Checked == nil {
 			rep.Checked = []sessions.GuardCheck{}
 		}
 		return rep
 	}, func() error {
+		if len(rep.Violations) > 0 {
+			for _, c := range refused {
+				r.st.printf("%s: %s\n", c.Path, c.Reason)
+			}
+			for _, v := range rep.Violations {
+				r.st.printf("%s\n", safe(v.String()))
+			}
+			n := len(rep.Violations)
+			msg := fmt.Sprintf("the staged changes to .todos break %d %s td check --base would flag in CI; make the change with td, or restore what was edited by hand (git diff --cached .todos shows it)",
+				n, domain.Plural(n, "rule", "rules"))
+			if len(refused) > 0 {
+				msg = fmt.Sprintf("%s may not commit %d of %d staged %s, and %s", guardActor(rep.GuardReport), len(refused), len(rep.Checked), domain.Plural(len(rep.Checked), "path", "paths"), msg)
+			}
+			return &repo.Error{Code: repo.CodeRefused, Msg: msg}
+		}
 		what := "path"
 		if rep.Staged {
 			what = "staged path"
@@ -126,7 +161,7 @@ func (r *runner) printGuard(rep *sessions.GuardReport, quiet bool) error {
 				r.st.printf("OK: nothing staged.\n")
 				return nil
 			}
-			r.st.printf("OK: %d %s within the scope of %s.\n", n, domain.Plural(n, what, what+"s"), guardActor(rep))
+			r.st.printf("OK: %d %s within the scope of %s.\n", n, domain.Plural(n, what, what+"s"), guardActor(rep.GuardReport))
 			return nil
 		}
 		for _, c := range refused {
@@ -135,11 +170,11 @@ func (r *runner) printGuard(rep *sessions.GuardReport, quiet bool) error {
 		if rep.Staged {
 			it := domain.Plural(len(refused), "it", "them")
 			return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s may not commit %d of %d staged %s; unstage %s with git restore --staged PATH, or leave %s to a session whose scope covers %s",
-				guardActor(rep), len(refused), n, domain.Plural(n, "path", "paths"), it, it, it)}
+				guardActor(rep.GuardReport), len(refused), n, domain.Plural(n, "path", "paths"), it, it, it)}
 		}
-		return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s may not change %d of %d %s", guardActor(rep), len(refused), n, domain.Plural(n, "path", "paths"))}
+		return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s may not change %d of %d %s", guardActor(rep.GuardReport), len(refused), n, domain.Plural(n, "path", "paths"))}
 	})
-	if err == nil && len(refused) > 0 {
+	if err == nil && (len(refused) > 0 || len(rep.Violations) > 0) {
 		return silentFailure{} // the JSON report named them
 	}
 	return err

@@ -13,9 +13,19 @@ type ListOptions struct {
 	Session string
 	// Reviewable is --reviewable: list as td reviewable does instead.
 	Reviewable bool
-	// Filter is --status, --all and the filter flags, values split at commas.
+	// Filter is --status, --all, --text and the filter flags, values
+	// split at commas.
 	Filter repo.Filter
+	// Sort is --sort: priority (the default), created, updated or title.
+	Sort string
+	// Limit is --limit: the most issues listed, 0 for all; -1 when not
+	// given (a page on a terminal, all otherwise).
+	Limit int
 }
+
+// listPage is how many issues td list shows a person at a terminal
+// unless --limit says otherwise.
+const listPage = 50
 
 // listCommand is td list. runF, when not nil, replaces runList.
 func (r *runner) listCommand(runF func(*ListOptions) error) *cli.Command {
@@ -23,26 +33,38 @@ func (r *runner) listCommand(runF func(*ListOptions) error) *cli.Command {
 		Name:    "list",
 		Aliases: []string{"ls"},
 		Usage:   "list issues (open ones by default), most urgent and oldest first",
-		Description: `Lists issues sorted by priority, then age. Closed issues are left out unless
---all or --status asks for them. A file td cannot read is reported on stderr
-as path:line: reason and the rest are listed.
+		Description: `Lists issues sorted by priority, then age (--sort created, updated or title
+for another order). Closed issues are left out unless --all or --status asks
+for them; --text keeps the issues whose title holds every word given (td
+search looks through descriptions, todos and comments too). On a terminal
+td list shows the first 50 and says how many more there are; piped, or with
+--json, it lists every one, unless --limit N (0: all) says otherwise. A file
+td cannot read is reported on stderr as path:line: reason and the rest are
+listed.
 
 Examples:
    td list
    td list --status in_progress --label auth
-   td list --all --json
+   td list --text oauth --sort updated
+   td list --all --json --limit 0
    td list --reviewable`,
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "status", Aliases: []string{"s"}, Usage: "only these statuses (repeatable)"},
 			&cli.BoolFlag{Name: "all", Usage: "include closed issues"},
 			&cli.BoolFlag{Name: "reviewable", Usage: "only issues in review that you may approve (same as td reviewable)"},
+			&cli.StringFlag{Name: "text", Usage: "only issues whose title holds every one of these words"},
+			&cli.StringFlag{Name: "sort", Value: repo.SortPriority, Usage: "order: `KEY` priority, created, updated or title"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: -1, Usage: "list at most `N` issues (0: all; default: 50 on a terminal, all otherwise)"},
 		}, filterFlags()...),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[flags]"); err != nil {
 				return err
 			}
-			o := &ListOptions{Session: c.String("session"), Reviewable: c.Bool("reviewable"), Filter: filterOf(c)}
-			o.Filter.Statuses, o.Filter.All = splitValues(c.StringSlice("status")), c.Bool("all")
+			o := &ListOptions{Session: c.String("session"), Reviewable: c.Bool("reviewable"), Filter: filterOf(c), Sort: c.String("sort"), Limit: c.Int("limit")}
+			o.Filter.Statuses, o.Filter.All, o.Filter.Text = splitValues(c.StringSlice("status")), c.Bool("all"), c.String("text")
+			if c.IsSet("limit") && o.Limit < 0 {
+				return usagef("--limit must be 0 (all) or more, not %d", o.Limit)
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -65,11 +87,33 @@ func (r *runner) runList(o *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Sort == repo.SortUpdated {
+		s.FillUpdated(list)
+	}
+	if err := repo.SortBy(list, o.Sort); err != nil {
+		return err
+	}
 	for _, pe := range perrs {
 		r.st.warnf("%v", pe)
 	}
-	return r.st.export(func() any { return issueList(list) }, func() error {
+	total := len(list)
+	limit := o.Limit
+	if limit < 0 && r.st.tty && !r.st.wantsJSON() {
+		limit = listPage
+	}
+	if limit > 0 && len(list) > limit {
+		list = list[:limit]
+	}
+	return r.st.export(func() any {
+		if o.Sort != repo.SortUpdated {
+			s.FillUpdated(list) // only JSON shows updated_at: only it pays for the ledgers
+		}
+		return issueList(list)
+	}, func() error {
 		r.printIssueTable(list)
+		if n := total - len(list); n > 0 {
+			r.st.printf("%d more; td list --limit 0 lists all %d, or narrow it with --text, --label or --status.\n", n, total)
+		}
 		return nil
 	})
 }

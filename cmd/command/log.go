@@ -158,9 +158,9 @@ func toIssueLogJSON(l *review.IssueLog) issueLogJSON {
 // printLog prints the log, one line per ledger entry and a block per
 // commit:
 //
-//	2026-11-21T10:00:00Z  ledger  ses_eohe8m2y  created  title="Sign in"
+//	2026-11-21T10:00:00Z  ledger  Lead Operator (ses_eohe8m2y)  created  title="Sign in"
 //	2026-11-21T10:00:00Z  commit  4f1c2d3  Lead Operator <lead@example.com>  td: create td-qkm5oz
-//	    Td-Session: ses_eohe8m2y
+//	    Td-Session: Lead Operator (ses_eohe8m2y)
 //	    changed: opened: "Sign in"; ledger +1: created
 func (r *runner) printLog(l *review.IssueLog) {
 	r.st.printf("%s  %s\n", r.st.paint(ansiBold, l.ID), safe(l.Title))
@@ -172,7 +172,7 @@ func (r *runner) printLog(l *review.IssueLog) {
 	for _, e := range l.Entries {
 		ts := e.Time.UTC().Format(time.RFC3339)
 		if le := e.Ledger; le != nil {
-			line := fmt.Sprintf("%s  ledger  %s  %s", ts, orDash(le.Session), le.Action)
+			line := fmt.Sprintf("%s  ledger  %s  %s", ts, orDash(r.who(le.Session)), le.Action)
 			if le.Type != "" {
 				line += " [" + le.Type + "]"
 			}
@@ -188,7 +188,11 @@ func (r *runner) printLog(l *review.IssueLog) {
 		c := e.Commit
 		r.st.printf("%s  commit  %s  %s  %s\n", ts, r.st.paint(ansiYellow, shortHash(c.Hash)), safe(c.Author.String()), safe(c.Subject))
 		for _, t := range c.Trailers {
-			r.st.printf("    %s: %s\n", safe(t.Key), safe(t.Value))
+			v := t.Value
+			if strings.EqualFold(t.Key, "Td-Session") {
+				v = r.who(v)
+			}
+			r.st.printf("    %s: %s\n", safe(t.Key), safe(v))
 		}
 		r.st.printf("    changed: %s\n", safe(c.Summary()))
 	}

@@ -11,7 +11,7 @@ import (
 func runCommand(r *runner, cmd *cli.Command, argv []string) error {
 	app := &cli.App{
 		Name:                      "td",
-		Flags:                     globalFlags,
+		Flags:                     globalFlags(),
 		Writer:                    r.st.out,
 		ErrWriter:                 r.st.errOut,
 		Reader:                    r.st.in,

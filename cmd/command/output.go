@@ -24,6 +24,9 @@ type streams struct {
 	// errColor is colour on stderr, decided on its own: stdout may be a
 	// pipe while a person reads the errors, or the other way round.
 	errColor bool
+	// tty is set when stdout is a terminal: a person reads it, so long
+	// lists are cut to a page.
+	tty bool
 }
 
 // isTerminal reports whether w is a terminal. A character device is not
@@ -44,11 +47,51 @@ func (s *streams) warnf(format string, args ...any) {
 
 // emitJSON writes v as indented JSON on stdout.
 func (s *streams) emitJSON(v any) error {
-	enc := json.NewEncoder(s.out)
+	enc := json.NewEncoder(s.jsonOut())
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
+// jsonOut is where JSON is written: the output, with the C1 control
+// characters (U+0080 to U+009F) escaped as \u0080 to \u009f. encoding/json
+// escapes only the C0 ones, and a terminal shown JSON takes U+009B as the
+// start of an escape sequence, as it takes ESC [, which text output
+// escapes already (safe).
+func (s *streams) jsonOut() io.Writer { return &c1Escaper{w: s.out} }
+
+// c1Escaper escapes the C1 control characters of the UTF-8 it passes on.
+// In JSON they can only stand inside strings, where \u00XX means the same.
+type c1Escaper struct {
+	w       io.Writer
+	pending bool // the last byte written was 0xC2, held back
+}
+
+func (e *c1Escaper) Write(p []byte) (int, error) {
+	out := make([]byte, 0, len(p)+16)
+	for i := 0; i < len(p); i++ {
+		b := p[i]
+		if e.pending {
+			e.pending = false
+			if b >= 0x80 && b <= 0x9f {
+				out = append(out, '\\', 'u', '0', '0', hexDigit(b>>4), hexDigit(b&0xf))
+				continue
+			}
+			out = append(out, 0xc2)
+		}
+		if b == 0xc2 {
+			e.pending = true
+			continue
+		}
+		out = append(out, b)
+	}
+	if _, err := e.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func hexDigit(b byte) byte { return "0123456789abcdef"[b] }
 
 const (
 	ansiReset  = "\x1b[0m"

@@ -54,7 +54,10 @@ func (r *runner) runReady(o *ReadyOptions) error {
 	for _, pe := range perrs {
 		r.st.warnf("%v", pe)
 	}
-	return r.st.export(func() any { return issueList(list) }, func() error {
+	return r.st.export(func() any {
+		s.FillUpdated(list)
+		return issueList(list)
+	}, func() error {
 		if len(list) == 0 {
 			r.st.printf("No issue is ready.\n")
 			return nil

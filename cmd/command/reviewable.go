@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"github.com/tdproject/td/repo"
 	"strings"
 
 	"github.com/tdproject/td/policy/domain"
@@ -73,7 +74,7 @@ func (r *runner) runReviewable(o *ReviewableOptions) error {
 	for _, pe := range perrs {
 		r.st.warnf("%v", pe)
 	}
-	return r.st.export(func() any { return toReviewableJSON(list) }, func() error {
+	return r.st.export(func() any { return toReviewableJSON(s, list) }, func() error {
 		if len(list) == 0 && o.All {
 			r.st.printf("Nothing is in review.\n")
 			return nil
@@ -97,7 +98,12 @@ type reviewableJSON struct {
 	Refusal string `json:"refusal,omitempty"`
 }
 
-func toReviewableJSON(list []issues.ReviewableIssue) []reviewableJSON {
+func toReviewableJSON(s *repo.Store, list []issues.ReviewableIssue) []reviewableJSON {
+	all := make([]*repo.Issue, len(list))
+	for i, ri := range list {
+		all[i] = ri.Issue
+	}
+	s.FillUpdated(all)
 	out := []reviewableJSON{}
 	for _, ri := range list {
 		out = append(out, reviewableJSON{issueJSON: toIssueJSON(ri.Issue), NeedsReason: ri.NeedsReason, Refusal: ri.Refusal})

@@ -49,7 +49,7 @@ Examples:
 			&cli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "a name for the new session"},
 			&cli.StringFlag{Name: "category", Value: string(domain.CategoryProject), Usage: "project or meta"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the export line"},
-			formatFlag,
+			formatFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			a, err := args(c, 1, 1, "ID [-m TEXT]")

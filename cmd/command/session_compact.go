@@ -28,7 +28,7 @@ Examples:
    td session compact
    td session compact --format markdown
    td session compact --json`,
-		Flags: []cli.Flag{formatFlag},
+		Flags: []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[--format text|markdown]"); err != nil {
 				return err

@@ -31,7 +31,7 @@ starts fresh, as at td session start, with its binding kept.
 Examples:
    td session resume
    td session resume ses_c81kd0zz --format markdown`,
-		Flags: []cli.Flag{formatFlag},
+		Flags: []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) error {
 			a, err := args(c, 0, 1, "[ID] [--format text|markdown]")
 			if err != nil {

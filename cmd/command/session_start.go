@@ -48,7 +48,7 @@ Examples:
 			&cli.StringFlag{Name: "category", Value: string(domain.CategoryProject), Usage: "project (user code) or meta (td's governance files)"},
 			&cli.BoolFlag{Name: "use", Usage: "also make it this checkout's current session"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the export line"},
-			formatFlag,
+			formatFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[--name N] [--agent PATH] [--category project|meta] [--use]"); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/links"
 	"github.com/tdproject/td/repo/people"
 	"github.com/urfave/cli/v2"
 )
@@ -63,10 +64,22 @@ func (r *runner) runShow(o *ShowOptions) error {
 	}
 	var comments []commentJSON
 	for _, e := range ledger {
+		// The file carries no time of its last change; the ledger does.
+		if e.TS.After(is.UpdatedAt) {
+			is.UpdatedAt = e.TS.UTC()
+		}
 		if e.Action == audit.ActionCommented {
 			text, _ := e.Details["text"].(string)
 			comments = append(comments, commentJSON{At: jsonTime(e.TS), Session: e.Session, Text: text})
 		}
+	}
+	kids, err := links.Children(s, is.ID)
+	if err != nil {
+		return err
+	}
+	children := make([]issueChildJSON, len(kids))
+	for i, k := range kids {
+		children[i] = issueChildJSON{ID: k.ID, Title: k.Title, Status: k.Status, Priority: k.Priority, Todos: markdown.Summarize(k.Todos())}
 	}
 	return r.st.export(func() any {
 		if comments == nil {
@@ -74,11 +87,48 @@ func (r *runner) runShow(o *ShowOptions) error {
 		}
 		items := is.Todos()
 		return showJSON{issueJSON: toIssueJSON(is), Description: is.Description(), Body: is.Body(), Comments: comments,
-			Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}}
+			Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}, Children: children}
 	}, func() error {
 		r.printIssue(is, comments, func(id string) string { return people.NameOf(s, id) })
+		r.printIssueChildren(children)
 		return nil
 	})
+}
+
+// issueChildJSON is one child of an issue in td show: its state and progress.
+type issueChildJSON struct {
+	ID       string          `json:"id"`
+	Title    string          `json:"title"`
+	Status   domain.Status   `json:"status"`
+	Priority domain.Priority `json:"priority"`
+	Todos    domain.Summary  `json:"todos"`
+}
+
+// printIssueChildren prints an issue's children (child_of links to it) after
+// td show's page: how many are closed, then one line each with its todo
+// progress.
+func (r *runner) printIssueChildren(children []issueChildJSON) {
+	if len(children) == 0 {
+		return
+	}
+	closed := 0
+	for _, c := range children {
+		if c.Status == domain.StatusClosed {
+			closed++
+		}
+	}
+	st := r.st
+	st.printf("\n%s\n", st.paint(ansiBold, fmt.Sprintf("Children: %d of %d closed", closed, len(children))))
+	for _, c := range children {
+		progress := ""
+		if n := c.Todos.Done + c.Todos.Open + c.Todos.Blocked; n > 0 {
+			progress = fmt.Sprintf("  steps %d/%d", c.Todos.Done, n)
+		}
+		if c.Todos.CriteriaTotal > 0 {
+			progress += fmt.Sprintf("  criteria %d/%d", c.Todos.CriteriaDone, c.Todos.CriteriaTotal)
+		}
+		st.printf("  %s  %s  %-11s  %s%s\n", c.ID, c.Priority, st.statusColor(c.Status), safe(c.Title), progress)
+	}
 }
 
 type showJSON struct {
@@ -87,6 +137,8 @@ type showJSON struct {
 	Body        string        `json:"body"`
 	Comments    []commentJSON `json:"comments"`
 	Todos       showTodosJSON `json:"todos"`
+	// Children are the issues child_of this one (an epic's), [] for none.
+	Children []issueChildJSON `json:"children"`
 }
 
 type showTodosJSON struct {

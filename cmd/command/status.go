@@ -2,6 +2,7 @@ package command
 
 import (
 	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/issues"
 	"github.com/tdproject/td/repo/todos"
 	"github.com/urfave/cli/v2"
@@ -65,11 +66,13 @@ func (r *runner) runStatus(o *StatusOptions) error {
 	}
 	return r.st.export(func() any {
 		out := map[string]any{"session": r.sessionJSON(s, se, se.ID), "bound": nil,
-			"awaiting_review": toReviewableJSON(awaiting)}
+			"awaiting_review": toReviewableJSON(s, awaiting)}
 		if view != nil {
+			s.FillUpdated([]*repo.Issue{view.Issue})
 			out["bound"] = map[string]any{"issue": toIssueJSON(view.Issue), "summary": markdown.Summarize(view.Items)}
 		}
 		sub := []issueJSON{}
+		s.FillUpdated(submitted)
 		for _, is := range submitted {
 			sub = append(sub, toIssueJSON(is))
 		}

@@ -167,10 +167,14 @@ func (r *runner) paintChecklist(s string) string {
 	return repl.Replace(s)
 }
 
-var todoScopeFlags = []cli.Flag{
-	&cli.StringFlag{Name: "issue", Usage: "operators: act on this issue instead of the bound one"},
-	&cli.StringFlag{Name: "phase", Usage: "the phase (### heading under Todos) to address or add to"},
-	&cli.StringFlag{Name: "kind", Usage: "step (the working plan) or criterion (the definition of done)"},
+// todoScopeFlags are the flags every td todo verb takes, made afresh for
+// each command (see globalFlags).
+func todoScopeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "issue", Usage: "operators: act on this issue instead of the bound one"},
+		&cli.StringFlag{Name: "phase", Usage: "the phase (### heading under Todos) to address or add to"},
+		&cli.StringFlag{Name: "kind", Usage: "step (the working plan) or criterion (the definition of done)"},
+	}
 }
 
 // TodoScope is what every td todo verb shares: who acts, and which issue,
@@ -212,7 +216,7 @@ func (r *runner) runTodoOp(op string, scope TodoScope, req todos.TodoRequest) er
 
 // todoItemFlags are the flags of the verbs that take items: set and add.
 func todoItemFlags() []cli.Flag {
-	return append(append([]cli.Flag{}, todoScopeFlags...),
+	return append(append([]cli.Flag{}, todoScopeFlags()...),
 		&cli.StringSliceFlag{Name: "items", Usage: "an item's text (repeatable; same as arguments)"},
 		&cli.StringFlag{Name: "file", Usage: "read the items from `FILE` (- for standard input): one per line, \"### Phase\" lines start phases"},
 	)
@@ -263,7 +267,7 @@ Examples:
    td todo done parser
    td todo block "design tokens" --reason "waiting for the design team"
    td todo view --json`,
-		Flags:  todoScopeFlags,
+		Flags:  todoScopeFlags(),
 		Action: view.Action,
 		Subcommands: []*cli.Command{
 			view,

@@ -47,7 +47,7 @@ func todoMarkVerb(op string) (usage, desc string, reason bool, aliases []string)
 // replaces runTodoMark.
 func (r *runner) todoMarkCommand(op string, runF func(*TodoMarkOptions) error) *cli.Command {
 	usage, desc, reason, aliases := todoMarkVerb(op)
-	flags := append([]cli.Flag{}, todoScopeFlags...)
+	flags := append([]cli.Flag{}, todoScopeFlags()...)
 	if reason {
 		flags = append(flags, &cli.StringFlag{Name: "reason", Usage: "why: added as a note \"blocked: REASON\""})
 	}

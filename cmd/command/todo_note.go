@@ -20,7 +20,7 @@ type TodoNoteOptions struct {
 func (r *runner) todoNoteCommand(runF func(*TodoNoteOptions) error) *cli.Command {
 	return &cli.Command{
 		Name: "note", Usage: "append a note to a todo", ArgsUsage: "TEXT NOTE",
-		Flags: append(append([]cli.Flag{}, todoScopeFlags...),
+		Flags: append(append([]cli.Flag{}, todoScopeFlags()...),
 			&cli.StringFlag{Name: "text", Usage: "the note (instead of the second argument)"}),
 		Description: "Notes are blockquotes under the item, appended, never edited.\n\nExamples:\n   td todo note callback \"state parameter must be verified\"",
 		Action: func(c *cli.Context) error {

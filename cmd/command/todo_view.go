@@ -15,7 +15,7 @@ type TodoViewOptions struct {
 // replaces runTodoView.
 func (r *runner) todoViewCommand(runF func(*TodoViewOptions) error) *cli.Command {
 	return &cli.Command{
-		Name: "view", Usage: "print the list", Flags: todoScopeFlags,
+		Name: "view", Usage: "print the list", Flags: todoScopeFlags(),
 		Description: "Examples:\n   td todo view\n   td todo view --issue td-k3x9qa --json",
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[--issue ID]"); err != nil {

@@ -144,6 +144,7 @@ func run(argv []string, out io.Writer) error {
 		}, nil},
 		{"td reviewable", 50 * time.Millisecond, fixed("reviewable"), nil},
 		{"td ready", 40 * time.Millisecond, fixed("ready"), nil},
+		{"td search webhook retries", 150 * time.Millisecond, fixed("search", "webhook", "retries"), nil},
 		{"td check", 1500 * time.Millisecond, fixed("check"), nil},
 	}
 	cmds = append(cmds, hookCommands(root, editID)...)

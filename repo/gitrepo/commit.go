@@ -2,11 +2,11 @@ package gitrepo
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -476,13 +476,14 @@ func reflogMessage(msg string, initial bool) string {
 // is 15% larger until git gc packs it, and writing and reading it cost
 // well under a millisecond.
 func (r *Repo) writeLooseObject(typ plumbing.ObjectType, content []byte) ([hashLen]byte, error) {
-	return r.writeLooseObjectLevel(typ, content, zlib.NoCompression)
+	return r.writeLooseObjectZ(typ, content, false)
 }
 
-// writeLooseObjectLevel is writeLooseObject at the given zlib level. The
+// writeLooseObjectZ is writeLooseObject, compressing the content at
+// blobLevel if compress is set and storing it otherwise. The
 // temporary file's name carries the process ID, so that the files of a td
 // process that was killed can be swept without touching a live writer's.
-func (r *Repo) writeLooseObjectLevel(typ plumbing.ObjectType, content []byte, level int) ([hashLen]byte, error) {
+func (r *Repo) writeLooseObjectZ(typ plumbing.ObjectType, content []byte, compress bool) ([hashLen]byte, error) {
 	header := typ.String() + " " + strconv.Itoa(len(content)) + "\x00"
 	sum := sha1.New()
 	sum.Write([]byte(header))
@@ -503,13 +504,10 @@ func (r *Repo) writeLooseObjectLevel(typ plumbing.ObjectType, content []byte, le
 		return h, err
 	}
 	defer os.Remove(f.Name()) // a no-op once renamed
-	zw, err := zlib.NewWriterLevel(f, level)
-	if err == nil {
-		if _, err = zw.Write([]byte(header)); err == nil {
-			if _, err = zw.Write(content); err == nil {
-				err = zw.Close()
-			}
-		}
+	if compress {
+		err = r.writeZlib(f, []byte(header), content)
+	} else {
+		err = writeStoredZlib(f, []byte(header), content)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -521,6 +519,26 @@ func (r *Repo) writeLooseObjectLevel(typ plumbing.ObjectType, content []byte, le
 		err = os.Rename(f.Name(), final)
 	}
 	return h, err
+}
+
+// writeZlib compresses parts, in order, as one zlib stream at blobLevel,
+// with a writer the Repo reuses.
+func (r *Repo) writeZlib(w io.Writer, parts ...[]byte) error {
+	pool := &r.blobWriters
+	zw, err := pool.get(w)
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if _, err := zw.Write(p); err != nil {
+			return err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	pool.put(zw)
+	return nil
 }
 
 // operationInProgress reports a merge, rebase, cherry-pick or revert that

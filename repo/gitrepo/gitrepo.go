@@ -64,6 +64,8 @@ type Repo struct {
 	fileMode     bool
 
 	locks lockSet // the git lock files this Repo holds (lock.go)
+
+	blobWriters zlibWriters // zlib writers for blobs, reused (zlib.go)
 }
 
 // Open finds the git work tree containing dir, walking up through its

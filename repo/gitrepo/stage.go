@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"bytes"
-	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
@@ -230,9 +229,10 @@ func readRegular(full string) ([]byte, fs.FileInfo, error) {
 // writeBlob stores content as a loose blob object, as git add does, and
 // returns its name. td writes it itself rather than through go-git's
 // storage so that the temporary file carries td's process ID and can be
-// swept if the process is killed while writing it.
+// swept if the process is killed while writing it. A blob under storeBelow
+// is stored uncompressed (see zlib.go).
 func (r *Repo) writeBlob(content []byte) ([hashLen]byte, error) {
-	return r.writeLooseObjectLevel(plumbing.BlobObject, content, zlib.BestSpeed)
+	return r.writeLooseObjectZ(plumbing.BlobObject, content, len(content) >= storeBelow)
 }
 
 // relPath turns a path given to Stage into the slash-separated path relative

@@ -56,6 +56,9 @@ func operator(t testing.TB, s *repo.Store) *repo.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.SaveSession(); err != nil {
+		t.Fatal(err)
+	}
 	return se
 }
 

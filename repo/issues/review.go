@@ -53,6 +53,7 @@ func WithActor(f *policy.Facts, se *repo.Session, sessions []string) {
 		}
 	}
 	f.ReviewerActor = ActorName(se.Actor())
+	f.ReviewerAgent = string(se.Actor().Agent)
 }
 
 // ActorName names an actor where people read: "Bob <bob@example.com>", or

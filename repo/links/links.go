@@ -409,3 +409,26 @@ func OpenChildren(s *repo.Store, id string) ([]*repo.Issue, error) {
 	repo.SortIssues(out)
 	return out, nil
 }
+
+// Children lists every issue that is child_of id, closed ones included,
+// sorted as td list sorts: what td show tells of an epic. Like
+// OpenChildren it looks in the index cache as td last wrote it and reads
+// each child it finds there again.
+func Children(s *repo.Store, id string) ([]*repo.Issue, error) {
+	candidates, err := s.ChildCandidates(id)
+	if err != nil {
+		return nil, err
+	}
+	var out []*repo.Issue
+	for _, c := range candidates {
+		is, err := s.ReadIssueFile(c)
+		if err != nil {
+			continue // gone or unreadable since: td list reports it
+		}
+		if slices.Contains(is.Links, domain.Link{Kind: domain.ChildOf, To: id}) {
+			out = append(out, is)
+		}
+	}
+	repo.SortIssues(out)
+	return out, nil
+}

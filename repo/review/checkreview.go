@@ -62,7 +62,11 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 	if err != nil {
 		return err
 	}
-	f := issues.ReviewFactsFrom(is, se, repo.DeriveLedgerFacts(entries[:e.index]), ig)
+	prior, err := rg.priorEntries(entries, e, c.addedEntries(is.ID))
+	if err != nil {
+		return err
+	}
+	f := issues.ReviewFactsFrom(is, se, repo.DeriveLedgerFacts(prior), ig)
 	issues.WithActor(&f, se, c.sessionsOf(se.Actor()))
 	f.ReviewerIsAgent = c.roleOf(se.ID) != domain.RoleOperator
 	var d policy.Decision
@@ -83,6 +87,11 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 		return nil
 	}
 	c.checkOpenCriteria(p, is, e, entries, what)
+	if e.Action == audit.ActionApproved {
+		if err := c.checkLateOperator(rg, is, e, se, what); err != nil {
+			return err
+		}
+	}
 	kind := ""
 	switch {
 	case d.CreatorException:
@@ -284,6 +293,63 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 	return ig, nil
 }
 
+// priorEntries returns the ledger entries that came before the decision e
+// in commit order: the lines above it, and the added lines below it that
+// did not arrive in a commit descending from the one that brought e. Git's
+// union merge puts one side's lines after the other's, so a "started"
+// merged in from a branch that ran beside the approval's sits below the
+// approval and yet was not made after it. Lines of one commit keep their
+// order; a line not committed yet comes after every committed one.
+func (rg *reviewGit) priorEntries(entries []audit.Entry, e addedEntry, added []addedEntry) ([]audit.Entry, error) {
+	prior := entries[:e.index:e.index]
+	var later []addedEntry
+	for _, x := range added {
+		if x.index > e.index {
+			later = append(later, x)
+		}
+	}
+	if len(later) == 0 {
+		return prior, nil
+	}
+	if err := rg.open(); err != nil || rg.g == nil {
+		return prior, err
+	}
+	ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + e.issue + ".jsonl"
+	lh, err := rg.history(ledgerPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the history of %s: %w", ledgerPath, err)
+	}
+	ce, err := rg.arrival(ledgerPath, lh, e)
+	if err != nil || ce == "" {
+		return prior, err // uncommitted, e is the newest there is
+	}
+	for _, x := range later {
+		cx, err := rg.arrival(ledgerPath, lh, x)
+		if err != nil {
+			return nil, err
+		}
+		if cx == "" && rg.c.merging {
+			prior = append(prior, x.Entry) // the other side's, beside e
+			continue
+		}
+		if cx == "" || cx == ce {
+			continue
+		}
+		anc := rg.anc[cx]
+		if anc == nil {
+			if anc, err = rg.g.Ancestors(cx); err != nil {
+				return nil, err
+			}
+			delete(anc, cx)
+			rg.anc[cx] = anc
+		}
+		if !anc[ce] {
+			prior = append(prior, x.Entry)
+		}
+	}
+	return prior, nil
+}
+
 // arrival finds the oldest commit since the base whose ledger holds the
 // line e (as many times as the work tree holds it up to e); "" when none
 // does, as for a line not committed yet.
@@ -321,4 +387,91 @@ func (rg *reviewGit) arrival(path string, changes []gitrepo.PathChange, e addedE
 		}
 	}
 	return "", nil
+}
+
+// checkLateOperator flags an approval by an operator session that first
+// appeared in the range after an agent of the same git identity started
+// the issue there. An agent that shares its person's identity can start a
+// session of that person's and approve its own work with it; a person
+// signs off from the session they already had, made before the work, or
+// another operator does. Which came first is told by the commits that
+// brought the session's identity file and the "started" line, never by
+// the dates written in them; when either is not committed yet, nothing is
+// flagged.
+func (c *checker) checkLateOperator(rg *reviewGit, is *repo.Issue, e addedEntry, se *repo.Session, what string) error {
+	if se.IsAgent() || c.roleOf(se.ID) != domain.RoleOperator {
+		return nil
+	}
+	sp := repo.TodosDir + "/" + repo.SessionsDir + "/" + se.ID + ".yaml"
+	if c.base.Has(sp) {
+		return nil
+	}
+	for _, x := range c.addedEntries(is.ID) {
+		if x.index >= e.index || x.Action != audit.ActionStarted {
+			continue
+		}
+		agent := c.sessions[x.Session]
+		if agent == nil || !agent.IsAgent() || agent.Author != se.Author {
+			continue
+		}
+		if err := rg.open(); err != nil || rg.g == nil {
+			return err
+		}
+		ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + is.ID + ".jsonl"
+		lh, err := rg.history(ledgerPath)
+		if err != nil {
+			return fmt.Errorf("read the history of %s: %w", ledgerPath, err)
+		}
+		started, err := rg.arrival(ledgerPath, lh, x)
+		if err != nil || started == "" {
+			return err
+		}
+		appeared, err := rg.firstAdded(rg.prefix + "/" + repo.SessionsDir + "/" + se.ID + ".yaml")
+		if err != nil {
+			return err
+		}
+		if appeared == started {
+			return nil // one commit brought both: nothing tells their order
+		}
+		if appeared != "" {
+			anc, err := rg.ancestorsOf(appeared)
+			if err != nil || !anc[started] {
+				return err
+			}
+		}
+		c.add(c.ledgerPath(is.ID), e.line, RuleReviewPolicy, "%s: %s is an operator session first seen after %s, an agent of the same identity (%s), started the work in this range; a person signs off from a session that predates the work, or another operator approves",
+			what, se.ID, x.Session, se.Author)
+		return nil
+	}
+	return nil
+}
+
+// firstAdded returns the oldest commit since the base that added path,
+// "" when none did (the file is not committed yet).
+func (rg *reviewGit) firstAdded(path string) (string, error) {
+	h, err := rg.history(path)
+	if err != nil {
+		return "", fmt.Errorf("read the history of %s: %w", path, err)
+	}
+	for i := len(h) - 1; i >= 0; i-- {
+		c := h[i].Commit
+		if h[i].Added && !rg.baseAnc[c.Hash] && rg.headAnc[c.Hash] {
+			return c.Hash, nil
+		}
+	}
+	return "", nil
+}
+
+// ancestorsOf returns the strict ancestors of commit, cached.
+func (rg *reviewGit) ancestorsOf(commit string) (map[string]bool, error) {
+	if anc := rg.anc[commit]; anc != nil {
+		return anc, nil
+	}
+	anc, err := rg.g.Ancestors(commit)
+	if err != nil {
+		return nil, err
+	}
+	delete(anc, commit)
+	rg.anc[commit] = anc
+	return anc, nil
 }

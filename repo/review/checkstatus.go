@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
 )
 
 // checkStatusTransitions derives every issue's status change in the range
@@ -31,12 +32,25 @@ func (c *checker) checkStatusTransitions() {
 			before = old.Status
 		}
 		last := ""
+		had := map[string]bool{string(before): true}
+		broken := false
 		for _, e := range c.addedEntries(id) {
-			if to, ok := e.Details["to"].(string); ok && to != "" {
-				last = to
+			from, _ := e.Details["from"].(string)
+			to, _ := e.Details["to"].(string)
+			if to == "" {
+				continue
 			}
+			if from != "" && !had[from] && !broken {
+				// A status the issue never had, as td recorded it: someone
+				// set it by hand before td moved it on.
+				broken = true
+				c.add(c.ledgerPath(id), e.line, RuleStatusTransition, "%s by %s moved %s from %s, a status it never had since %s (it was %s); statuses move only through td, so restore status: %s and run the td command",
+					e.Action, orNone(e.Session), id, from, c.base.Rev, domain.QuoteList(sortedKeys(had)), before)
+			}
+			had[to] = true
+			last = to
 		}
-		if statusRecorded(before, is.Status, last) {
+		if broken || statusRecorded(before, is.Status, last) {
 			continue
 		}
 		line := c.frontmatterLine(p, "status")
@@ -48,6 +62,11 @@ func (c *checker) checkStatusTransitions() {
 		c.add(p, line, RuleStatusTransition, "status is %s, but the last transition the ledger recorded since %s moved it to %s; restore status: %s, or make the change with td",
 			is.Status, c.base.Rev, last, last)
 	}
+}
+
+// ledgerPath is the path of issue id's ledger, as violations name it.
+func (c *checker) ledgerPath(id string) string {
+	return repo.TodosDir + "/" + repo.HistoryDir + "/" + id + ".jsonl"
 }
 
 // statusRecorded reports whether an issue's status now is accounted for:

@@ -1,0 +1,124 @@
+package review
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/repo"
+)
+
+// CheckStaged runs the rules td check --base runs, on what git commit
+// would record: the index (the one indexFile names, as GIT_INDEX_FILE does
+// while a hook runs, else the repository's) against HEAD, or, when the
+// commit concludes a merge, against the merge base of HEAD and MERGE_HEAD,
+// so that both sides' lines are judged together. It is what the pre-commit
+// hook adds to the scope guard: a status set by hand with no transition,
+// an approval the policy refuses, an approval the start it depends on
+// came beside, a security event with no copy in its ledger, a ledger that
+// lost a line. Only the issues the commit touches are read (their files
+// and ledgers, with every session, the config and the security events);
+// rules over the whole repository (links) are td check's.
+//
+// A commit that stages nothing under .todos costs one index read.
+func CheckStaged(s *repo.Store, indexFile string) (*CheckReport, error) {
+	rep := &CheckReport{Violations: []Violation{}, Skipped: []string{}}
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return rep, err
+	}
+	prefix, err := s.TodosInRepo(g)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := g.StagedChangesIn(indexFile)
+	if err != nil {
+		return nil, err
+	}
+	touched := map[string]bool{} // issue IDs
+	security := false
+	for _, ch := range changes {
+		rel, ok := strings.CutPrefix(ch.Path, prefix+"/")
+		if !ok {
+			continue
+		}
+		if id, ok := repo.IssueIDOf(repo.TodosDir + "/" + rel); ok {
+			touched[id] = true
+		}
+		security = security || rel == repo.SecurityEvents
+	}
+	if len(touched) == 0 && !security {
+		return rep, nil
+	}
+	if _, err := g.Resolve("HEAD"); err != nil {
+		return rep, nil // the first commit: nothing to compare with
+	}
+	baseRev := "HEAD"
+	merging := false
+	if _, err := os.Stat(filepath.Join(g.GitDir(), "MERGE_HEAD")); err == nil {
+		if mb, err := g.MergeBase("HEAD", "MERGE_HEAD"); err == nil {
+			baseRev, merging = mb, true
+		}
+	}
+	c := &checker{s: s, report: rep, merging: merging,
+		issues: map[string]*repo.Issue{}, ids: map[string]bool{}, ledgers: map[string][]audit.Entry{}, sessions: map[string]*repo.Session{}}
+	if c.head, err = s.StagedSnapshot(changes); err != nil {
+		return nil, err
+	}
+	if c.base, err = s.SnapshotAt(baseRev); err != nil {
+		return nil, err
+	}
+	if security {
+		// A security event names its issue: read the issues of events added.
+		for _, id := range c.addedSecurityIssues() {
+			touched[id] = true
+		}
+	}
+	keep := func(p string) bool {
+		if id, ok := repo.IssueIDOf(p); ok {
+			return touched[id]
+		}
+		return true // config, security events, sessions, anchors
+	}
+	c.head.Restrict(keep)
+	c.base.Restrict(keep)
+	c.base.Rev = baseRev
+	if merging {
+		c.base.Rev = "the merge base"
+	}
+	rep.Base, rep.BaseCommit = c.base.Rev, c.base.Commit
+	return c.run(false)
+}
+
+// addedSecurityIssues lists the issues named by security events the head
+// snapshot has and the base does not.
+func (c *checker) addedSecurityIssues() []string {
+	p := repo.TodosDir + "/" + repo.SecurityEvents
+	after, err := c.head.Read(p)
+	if err != nil {
+		return nil
+	}
+	var before []byte
+	if c.base.Has(p) {
+		before, _ = c.base.Read(p)
+	}
+	had := map[string]int{}
+	for _, l := range logLines(before) {
+		had[l.text]++
+	}
+	var ids []string
+	for _, l := range logLines(after) {
+		if had[l.text] > 0 {
+			had[l.text]--
+			continue
+		}
+		events, _ := audit.ParseSecurityEvents([]byte(l.text + "\n"))
+		for _, ev := range events {
+			if ev.IssueID != "" {
+				ids = append(ids, ev.IssueID)
+			}
+		}
+	}
+	return ids
+}
