@@ -301,11 +301,32 @@ func EditDenial(s *repo.Store, se *repo.Session, dir string, paths []string) (st
 	}
 	for _, c := range rep.Refused() {
 		if c.Class == "meta" {
-			return c.Path + " is td's own record, which a project agent changes only through td commands: run the td command that does the job (td comment, td todo, td anchor add, td session ...), never an edit of the file.", nil
+			return c.Path + " is td's own record, which a project agent changes only through td: " + recordCommand(c.Path) + ".", nil
 		}
 		return c.Path + ": " + c.Reason + ".", nil
 	}
 	return "", nil
+}
+
+// recordCommand names the td commands that write one of td's records, for
+// the denial of a hand edit of it.
+func recordCommand(rel string) string {
+	base := filepath.Base(rel)
+	switch {
+	case strings.Contains(rel, ".todos/history/"):
+		return "its ledger lines are written by the command that changes the issue (td edit, td todo, td comment, td review)"
+	case strings.Contains(rel, ".todos/sessions/"):
+		return "session records are written by td session start, td session bind and the other td session commands"
+	case base == "config.yaml":
+		return "the config is the operator's, changed with td feature set and td operator add (ask the operator)"
+	case base == "anchors.md":
+		return "add an anchor with td anchor add, remove one with td anchor rm"
+	case base == "security_events.jsonl":
+		return "td writes the security log itself when it audits an exception; nothing adds to it by hand"
+	case base == ".gitattributes" || strings.Contains(rel, "hooks"):
+		return "td init and td hooks install write it"
+	}
+	return "run the td command that does the job, or a meta session (td session start --agent PATH --category meta) if the change is governance work"
 }
 
 // reinjectName is the file under .todos/local marking that a session's
