@@ -199,7 +199,8 @@ var unrecorded = map[string]bool{
 	"session error": true, "session show": true, "session list": true, "session use": true,
 	"context": true, "whoami": true, "demo": true, "merge-driver": true, "version": true, "help": true,
 	// Run by git or by an agent harness, not by the session itself.
-	"hook claude": true, "hooks prepare-commit-msg": true, "hooks commit-msg": true,
+	"hook claude": true, "hook codex": true, "hook gemini": true, "hook cursor": true, "hook copilot": true,
+	"hook opencode": true, "hooks prepare-commit-msg": true, "hooks commit-msg": true,
 }
 
 // recordRuns wraps every action so the invocation knows which command ran.

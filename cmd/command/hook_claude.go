@@ -16,9 +16,11 @@ import (
 // is Claude Code's.
 func (r *runner) hookCommand() *cli.Command {
 	return &cli.Command{
-		Name:        "hook",
-		Usage:       "run by an agent harness's hooks: the session lifecycle at the harness's own moments",
-		Subcommands: []*cli.Command{r.hookClaudeCommand(nil)},
+		Name:  "hook",
+		Usage: "run by an agent harness's hooks: the session lifecycle at the harness's own moments",
+		Subcommands: []*cli.Command{r.hookClaudeCommand(nil), r.hookCodexCommand(nil),
+			r.hookGeminiCommand(nil), r.hookCursorCommand(nil), r.hookCopilotCommand(nil),
+			r.hookOpencodeCommand(nil)},
 	}
 }
 
@@ -45,10 +47,15 @@ Each Claude Code conversation (its session_id) acts as one td agent session
                           block after an hour away
    SessionStart compact   td session compact: the post-compaction reminder
    SessionStart clear     start over: a fresh context, binding kept
+   SessionStart fork      the forked conversation goes on as this
+                          checkout's last harness session, binding kept
    PreToolUse             an agent's Bash call that runs td approve, td
-                          session start without --agent, td session use,
-                          td feature set|unset or td operator add|rm is
-                          denied, with what to do instead
+                          close with an override, td session start without
+                          --agent, td session use, td feature set|unset or
+                          td operator add|rm is denied, and so is a project
+                          agent's Write or Edit of td's own records (a
+                          ledger, a session, the config), with what to do
+                          instead
    PostToolUse            a response that reports a failure (is_error,
                           error, success false, a non-zero exit code) is
                           recorded as td session error; success records
@@ -180,7 +187,7 @@ func (r *runner) runHookClaude(o *HookClaudeOptions) error {
 	if !call.Acts() {
 		return nil // nothing to record, and no repository to open
 	}
-	s, err := r.openHarnessStore(call.Payload.Cwd)
+	s, err := r.openHarnessStore(call.Payload.Cwd, claude.SettingsFile)
 	if err != nil {
 		return err
 	}
@@ -253,8 +260,9 @@ func (r *runner) renderHookClaude(o *HookClaudeOptions, out *claude.Outcome, asJ
 }
 
 // openHarnessStore opens the repository the hook runs in: -C when given,
-// else the payload's cwd, else td's own directory.
-func (r *runner) openHarnessStore(cwd string) (*repo.Store, error) {
+// else the payload's cwd, else td's own directory; config names the
+// harness file that runs td's hooks, for the message when there is none.
+func (r *runner) openHarnessStore(cwd, config string) (*repo.Store, error) {
 	dir := r.dirFlag
 	if dir == "" {
 		dir = cwd
@@ -271,7 +279,7 @@ func (r *runner) openHarnessStore(cwd string) (*repo.Store, error) {
 	if err != nil {
 		if repo.CodeOf(err) == repo.CodeNotInitialized {
 			abs, _ := filepath.Abs(dir)
-			return nil, fmt.Errorf("%s is not in a td repository (no .todos here or above), so there is no session to keep; run td init there, or remove td's hooks from .claude/settings.json", abs)
+			return nil, fmt.Errorf("%s is not in a td repository (no .todos here or above), so there is no session to keep; run td init there, or remove td's hooks from %s", abs, config)
 		}
 		return nil, err
 	}

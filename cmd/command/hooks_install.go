@@ -3,7 +3,13 @@ package command
 import (
 	"io"
 
+	"github.com/tdproject/td/repo/harness"
 	"github.com/tdproject/td/repo/harness/claude"
+	"github.com/tdproject/td/repo/harness/codex"
+	"github.com/tdproject/td/repo/harness/copilot"
+	"github.com/tdproject/td/repo/harness/cursor"
+	"github.com/tdproject/td/repo/harness/gemini"
+	"github.com/tdproject/td/repo/harness/opencode"
 	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
@@ -18,9 +24,30 @@ type HooksInstallOptions struct {
 	// Claude is --claude: merge Claude Code's hooks into
 	// .claude/settings.json instead of writing git hooks.
 	Claude bool
-	// Print is --print, with Claude: show td's entries instead of writing
-	// them.
+	// Harness is the harness flag given beside --claude (codex, gemini,
+	// cursor, copilot, opencode): merge that harness's hooks into its
+	// config instead of writing git hooks; "" for none.
+	Harness string
+	// Print is --print, with a harness: show td's entries instead of
+	// writing them.
 	Print bool
+}
+
+// harnessConfigs are the harnesses td hooks install merges hooks for
+// beside Claude Code, each with its config.
+func harnessConfigs() []struct {
+	name, title string
+	config      harness.HookConfig
+} {
+	return []struct {
+		name, title string
+		config      harness.HookConfig
+	}{
+		{codex.Name, codex.Title, codex.Config()},
+		{gemini.Name, gemini.Title, gemini.Config()},
+		{cursor.Name, cursor.Title, cursor.Config()},
+		{copilot.Name, copilot.Title, copilot.Config()},
+	}
 }
 
 // hooksInstallCommand is td hooks install. runF, when not nil, replaces
@@ -28,7 +55,7 @@ type HooksInstallOptions struct {
 func (r *runner) hooksInstallCommand(runF func(*HooksInstallOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:  "install",
-		Usage: "write td's git hooks (pre-commit, prepare-commit-msg, commit-msg), or with --claude Claude Code's",
+		Usage: "write td's git hooks (pre-commit, prepare-commit-msg, commit-msg), or with --claude (--codex, ...) an agent harness's",
 		Description: `pre-commit runs td guard --staged, so a commit the current session may not
 make stops there; prepare-commit-msg and commit-msg add a "Td-Session: <id>"
 trailer naming the current session (not to merges or squashes, not to an
@@ -48,26 +75,46 @@ never clobbered: its other keys, hooks and matcher groups stay, an event
 that already runs td hook claude is left alone, and a file td cannot read
 is reported and left as it is. --print shows the entries instead.
 
+The other harnesses the same way, one at a time: --codex merges
+.codex/hooks.json, --gemini .gemini/settings.json, --cursor
+.cursor/hooks.json, --copilot writes td's own .github/hooks/td.json, and
+--opencode writes td's plugin, .opencode/plugins/td.js (td help harnesses).
+
 Examples:
    td hooks install
    td hooks install --force
    td hooks install --json
    td hooks install --claude
-   td hooks install --claude --print`,
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "force", Usage: "replace hooks that are not td's, keeping each as <name>.td-backup"},
-			&cli.BoolFlag{Name: "claude", Usage: "merge Claude Code's hooks into .claude/settings.json instead of writing git hooks"},
-			&cli.BoolFlag{Name: "print", Usage: "with --claude: print td's entries instead of writing them"},
-		},
+   td hooks install --claude --print
+   td hooks install --codex`,
+		Flags: hooksInstallFlags(),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[--force] | --claude [--print]"); err != nil {
 				return err
 			}
 			o := &HooksInstallOptions{Force: c.Bool("force"), Claude: c.Bool("claude"), Print: c.Bool("print")}
+			if c.Bool(opencode.Name) {
+				o.Harness = opencode.Name
+				if o.Claude || o.Force {
+					return usagef("td hooks install --opencode writes td's plugin alone: no --force, one harness at a time")
+				}
+			}
+			for _, h := range harnessConfigs() {
+				if !c.Bool(h.name) {
+					continue
+				}
+				if o.Claude || o.Harness != "" {
+					return usagef("one harness at a time: run td hooks install once for each")
+				}
+				o.Harness = h.name
+				if o.Force {
+					return usagef("--force replaces git hooks; %s is merged, never replaced, so td hooks install --%s needs no --force", h.config.Path, h.name)
+				}
+			}
 			if o.Claude && o.Force {
 				return usagef("--force replaces git hooks; .claude/settings.json is merged, never replaced, so td hooks install --claude needs no --force")
 			}
-			if o.Print && !o.Claude {
+			if o.Print && !o.Claude && o.Harness == "" {
 				return usagef("--print goes with --claude: td hooks install --claude --print")
 			}
 			if runF != nil {
@@ -83,6 +130,14 @@ Examples:
 func (r *runner) runHooksInstall(o *HooksInstallOptions) error {
 	if o.Claude {
 		return r.runHooksInstallClaude(o)
+	}
+	if o.Harness == opencode.Name {
+		return r.runHooksInstallOpencode(o)
+	}
+	for _, h := range harnessConfigs() {
+		if h.name == o.Harness {
+			return r.runHooksInstallHarness(h.config, o)
+		}
 	}
 	s, err := r.openStore()
 	if err != nil {
@@ -119,6 +174,67 @@ func (r *runner) runHooksInstallClaude(o *HooksInstallOptions) error {
 		return err
 	}
 	res, err := claude.InstallHooks(s.Root)
+	if err != nil {
+		return err
+	}
+	return r.st.export(func() any { return res }, func() error {
+		r.st.printf("%s: %s\n", res.Path, res.Action)
+		for _, e := range res.Events {
+			r.st.printf("  %s: %s (%s)\n", e.Event, e.Action, e.Command)
+		}
+		return nil
+	})
+}
+
+// hooksInstallFlags are td hooks install's flags: --force for git hooks,
+// one flag per harness, and --print.
+func hooksInstallFlags() []cli.Flag {
+	flags := []cli.Flag{
+		&cli.BoolFlag{Name: "force", Usage: "replace hooks that are not td's, keeping each as <name>.td-backup"},
+		&cli.BoolFlag{Name: "claude", Usage: "merge Claude Code's hooks into .claude/settings.json instead of writing git hooks"},
+	}
+	for _, h := range harnessConfigs() {
+		flags = append(flags, &cli.BoolFlag{Name: h.name, Usage: "merge " + h.title + "'s hooks into " + h.config.Path + " instead of writing git hooks"})
+	}
+	flags = append(flags, &cli.BoolFlag{Name: opencode.Name, Usage: "write OpenCode's plugin, " + opencode.ConfigFile + ", instead of git hooks"})
+	return append(flags, &cli.BoolFlag{Name: "print", Usage: "with a harness flag: print td's entries instead of writing them"})
+}
+
+// runHooksInstallOpencode writes td's OpenCode plugin, or prints it.
+func (r *runner) runHooksInstallOpencode(o *HooksInstallOptions) error {
+	if o.Print {
+		r.st.printf("%s", opencode.Plugin)
+		return nil
+	}
+	s, err := r.openStore()
+	if err != nil {
+		return err
+	}
+	res, err := opencode.Install(s.Root)
+	if err != nil {
+		return err
+	}
+	return r.st.export(func() any { return res }, func() error {
+		r.st.printf("%s: %s\n", res.Path, res.Action)
+		return nil
+	})
+}
+
+// runHooksInstallHarness merges td's hooks into a harness's config and
+// says what it did per event, or prints the entries.
+func (r *runner) runHooksInstallHarness(cfg harness.HookConfig, o *HooksInstallOptions) error {
+	if o.Print {
+		frag := cfg.Fragment()
+		return r.st.export(func() any { return jsonText(frag) }, func() error {
+			r.st.printf("%s", frag)
+			return nil
+		})
+	}
+	s, err := r.openStore()
+	if err != nil {
+		return err
+	}
+	res, err := cfg.Install(s.Root)
 	if err != nil {
 		return err
 	}

@@ -1,39 +1,77 @@
 package harness
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"strings"
-
-	"github.com/tdproject/td/repo"
 )
 
-// SetEnvFileVar makes an env file a harness sources before each shell
-// command export key=value: td's earlier line for key is replaced, every
-// other line is kept, and the file is replaced atomically. value must need
-// no quoting (a session id).
-func SetEnvFileVar(path, key, value string) error {
+// maxEnvFileTail bounds how much of an env file AppendEnvFileVar reads to
+// find td's last line for the key: the file's end is where that line is.
+const maxEnvFileTail = 64 << 10
+
+// AppendEnvFileVar makes an env file a harness sources before each shell
+// command export key=value, the way the harness expects of hooks that run
+// in parallel: one line appended in one write to a file opened for
+// appending, never a rewrite, so a sibling hook's line written at the same
+// moment is never lost. Nothing is written when the file's last export of
+// key already gives value (a resumed conversation); a file that does not
+// end its last line gets a newline first, in the same write. The shell
+// reads the file top to bottom, so the last export of key wins. value must
+// need no quoting (a session id).
+func AppendEnvFileVar(path, key, value string) error {
 	line := "export " + key + "=" + value
-	data, err := os.ReadFile(path)
+	tail, err := readTail(path, maxEnvFileTail)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read the env file %s: %w", path, err)
 	}
-	var kept []string
-	for _, l := range strings.SplitAfter(string(data), "\n") {
-		t := strings.TrimSpace(l)
-		if t == line {
-			return nil
-		}
-		if l == "" || strings.HasPrefix(t, "export "+key+"=") {
-			continue
-		}
-		if !strings.HasSuffix(l, "\n") {
-			l += "\n"
-		}
-		kept = append(kept, l)
+	if lastExport(tail, key) == line {
+		return nil
 	}
-	out := strings.Join(kept, "") + line + "\n"
-	return repo.WriteFileAtomic(path, []byte(out))
+	out := line + "\n"
+	if len(tail) > 0 && tail[len(tail)-1] != '\n' {
+		out = "\n" + out
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write([]byte(out)); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// readTail reads at most the last n bytes of a file.
+func readTail(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := max(fi.Size()-n, 0)
+	return io.ReadAll(io.NewSectionReader(f, off, fi.Size()-off))
+}
+
+// lastExport is the last line of data exporting key, trimmed; "" when none.
+func lastExport(data []byte, key string) string {
+	prefix := []byte("export " + key + "=")
+	last := ""
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if t := bytes.TrimSpace(l); bytes.HasPrefix(t, prefix) {
+			last = string(t)
+		}
+	}
+	return last
 }

@@ -72,6 +72,67 @@ const maxID = 200
 // the checkout's last harness session, else a new agent session; the
 // choice is made under the store lock, so hooks running at once agree.
 func Session(s *repo.Store, c Conversation) (*Result, error) {
+	return session(s, c, false)
+}
+
+// Subagent names a harness subagent: the id the harness gives it within
+// its conversation, and its kind (Explore, a custom agent's name).
+type Subagent struct {
+	ID   string
+	Type string
+}
+
+// SubagentSession returns the td session of a subagent of conversation c,
+// whose own session is root: an agent session of its own, below root's
+// agent path (primary.subagents.explore), in root's scope, started on its
+// first event and found again by the conversation's id and the subagent's.
+// What it does (a failed tool call, a stall) is its own, never root's; it
+// never takes TD_SESSION's session or the checkout's last one.
+func SubagentSession(s *repo.Store, c Conversation, root *repo.Session, sub Subagent) (*Result, error) {
+	if strings.TrimSpace(sub.ID) == "" {
+		return nil, invalid("the hook payload names a subagent without its id")
+	}
+	if len(sub.ID) > maxID || len(c.ID) > maxID {
+		return nil, invalid("the hook payload's session or agent id is over %d characters", maxID)
+	}
+	sc := Conversation{Harness: c.Harness, ID: c.ID + "/" + sub.ID, Agent: SubagentPath(root.Agent, sub.Type),
+		Category: root.Category, Create: c.Create}
+	return session(s, sc, true)
+}
+
+// SubagentPath is the agent path of a subagent of kind below parent:
+// parent.subagents.<kind>, the kind lowercased with anything but letters,
+// digits, '-' and '_' made '-' ("agent" when nothing is left).
+func SubagentPath(parent domain.AgentPath, kind string) domain.AgentPath {
+	if parent == "" {
+		parent = "primary"
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(kind)) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	seg := strings.TrimRight(b.String(), "-_")
+	if len(seg) > 64 {
+		seg = strings.TrimRight(seg[:64], "-_")
+	}
+	if seg == "" {
+		seg = "agent"
+	}
+	if p := parent + ".subagents." + domain.AgentPath(seg); p.Valid() {
+		return p
+	}
+	return parent.Root() + ".subagents." + domain.AgentPath(seg)
+}
+
+// session finds or starts the session of c; a subagent's takes neither
+// TD_SESSION's session nor the checkout's last, and is not remembered as
+// the last.
+func session(s *repo.Store, c Conversation, subagent bool) (*Result, error) {
 	if strings.TrimSpace(c.ID) == "" {
 		return nil, invalid("the hook payload has no session_id; td maps each harness conversation to a td session by it")
 	}
@@ -89,7 +150,9 @@ func Session(s *repo.Store, c Conversation) (*Result, error) {
 		return nil, err
 	}
 	if se != nil {
-		noteLast(s, c.Harness, se.ID)
+		if !subagent {
+			noteLast(s, c.Harness, se.ID)
+		}
 		return &Result{Session: se, How: Known}, nil
 	}
 	if !c.Create {
@@ -102,11 +165,15 @@ func Session(s *repo.Store, c Conversation) (*Result, error) {
 			return err
 		}
 		var last *repo.Session
-		if c.Adopt {
+		if c.Adopt && !subagent {
 			last = lastSession(s, c.Harness)
 		}
-		if se := envAgentSession(s); se != nil {
-			res.Session, res.How = se, FromEnv
+		var env *repo.Session
+		if !subagent {
+			env = envAgentSession(s)
+		}
+		if env != nil {
+			res.Session, res.How = env, FromEnv
 		} else if last != nil {
 			res.Session, res.How = last, Adopted
 		} else {
@@ -114,7 +181,11 @@ func Session(s *repo.Store, c Conversation) (*Result, error) {
 			if len(short) > 8 {
 				short = short[:8]
 			}
-			se, err := tx.StartSession(repo.StartOptions{Name: c.Harness + " " + short, Agent: c.Agent, Category: c.Category})
+			name := c.Harness + " " + short
+			if subagent {
+				name += " " + string(c.Agent[strings.LastIndexByte(string(c.Agent), '.')+1:])
+			}
+			se, err := tx.StartSession(repo.StartOptions{Name: name, Agent: c.Agent, Category: c.Category})
 			if err != nil {
 				return err
 			}
@@ -127,7 +198,9 @@ func Session(s *repo.Store, c Conversation) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	noteLast(s, c.Harness, res.Session.ID)
+	if !subagent {
+		noteLast(s, c.Harness, res.Session.ID)
+	}
 	return res, nil
 }
 

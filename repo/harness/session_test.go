@@ -220,3 +220,23 @@ func TestSessionConcurrentHooksAgree(t *testing.T) {
 		t.Fatalf("%d sessions started", len(list))
 	}
 }
+
+func TestSubagentPath(t *testing.T) {
+	for _, c := range []struct {
+		parent domain.AgentPath
+		kind   string
+		want   domain.AgentPath
+	}{
+		{"primary", "Explore", "primary.subagents.explore"},
+		{"primary", "general-purpose", "primary.subagents.general-purpose"},
+		{"primary", "  Code Reviewer! ", "primary.subagents.code-reviewer"},
+		{"", "", "primary.subagents.agent"},
+		{"primary", "***", "primary.subagents.agent"},
+		{"primary", "-x", "primary.subagents.x"},
+		{"a.b.c.d.e.f.g.h.i.j.k.l.m.n.o", "deep", "a.subagents.deep"},
+	} {
+		if got := SubagentPath(c.parent, c.kind); got != c.want || !got.Valid() {
+			t.Errorf("SubagentPath(%q, %q) = %q, want %q", c.parent, c.kind, got, c.want)
+		}
+	}
+}

@@ -56,7 +56,7 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	}
 	p := c.Payload
 	conv := harness.Conversation{Harness: Name, ID: p.SessionID, Agent: o.Agent, Category: o.Category}
-	if conv.Agent == "" {
+	if conv.Agent == "" && p.AgentID == "" {
 		if at := domain.AgentPath(strings.ToLower(strings.TrimSpace(p.AgentType))); at != "" && at.Valid() && !at.IsSubagent() {
 			conv.Agent = at
 		}
@@ -65,26 +65,26 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	case SessionStart:
 		return out, sessionStart(s, conv, p.Source, out)
 	case PreToolUse:
-		return out, preToolUse(s, conv, c.Deny, out)
+		return out, preToolUse(s, conv, c, out)
 	case Stop, SessionEnd:
 		res, err := harness.Session(s, conv)
 		if err != nil || res == nil {
 			return out, err // a conversation td never started has nothing to stop
 		}
 		out.Session = res.Session
-		if _, err = sessions.Stop(s, res.Session); err != nil {
-			return out, err
-		}
-		if s.Config.Git.Mode == repo.GitModeAuto && s.Config.Git.Batch {
-			// The end of a turn is where a batch of td's writes ends.
-			_, err = s.CommitPending()
-		}
-		return out, err
+		return out, harness.StopSession(s, res.Session)
 	}
 	conv.Create = true
 	res, err := harness.Session(s, conv)
 	if err != nil {
 		return out, err
+	}
+	if p.AgentID != "" {
+		// A subagent's failure counts against the subagent's own session.
+		res, err = harness.SubagentSession(s, conv, res.Session, harness.Subagent{ID: p.AgentID, Type: p.AgentType})
+		if err != nil {
+			return out, err
+		}
 	}
 	out.Session = res.Session
 	f := *c.Failure
@@ -97,20 +97,22 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	return out, nil
 }
 
-// preToolUse denies a command that escalates (deny, from Escalation)
+// preToolUse denies a command that escalates (c.Deny, from Escalation)
+// or a project agent's hand edit of td's records (harness.EditDenial),
 // unless the conversation acts as a person's session: a conversation td
-// started is an agent's, and one it cannot place is denied too, since
-// letting the command through is what needs a reason.
-func preToolUse(s *repo.Store, conv harness.Conversation, deny string, out *Outcome) error {
-	out.Deny = deny
-	res, err := harness.Session(s, conv)
-	if err != nil || res == nil {
-		return nil
+// started is an agent's, and one it cannot place is denied a command too,
+// since letting it through is what needs a reason.
+func preToolUse(s *repo.Store, conv harness.Conversation, c *Call, out *Outcome) error {
+	ev := harness.Event{Moment: harness.PreTool, Conversation: conv, Dir: c.Payload.Cwd,
+		Tool: harness.ToolCall{Name: c.Payload.ToolName, Paths: c.Paths}}
+	if c.Deny != "" {
+		ev.Tool.Command = harness.InputString(c.Payload.ToolInput, "command")
 	}
-	out.Session = res.Session
-	if !res.Session.IsAgent() {
-		out.Deny = ""
+	res, err := harness.Handle(s, ev)
+	if err != nil {
+		return err
 	}
+	out.Session, out.Deny = res.Session, res.Deny
 	return nil
 }
 
@@ -140,41 +142,17 @@ func hookSpecific(v any) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// sessionStart maps SessionStart's source onto the lifecycle: a new
-// conversation starts a session; one resumed or cleared under an id td has
-// not seen continues the checkout's last harness session; a session seen
-// before resumes, restarts (clear) or compacts.
+// sessionStart starts, resumes, restarts, compacts or (a fork) adopts the
+// conversation's session as harness.Begin does, and names the session in
+// the env file Claude Code gave.
 func sessionStart(s *repo.Store, conv harness.Conversation, source string, out *Outcome) error {
-	conv.Create = true
-	conv.Adopt = source == SourceResume || source == SourceClear
-	res, err := harness.Session(s, conv)
+	res, ctx, err := harness.Begin(s, conv, source)
 	if err != nil {
 		return err
 	}
-	se := res.Session
-	out.Session = se
-	rt, err := s.Runtime(se.ID)
-	if err != nil {
-		return err
-	}
-	fresh := res.How == harness.Started || rt.State == "" || rt.State == repo.StateBeginning
-	var ctx *sessions.Context
-	switch {
-	case source == SourceCompact:
-		ctx, err = sessions.Compact(s, se)
-	case fresh:
-		ctx, err = sessions.ContextOf(s, se, sessions.ContextStart)
-	case source == SourceClear:
-		ctx, err = sessions.Restart(s, se)
-	default: // startup of a conversation seen before, resume
-		ctx, err = sessions.Resume(s, se)
-	}
-	if err != nil {
-		return err
-	}
-	out.Context = ctx
+	out.Session, out.Context = res.Session, ctx
 	if out.EnvFile = s.Env(EnvFileVar); out.EnvFile != "" {
-		out.EnvErr = harness.SetEnvFileVar(out.EnvFile, "TD_SESSION", se.ID)
+		out.EnvErr = harness.AppendEnvFileVar(out.EnvFile, "TD_SESSION", res.Session.ID)
 	}
 	return nil
 }

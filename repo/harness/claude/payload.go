@@ -26,24 +26,30 @@ const (
 
 // Sources of SessionStart: why the conversation (re)started.
 const (
-	SourceStartup = "startup"
-	SourceResume  = "resume"
-	SourceClear   = "clear"
-	SourceCompact = "compact"
+	SourceStartup = harness.SourceStartup
+	SourceResume  = harness.SourceResume
+	SourceClear   = harness.SourceClear
+	SourceCompact = harness.SourceCompact
+	// SourceFork: a conversation forked from another (--fork-session, a
+	// branch) under a new id; it goes on with the parent's work.
+	SourceFork = harness.SourceFork
 )
 
 // Payload is the part of a Claude Code hook payload td reads.
 type Payload struct {
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	HookEventName Event           `json:"hook_event_name"`
-	Source        string          `json:"source"`
-	AgentType     string          `json:"agent_type"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolResponse  json.RawMessage `json:"tool_response"`
-	Error         json.RawMessage `json:"error"`
-	IsInterrupt   bool            `json:"is_interrupt"`
+	SessionID     string `json:"session_id"`
+	Cwd           string `json:"cwd"`
+	HookEventName Event  `json:"hook_event_name"`
+	Source        string `json:"source"`
+	AgentType     string `json:"agent_type"`
+	// AgentID names the subagent a tool event comes from; "" for the
+	// conversation's own agent.
+	AgentID      string          `json:"agent_id"`
+	ToolName     string          `json:"tool_name"`
+	ToolInput    json.RawMessage `json:"tool_input"`
+	ToolResponse json.RawMessage `json:"tool_response"`
+	Error        json.RawMessage `json:"error"`
+	IsInterrupt  bool            `json:"is_interrupt"`
 }
 
 // MaxPayload bounds the payload td reads: a tool response carries the
@@ -61,7 +67,13 @@ type Call struct {
 	// Deny is why PreToolUse should deny the Bash command the call is
 	// about (see Escalation), "" when it asks nothing of td.
 	Deny string
+	// Paths are the files a PreToolUse's file tool (Write, Edit,
+	// MultiEdit, NotebookEdit) would write, for the guard on td's records.
+	Paths []string
 }
+
+// fileTools are Claude Code's tools that write a file.
+var fileTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
 // ReadCall reads a hook payload (at most MaxPayload bytes) and names its
 // event: named, the event the hook's command gives, or else the payload's
@@ -98,12 +110,15 @@ func ReadCall(in io.Reader, named Event) (*Call, error) {
 	// A tool call that worked is not a td action: nothing to record.
 	switch c.Event {
 	case PreToolUse:
+		if fileTools[p.ToolName] {
+			c.Paths = harness.InputPaths(p.ToolInput, "file_path", "notebook_path")
+		}
 		if p.ToolName == "Bash" {
 			var in struct {
 				Command string `json:"command"`
 			}
 			if json.Unmarshal(p.ToolInput, &in) == nil {
-				c.Deny = Escalation(in.Command)
+				c.Deny = harness.Escalation(in.Command)
 			}
 		}
 	case PostToolUse:
@@ -126,7 +141,7 @@ func (c *Call) Acts() bool {
 	case SessionStart, Stop, SessionEnd:
 		return true
 	}
-	return c.Failure != nil || c.Deny != ""
+	return c.Failure != nil || c.Deny != "" || len(c.Paths) > 0
 }
 
 // payloadError says what is wrong with a payload td could not decode.

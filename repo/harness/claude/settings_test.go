@@ -14,21 +14,29 @@ import (
 	"github.com/tdproject/td/repo/sessions"
 )
 
-func TestMergeSettings(t *testing.T) {
-	fresh, events, err := mergeSettings(nil, "  ")
-	if err != nil {
-		t.Fatal(err)
+// install writes data (nil: no file) as .claude/settings.json in a new
+// work tree, runs InstallHooks and returns the file and the result.
+func install(t *testing.T, data []byte) (string, []byte, error) {
+	t.Helper()
+	root := t.TempDir()
+	p := filepath.Join(root, ".claude", "settings.json")
+	if data != nil {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, data, 0o644)
 	}
-	if len(events) != 6 {
-		t.Fatalf("events %+v", events)
-	}
+	_, err := InstallHooks(root)
+	out, _ := os.ReadFile(p)
+	return root, out, err
+}
+
+func TestSettingsFragment(t *testing.T) {
 	var doc struct {
 		Hooks map[Event][]struct {
 			Matcher *string `json:"matcher"`
 			Hooks   []struct{ Type, Command string }
 		}
 	}
-	if err := json.Unmarshal(fresh, &doc); err != nil {
+	if err := json.Unmarshal(SettingsFragment(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range HookEntries() {
@@ -40,7 +48,9 @@ func TestMergeSettings(t *testing.T) {
 			t.Errorf("%s: matcher %v", h.Event, g[0].Matcher)
 		}
 	}
+}
 
+func TestMergeSettings(t *testing.T) {
 	user := `{
     "permissions": {"allow": ["Bash(make && make test)"]},
     "hooks": {
@@ -50,27 +60,18 @@ func TestMergeSettings(t *testing.T) {
     "model": "x"
 }
 `
-	out, events, err := mergeSettings([]byte(user), detectIndent([]byte(user)))
+	root, out, err := install(t, []byte(user))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range events {
-		want := "added"
-		if e.Event == "SessionStart" {
-			want = sessions.HookCurrent
-		}
-		if e.Action != want {
-			t.Errorf("%s: %s, want %s", e.Event, e.Action, want)
-		}
-	}
 	s := string(out)
-	for _, keep := range []string{`"Bash(make && make test)"`, `"gofmt -w \"$FILE\" && echo <ok>"`, `"matcher": "Write|Edit"`, `"model": "x"`, "\n    \"permissions\""} {
+	// Every byte of the user's is still there, in place.
+	for _, keep := range []string{"{\n    \"permissions\": {\"allow\": [\"Bash(make && make test)\"]},\n    \"hooks\": {\n        \"PostToolUse\": [{\"matcher\": \"Write|Edit\", \"hooks\": [{\"type\": \"command\", \"command\": \"gofmt -w \\\"$FILE\\\" && echo <ok>\"}]}, ",
+		"\"SessionStart\": [{\"matcher\": \"startup\", \"hooks\": [{\"type\": \"command\", \"command\": \"td  hook claude SessionStart --format text\"}]}],\n",
+		"\n    },\n    \"model\": \"x\"\n}\n"} {
 		if !strings.Contains(s, keep) {
-			t.Errorf("lost %s:\n%s", keep, s)
+			t.Errorf("lost %q:\n%s", keep, s)
 		}
-	}
-	if strings.Index(s, `"permissions"`) > strings.Index(s, `"hooks"`) || strings.Index(s, `"hooks"`) > strings.Index(s, `"model"`) {
-		t.Errorf("key order changed:\n%s", s)
 	}
 	if strings.Index(s, "gofmt") > strings.Index(s, "td hook claude PostToolUse") {
 		t.Errorf("td's group is not after the user's:\n%s", s)
@@ -78,16 +79,14 @@ func TestMergeSettings(t *testing.T) {
 	if strings.Count(s, "td hook claude SessionStart") != 0 || strings.Count(s, "hook claude SessionStart") != 1 {
 		t.Errorf("SessionStart duplicated:\n%s", s)
 	}
-	again, events, err := mergeSettings(out, detectIndent(out))
-	if err != nil || !bytes.Equal(again, out) {
-		t.Fatalf("not idempotent: %v\n%s", err, again)
+	res, err := InstallHooks(root)
+	if err != nil || res.Action != sessions.HookCurrent {
+		t.Fatalf("not idempotent: %+v, %v", res, err)
 	}
-	for _, e := range events {
-		if e.Action != sessions.HookCurrent {
-			t.Errorf("second merge %s: %s", e.Event, e.Action)
-		}
+	if again, _ := os.ReadFile(filepath.Join(root, ".claude", "settings.json")); !bytes.Equal(again, out) {
+		t.Errorf("a second install rewrote the file:\n%s", again)
 	}
-	if tabbed, _, _ := mergeSettings([]byte("{\n\t\"a\": 1\n}\n"), detectIndent([]byte("{\n\t\"a\": 1\n}\n"))); !strings.HasPrefix(string(tabbed), "{\n\t\"a\": 1,\n\t\"hooks\": {\n\t\t") {
+	if _, tabbed, _ := install(t, []byte("{\n\t\"a\": 1\n}\n")); !strings.HasPrefix(string(tabbed), "{\n\t\"a\": 1,\n\t\"hooks\": {\n\t\t") {
 		t.Errorf("tab indentation lost:\n%s", tabbed)
 	}
 }
@@ -103,13 +102,17 @@ func TestMergeSettingsRefusals(t *testing.T) {
 		"string":           `"x"`,
 	}
 	for name, in := range cases {
-		if _, _, err := mergeSettings([]byte(in), "  "); err == nil {
+		_, out, err := install(t, []byte(in))
+		if err == nil {
 			t.Errorf("%s: merged", name)
 		} else if repo.CodeOf(err) != repo.CodeParse {
 			t.Errorf("%s: code %s: %v", name, repo.CodeOf(err), err)
 		}
+		if string(out) != in {
+			t.Errorf("%s: the file was rewritten", name)
+		}
 	}
-	_, _, err := mergeSettings([]byte(cases["broken"]), "  ")
+	_, _, err := install(t, []byte(cases["broken"]))
 	var pe *repo.ParseError
 	if !errors.As(err, &pe) || pe.Line != 4 || pe.Path != SettingsFile {
 		t.Errorf("broken JSON: %v", err)

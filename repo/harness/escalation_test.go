@@ -1,4 +1,4 @@
-package claude
+package harness
 
 import (
 	"strings"
@@ -28,6 +28,9 @@ func TestEscalation(t *testing.T) {
 		{"td operator rm lead@example.com", "td operator rm"},
 		{"td operator list", ""},
 		{"td review qkm; td show qkm", ""},
+		{"td close qkm --override-open-criteria 'shipped anyway'", "td review ID"},
+		{"td close qkm --self-close-exception=urgent", "--self-close-exception"},
+		{"td close qkm --reason done", ""},
 		{"git commit -m 'td approve later'", ""},
 		{`echo "td approve qkm"`, ""},
 		{"grep -r 'td session use' docs", ""},

@@ -1,4 +1,4 @@
-package claude
+package harness
 
 import (
 	"path"
@@ -6,9 +6,10 @@ import (
 )
 
 // Escalation reads a shell command an agent's Bash tool call would run
-// and returns the sentence td's PreToolUse hook denies it with, or "" to
-// let it run: a td command that only an operator may run, or that would
-// make the agent act as someone else (td approve, td session start
+// and returns the sentence a harness's pre-tool hook denies it with, or ""
+// to let it run: a td command that only an operator may run, or that would
+// make the agent act as someone else (td approve, td close with
+// --override-open-criteria or --self-close-exception, td session start
 // without --agent, td session use, td feature set and unset, td operator
 // add and rm). It reads the command as words between shell separators,
 // skipping leading VAR=value assignments and env; a command that builds
@@ -26,12 +27,14 @@ func Escalation(command string) string {
 // escalation judges the arguments of one td command (nil: not td).
 func escalation(args []string) string {
 	var verbs []string
-	agent := false
+	agent, override := false, ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--agent" || strings.HasPrefix(a, "--agent="):
 			agent = true
+		case overrideFlag(a) != "":
+			override = overrideFlag(a)
 		case a == "--session" || a == "-session" || a == "--dir" || a == "-dir" || a == "-C":
 			i++ // td's global flags that take a value
 		case strings.HasPrefix(a, "-"):
@@ -47,6 +50,8 @@ func escalation(args []string) string {
 		second = verbs[1]
 	}
 	switch {
+	case verbs[0] == "close" && override != "":
+		return "td close " + override + " is the operator's override, never an agent's: finish or drop the open items, then ask for sign-off with td review ID."
 	case verbs[0] == "approve":
 		return "td approve is a reviewer's sign-off, never the implementing agent's: run td review ID and leave the approval to the operator."
 	case verbs[0] == "session" && second == "start" && !agent:
@@ -57,6 +62,17 @@ func escalation(args []string) string {
 		return "Feature flags are the operator's to change: ask the operator to run td feature " + second + "."
 	case verbs[0] == "operator" && (second == "add" || second == "rm"):
 		return "Only an operator changes who the operators are: ask the operator to run td operator " + second + "."
+	}
+	return ""
+}
+
+// overrideFlag names the td close flag a word gives, when it is one of the
+// overrides only an operator may pass; "" otherwise.
+func overrideFlag(a string) string {
+	for _, f := range []string{"--override-open-criteria", "--self-close-exception"} {
+		if a == f || strings.HasPrefix(a, f+"=") {
+			return f
+		}
 	}
 	return ""
 }

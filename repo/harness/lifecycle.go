@@ -1,0 +1,369 @@
+package harness
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/sessions"
+)
+
+// Moment is a point of a harness conversation, in td's terms: what an
+// adapter maps each of its harness's hook events onto.
+type Moment string
+
+// The moments td acts on.
+const (
+	// Start: the conversation starts, resumes, is cleared, compacted or
+	// forked; Event.Source says which.
+	Start Moment = "start"
+	// Prompt: the user submitted a prompt; where the harness dropped the
+	// compaction reminder, it comes here.
+	Prompt Moment = "prompt"
+	// PreTool: a tool call is about to run; td may deny it.
+	PreTool Moment = "pre-tool"
+	// PostTool: a tool call finished; Event.Failure says when it failed.
+	PostTool Moment = "post-tool"
+	// PreCompact and PostCompact: the harness summarises the conversation.
+	PreCompact  Moment = "pre-compact"
+	PostCompact Moment = "post-compact"
+	// Stop: the agent's turn ended. End: the conversation ended.
+	Stop Moment = "stop"
+	End  Moment = "end"
+)
+
+// Sources of Start: why the conversation (re)started.
+const (
+	SourceStartup = "startup"
+	SourceResume  = "resume"
+	SourceClear   = "clear"
+	SourceCompact = "compact"
+	SourceFork    = "fork"
+)
+
+// ToolCall is what td reads of a tool call.
+type ToolCall struct {
+	// Name is the harness's name of the tool.
+	Name string
+	// Command is the shell command a shell tool runs; "" for other tools.
+	Command string
+	// Paths are the files a file tool writes, as the payload gives them
+	// (absolute, or relative to Dir).
+	Paths []string
+	// Target is what the call acted on, for a failure's signature: the
+	// command's first line, or the file relative to the work tree.
+	Target string
+}
+
+// Event is one harness hook call, mapped by its adapter.
+type Event struct {
+	Moment Moment
+	// Source is why a Start happened (SourceStartup...).
+	Source       string
+	Conversation Conversation
+	// Subagent is the subagent a tool event comes from; nil for the
+	// conversation's own agent.
+	Subagent *Subagent
+	Tool     ToolCall
+	// Dir is the directory relative tool paths are read from ("" is the
+	// work tree root).
+	Dir string
+	// Failure is the failed tool call a PostTool reports.
+	Failure *ToolFailure
+	// CompactionDropped says the harness ignores what its compaction hooks
+	// print: the reminder is then kept for the next Prompt.
+	CompactionDropped bool
+	// ReinjectAtTool says the harness takes context after a tool call but
+	// none at a prompt: a kept reminder then comes with the next PostTool.
+	ReinjectAtTool bool
+}
+
+// Outcome is what Handle did, for the adapter to render in its
+// harness's form.
+type Outcome struct {
+	// Session is the td session the event acted as; nil when it did
+	// nothing (a tool call that worked, a Stop for a conversation td never
+	// started).
+	Session *repo.Session
+	// Context is the block to add to the agent's context: the start
+	// prefix, the resume block, the reminder after compaction (at Start,
+	// or at the Prompt after a compaction the harness dropped).
+	Context *sessions.Context
+	// Stalls are the stall warnings a recorded tool failure set off.
+	Stalls []policy.Stall
+	// Deny is the one sentence a PreTool is denied with, "" to let it run.
+	Deny string
+}
+
+// Handle maps one event onto the session lifecycle of the conversation's
+// td session.
+func Handle(s *repo.Store, ev Event) (*Outcome, error) {
+	out := &Outcome{}
+	conv := ev.Conversation
+	switch ev.Moment {
+	case Start:
+		res, ctx, err := Begin(s, conv, ev.Source)
+		if err != nil {
+			return out, err
+		}
+		out.Session, out.Context = res.Session, ctx
+		if ev.Source == SourceCompact {
+			clearReinjection(s, conv.Harness, res.Session)
+		}
+		return out, nil
+	case Prompt:
+		conv.Create = true
+		res, err := Session(s, conv)
+		if err != nil {
+			return out, err
+		}
+		out.Session = res.Session
+		if pendingReinjection(s, conv.Harness, res.Session) {
+			ctx, err := sessions.ContextOf(s, res.Session, sessions.ContextCompact)
+			if err != nil {
+				return out, err
+			}
+			out.Context = ctx
+			clearReinjection(s, conv.Harness, res.Session)
+		}
+		return out, nil
+	case PreTool:
+		return out, preTool(s, ev, out)
+	case PostTool:
+		reinject := ev.ReinjectAtTool && ev.Subagent == nil
+		if ev.Failure == nil && !reinject {
+			return out, nil
+		}
+		conv.Create = ev.Failure != nil
+		res, err := actor(s, conv, ev.Subagent)
+		if err != nil || res == nil {
+			return out, err
+		}
+		out.Session = res.Session
+		if ev.Failure != nil {
+			f := *ev.Failure
+			f.Target = ev.Tool.Target
+			rep, err := RecordToolFailure(s, res.Session, f)
+			if err != nil {
+				return out, err
+			}
+			out.Stalls = rep.Stalls
+		}
+		if reinject && pendingReinjection(s, conv.Harness, res.Session) {
+			ctx, err := sessions.ContextOf(s, res.Session, sessions.ContextCompact)
+			if err != nil {
+				return out, err
+			}
+			out.Context = ctx
+			clearReinjection(s, conv.Harness, res.Session)
+		}
+		return out, Renew(s, res.Session)
+	case PreCompact, PostCompact:
+		if !ev.CompactionDropped {
+			return out, nil // the harness gives the reminder at its own Start
+		}
+		conv.Create = true
+		res, err := Session(s, conv)
+		if err != nil {
+			return out, err
+		}
+		out.Session = res.Session
+		if pendingReinjection(s, conv.Harness, res.Session) {
+			return out, nil // one compaction, reported before and after
+		}
+		if _, err := sessions.Compact(s, res.Session); err != nil {
+			return out, err
+		}
+		return out, s.WriteLocal(reinjectName(conv.Harness, res.Session.ID), "compact\n")
+	case Stop, End:
+		res, err := Session(s, conv)
+		if err != nil || res == nil {
+			return out, err // a conversation td never started has nothing to stop
+		}
+		out.Session = res.Session
+		return out, StopSession(s, res.Session)
+	}
+	return out, invalid("td has no moment %q", ev.Moment)
+}
+
+// Begin maps a conversation's start onto the lifecycle: a new
+// conversation starts a session; one resumed, cleared or forked under an
+// id td has not seen continues the checkout's last harness session (a fork
+// goes on with its parent's work, binding and all); a session seen before
+// resumes, restarts (clear) or compacts. It returns the session and the
+// context block to add.
+func Begin(s *repo.Store, conv Conversation, source string) (*Result, *sessions.Context, error) {
+	conv.Create = true
+	conv.Adopt = source == SourceResume || source == SourceClear || source == SourceFork
+	res, err := Session(s, conv)
+	if err != nil {
+		return nil, nil, err
+	}
+	se := res.Session
+	rt, err := s.Runtime(se.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	fresh := res.How == Started || rt.State == "" || rt.State == repo.StateBeginning
+	var ctx *sessions.Context
+	switch {
+	case source == SourceCompact:
+		ctx, err = sessions.Compact(s, se)
+	case fresh:
+		ctx, err = sessions.ContextOf(s, se, sessions.ContextStart)
+	case source == SourceClear:
+		ctx, err = sessions.Restart(s, se)
+	default: // startup of a conversation seen before, resume, fork
+		ctx, err = sessions.Resume(s, se)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, ctx, nil
+}
+
+// StopSession stops a harness session at the end of a turn or of the
+// conversation; in batched auto mode the end of a turn is where a batch of
+// td's writes ends, so it is committed.
+func StopSession(s *repo.Store, se *repo.Session) error {
+	if _, err := sessions.Stop(s, se); err != nil {
+		return err
+	}
+	if s.Config.Git.Mode == repo.GitModeAuto && s.Config.Git.Batch {
+		_, err := s.CommitPending()
+		return err
+	}
+	return nil
+}
+
+// Renew is where an adapter's tool-call path renews the session's claim
+// on its issue as tool calls arrive (a heartbeat). td keeps no claims in
+// this tree yet, so there is no lease to renew and it does nothing.
+func Renew(s *repo.Store, se *repo.Session) error { return nil }
+
+// actor is the session a tool event acts as: the conversation's, or its
+// subagent's own.
+func actor(s *repo.Store, conv Conversation, sub *Subagent) (*Result, error) {
+	res, err := Session(s, conv)
+	if err != nil || res == nil || sub == nil {
+		return res, err
+	}
+	return SubagentSession(s, conv, res.Session, *sub)
+}
+
+// preTool denies a tool call an agent may not make: a shell command that
+// escalates (Escalation), or a hand edit of a governance path by a
+// project agent. A conversation td has not seen is an agent's too; one
+// acting as a person's session is let through.
+func preTool(s *repo.Store, ev Event, out *Outcome) error {
+	conv := ev.Conversation
+	deny := ""
+	if ev.Tool.Command != "" {
+		deny = Escalation(ev.Tool.Command)
+	}
+	if deny == "" && len(ev.Tool.Paths) == 0 {
+		return nil
+	}
+	conv.Create = len(ev.Tool.Paths) > 0
+	res, err := actor(s, conv, ev.Subagent)
+	if err != nil {
+		return err
+	}
+	if res == nil {
+		out.Deny = deny
+		return nil
+	}
+	out.Session = res.Session
+	if !res.Session.IsAgent() {
+		return nil
+	}
+	if deny == "" {
+		if deny, err = EditDenial(s, res.Session, ev.Dir, ev.Tool.Paths); err != nil {
+			return err
+		}
+	}
+	out.Deny = deny
+	return Renew(s, res.Session)
+}
+
+// EditDenial returns the sentence a file tool's write to paths is denied
+// with when the agent session se may not change one of them by hand (a
+// project agent and td's governance files: ledgers, sessions, config), or
+// "" when it may.
+func EditDenial(s *repo.Store, se *repo.Session, dir string, paths []string) (string, error) {
+	if dir == "" {
+		dir = s.Root
+	}
+	rep, err := sessions.GuardPaths(s, se, dir, paths)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range rep.Refused() {
+		if c.Class == "meta" {
+			return c.Path + " is td's own record, which a project agent changes only through td: " + recordCommand(c.Path) + ".", nil
+		}
+		return c.Path + ": " + c.Reason + ".", nil
+	}
+	return "", nil
+}
+
+// recordCommand names the td commands that write one of td's records, for
+// the denial of a hand edit of it.
+func recordCommand(rel string) string {
+	base := filepath.Base(rel)
+	switch {
+	case strings.Contains(rel, ".todos/history/"):
+		return "its ledger lines are written by the command that changes the issue (td edit, td todo, td comment, td review)"
+	case strings.Contains(rel, ".todos/sessions/"):
+		return "session records are written by td session start, td session bind and the other td session commands"
+	case base == "config.yaml":
+		return "the config is the operator's, changed with td feature set and td operator add (ask the operator)"
+	case base == "anchors.md":
+		return "add an anchor with td anchor add, remove one with td anchor rm"
+	case base == "security_events.jsonl":
+		return "td writes the security log itself when it audits an exception; nothing adds to it by hand"
+	case base == ".gitattributes" || strings.Contains(rel, "hooks"):
+		return "td init and td hooks install write it"
+	}
+	return "run the td command that does the job, or a meta session (td session start --agent PATH --category meta) if the change is governance work"
+}
+
+// reinjectName is the file under .todos/local marking that a session's
+// compaction reminder waits for the next prompt.
+func reinjectName(harness, session string) string {
+	return "harness/" + harness + "/reinject/" + session
+}
+
+func pendingReinjection(s *repo.Store, harness string, se *repo.Session) bool {
+	v, err := s.ReadLocal(reinjectName(harness, se.ID))
+	return err == nil && v != ""
+}
+
+func clearReinjection(s *repo.Store, harness string, se *repo.Session) {
+	if !pendingReinjection(s, harness, se) {
+		return
+	}
+	if err := s.WriteLocal(reinjectName(harness, se.ID), ""); err != nil {
+		s.Warnf("could not clear the pending compaction reminder: %v", err)
+	}
+}
+
+// ToolTarget reads what a tool call acted on from a command or a path:
+// the first line of the command, else the path relative to the work tree
+// root when it lies inside it.
+func ToolTarget(root, command, path string) string {
+	if cmd := strings.TrimSpace(command); cmd != "" {
+		first, _, _ := strings.Cut(cmd, "\n")
+		return strings.TrimSpace(first)
+	}
+	if path == "" {
+		return ""
+	}
+	if filepath.IsAbs(path) {
+		if r, err := filepath.Rel(root, path); err == nil && filepath.IsLocal(r) {
+			return filepath.ToSlash(r)
+		}
+	}
+	return path
+}

@@ -1,0 +1,23 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRecordCommand(t *testing.T) {
+	for path, want := range map[string]string{
+		".todos/history/td-qkm5oz.jsonl": "td edit, td todo, td comment",
+		"sub/.todos/sessions/ses_x.yaml": "td session start",
+		".todos/config.yaml":             "td feature set",
+		".todos/anchors.md":              "td anchor add",
+		".todos/security_events.jsonl":   "audits an exception",
+		".gitattributes":                 "td init",
+		".githooks/pre-commit":           "td hooks install",
+		"docs/governance/policy.md":      "--category meta",
+	} {
+		if got := recordCommand(path); !strings.Contains(got, want) {
+			t.Errorf("recordCommand(%q) = %q, want it to name %q", path, got, want)
+		}
+	}
+}
