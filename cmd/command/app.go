@@ -335,6 +335,8 @@ Start with:
 			r.resolveCommand(nil),
 			r.doctorCommand(nil),
 			r.versionCommand(nil),
+			r.completionCommand(nil),
+			r.manCommand(nil),
 		}),
 	}
 	app.Commands = append(app.Commands, r.helpCommand(nil))
@@ -367,7 +369,7 @@ func (g commandGroup) Heading() string {
 // TestEveryCommandIsGrouped.
 func commandGroups() []commandGroup {
 	return []commandGroup{
-		{Title: "Getting started", Names: []string{"init", "demo", "help", "version"}},
+		{Title: "Getting started", Names: []string{"init", "demo", "help", "version", "completion", "man"}},
 		{Title: "Issues", Topic: "format", Names: []string{"create", "list", "search", "show", "edit", "comment"}},
 		{Title: "Todos and criteria", Topic: "todos", Names: []string{"todo", "fmt"}},
 		{Title: "Workflow and review", Topic: "policy", Names: []string{"start", "unstart", "review", "approve", "reject", "close", "reopen", "block", "unblock", "reviewable", "status"}},
