@@ -68,14 +68,21 @@ func (r *runner) runList(o *ListOptions) error {
 	for _, pe := range perrs {
 		r.st.warnf("%v", pe)
 	}
-	return r.st.export(func() any { return issueList(list) }, func() error {
-		r.printIssueTable(list)
+	ic := r.loadIssueClaims(s)
+	return r.st.export(func() any { return issueList{list, ic} }, func() error {
+		r.printIssueTable(list, ic)
 		return nil
 	})
 }
 
-// issueList is a list of issues as td list --json writes it.
-type issueList []*repo.Issue
+// issueList is a list of issues, with their claims, as td list --json
+// writes it.
+type issueList struct {
+	issues []*repo.Issue
+	claims *issueClaims
+}
 
 // WriteJSON writes the list as writeIssueListJSON does.
-func (l issueList) WriteJSON(w io.Writer) error { return writeIssueListJSON(w, l) }
+func (l issueList) WriteJSON(w io.Writer) error {
+	return writeIssueListJSON(w, l.issues, l.claims.json)
+}

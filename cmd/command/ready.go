@@ -54,12 +54,13 @@ func (r *runner) runReady(o *ReadyOptions) error {
 	for _, pe := range perrs {
 		r.st.warnf("%v", pe)
 	}
-	return r.st.export(func() any { return issueList(list) }, func() error {
+	ic := r.loadIssueClaims(s)
+	return r.st.export(func() any { return issueList{list, ic} }, func() error {
 		if len(list) == 0 {
 			r.st.printf("No issue is ready.\n")
 			return nil
 		}
-		r.printIssueTable(list)
+		r.printIssueTable(list, ic)
 		return nil
 	})
 }

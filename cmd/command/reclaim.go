@@ -54,7 +54,7 @@ func (r *runner) runReclaim(o *ReclaimOptions) error {
 	if err != nil {
 		return err
 	}
-	cs := &claims.Set{Here: s.Root, HereHost: claims.Host()}
+	cs := claims.Here(s)
 	return r.st.export(func() any {
 		return map[string]any{"claim": toClaimJSON(res.Claim, false), "previous": toClaimJSON(res.Previous, true), "security_event": res.Security}
 	}, func() error {

@@ -1,7 +1,10 @@
 package command
 
 import (
+	"time"
+
 	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/claims"
 )
 
@@ -37,4 +40,53 @@ func claimLine(cs *claims.Set, c *domain.Claim, expired bool) string {
 		return "claimed by " + c.Actor.Name() + " (session " + c.Session + ") " + cs.Where(c) + ", lease ended at " + jsonTime(c.Expires) + " (td reclaim " + c.Issue + " takes it)"
 	}
 	return "claimed by " + cs.Holder(c)
+}
+
+// issueClaims are the claims worth showing beside issues in this work
+// tree: those that tell the reader something the issue file does not
+// (claims.Set.Informs). A repository whose claims cannot be listed shows
+// none, with a warning.
+type issueClaims struct {
+	set *claims.Set
+	now time.Time
+}
+
+// loadIssueClaims lists the repository's claims for the issues a command
+// shows.
+func (r *runner) loadIssueClaims(s *repo.Store) *issueClaims {
+	cs, err := claims.Load(s)
+	if err != nil {
+		r.st.warnf("claims: %v", err)
+	}
+	return &issueClaims{set: cs, now: s.Now()}
+}
+
+// of is the claim to show for is, nil for none.
+func (ic *issueClaims) of(is *repo.Issue) *domain.Claim {
+	if ic == nil || ic.set == nil || ic.set.Len() == 0 {
+		return nil
+	}
+	c := ic.set.Get(is.ID)
+	if !ic.set.Informs(c, is.Implementer) {
+		return nil
+	}
+	return c
+}
+
+// json is the claim of is for --json, nil for none.
+func (ic *issueClaims) json(is *repo.Issue) *claimJSON {
+	c := ic.of(is)
+	if c == nil {
+		return nil
+	}
+	return toClaimJSON(c, c.Expired(ic.now))
+}
+
+// line is the claim of is in words, "" for none.
+func (ic *issueClaims) line(is *repo.Issue) string {
+	c := ic.of(is)
+	if c == nil {
+		return ""
+	}
+	return claimLine(ic.set, c, c.Expired(ic.now))
 }

@@ -68,15 +68,16 @@ func (r *runner) runShow(o *ShowOptions) error {
 			comments = append(comments, commentJSON{At: jsonTime(e.TS), Session: e.Session, Text: text})
 		}
 	}
+	ic := r.loadIssueClaims(s)
 	return r.st.export(func() any {
 		if comments == nil {
 			comments = []commentJSON{}
 		}
 		items := is.Todos()
 		return showJSON{issueJSON: toIssueJSON(is), Description: is.Description(), Body: is.Body(), Comments: comments,
-			Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}}
+			Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}, Claim: ic.json(is)}
 	}, func() error {
-		r.printIssue(is, comments, func(id string) string { return people.NameOf(s, id) })
+		r.printIssue(is, comments, func(id string) string { return people.NameOf(s, id) }, ic.line(is))
 		return nil
 	})
 }
@@ -87,6 +88,7 @@ type showJSON struct {
 	Body        string        `json:"body"`
 	Comments    []commentJSON `json:"comments"`
 	Todos       showTodosJSON `json:"todos"`
+	Claim       *claimJSON    `json:"claim,omitempty"`
 }
 
 type showTodosJSON struct {
@@ -95,8 +97,9 @@ type showTodosJSON struct {
 }
 
 // printIssue prints the issue as td show does; name names a session ID
-// for the reader ("Bob"), "" when it cannot.
-func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(string) string) {
+// for the reader ("Bob"), "" when it cannot; claim is its claim in words,
+// "" for none worth a line.
+func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(string) string, claim string) {
 	st := r.st
 	// who is "Bob (ses_x)", or what is written when no name is known;
 	// both come from files anyone can edit, so escaped.
@@ -125,6 +128,9 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(st
 	}
 	if is.Assignee != "" {
 		st.printf("assignee: %s\n", who(is.Assignee))
+	}
+	if claim != "" {
+		st.printf("claim: %s\n", safe(claim))
 	}
 	for _, l := range is.Links {
 		st.printf("link: %s %s\n", l.Kind, l.To)

@@ -60,7 +60,7 @@ func (r *runner) runSync(o *SyncOptions) error {
 		return err
 	}
 	now := s.Now()
-	cs := &claims.Set{Here: s.Root, HereHost: claims.Host()}
+	cs := claims.Here(s)
 	list := func(cl []*domain.Claim) []*claimJSON {
 		out := []*claimJSON{}
 		for _, c := range cl {

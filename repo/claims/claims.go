@@ -36,13 +36,23 @@ func RefName(issue string) string { return Prefix + issue }
 // process moved its reference between the read and the swap.
 const casTries = 5
 
-// Host is this machine's name, as claims record it.
-func Host() string {
+// Host is this machine's name, as claims record it: TD_HOST when set (a
+// container's host name may change on every start), else the system's.
+func Host(s *repo.Store) string {
+	if h := strings.TrimSpace(s.Env("TD_HOST")); h != "" {
+		return h
+	}
 	h, err := os.Hostname()
 	if err != nil {
 		return ""
 	}
 	return h
+}
+
+// Here is an empty set seen from the store's work tree and machine, for
+// wording claims read elsewhere.
+func Here(s *repo.Store) *Set {
+	return &Set{Here: s.Root, HereHost: Host(s)}
 }
 
 // Set is the claims of a repository as listed at one moment: the
@@ -60,7 +70,7 @@ type Set struct {
 // Load lists the claims of the store's repository; a store outside git
 // has an empty set.
 func Load(s *repo.Store) (*Set, error) {
-	cs := &Set{refs: map[string]string{}, claims: map[string]*domain.Claim{}, Here: s.Root, HereHost: Host()}
+	cs := &Set{refs: map[string]string{}, claims: map[string]*domain.Claim{}, Here: s.Root, HereHost: Host(s)}
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return cs, err
@@ -208,7 +218,7 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 	if err != nil || g == nil {
 		return nil, err
 	}
-	cs := &Set{Here: s.Root, HereHost: Host()}
+	cs := Here(s)
 	for range casTries {
 		old, held, err := current(g, issue)
 		if err != nil {
@@ -249,7 +259,7 @@ func decide(cs *Set, held *domain.Claim, ask policy.ClaimAsk, verb, issue string
 	v := policy.MayClaim(held, ask, now)
 	switch v {
 	case policy.ClaimHeld:
-		return v, repo.Errorf(repo.CodeRefused, "cannot %s %s: %s holds its claim; ask them to hand it back (td unstart %s), or wait for the lease to end and take it with td reclaim %s",
+		return v, repo.Errorf(repo.CodeRefused, "cannot %s %s: it is claimed by %s; ask them to hand it back (td unstart %s), or wait for the lease to end and take it with td reclaim %s",
 			verb, issue, cs.Holder(held), issue, issue)
 	case policy.ClaimExpired:
 		return v, repo.Errorf(repo.CodeRefused, "cannot %s %s: the claim of %s (session %s) %s ended at %s; td reclaim %s takes it over (audited), then td %s %s",
@@ -284,7 +294,7 @@ func Check(s *repo.Store, issue, verb string, from HandOver) error {
 	if err != nil {
 		return err
 	}
-	cs := &Set{Here: s.Root, HereHost: Host()}
+	cs := Here(s)
 	_, err = decide(cs, held, from.ask(cs, held, ""), verb, issue, s.Now())
 	return err
 }
@@ -352,7 +362,7 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 		}
 	}
 	var out []*domain.Claim
-	cs := &Set{Here: s.Root, HereHost: Host()}
+	cs := Here(s)
 	for _, ref := range issues {
 		issue, err := Resolve(s, g, ref)
 		if err != nil {
@@ -367,7 +377,7 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 			if held == nil || held.Session != se.ID {
 				msg := fmt.Sprintf("cannot renew the claim on %s: this session (%s) does not hold it", issue, se.ID)
 				if held != nil {
-					msg += "; " + cs.Holder(held) + " does"
+					msg += "; it is claimed by " + cs.Holder(held)
 				} else {
 					msg += "; td start " + issue + " claims it"
 				}
@@ -426,7 +436,7 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string) (*ReclaimResul
 	if err != nil {
 		return nil, err
 	}
-	cs := &Set{Here: s.Root, HereHost: Host()}
+	cs := Here(s)
 	for range casTries {
 		old, held, err := current(g, issue)
 		if err != nil {
@@ -439,7 +449,7 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string) (*ReclaimResul
 		case policy.ReclaimOwn:
 			return nil, repo.Errorf(repo.CodeRefused, "this session holds the claim on %s already; td heartbeat %s renews it", issue, issue)
 		case policy.ReclaimLive:
-			return nil, repo.Errorf(repo.CodeRefused, "cannot reclaim %s: %s holds its claim and the lease has not ended; ask them to hand it back with td unstart %s", issue, cs.Holder(held), issue)
+			return nil, repo.Errorf(repo.CodeRefused, "cannot reclaim %s: it is claimed by %s, and the lease has not ended; ask them to hand it back with td unstart %s", issue, cs.Holder(held), issue)
 		}
 		c := &domain.Claim{Issue: issue, Session: se.ID, Actor: se.Actor(), Worktree: s.Root, Host: cs.HereHost,
 			Claimed: now, Heartbeat: now, Expires: now.Add(s.Config.ClaimTTL())}

@@ -94,7 +94,7 @@ func TestTakeReleaseHeartbeatReclaim(t *testing.T) {
 		t.Fatalf("renewing Take = %+v, %v", res, err)
 	}
 	_, err = Take(s, b, issue, "start", HandOver{})
-	want := "cannot start td-aaaaaa: Op <op@example.com> (session " + a.ID + ") in this work tree, until 2026-11-21T13:00:00Z holds its claim"
+	want := "cannot start td-aaaaaa: it is claimed by Op <op@example.com> (session " + a.ID + ") in this work tree, until 2026-11-21T13:00:00Z;"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("Take by another session: %v\nwant %s...", err, want)
 	}
