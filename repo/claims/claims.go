@@ -100,6 +100,9 @@ func (cs *Set) Get(issue string) *domain.Claim {
 		return nil
 	}
 	c := cs.read([]string{h})[0]
+	if c != nil && c.Issue != issue {
+		c = nil // a record moved under another issue's name is nobody's claim
+	}
 	cs.claims[issue] = c
 	return c
 }
@@ -113,6 +116,9 @@ func (cs *Set) All() []*domain.Claim {
 		}
 	}
 	for i, c := range cs.read(hashes) {
+		if c != nil && c.Issue != want[i] {
+			c = nil
+		}
 		cs.claims[want[i]] = c
 	}
 	var out []*domain.Claim
@@ -182,7 +188,7 @@ func current(g *gitrepo.Repo, issue string) (string, *domain.Claim, error) {
 		return h, nil, nil
 	}
 	cl, err := parseRecord(c.Message)
-	if err != nil {
+	if err != nil || cl.Issue != issue {
 		return h, nil, nil
 	}
 	return h, cl, nil
