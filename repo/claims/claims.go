@@ -414,6 +414,36 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 	return out, nil
 }
 
+// RenewBound renews the session's claim on its bound issue when a
+// quarter of the lease has passed since the last renewal, for harness
+// hooks that run on every tool call: the lease then stays live while the
+// session works, at the cost of one reference read per call and one
+// write per quarter lease. A session bound to nothing, or not holding
+// its issue's claim, renews nothing; the claim renewed is returned.
+func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
+	rt, err := s.Runtime(se.ID)
+	if err != nil || rt.BoundIssue == "" {
+		return nil, err
+	}
+	issue := rt.BoundIssue
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return nil, err
+	}
+	_, held, err := current(g, issue)
+	if err != nil || held == nil || held.Session != se.ID {
+		return nil, err
+	}
+	if s.Now().Sub(held.Heartbeat) < s.Config.ClaimTTL()/4 {
+		return nil, nil
+	}
+	renewed, err := Heartbeat(s, se, []string{issue})
+	if err != nil || len(renewed) == 0 {
+		return nil, err
+	}
+	return renewed[0], nil
+}
+
 // ReclaimResult says what Reclaim took over.
 type ReclaimResult struct {
 	Claim    *domain.Claim // the session's claim now

@@ -214,3 +214,38 @@ func TestNoGit(t *testing.T) {
 		t.Fatalf("Load = %v, %v", cs, err)
 	}
 }
+
+// RenewBound renews the bound issue's claim once a quarter of the lease
+// has passed, and nothing else.
+func TestRenewBound(t *testing.T) {
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	s := clockStore(t, g, &now)
+	se, err := s.StartSession(repo.StartOptions{Name: "a", Agent: "primary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := RenewBound(s, se); c != nil || err != nil {
+		t.Fatalf("unbound: %v, %v", c, err)
+	}
+	const issue = "td-aaaaaa"
+	if err := s.SetBinding(se.ID, issue); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := RenewBound(s, se); c != nil || err != nil {
+		t.Fatalf("bound, no claim: %v, %v", c, err)
+	}
+	if _, err := Take(s, se, issue, "start", HandOver{}); err != nil {
+		t.Fatal(err)
+	}
+	quarter := s.Config.ClaimTTL() / 4
+	now = now.Add(quarter - time.Second)
+	if c, err := RenewBound(s, se); c != nil || err != nil {
+		t.Fatalf("too soon: %v, %v", c, err)
+	}
+	now = now.Add(time.Second)
+	c, err := RenewBound(s, se)
+	if err != nil || c == nil || !c.Expires.Equal(now.Add(s.Config.ClaimTTL())) {
+		t.Fatalf("due: %+v, %v", c, err)
+	}
+}

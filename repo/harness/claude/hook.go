@@ -9,6 +9,7 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 	"github.com/tdproject/td/repo/harness"
 	"github.com/tdproject/td/repo/sessions"
 )
@@ -110,6 +111,11 @@ func preToolUse(s *repo.Store, conv harness.Conversation, deny string, out *Outc
 	out.Session = res.Session
 	if !res.Session.IsAgent() {
 		out.Deny = ""
+	}
+	// A session at work keeps its claim's lease live; a renewal that
+	// fails must not stop the tool call.
+	if _, err := claims.RenewBound(s, res.Session); err != nil {
+		s.Warnf("the claim of %s was not renewed: %v", res.Session.ID, err)
 	}
 	return nil
 }
