@@ -416,8 +416,8 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 
 // RenewBound renews the session's claim on its bound issue when a
 // quarter of the lease has passed since the last renewal, for harness
-// hooks that run on every tool call: the lease then stays live while the
-// session works, at the cost of one reference read per call and one
+// hooks that run at every turn: the lease then stays live while the
+// session works, at the cost of one reference read per turn and one
 // write per quarter lease. A session bound to nothing, or not holding
 // its issue's claim, renews nothing; the claim renewed is returned.
 func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {

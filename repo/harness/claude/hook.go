@@ -76,6 +76,9 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 		if _, err = sessions.Stop(s, res.Session); err != nil {
 			return out, err
 		}
+		if c.Event == Stop {
+			renewClaim(s, res.Session)
+		}
 		if s.Config.Git.Mode == repo.GitModeAuto && s.Config.Git.Batch {
 			// The end of a turn is where a batch of td's writes ends.
 			_, err = s.CommitPending()
@@ -112,12 +115,16 @@ func preToolUse(s *repo.Store, conv harness.Conversation, deny string, out *Outc
 	if !res.Session.IsAgent() {
 		out.Deny = ""
 	}
-	// A session at work keeps its claim's lease live; a renewal that
-	// fails must not stop the tool call.
-	if _, err := claims.RenewBound(s, res.Session); err != nil {
-		s.Warnf("the claim of %s was not renewed: %v", res.Session.ID, err)
-	}
 	return nil
+}
+
+// renewClaim keeps the lease of a working session's claim live, at the
+// start of a conversation and the end of each turn; a renewal that fails
+// is a warning, never the hook's failure.
+func renewClaim(s *repo.Store, se *repo.Session) {
+	if _, err := claims.RenewBound(s, se); err != nil {
+		s.Warnf("the claim of %s was not renewed: %v", se.ID, err)
+	}
 }
 
 // DenyToolUse is Claude Code's form for a PreToolUse hook that denies the
@@ -179,6 +186,7 @@ func sessionStart(s *repo.Store, conv harness.Conversation, source string, out *
 		return err
 	}
 	out.Context = ctx
+	renewClaim(s, se)
 	if out.EnvFile = s.Env(EnvFileVar); out.EnvFile != "" {
 		out.EnvErr = harness.SetEnvFileVar(out.EnvFile, "TD_SESSION", se.ID)
 	}
