@@ -94,14 +94,19 @@ func Sync(s *repo.Store, remote string) (*SyncResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := g.Fetch(remote, Prefix, tracking); err != nil {
+		there, err := observe(g, remote, tracking, base)
+		if err != nil {
 			var re *gitrepo.RemoteError
 			if errors.As(err, &re) {
 				return nil, repo.Errorf(repo.CodeConflict, "could not reach %s (%s); nothing changed here: your claims stay local until td sync reaches it", remote, re.Detail)
 			}
 			return nil, err
 		}
-		pushes, err := reconcile(s, g, remote, tracking, base, res)
+		local, err := refMap(g, Prefix)
+		if err != nil {
+			return nil, err
+		}
+		pushes, err := reconcile(s, g, local, there, base, res)
 		if err != nil {
 			return nil, err
 		}
@@ -116,14 +121,47 @@ func Sync(s *repo.Store, remote string) (*SyncResult, error) {
 			}
 			return nil, err
 		}
+		res.Claims = len(local)
 		break
 	}
-	local, err := refMap(g, Prefix)
+	return res, nil
+}
+
+// observe brings the tracking references up to what the remote holds.
+// It lists the remote's claims first (one round trip); only when one of
+// them names a record this clone does not have does it fetch. A sync
+// with nothing to do is then a listing and a comparison.
+func observe(g *gitrepo.Repo, remote, tracking string, base map[string]string) (map[string]string, error) {
+	refs, err := g.LsRemote(remote, Prefix)
 	if err != nil {
 		return nil, err
 	}
-	res.Claims = len(local)
-	return res, nil
+	there := make(map[string]string, len(refs))
+	for _, r := range refs {
+		issue := strings.TrimPrefix(r.Name, Prefix)
+		there[issue] = r.Hash
+		if base[issue] != r.Hash && !g.HasObject(r.Hash) {
+			if err := g.Fetch(remote, Prefix, tracking); err != nil {
+				return nil, err
+			}
+			return refMap(g, tracking)
+		}
+	}
+	for issue, h := range there {
+		if base[issue] != h {
+			if err := g.UpdateRef(tracking+issue, base[issue], h); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for issue, h := range base {
+		if _, ok := there[issue]; !ok {
+			if err := g.UpdateRef(tracking+issue, h, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return there, nil
 }
 
 // refMap lists the references under prefix by issue.
@@ -151,15 +189,9 @@ type pending struct {
 // tracking references just fetched) and as last seen there (base),
 // applies what the remote decided to the local references, and returns
 // the pushes that publish what was decided here.
-func reconcile(s *repo.Store, g *gitrepo.Repo, remote, tracking string, base map[string]string, res *SyncResult) ([]pending, error) {
-	local, err := refMap(g, Prefix)
-	if err != nil {
-		return nil, err
-	}
-	there, err := refMap(g, tracking)
-	if err != nil {
-		return nil, err
-	}
+//
+// local is updated to what this clone holds afterwards.
+func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]string, res *SyncResult) ([]pending, error) {
 	issues := map[string]bool{}
 	for _, m := range []map[string]string{local, there, base} {
 		for k := range m {
@@ -188,6 +220,11 @@ func reconcile(s *repo.Store, g *gitrepo.Repo, remote, tracking string, base map
 		err := g.UpdateRef(RefName(issue), old, new)
 		if errors.Is(err, gitrepo.ErrRefMoved) {
 			return repo.Errorf(repo.CodeConflict, "the claim on %s changed here while td sync ran; run td sync again", issue)
+		}
+		if err == nil && new == "" {
+			delete(local, issue)
+		} else if err == nil {
+			local[issue] = new
 		}
 		return err
 	}

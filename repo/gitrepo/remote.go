@@ -120,6 +120,48 @@ func (r *Repo) Fetch(remote, src, dst string) error {
 	return nil
 }
 
+// LsRemote lists the references under prefix (refs/td/claims/) that the
+// remote has, without fetching anything: one round trip, which is all a
+// sync with nothing to do needs.
+func (r *Repo) LsRemote(remote, prefix string) ([]Ref, error) {
+	if !ValidRemoteName(remote) {
+		return nil, fmt.Errorf("%q is not a remote name", remote)
+	}
+	if !strings.HasPrefix(prefix, "refs/") || !strings.HasSuffix(prefix, "/") || !validRevName(strings.TrimSuffix(prefix, "/")) {
+		return nil, fmt.Errorf("%q is not a reference prefix", prefix)
+	}
+	out, errOut, err := r.git("ls-remote", "--refs", remote, prefix+"*")
+	if err != nil {
+		if errors.Is(err, ErrNoGitProgram) {
+			return nil, err
+		}
+		return nil, &RemoteError{Op: "ls-remote", Remote: remote, Detail: lastLine(errOut)}
+	}
+	var refs []Ref
+	for _, line := range strings.Split(string(out), "\n") {
+		hash, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
+		if !ok || !strings.HasPrefix(name, prefix) || !validRevName(name) {
+			continue
+		}
+		if h, ok := parseFullHash(hash); ok {
+			refs = append(refs, Ref{Name: name, Hash: h.String()})
+		}
+	}
+	return refs, nil
+}
+
+// HasObject reports whether the repository has the object named hash.
+func (r *Repo) HasObject(hash string) bool {
+	h, ok := parseFullHash(hash)
+	if !ok {
+		return false
+	}
+	o := r.openObjects()
+	defer o.close()
+	_, _, err := o.read(h)
+	return err == nil
+}
+
 // PushUpdate is one reference a push sets on the remote, under a lease.
 type PushUpdate struct {
 	Ref    string // the remote reference, refs/td/claims/td-k3x9qa
