@@ -69,6 +69,7 @@ func (r *runner) runList(o *ListOptions) error {
 		r.st.warnf("%v", pe)
 	}
 	ic := r.loadIssueClaims(s)
+	ic.prefetch(list)
 	return r.st.export(func() any { return issueList{list, ic} }, func() error {
 		r.printIssueTable(list, ic)
 		return nil

@@ -55,6 +55,7 @@ func (r *runner) runReady(o *ReadyOptions) error {
 		r.st.warnf("%v", pe)
 	}
 	ic := r.loadIssueClaims(s)
+	ic.prefetch(list)
 	return r.st.export(func() any { return issueList{list, ic} }, func() error {
 		if len(list) == 0 {
 			r.st.printf("No issue is ready.\n")

@@ -61,6 +61,18 @@ func (r *runner) loadIssueClaims(s *repo.Store) *issueClaims {
 	return &issueClaims{set: cs, now: s.Now()}
 }
 
+// prefetch reads at once the claims of the issues a list shows.
+func (ic *issueClaims) prefetch(list []*repo.Issue) {
+	if ic == nil || ic.set == nil || ic.set.Len() == 0 {
+		return
+	}
+	ids := make([]string, len(list))
+	for i, is := range list {
+		ids[i] = is.ID
+	}
+	ic.set.Prefetch(ids)
+}
+
 // of is the claim to show for is, nil for none.
 func (ic *issueClaims) of(is *repo.Issue) *domain.Claim {
 	if ic == nil || ic.set == nil || ic.set.Len() == 0 {

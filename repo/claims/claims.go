@@ -107,11 +107,15 @@ func (cs *Set) Get(issue string) *domain.Claim {
 	return c
 }
 
-// All returns every readable claim, sorted by issue.
-func (cs *Set) All() []*domain.Claim {
+// Prefetch reads the claims of the issues given, those that have one, in
+// one pass over the object store: a list of many issues asks Get for each.
+func (cs *Set) Prefetch(issues []string) {
 	var want, hashes []string
-	for issue, h := range cs.refs {
-		if _, ok := cs.claims[issue]; !ok {
+	for _, issue := range issues {
+		if _, done := cs.claims[issue]; done {
+			continue
+		}
+		if h, ok := cs.refs[issue]; ok {
 			want, hashes = append(want, issue), append(hashes, h)
 		}
 	}
@@ -121,6 +125,15 @@ func (cs *Set) All() []*domain.Claim {
 		}
 		cs.claims[want[i]] = c
 	}
+}
+
+// All returns every readable claim, sorted by issue.
+func (cs *Set) All() []*domain.Claim {
+	issues := make([]string, 0, len(cs.refs))
+	for issue := range cs.refs {
+		issues = append(issues, issue)
+	}
+	cs.Prefetch(issues)
 	var out []*domain.Claim
 	for _, c := range cs.claims {
 		if c != nil {
