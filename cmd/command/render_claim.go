@@ -1,6 +1,7 @@
 package command
 
 import (
+	"strings"
 	"time"
 
 	"github.com/tdproject/td/policy/domain"
@@ -79,7 +80,7 @@ func (ic *issueClaims) of(is *repo.Issue) *domain.Claim {
 		return nil
 	}
 	c := ic.set.Get(is.ID)
-	if !ic.set.Informs(c, is.Implementer) {
+	if !ic.set.Informs(c, is.Implementer, strings.TrimPrefix(is.Assignee, "session:")) {
 		return nil
 	}
 	return c

@@ -162,11 +162,22 @@ func (cs *Set) read(hashes []string) []*domain.Claim {
 
 // Informs reports whether a claim tells a reader of this work tree
 // something its issue file does not: it is held in another work tree or
-// on another machine, or by a session other than the file's implementer.
-// A claim that only repeats the file (this work tree's implementer holds
-// it) is not worth a line.
-func (cs *Set) Informs(c *domain.Claim, implementer string) bool {
-	return c != nil && (c.Worktree != cs.Here || c.Host != cs.HereHost || c.Session != implementer)
+// on another machine, or by a session the file names neither as its
+// implementer nor as its assignee (known lists those two sessions). A
+// claim that only repeats the file is not worth a line.
+func (cs *Set) Informs(c *domain.Claim, known ...string) bool {
+	if c == nil {
+		return false
+	}
+	if c.Worktree != cs.Here || c.Host != cs.HereHost {
+		return true
+	}
+	for _, se := range known {
+		if se != "" && se == c.Session {
+			return false
+		}
+	}
+	return true
 }
 
 // Where says where a claim is held, from this work tree's point of view:
