@@ -21,8 +21,8 @@ func (r *runner) syncCommand(runF func(*SyncOptions) error) *cli.Command {
 		Name:      "sync",
 		Usage:     "exchange claims with a remote, so two clones cannot hold one issue",
 		ArgsUsage: "[REMOTE]",
-		Description: `Fetches the remote's claims (refs/td/claims/*), keeps what changed on
-one side only, lets the remote's live claim win where both sides took an
+		Description: `Lists the remote's claims (refs/td/claims/*), fetching the records this
+clone lacks, keeps what changed on one side only, lets the remote's live claim win where both sides took an
 issue, and pushes this clone's claims atomically under leases, so that of
 two clones pushing one issue only the first succeeds. It runs the git
 program for this network step alone, so your credentials, ssh config and
