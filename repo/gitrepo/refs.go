@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -69,6 +72,7 @@ func (r *Repo) Refs(prefix string) ([]Ref, error) {
 		return nil, err
 	}
 	root := filepath.Join(r.commonDir, filepath.FromSlash(prefix))
+	var names []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -83,23 +87,34 @@ func (r *Repo) Refs(prefix string) ([]Ref, error) {
 		if err != nil {
 			return err
 		}
-		name := prefix + filepath.ToSlash(rel)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // deleted while listing
-			}
-			return err
-		}
-		h, ok := parseFullHash(strings.TrimSpace(string(b)))
-		if !ok || !validRevName(name) {
-			return nil // not a reference git would read either
-		}
-		found[name] = h.String()
+		names = append(names, prefix+filepath.ToSlash(rel))
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	// Hundreds of small files: read them on every core.
+	hashes := make([]string, len(names))
+	errs := make([]error, len(names))
+	inParallel(len(names), func(i int) {
+		b, err := os.ReadFile(filepath.Join(r.commonDir, filepath.FromSlash(names[i])))
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) { // deleted while listing
+				errs[i] = err
+			}
+			return
+		}
+		if h, ok := parseFullHash(strings.TrimSpace(string(b))); ok && validRevName(names[i]) {
+			hashes[i] = h.String()
+		}
+	})
+	for i, name := range names {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("list %s: %w", prefix, errs[i])
+		}
+		if hashes[i] != "" {
+			found[name] = hashes[i] // not a reference git would read either when ""
+		}
 	}
 	refs := make([]Ref, 0, len(found))
 	for name, hash := range found {
@@ -264,23 +279,69 @@ func (r *Repo) WriteRecordCommit(message string, author, committer Signature) (s
 	return plumbing.Hash(h).String(), nil
 }
 
-// Commits decodes the commits with the given full object names, through
-// one reader: nil in the place of a name that is missing or not a commit.
+// Commits decodes the commits with the given full object names: nil in
+// the place of a name that is missing or not a commit. Many are read on
+// every core, each reader with its own files and pack indexes.
 func (r *Repo) Commits(hashes []string) []*Commit {
 	out := make([]*Commit, len(hashes))
 	if len(hashes) == 0 {
 		return out
 	}
-	o := r.openObjects()
-	defer o.close()
-	for i, s := range hashes {
-		h, ok := parseFullHash(s)
-		if !ok {
-			continue
-		}
-		if c, err := o.readCommit(h); err == nil {
-			out[i] = c
-		}
+	r.stageMu.Lock()
+	indexes := maps.Clone(r.packIndexes)
+	r.stageMu.Unlock()
+	workers := parallelism(len(hashes))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := &historyReader{r: r, objects: newObjectFiles(filepath.Join(r.commonDir, "objects"), maps.Clone(indexes))}
+			defer o.closeFiles()
+			for i := w; i < len(hashes); i += workers {
+				h, ok := parseFullHash(hashes[i])
+				if !ok {
+					continue
+				}
+				if c, err := o.readCommit(h); err == nil {
+					out[i] = c
+				}
+			}
+		}()
 	}
+	wg.Wait()
 	return out
+}
+
+// parallelMin is how many small reads are worth more than one goroutine.
+const parallelMin = 64
+
+// parallelism is how many goroutines n small reads are spread over.
+func parallelism(n int) int {
+	if n < parallelMin {
+		return 1
+	}
+	return min(4, max(1, runtime.GOMAXPROCS(0)), n/(parallelMin/2))
+}
+
+// inParallel calls fn for 0..n-1, over parallelism(n) goroutines.
+func inParallel(n int, fn func(i int)) {
+	workers := parallelism(n)
+	if workers == 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
