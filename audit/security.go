@@ -27,6 +27,9 @@ const (
 	// the operators: list of config.yaml with td operator add and rm.
 	KindOperatorAdded   = "operator_added"
 	KindOperatorRemoved = "operator_removed"
+	// KindClaimReclaimed is td reclaim taking over an issue's claim whose
+	// lease had ended, from the session that held it.
+	KindClaimReclaimed = "claim_reclaimed"
 )
 
 // SecurityEvent is one line of security_events.jsonl: a policy exception or

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
@@ -29,6 +30,25 @@ type Config struct {
 	Language  string                 `yaml:"language"`
 	Agents    map[string]AgentConfig `yaml:"agents"`
 	MetaPaths []string               `yaml:"meta_paths"`
+	Claims    ClaimsConfig           `yaml:"claims"`
+}
+
+// ClaimsConfig is the claims section of the config.
+type ClaimsConfig struct {
+	// TTL is how long a claim's lease runs from its last renewal, as a Go
+	// duration ("2h", "45m"); DefaultClaimTTL when empty.
+	TTL string `yaml:"ttl"`
+}
+
+// DefaultClaimTTL is the lease of a claim when the config sets none.
+const DefaultClaimTTL = 2 * time.Hour
+
+// ClaimTTL is the lease a claim is given, from claims.ttl.
+func (c *Config) ClaimTTL() time.Duration {
+	if d, err := time.ParseDuration(c.Claims.TTL); err == nil && d > 0 {
+		return d
+	}
+	return DefaultClaimTTL
 }
 
 // GitConfig is the git section of the config.
@@ -79,6 +99,11 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	case GitModeStage, GitModeAuto, GitModeOff:
 	default:
 		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("git.mode %q must be stage, auto or off", c.Git.Mode)}
+	}
+	if c.Claims.TTL != "" {
+		if d, err := time.ParseDuration(c.Claims.TTL); err != nil || d < time.Second {
+			return nil, &ParseError{Path: path, Msg: fmt.Sprintf("claims.ttl %q must be a duration of a second or more, such as 2h or 45m", c.Claims.TTL)}
+		}
 	}
 	if c.MetaPaths == nil {
 		c.MetaPaths = DefaultMetaPaths

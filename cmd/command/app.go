@@ -307,6 +307,9 @@ Start with:
 			r.commitCommand(nil),
 			r.sessionCommand(),
 			r.sendCommand(nil),
+			r.heartbeatCommand(nil),
+			r.reclaimCommand(nil),
+			r.syncCommand(nil),
 			r.promoteCommand(nil),
 			r.contextCommand(nil),
 			r.anchorCommand(),
@@ -376,6 +379,7 @@ func commandGroups() []commandGroup {
 		{Title: "Flags and audit", Topic: "policy", Names: []string{"feature", "operator", "security", "stats", "audit"}},
 		{Title: "Links", Topic: "linking", Names: []string{"link", "unlink", "links", "ready"}},
 		{Title: "Sessions", Topic: "sessions", Names: []string{"session", "send", "promote", "context", "anchor", "whoami", "guard", "hooks"}},
+		{Title: "Claims", Topic: "claims", Names: []string{"heartbeat", "reclaim", "sync"}},
 		{Title: "Git and pull requests", Topic: "merging", Names: []string{"commit", "diff", "check", "log", "merge-driver", "resolve", "doctor"}},
 		{Title: "Agent harnesses", Topic: "harnesses", Names: []string{"hook", "onboard", "mcp"}},
 	}

@@ -1,6 +1,8 @@
 package command
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -13,7 +15,10 @@ import (
 // without re-indenting a buffer: at 10,000 issues that costs half of
 // `td list --json`. TestIssueListJSONMatchesEncodingJSON holds it to
 // encoding/json byte for byte.
-func writeIssueListJSON(w io.Writer, list []*repo.Issue) error {
+//
+// claimOf, when not nil, gives an issue's claim to add as "claim" (nil
+// for none); the few claims are encoded by encoding/json, indented to fit.
+func writeIssueListJSON(w io.Writer, list []*repo.Issue, claimOf func(*repo.Issue) *claimJSON) error {
 	if len(list) == 0 {
 		_, err := io.WriteString(w, "[]\n")
 		return err
@@ -70,9 +75,28 @@ func writeIssueListJSON(w io.Writer, list []*repo.Issue) error {
 		}
 		b = field(b, "created_at", j.CreatedAt, false)
 		b = field(b, "updated_at", j.UpdatedAt, false)
-		b = field(b, "path", j.Path, !j.Conflicted)
+		var claim *claimJSON
+		if claimOf != nil {
+			claim = claimOf(is)
+		}
+		b = field(b, "path", j.Path, !j.Conflicted && claim == nil)
 		if j.Conflicted {
-			b = append(b, "    \"conflicted\": true\n"...)
+			b = append(b, "    \"conflicted\": true"...)
+			if claim != nil {
+				b = append(b, ',')
+			}
+			b = append(b, '\n')
+		}
+		if claim != nil {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("    ", "  ")
+			if err := enc.Encode(claim); err != nil {
+				return err
+			}
+			b = append(b, `    "claim": `...)
+			b = append(b, buf.Bytes()...)
 		}
 		b = append(b, "  }"...)
 		if i < len(list)-1 {

@@ -104,13 +104,15 @@ func (r *runner) runList(o *ListOptions) error {
 	if limit > 0 && len(list) > limit {
 		list = list[:limit]
 	}
+	ic := r.loadIssueClaims(s)
+	ic.prefetch(list)
 	return r.st.export(func() any {
 		if o.Sort != repo.SortUpdated {
 			s.FillUpdated(list) // only JSON shows updated_at: only it pays for the ledgers
 		}
-		return issueList(list)
+		return issueList{list, ic}
 	}, func() error {
-		r.printIssueTable(list)
+		r.printIssueTable(list, ic)
 		if n := total - len(list); n > 0 {
 			r.st.printf("%d more; td list --limit 0 lists all %d, or narrow it with --text, --label or --status.\n", n, total)
 		}
@@ -118,8 +120,14 @@ func (r *runner) runList(o *ListOptions) error {
 	})
 }
 
-// issueList is a list of issues as td list --json writes it.
-type issueList []*repo.Issue
+// issueList is a list of issues, with their claims, as td list --json
+// writes it.
+type issueList struct {
+	issues []*repo.Issue
+	claims *issueClaims
+}
 
 // WriteJSON writes the list as writeIssueListJSON does.
-func (l issueList) WriteJSON(w io.Writer) error { return writeIssueListJSON(w, l) }
+func (l issueList) WriteJSON(w io.Writer) error {
+	return writeIssueListJSON(w, l.issues, l.claims.json)
+}

@@ -54,15 +54,17 @@ func (r *runner) runReady(o *ReadyOptions) error {
 	for _, pe := range perrs {
 		r.st.warnf("%v", pe)
 	}
+	ic := r.loadIssueClaims(s)
+	ic.prefetch(list)
 	return r.st.export(func() any {
 		s.FillUpdated(list)
-		return issueList(list)
+		return issueList{list, ic}
 	}, func() error {
 		if len(list) == 0 {
 			r.st.printf("No issue is ready.\n")
 			return nil
 		}
-		r.printIssueTable(list)
+		r.printIssueTable(list, ic)
 		return nil
 	})
 }

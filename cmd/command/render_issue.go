@@ -59,8 +59,9 @@ type commentJSON struct {
 	Text    string `json:"text"`
 }
 
-// printIssueTable prints issues one a line, as td list does.
-func (r *runner) printIssueTable(list []*repo.Issue) {
+// printIssueTable prints issues one a line, as td list does, with the
+// claim of each one whose claim is worth a word (ic may be nil).
+func (r *runner) printIssueTable(list []*repo.Issue, ic *issueClaims) {
 	if len(list) == 0 {
 		r.st.printf("No issues.\n")
 		return
@@ -83,6 +84,10 @@ func (r *runner) printIssueTable(list []*repo.Issue) {
 		if is.Conflicted {
 			b.WriteString("  ")
 			b.WriteString(r.st.paint(ansiBold, "(merge conflict: td resolve)"))
+		}
+		if line := ic.line(is); line != "" {
+			b.WriteString("  ")
+			b.WriteString(r.st.paint(ansiDim, "("+safe(line)+")"))
 		}
 		b.WriteByte('\n')
 	}

@@ -103,5 +103,5 @@ func (r *runner) runSecurity(o *SecurityOptions) error {
 // securityKinds are the kinds of security event td writes, in the order
 // help lists them.
 func securityKinds() []string {
-	return []string{audit.KindCreatorApproval, audit.KindSelfClose, audit.KindOpenCriteriaOverride, audit.KindFeatureFlag, audit.KindOperatorAdded, audit.KindOperatorRemoved, audit.KindProvenanceConflict}
+	return []string{audit.KindCreatorApproval, audit.KindSelfClose, audit.KindOpenCriteriaOverride, audit.KindFeatureFlag, audit.KindOperatorAdded, audit.KindOperatorRemoved, audit.KindProvenanceConflict, audit.KindClaimReclaimed}
 }

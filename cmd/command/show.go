@@ -81,15 +81,16 @@ func (r *runner) runShow(o *ShowOptions) error {
 	for i, k := range kids {
 		children[i] = issueChildJSON{ID: k.ID, Title: k.Title, Status: k.Status, Priority: k.Priority, Todos: markdown.Summarize(k.Todos())}
 	}
+	ic := r.loadIssueClaims(s)
 	return r.st.export(func() any {
 		if comments == nil {
 			comments = []commentJSON{}
 		}
 		items := is.Todos()
 		return showJSON{issueJSON: toIssueJSON(is), Description: is.Description(), Body: is.Body(), Comments: comments,
-			Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}, Children: children}
+			Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}, Children: children, Claim: ic.json(is)}
 	}, func() error {
-		r.printIssue(is, comments, func(id string) string { return people.NameOf(s, id) })
+		r.printIssue(is, comments, func(id string) string { return people.NameOf(s, id) }, ic.line(is))
 		r.printIssueChildren(children)
 		return nil
 	})
@@ -139,6 +140,7 @@ type showJSON struct {
 	Todos       showTodosJSON `json:"todos"`
 	// Children are the issues child_of this one (an epic's), [] for none.
 	Children []issueChildJSON `json:"children"`
+	Claim    *claimJSON       `json:"claim,omitempty"`
 }
 
 type showTodosJSON struct {
@@ -147,8 +149,9 @@ type showTodosJSON struct {
 }
 
 // printIssue prints the issue as td show does; name names a session ID
-// for the reader ("Bob"), "" when it cannot.
-func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(string) string) {
+// for the reader ("Bob"), "" when it cannot; claim is its claim in words,
+// "" for none worth a line.
+func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(string) string, claim string) {
 	st := r.st
 	// who is "Bob (ses_x)", or what is written when no name is known;
 	// both come from files anyone can edit, so escaped.
@@ -177,6 +180,9 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(st
 	}
 	if is.Assignee != "" {
 		st.printf("assignee: %s\n", who(is.Assignee))
+	}
+	if claim != "" {
+		st.printf("claim: %s\n", safe(claim))
 	}
 	for _, l := range is.Links {
 		st.printf("link: %s %s\n", l.Kind, l.To)

@@ -1,8 +1,12 @@
 package command
 
 import (
+	"time"
+
 	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 	"github.com/tdproject/td/repo/issues"
 	"github.com/tdproject/td/repo/todos"
 	"github.com/urfave/cli/v2"
@@ -69,9 +73,17 @@ func (r *runner) runStatus(o *StatusOptions) error {
 	if err != nil {
 		return err
 	}
+	elsewhere := r.claimsElsewhere(s, se)
 	return r.st.export(func() any {
 		out := map[string]any{"session": r.sessionJSON(s, se, se.ID), "bound": nil,
 			"awaiting_review": toReviewableJSON(s, awaiting)}
+		if len(elsewhere.list) > 0 {
+			cl := []*claimJSON{}
+			for _, c := range elsewhere.list {
+				cl = append(cl, toClaimJSON(c, c.Expired(elsewhere.now)))
+			}
+			out["claims_elsewhere"] = cl
+		}
 		if view != nil {
 			s.FillUpdated([]*repo.Issue{view.Issue})
 			out["bound"] = map[string]any{"issue": toIssueJSON(view.Issue), "summary": markdown.Summarize(view.Items)}
@@ -109,6 +121,36 @@ func (r *runner) runStatus(o *StatusOptions) error {
 		for _, is := range submitted {
 			r.st.printf("  %s  %s  %s\n", r.st.paint(ansiBold, is.ID), is.Priority, safe(is.Title))
 		}
+		if len(elsewhere.list) > 0 {
+			r.st.printf("\nClaimed by other sessions, in other work trees or clones (%d):\n", len(elsewhere.list))
+			for _, c := range elsewhere.list {
+				r.st.printf("  %s  %s\n", r.st.paint(ansiBold, c.Issue), safe(claimLine(elsewhere.set, c, c.Expired(elsewhere.now))))
+			}
+		}
 		return nil
 	})
+}
+
+// otherClaims are the claims td status lists: other sessions' claims held
+// in another work tree or on another machine, which this work tree's
+// issue files do not show.
+type otherClaims struct {
+	set  *claims.Set
+	list []*domain.Claim
+	now  time.Time
+}
+
+// claimsElsewhere gathers the claims td status lists.
+func (r *runner) claimsElsewhere(s *repo.Store, se *repo.Session) otherClaims {
+	ic := r.loadIssueClaims(s)
+	out := otherClaims{set: ic.set, now: ic.now}
+	if ic.set == nil || ic.set.Len() == 0 {
+		return out
+	}
+	for _, c := range ic.set.All() {
+		if c.Session != se.ID && (c.Worktree != ic.set.Here || c.Host != ic.set.HereHost) {
+			out.list = append(out.list, c)
+		}
+	}
+	return out
 }

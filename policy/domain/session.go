@@ -99,3 +99,12 @@ func (se *Session) Actor() Actor { return Actor{Identity: se.Author, Agent: se.A
 
 // Human reports whether the actor is a person rather than an agent.
 func (a Actor) Human() bool { return a.Agent == "" }
+
+// Name names the actor where people read: "Bob <bob@example.com>", or
+// "agent primary of Bob <bob@example.com>".
+func (a Actor) Name() string {
+	if a.Human() {
+		return a.Identity
+	}
+	return "agent " + string(a.Agent) + " of " + a.Identity
+}

@@ -1,9 +1,11 @@
 // Package gitrepo is td's small git porcelain: it finds the repository
 // around a directory, resolves the author identity, reads and writes the
-// repository's configuration, stages and commits td's files, and reads
-// committed history. td never runs the git program, and nothing else in td
-// imports go-git: every git question td has is a method here, answered in
-// td's words (a Commit with its trailers, the commits that changed a path).
+// repository's configuration, stages and commits td's files, reads
+// committed history, and moves td's own references (claims). Nothing else
+// in td imports go-git: every git question td has is a method here,
+// answered in td's words (a Commit with its trailers, the commits that
+// changed a path). td runs the git program in one place only, remote.go,
+// for the network step of td sync (see there for why).
 //
 // # Rooms
 //
@@ -21,6 +23,11 @@
 //     DefaultBranch, for td diff and td check.
 //   - config.go, identity.go, hooks.go: configuration, author identity and
 //     the hooks directory.
+//   - refs.go: references outside refs/heads (td's claims), read, listed
+//     and moved with compare-and-swap under git's ref lock, and the
+//     record commits they name.
+//   - remote.go: ls-remote, fetch and an atomic push under leases, by
+//     running the git program, so the user's credentials apply.
 //
 // Plumbing, what the porcelain stands on:
 //

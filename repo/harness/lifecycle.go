@@ -6,6 +6,7 @@ import (
 
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 	"github.com/tdproject/td/repo/sessions"
 )
 
@@ -220,7 +221,7 @@ func Begin(s *repo.Store, conv Conversation, source string) (*Result, *sessions.
 	if err != nil {
 		return nil, nil, err
 	}
-	return res, ctx, nil
+	return res, ctx, Renew(s, se)
 }
 
 // StopSession stops a harness session at the end of a turn or of the
@@ -230,6 +231,9 @@ func StopSession(s *repo.Store, se *repo.Session) error {
 	if _, err := sessions.Stop(s, se); err != nil {
 		return err
 	}
+	if err := Renew(s, se); err != nil {
+		return err
+	}
 	if s.Config.Git.Mode == repo.GitModeAuto && s.Config.Git.Batch {
 		_, err := s.CommitPending()
 		return err
@@ -237,10 +241,17 @@ func StopSession(s *repo.Store, se *repo.Session) error {
 	return nil
 }
 
-// Renew is where an adapter's tool-call path renews the session's claim
-// on its issue as tool calls arrive (a heartbeat). td keeps no claims in
-// this tree yet, so there is no lease to renew and it does nothing.
-func Renew(s *repo.Store, se *repo.Session) error { return nil }
+// Renew renews the session's claim on its bound issue as the session
+// works (a heartbeat): at the start and end of a turn and on the tool
+// calls that open the repository anyway. claims.RenewBound writes only
+// once a quarter of the lease has passed. A renewal that fails is a
+// warning: the hook's answer to the harness matters more.
+func Renew(s *repo.Store, se *repo.Session) error {
+	if _, err := claims.RenewBound(s, se); err != nil {
+		s.Warnf("the claim of %s was not renewed: %v", se.ID, err)
+	}
+	return nil
+}
 
 // actor is the session a tool event acts as: the conversation's, or its
 // subagent's own.

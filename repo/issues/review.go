@@ -58,12 +58,7 @@ func WithActor(f *policy.Facts, se *repo.Session, sessions []string) {
 
 // ActorName names an actor where people read: "Bob <bob@example.com>", or
 // "agent primary of Bob <bob@example.com>".
-func ActorName(a domain.Actor) string {
-	if a.Human() {
-		return a.Identity
-	}
-	return fmt.Sprintf("agent %s of %s", a.Agent, a.Identity)
-}
+func ActorName(a domain.Actor) string { return a.Name() }
 
 // reviewFacts assembles the policy's facts from the three sources, given
 // rather than read, so that td approve and td check (which replays the
@@ -106,6 +101,11 @@ func Approve(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (
 	if err != nil {
 		return nil, err
 	}
+	res, err := approve(s, se, ref, mode, reason, o)
+	return releaseClaim(s, se, res, err)
+}
+
+func approve(s *repo.Store, se *repo.Session, ref string, mode policy.Mode, reason string, o TransitionOptions) (*TransitionResult, error) {
 	return transition(s, se, ref, audit.ActionApproved, func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
 		if is.Status != domain.StatusInReview {
 			return nil, "", wrongStatus(is, "approve")
@@ -165,6 +165,12 @@ func Close(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*T
 // the issue in the same locked update before the policy decides (the link
 // of a duplicate); an error from it refuses the close.
 func closeAs(s *repo.Store, se *repo.Session, ref string, o TransitionOptions, resolution domain.Resolution, extra func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) error) (*TransitionResult, error) {
+	res, err := closeUnreleased(s, se, ref, o, resolution, extra)
+	return releaseClaim(s, se, res, err)
+}
+
+// closeUnreleased is closeAs before the claim is released.
+func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOptions, resolution domain.Resolution, extra func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) error) (*TransitionResult, error) {
 	reason := strings.TrimSpace(o.Reason)
 	selfClose := strings.TrimSpace(o.SelfCloseException)
 	mode, err := ReviewMode(s)

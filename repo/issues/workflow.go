@@ -8,6 +8,7 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 )
 
 // TransitionOptions carries what a workflow command was given.
@@ -58,6 +59,10 @@ type TransitionResult struct {
 	// to the issue it started: its todos are the session's checklist.
 	Bound bool
 
+	// implementer is the issue's implementer before the transition, whose
+	// claim a transition that ends the work releases.
+	implementer string
+
 	// after holds ledger entries that follow the transition's own entry
 	// (security entries, closed against criteria), written in the same
 	// locked update.
@@ -106,7 +111,7 @@ func transition(s *repo.Store, se *repo.Session, ref, action string, step func(t
 		if err != nil {
 			return err
 		}
-		res.Issue, res.From = is, is.Status
+		res.Issue, res.From, res.implementer = is, is.Status, is.Implementer
 		details, reason, err := step(tx, is, res)
 		if err != nil || res.Unchanged {
 			return err
@@ -182,17 +187,28 @@ func Start(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, erro
 	return res, nil
 }
 
+// start is Start without the binding. The issue's claim is taken (or
+// renewed) once the issue file says it may start, under the store lock,
+// and put back if the start then fails: the file's refusals come first,
+// and the claim refuses what the file of this work tree cannot know
+// (another work tree or clone at work on it).
 func start(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, error) {
-	return transition(s, se, ref, audit.ActionStarted, func(_ *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
+	var taken *claims.TakeResult
+	res, err := transition(s, se, ref, audit.ActionStarted, func(_ *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
 		if is.Status == domain.StatusInProgress && is.Implementer == se.ID {
 			res.Unchanged = true
-			return nil, "", nil
+			_, err := claims.Take(s, se, is.ID, "start", claims.HandOver{})
+			return nil, "", err
 		}
 		if is.Status == domain.StatusInProgress {
 			return nil, "", repo.Errorf(repo.CodeRefused, "cannot start %s: %s is already working on it; it hands the issue back with td unstart %s", is.ID, is.Implementer, is.ID)
 		}
 		if is.Status != domain.StatusOpen {
 			return nil, "", wrongStatus(is, "start")
+		}
+		var err error
+		if taken, err = claims.Take(s, se, is.ID, "start", claims.HandOver{}); err != nil {
+			return nil, "", err
 		}
 		if err := is.SetStatus(domain.StatusInProgress); err != nil {
 			return nil, "", err
@@ -203,10 +219,34 @@ func start(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, erro
 		}
 		return d, "", repo.SetWord(is, "implementer", &is.Implementer, se.ID)
 	})
+	if err != nil {
+		claims.Undo(s, taken)
+	}
+	return res, err
 }
 
-// Unstart hands an issue in progress back: open, with no implementer.
+// releaseClaim ends the issue's claim after a transition that ends the
+// work on it (unstart, close, approve): the acting session's or the
+// implementer's claim, per policy.ReleasedBy. A claim that cannot be
+// released is a warning: the transition stands, and the lease runs out.
+func releaseClaim(s *repo.Store, se *repo.Session, res *TransitionResult, err error) (*TransitionResult, error) {
+	if err != nil || res == nil || res.Unchanged || res.Issue == nil {
+		return res, err
+	}
+	if _, rerr := claims.Release(s, res.Issue.ID, se.ID, res.implementer); rerr != nil {
+		s.Warnf("%s's claim was not released: %v", res.Issue.ID, rerr)
+	}
+	return res, nil
+}
+
+// Unstart hands an issue in progress back: open, with no implementer, and
+// releases its claim.
 func Unstart(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, error) {
+	res, err := unstart(s, se, ref)
+	return releaseClaim(s, se, res, err)
+}
+
+func unstart(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, error) {
 	return transition(s, se, ref, audit.ActionUnstarted, func(_ *repo.Tx, is *repo.Issue, _ *TransitionResult) (map[string]any, string, error) {
 		if is.Status != domain.StatusInProgress {
 			return nil, "", wrongStatus(is, "unstart")

@@ -56,7 +56,7 @@ const (
 )
 
 // baseRules are the rules that need a base revision.
-var baseRules = []string{RuleAppendOnly, RuleWrittenOnce, RuleReviewPolicy, RuleCriterionDrop, RuleStatusTransition, RuleSecurityLedger}
+var baseRules = []string{RuleAppendOnly, RuleWrittenOnce, RuleReviewPolicy, RuleCriterionDrop, RuleStatusTransition, RuleSecurityLedger, RuleClaims}
 
 // Violation is one thing td check found wrong, at a file and line.
 type Violation struct {
@@ -245,6 +245,7 @@ func (c *checker) run(whole bool) (*CheckReport, error) {
 		c.checkSessionsUnchanged()
 		c.checkCriteriaDrops()
 		c.checkStatusTransitions()
+		c.checkClaims()
 		if err := c.checkReviews(); err != nil {
 			return nil, err
 		}

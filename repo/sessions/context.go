@@ -9,6 +9,7 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 	"github.com/tdproject/td/repo/todos"
 )
 
@@ -117,6 +118,7 @@ func ContextOf(s *repo.Store, se *repo.Session, kind string) (*Context, error) {
 	ctx.Anchors, ctx.AnchorsLeft = pickAnchors(anchors, kind == ContextCompact)
 	if ctx.Issue != nil {
 		ctx.Warnings = append(ctx.Warnings, issueWarnings(se, ctx.Issue, ctx.Items)...)
+		ctx.Warnings = append(ctx.Warnings, claimWarnings(s, se, ctx.Issue)...)
 		for i := range ctx.Items {
 			if ctx.Items[i].Status == domain.TodoInProgress {
 				ctx.Active = &ctx.Items[i]
@@ -172,6 +174,24 @@ func pickAnchors(all []repo.Anchor, criticalOnly bool) ([]repo.Anchor, int) {
 		}
 	}
 	return out, left
+}
+
+// claimWarnings says when another session holds the bound issue's claim,
+// in any work tree or clone: td start would be refused, and two sessions
+// would do the same work.
+func claimWarnings(s *repo.Store, se *repo.Session, is *repo.Issue) []string {
+	cs, err := claims.Load(s)
+	if err != nil || cs.Len() == 0 {
+		return nil
+	}
+	c := cs.Get(is.ID)
+	if c == nil || c.Session == se.ID {
+		return nil
+	}
+	if c.Expired(s.Now()) {
+		return []string{fmt.Sprintf("%s was claimed by %s (session %s) %s, whose lease ended at %s: td reclaim %s takes it over", is.ID, c.Actor.Name(), c.Session, cs.Where(c), c.Expires.UTC().Format(time.RFC3339), is.ID)}
+	}
+	return []string{fmt.Sprintf("%s is claimed by %s: agree who works on it before you start", is.ID, cs.Holder(c))}
 }
 
 // issueWarnings are the stale states of a binding an agent must notice

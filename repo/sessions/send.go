@@ -4,6 +4,7 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 	"github.com/tdproject/td/repo/issues"
 )
 
@@ -40,8 +41,17 @@ func Send(s *repo.Store, from *repo.Session, ref string, o SendOptions) (*SendRe
 	if err := policy.MayMutate(o.Agent); err != nil {
 		return nil, repo.Errorf(repo.CodeRefused, "td send starts a root agent bound to an issue; %s is a subagent path, and a subagent gets its task from its root agent and proposes todos with td todo propose", o.Agent)
 	}
+	// The new session takes the issue's claim: refused before the session
+	// exists when someone else holds it, passed on when the sender does.
+	hand := claims.HandOver{Session: from.ID, Operator: s.EffectiveRole(from) == domain.RoleOperator}
+	if err := claims.Check(s, id, "send", hand); err != nil {
+		return nil, err
+	}
 	se, err := s.StartSession(repo.StartOptions{Name: o.Name, Agent: o.Agent, Category: o.Category, Previous: ""})
 	if err != nil {
+		return nil, err
+	}
+	if _, err := claims.Take(s, se, id, "send", hand); err != nil {
 		return nil, err
 	}
 	b, err := Bind(s, se, id)

@@ -1,0 +1,23 @@
+package domain
+
+import "time"
+
+// Claim is a lease on an issue: who works on it, from where, and until
+// when. It lives outside the issue file, as a git reference every work
+// tree and clone of the repository sees, so that two places cannot start
+// the same issue at once.
+type Claim struct {
+	Issue    string `json:"issue"`
+	Session  string `json:"session"`
+	Actor    Actor  `json:"actor"`
+	Worktree string `json:"worktree"` // absolute path of the work tree that claimed it
+	Host     string `json:"host"`     // the machine's host name
+	// Claimed is when this session took the lease; Heartbeat when it last
+	// renewed it; Expires when the lease ends unless renewed.
+	Claimed   time.Time `json:"claimed"`
+	Heartbeat time.Time `json:"heartbeat"`
+	Expires   time.Time `json:"expires"`
+}
+
+// Expired reports whether the lease has ended at now.
+func (c *Claim) Expired(now time.Time) bool { return !now.Before(c.Expires) }

@@ -1,0 +1,571 @@
+// Package claims holds td's use cases on claims: a lease on an issue, kept
+// as a git reference refs/td/claims/<issue> in the repository's common
+// directory, so that every work tree of a clone sees every claim at once,
+// and td sync exchanges them with a remote. td start and td send take a
+// claim; td unstart, close and approve release it; td heartbeat renews it;
+// td reclaim takes over one whose lease ended, audited. The rules are
+// policy's (MayClaim, MayReclaim, ReleasedBy); this package reads and
+// moves the references, with compare-and-swap, through repo/gitrepo.
+//
+// A store outside git has no claims: every function here then does
+// nothing and reports nothing.
+package claims
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/gitrepo"
+)
+
+// Prefix is where claims live among the repository's references.
+const Prefix = "refs/td/claims/"
+
+// RefName is the reference of an issue's claim.
+func RefName(issue string) string { return Prefix + issue }
+
+// casTries bounds how often a claim is re-read and retried when another
+// process moved its reference between the read and the swap.
+const casTries = 5
+
+// Host is this machine's name, as claims record it: TD_HOST when set (a
+// container's host name may change on every start), else the system's.
+func Host(s *repo.Store) string {
+	if h := strings.TrimSpace(s.Env("TD_HOST")); h != "" {
+		return h
+	}
+	h, err := os.Hostname()
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+// Here is an empty set seen from the store's work tree and machine, for
+// wording claims read elsewhere.
+func Here(s *repo.Store) *Set {
+	return &Set{Here: s.Root, HereHost: Host(s)}
+}
+
+// Set is the claims of a repository as listed at one moment: the
+// references are listed at once, each record is read when first asked
+// for, since a command shows the claims of a few issues among many.
+type Set struct {
+	g      *gitrepo.Repo
+	refs   map[string]string // issue -> commit
+	claims map[string]*domain.Claim
+	// Here and HereHost are the work tree and machine reading the set, so
+	// that a holder elsewhere can be told from one here.
+	Here, HereHost string
+}
+
+// Load lists the claims of the store's repository; a store outside git
+// has an empty set.
+func Load(s *repo.Store) (*Set, error) {
+	cs := &Set{refs: map[string]string{}, claims: map[string]*domain.Claim{}, Here: s.Root, HereHost: Host(s)}
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return cs, err
+	}
+	cs.g = g
+	refs, err := g.Refs(Prefix)
+	if err != nil {
+		return cs, err
+	}
+	for _, r := range refs {
+		cs.refs[strings.TrimPrefix(r.Name, Prefix)] = r.Hash
+	}
+	return cs, nil
+}
+
+// Len is how many issues are claimed.
+func (cs *Set) Len() int { return len(cs.refs) }
+
+// Get returns the claim on issue, nil when there is none or its record
+// cannot be read.
+func (cs *Set) Get(issue string) *domain.Claim {
+	if c, ok := cs.claims[issue]; ok {
+		return c
+	}
+	h, ok := cs.refs[issue]
+	if !ok {
+		return nil
+	}
+	c := cs.read([]string{h})[0]
+	if c != nil && c.Issue != issue {
+		c = nil // a record moved under another issue's name is nobody's claim
+	}
+	cs.claims[issue] = c
+	return c
+}
+
+// Prefetch reads the claims of the issues given, those that have one, in
+// one pass over the object store: a list of many issues asks Get for each.
+func (cs *Set) Prefetch(issues []string) {
+	var want, hashes []string
+	for _, issue := range issues {
+		if _, done := cs.claims[issue]; done {
+			continue
+		}
+		if h, ok := cs.refs[issue]; ok {
+			want, hashes = append(want, issue), append(hashes, h)
+		}
+	}
+	for i, c := range cs.read(hashes) {
+		if c != nil && c.Issue != want[i] {
+			c = nil
+		}
+		cs.claims[want[i]] = c
+	}
+}
+
+// All returns every readable claim, sorted by issue.
+func (cs *Set) All() []*domain.Claim {
+	issues := make([]string, 0, len(cs.refs))
+	for issue := range cs.refs {
+		issues = append(issues, issue)
+	}
+	cs.Prefetch(issues)
+	var out []*domain.Claim
+	for _, c := range cs.claims {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	sortClaims(out)
+	return out
+}
+
+func (cs *Set) read(hashes []string) []*domain.Claim {
+	out := make([]*domain.Claim, len(hashes))
+	if cs.g == nil {
+		return out
+	}
+	for i, c := range cs.g.Commits(hashes) {
+		if c == nil {
+			continue
+		}
+		if cl, err := parseRecord(c.Message); err == nil {
+			out[i] = cl
+		}
+	}
+	return out
+}
+
+// Informs reports whether a claim tells a reader of this work tree
+// something its issue file does not: it is held in another work tree or
+// on another machine, or by a session the file names neither as its
+// implementer nor as its assignee (known lists those two sessions). A
+// claim that only repeats the file is not worth a line.
+func (cs *Set) Informs(c *domain.Claim, known ...string) bool {
+	if c == nil {
+		return false
+	}
+	if c.Worktree != cs.Here || c.Host != cs.HereHost {
+		return true
+	}
+	for _, se := range known {
+		if se != "" && se == c.Session {
+			return false
+		}
+	}
+	return true
+}
+
+// Where says where a claim is held, from this work tree's point of view:
+// "in the work tree /src/app-2", or "on bobs-laptop in /src/app" for
+// another machine.
+func (cs *Set) Where(c *domain.Claim) string {
+	if c.Host != "" && c.Host != cs.HereHost {
+		return "on " + c.Host + " in " + c.Worktree
+	}
+	if c.Worktree == cs.Here {
+		return "in this work tree"
+	}
+	return "in the work tree " + c.Worktree
+}
+
+// Holder names who holds a claim, where and until when, for messages:
+// "Bob <bob@example.com> (session ses_c81kd0zz) in the work tree
+// /src/app-2, until 2026-11-21T12:00:00Z".
+func (cs *Set) Holder(c *domain.Claim) string {
+	return fmt.Sprintf("%s (session %s) %s, until %s", c.Actor.Name(), c.Session, cs.Where(c), stamp(c.Expires))
+}
+
+// current reads the claim reference of issue: its commit ("" for none)
+// and the claim (nil for none or unreadable).
+func current(g *gitrepo.Repo, issue string) (string, *domain.Claim, error) {
+	h, err := g.ReadRef(RefName(issue))
+	if err != nil || h == "" {
+		return "", nil, err
+	}
+	c := g.Commits([]string{h})[0]
+	if c == nil {
+		return h, nil, nil
+	}
+	cl, err := parseRecord(c.Message)
+	if err != nil || cl.Issue != issue {
+		return h, nil, nil
+	}
+	return h, cl, nil
+}
+
+// write records c and returns the commit naming it.
+func write(g *gitrepo.Repo, c *domain.Claim) (string, error) {
+	msg, err := formatRecord(c)
+	if err != nil {
+		return "", err
+	}
+	name, email := repo.SplitIdentity(c.Actor.Identity)
+	author := gitrepo.Signature{Name: name, Email: email, When: c.Claimed}
+	committer := gitrepo.Signature{Name: name, Email: email, When: c.Heartbeat}
+	return g.WriteRecordCommit(msg, author, committer)
+}
+
+// TakeResult says what Take did.
+type TakeResult struct {
+	Claim   *domain.Claim
+	Renewed bool   // the session held it already
+	From    string // the session that handed it over, "" for none
+	// previous is the reference's value before, for Undo.
+	previous, made string
+}
+
+// Take claims issue for session se, or renews its claim, under the
+// policy's MayClaim; from is the sender of td send, whose claim may pass
+// to se (the zero value for none). verb is the command asking ("start"), for the refusal.
+// A store outside git has no claims: the result is nil.
+func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*TakeResult, error) {
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return nil, err
+	}
+	cs := Here(s)
+	for range casTries {
+		old, held, err := current(g, issue)
+		if err != nil {
+			return nil, err
+		}
+		now := s.Now()
+		res := &TakeResult{previous: old}
+		c := &domain.Claim{Issue: issue, Session: se.ID, Actor: se.Actor(), Worktree: s.Root, Host: cs.HereHost,
+			Claimed: now, Heartbeat: now, Expires: now.Add(s.Config.ClaimTTL())}
+		v, err := decide(cs, held, from.ask(cs, held, se.ID), verb, issue, now)
+		if err != nil {
+			return nil, err
+		}
+		if v == policy.ClaimRenew {
+			res.Renewed, c.Claimed = true, held.Claimed
+		} else if held != nil {
+			res.From = held.Session
+		}
+		made, err := write(g, c)
+		if err != nil {
+			return nil, err
+		}
+		err = g.UpdateRef(RefName(issue), old, made)
+		if errors.Is(err, gitrepo.ErrRefMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		res.Claim, res.made = c, made
+		return res, nil
+	}
+	return nil, repo.Errorf(repo.CodeConflict, "cannot %s %s: its claim kept changing while td tried to take it; try again", verb, issue)
+}
+
+// decide applies policy.MayClaim and words its refusals.
+func decide(cs *Set, held *domain.Claim, ask policy.ClaimAsk, verb, issue string, now time.Time) (policy.ClaimVerdict, error) {
+	v := policy.MayClaim(held, ask, now)
+	switch v {
+	case policy.ClaimHeld:
+		return v, repo.Errorf(repo.CodeRefused, "cannot %s %s: it is claimed by %s; ask them to hand it back (td unstart %s), or wait for the lease to end and take it with td reclaim %s",
+			verb, issue, cs.Holder(held), issue, issue)
+	case policy.ClaimExpired:
+		return v, repo.Errorf(repo.CodeRefused, "cannot %s %s: the claim of %s (session %s) %s ended at %s; td reclaim %s takes it over (audited), then td %s %s",
+			verb, issue, held.Actor.Name(), held.Session, cs.Where(held), stamp(held.Expires), issue, verb, issue)
+	}
+	return v, nil
+}
+
+// HandOver is who passes a claim on with td send: the sending session,
+// and whether it is an operator's.
+type HandOver struct {
+	Session  string
+	Operator bool
+}
+
+// ask is the policy's question for a claimant given a hand-over.
+func (h HandOver) ask(cs *Set, held *domain.Claim, session string) policy.ClaimAsk {
+	a := policy.ClaimAsk{Session: session, HandOver: h.Session}
+	a.OperatorHere = h.Operator && held != nil && held.Worktree == cs.Here && held.Host == cs.HereHost
+	return a
+}
+
+// Check refuses, as Take would, a new session's claim on issue that the
+// sender may not pass on: for a command to refuse before it creates
+// anything.
+func Check(s *repo.Store, issue, verb string, from HandOver) error {
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return err
+	}
+	_, held, err := current(g, issue)
+	if err != nil {
+		return err
+	}
+	cs := Here(s)
+	_, err = decide(cs, held, from.ask(cs, held, ""), verb, issue, s.Now())
+	return err
+}
+
+// Undo puts back the claim Take replaced, when the command that took it
+// failed afterwards; a claim moved since is left as it is.
+func Undo(s *repo.Store, r *TakeResult) {
+	if r == nil || r.made == "" {
+		return
+	}
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return
+	}
+	_ = g.UpdateRef(RefName(r.Claim.Issue), r.made, r.previous)
+}
+
+// Release ends the claim on issue when policy.ReleasedBy says the
+// transition ending the work (by session, on the work of implementer)
+// ends it, and returns the claim released; nil when there was none to
+// release, which is not an error.
+func Release(s *repo.Store, issue, session, implementer string) (*domain.Claim, error) {
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return nil, err
+	}
+	for range casTries {
+		old, held, err := current(g, issue)
+		if err != nil || old == "" {
+			return nil, err
+		}
+		if held != nil && !policy.ReleasedBy(held, session, implementer) {
+			return nil, nil
+		}
+		// An unreadable record is nobody's: the transition ends it.
+		err = g.UpdateRef(RefName(issue), old, "")
+		if errors.Is(err, gitrepo.ErrRefMoved) {
+			continue
+		}
+		return held, err
+	}
+	return nil, fmt.Errorf("release the claim on %s: it kept changing", issue)
+}
+
+// Heartbeat renews the leases the session holds: on the issues named, or
+// on every issue it holds when none is. It returns the renewed claims; an
+// issue named that the session does not hold is refused.
+func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Claim, error) {
+	g, err := s.GitRepo()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, repo.Errorf(repo.CodeRefused, "claims live in git, and %s is not in a git repository", s.Root)
+	}
+	if len(issues) == 0 {
+		cs, err := Load(s)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs.All() {
+			if c.Session == se.ID {
+				issues = append(issues, c.Issue)
+			}
+		}
+	}
+	var out []*domain.Claim
+	cs := Here(s)
+	for _, ref := range issues {
+		issue, err := Resolve(s, g, ref)
+		if err != nil {
+			return out, err
+		}
+		var renewed *domain.Claim
+		for range casTries {
+			old, held, err := current(g, issue)
+			if err != nil {
+				return out, err
+			}
+			if held == nil || held.Session != se.ID {
+				msg := fmt.Sprintf("cannot renew the claim on %s: this session (%s) does not hold it", issue, se.ID)
+				if held != nil {
+					msg += "; it is claimed by " + cs.Holder(held)
+				} else {
+					msg += "; td start " + issue + " claims it"
+				}
+				return out, repo.Errorf(repo.CodeRefused, "%s", msg)
+			}
+			now := s.Now()
+			c := *held
+			c.Heartbeat, c.Expires = now, now.Add(s.Config.ClaimTTL())
+			made, err := write(g, &c)
+			if err != nil {
+				return out, err
+			}
+			err = g.UpdateRef(RefName(issue), old, made)
+			if errors.Is(err, gitrepo.ErrRefMoved) {
+				continue
+			}
+			if err != nil {
+				return out, err
+			}
+			renewed = &c
+			break
+		}
+		if renewed == nil {
+			return out, repo.Errorf(repo.CodeConflict, "the claim on %s kept changing while td renewed it; try again", issue)
+		}
+		out = append(out, renewed)
+	}
+	return out, nil
+}
+
+// RenewBound renews the session's claim on its bound issue when a
+// quarter of the lease has passed since the last renewal, for harness
+// hooks that run at every turn: the lease then stays live while the
+// session works, at the cost of one reference read per turn and one
+// write per quarter lease. A session bound to nothing, or not holding
+// its issue's claim, renews nothing; the claim renewed is returned.
+func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
+	rt, err := s.Runtime(se.ID)
+	if err != nil || rt.BoundIssue == "" {
+		return nil, err
+	}
+	issue := rt.BoundIssue
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return nil, err
+	}
+	_, held, err := current(g, issue)
+	if err != nil || held == nil || held.Session != se.ID {
+		return nil, err
+	}
+	if s.Now().Sub(held.Heartbeat) < s.Config.ClaimTTL()/4 {
+		return nil, nil
+	}
+	renewed, err := Heartbeat(s, se, []string{issue})
+	if err != nil || len(renewed) == 0 {
+		return nil, err
+	}
+	return renewed[0], nil
+}
+
+// ReclaimResult says what Reclaim took over.
+type ReclaimResult struct {
+	Claim    *domain.Claim // the session's claim now
+	Previous *domain.Claim // the ended claim it replaced
+	Security audit.SecurityEvent
+}
+
+// Reclaim takes over the claim on issue, whose lease ended, for session
+// se, and records a security event naming the previous holder and the
+// reason. A live lease, or none, is refused.
+func Reclaim(s *repo.Store, se *repo.Session, ref, reason string) (*ReclaimResult, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, repo.Errorf(repo.CodeRefused, "subagent sessions cannot take claims; ask the root agent %s to run td reclaim %s", se.Agent.Root(), ref)
+	}
+	if err := policy.CheckText("reason", reason); err != nil {
+		return nil, err
+	}
+	g, err := s.GitRepo()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, repo.Errorf(repo.CodeRefused, "claims live in git, and %s is not in a git repository", s.Root)
+	}
+	issue, err := Resolve(s, g, ref)
+	if err != nil {
+		return nil, err
+	}
+	cs := Here(s)
+	for range casTries {
+		old, held, err := current(g, issue)
+		if err != nil {
+			return nil, err
+		}
+		now := s.Now()
+		switch policy.MayReclaim(held, se.ID, now) {
+		case policy.ReclaimNothing:
+			return nil, repo.Errorf(repo.CodeRefused, "nobody holds a claim on %s; td start %s claims it", issue, issue)
+		case policy.ReclaimOwn:
+			return nil, repo.Errorf(repo.CodeRefused, "this session holds the claim on %s already; td heartbeat %s renews it", issue, issue)
+		case policy.ReclaimLive:
+			return nil, repo.Errorf(repo.CodeRefused, "cannot reclaim %s: it is claimed by %s, and the lease has not ended; ask them to hand it back with td unstart %s", issue, cs.Holder(held), issue)
+		}
+		c := &domain.Claim{Issue: issue, Session: se.ID, Actor: se.Actor(), Worktree: s.Root, Host: cs.HereHost,
+			Claimed: now, Heartbeat: now, Expires: now.Add(s.Config.ClaimTTL())}
+		made, err := write(g, c)
+		if err != nil {
+			return nil, err
+		}
+		err = g.UpdateRef(RefName(issue), old, made)
+		if errors.Is(err, gitrepo.ErrRefMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		res := &ReclaimResult{Claim: c, Previous: held}
+		why := fmt.Sprintf("took over the claim of %s (session %s) %s, whose lease ended at %s", held.Actor.Name(), held.Session, cs.Where(held), stamp(held.Expires))
+		if reason != "" {
+			why += ": " + reason
+		}
+		err = s.Update(func(tx *repo.Tx) error {
+			ev, err := s.AppendSecurityEvent(tx, se, issue, audit.KindClaimReclaimed, why)
+			res.Security = ev
+			return err
+		})
+		if err != nil {
+			// Unaudited, the take-over does not stand.
+			_ = g.UpdateRef(RefName(issue), made, old)
+			return nil, err
+		}
+		return res, nil
+	}
+	return nil, repo.Errorf(repo.CodeConflict, "the claim on %s kept changing while td reclaimed it; try again", issue)
+}
+
+// Resolve turns what the user typed into an issue ID: an issue of this
+// work tree, as everywhere in td, or else the full ID of a claimed issue
+// that exists only on another branch, in another work tree or clone.
+func Resolve(s *repo.Store, g *gitrepo.Repo, ref string) (string, error) {
+	issue, err := s.ResolveID(ref)
+	if err == nil || g == nil {
+		return issue, err
+	}
+	r, nerr := repo.NormalizeRef(ref)
+	if nerr != nil || !repo.ValidIssueID(r) {
+		return "", err
+	}
+	if h, rerr := g.ReadRef(RefName(r)); rerr == nil && h != "" {
+		return r, nil
+	}
+	return "", err
+}
+
+// sortClaims orders claims by issue.
+func sortClaims(cs []*domain.Claim) {
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Issue < cs[j].Issue })
+}
+
+// Live reports whether c is a lease still running at now.
+func Live(c *domain.Claim, now time.Time) bool { return c != nil && !c.Expired(now) }

@@ -1,0 +1,251 @@
+package claims
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/repotest"
+)
+
+func TestRecordRoundTrip(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	for _, c := range []domain.Claim{
+		{Issue: "td-aaaaaa", Session: "ses_aaaaaaaa", Actor: domain.Actor{Identity: "Op <op@example.com>"}, Worktree: "/src/app", Host: "laptop",
+			Claimed: at, Heartbeat: at.Add(time.Minute), Expires: at.Add(2 * time.Hour)},
+		{Issue: "td-bbbbbb", Session: "ses_bbbbbbbb", Actor: domain.Actor{Identity: "Op <op@example.com>", Agent: "primary"}, Worktree: "/src/app 2",
+			Claimed: at, Heartbeat: at, Expires: at},
+	} {
+		msg, err := formatRecord(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := parseRecord(msg)
+		if err != nil {
+			t.Fatalf("parse %q: %v", msg, err)
+		}
+		if *got != c {
+			t.Errorf("round trip of %+v gave %+v", c, *got)
+		}
+	}
+	bad := domain.Claim{Issue: "td-aaaaaa", Worktree: "/a\nb"}
+	if _, err := formatRecord(&bad); err == nil {
+		t.Error("a worktree with a line break was written")
+	}
+	for _, msg := range []string{
+		"",
+		"td claim x\n\ntd-claim: 2\nissue: x\nsession: s\nexpires: 2026-11-21T10:00:00Z\n",
+		"td claim x\n\ntd-claim: 1\nissue: x\nexpires: 2026-11-21T10:00:00Z\n",
+		"td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: soon\n",
+		"other commit\n\ntd-claim: 1\n",
+	} {
+		if _, err := parseRecord(msg); err == nil {
+			t.Errorf("parseRecord(%q) succeeded", msg)
+		}
+	}
+}
+
+// clockStore opens the git store's directory again with a clock the test
+// moves.
+func clockStore(t *testing.T, g *repotest.GitStore, now *time.Time) *repo.Store {
+	t.Helper()
+	s, err := repo.Open(g.Dir, repo.Options{Now: func() time.Time { return *now }, Env: func(k string) string {
+		switch k {
+		case "GIT_AUTHOR_NAME":
+			return "Op"
+		case "GIT_AUTHOR_EMAIL":
+			return "op@example.com"
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestTakeReleaseHeartbeatReclaim(t *testing.T) {
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	s := clockStore(t, g, &now)
+	a, err := s.StartSession(repo.StartOptions{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.StartSession(repo.StartOptions{Name: "b", Agent: "primary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const issue = "td-aaaaaa"
+	ttl := s.Config.ClaimTTL()
+
+	res, err := Take(s, a, issue, "start", HandOver{})
+	if err != nil || res.Renewed || !res.Claim.Expires.Equal(now.Add(ttl)) {
+		t.Fatalf("Take = %+v, %v", res, err)
+	}
+	// The same session again renews; another is refused, naming the holder.
+	now = now.Add(time.Hour)
+	if res, err = Take(s, a, issue, "start", HandOver{}); err != nil || !res.Renewed || !res.Claim.Claimed.Equal(repotest.Clock) {
+		t.Fatalf("renewing Take = %+v, %v", res, err)
+	}
+	_, err = Take(s, b, issue, "start", HandOver{})
+	want := "cannot start td-aaaaaa: it is claimed by Op <op@example.com> (session " + a.ID + ") in this work tree, until 2026-11-21T13:00:00Z;"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("Take by another session: %v\nwant %s...", err, want)
+	}
+	// The holder hands it over with td send; a non-holder cannot.
+	if _, err := Take(s, b, issue, "send", HandOver{Session: "ses_zzzzzzzz"}); err == nil {
+		t.Fatal("a non-holder handed the claim over")
+	}
+	if res, err = Take(s, b, issue, "send", HandOver{Session: a.ID}); err != nil || res.From != a.ID {
+		t.Fatalf("hand over = %+v, %v", res, err)
+	}
+	// Release by a session that neither holds nor implemented it does
+	// nothing; by the implementer's reviewer it releases.
+	if c, err := Release(s, issue, a.ID, a.ID); c != nil || err != nil {
+		t.Fatalf("Release by a non-holder = %v, %v", c, err)
+	}
+	// Heartbeat renews only what the session holds.
+	now = now.Add(30 * time.Minute)
+	hb, err := Heartbeat(s, b, nil)
+	if err != nil || len(hb) != 1 || !hb[0].Expires.Equal(now.Add(ttl)) || !hb[0].Heartbeat.Equal(now) {
+		t.Fatalf("Heartbeat = %+v, %v", hb, err)
+	}
+	if _, err := Heartbeat(s, a, []string{issue}); err == nil {
+		t.Fatal("Heartbeat of a claim the session does not hold succeeded")
+	}
+	// Reclaim: refused while the lease runs, taken and audited once it ends.
+	if _, err := Reclaim(s, a, issue, ""); err == nil || !strings.Contains(err.Error(), "the lease has not ended") {
+		t.Fatalf("Reclaim of a live lease: %v", err)
+	}
+	now = now.Add(ttl)
+	if _, err := Take(s, a, issue, "start", HandOver{}); err == nil || !strings.Contains(err.Error(), "td reclaim td-aaaaaa takes it over") {
+		t.Fatalf("Take of an ended lease: %v", err)
+	}
+	rc, err := Reclaim(s, a, issue, "b went quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Previous.Session != b.ID || rc.Claim.Session != a.ID || rc.Security.Kind != audit.KindClaimReclaimed ||
+		!strings.HasSuffix(rc.Security.Reason, ": b went quiet") {
+		t.Fatalf("Reclaim = %+v", rc)
+	}
+	evs, err := s.SecurityEvents()
+	if err != nil || len(evs) != 1 || evs[0].Kind != audit.KindClaimReclaimed {
+		t.Fatalf("security events = %+v, %v", evs, err)
+	}
+	if _, err := Reclaim(s, a, issue, ""); err == nil {
+		t.Fatal("reclaiming one's own claim succeeded")
+	}
+	cs, err := Load(s)
+	if err != nil || cs.Len() != 1 || cs.Get(issue).Session != a.ID || len(cs.All()) != 1 {
+		t.Fatalf("Load = %+v, %v", cs, err)
+	}
+	if c, err := Release(s, issue, b.ID, a.ID); err != nil || c == nil || c.Session != a.ID {
+		t.Fatalf("Release = %v, %v", c, err)
+	}
+	if c, err := Release(s, issue, b.ID, a.ID); c != nil || err != nil {
+		t.Fatalf("second Release = %v, %v", c, err)
+	}
+	// Neither an issue here nor a claim anywhere: nothing to name.
+	if _, err := Reclaim(s, a, issue, ""); err == nil || !strings.Contains(err.Error(), "no issue matches") {
+		t.Fatalf("Reclaim of nothing: %v", err)
+	}
+}
+
+// Many sessions racing for one issue: exactly one holds it.
+func TestTakeRace(t *testing.T) {
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	setup := clockStore(t, g, &now)
+	const n = 6
+	sessions := make([]*repo.Session, n)
+	for i := range sessions {
+		se, err := setup.StartSession(repo.StartOptions{Name: "s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions[i] = se
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := clockStore(t, g, &now)
+			_, errs[i] = Take(s, sessions[i], "td-race00", "start", HandOver{})
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		var re *repo.Error
+		switch {
+		case err == nil:
+			won++
+		case errors.As(err, &re) && re.Code == repo.CodeRefused:
+		default:
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d sessions hold the claim, want 1", won)
+	}
+}
+
+// A store outside git has no claims and refuses nothing.
+func TestNoGit(t *testing.T) {
+	s := repotest.NewStore(t)
+	se := repotest.Actor(t, s)
+	if res, err := Take(s, se, "td-aaaaaa", "start", HandOver{}); res != nil || err != nil {
+		t.Fatalf("Take = %v, %v", res, err)
+	}
+	if c, err := Release(s, "td-aaaaaa", se.ID, ""); c != nil || err != nil {
+		t.Fatalf("Release = %v, %v", c, err)
+	}
+	cs, err := Load(s)
+	if err != nil || cs.Len() != 0 || cs.Get("td-aaaaaa") != nil {
+		t.Fatalf("Load = %v, %v", cs, err)
+	}
+}
+
+// RenewBound renews the bound issue's claim once a quarter of the lease
+// has passed, and nothing else.
+func TestRenewBound(t *testing.T) {
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	s := clockStore(t, g, &now)
+	se, err := s.StartSession(repo.StartOptions{Name: "a", Agent: "primary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := RenewBound(s, se); c != nil || err != nil {
+		t.Fatalf("unbound: %v, %v", c, err)
+	}
+	const issue = "td-aaaaaa"
+	if err := s.SetBinding(se.ID, issue); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := RenewBound(s, se); c != nil || err != nil {
+		t.Fatalf("bound, no claim: %v, %v", c, err)
+	}
+	if _, err := Take(s, se, issue, "start", HandOver{}); err != nil {
+		t.Fatal(err)
+	}
+	quarter := s.Config.ClaimTTL() / 4
+	now = now.Add(quarter - time.Second)
+	if c, err := RenewBound(s, se); c != nil || err != nil {
+		t.Fatalf("too soon: %v, %v", c, err)
+	}
+	now = now.Add(time.Second)
+	c, err := RenewBound(s, se)
+	if err != nil || c == nil || !c.Expires.Equal(now.Add(s.Config.ClaimTTL())) {
+		t.Fatalf("due: %+v, %v", c, err)
+	}
+}

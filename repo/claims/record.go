@@ -1,0 +1,119 @@
+package claims
+
+import (
+	"bufio"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/policy/domain"
+)
+
+// The record: a claim is the message of a parentless commit on the empty
+// tree, which the claim's reference names. Its first line says what it is,
+// for git log; the body is "key: value" lines, version first, so that a
+// later td can change the format and an older one refuse what it cannot
+// read instead of misreading it:
+//
+//	td claim td-k3x9qa
+//
+//	td-claim: 1
+//	issue: td-k3x9qa
+//	session: ses_c81kd0zz
+//	actor: Bob <bob@example.com>
+//	agent: primary
+//	worktree: /home/bob/src/app
+//	host: bobs-laptop
+//	claimed: 2026-11-21T10:04:11Z
+//	heartbeat: 2026-11-21T10:34:11Z
+//	expires: 2026-11-21T12:34:11Z
+//
+// agent is absent when a person holds the claim. Values are single lines:
+// td refuses to write a record whose values hold a line break.
+
+// recordVersion is the version of the record td writes and reads.
+const recordVersion = 1
+
+// formatRecord encodes a claim as a commit message.
+func formatRecord(c *domain.Claim) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "td claim %s\n\ntd-claim: %d\n", c.Issue, recordVersion)
+	for _, kv := range [][2]string{
+		{"issue", c.Issue}, {"session", c.Session}, {"actor", c.Actor.Identity}, {"agent", string(c.Actor.Agent)},
+		{"worktree", c.Worktree}, {"host", c.Host},
+		{"claimed", stamp(c.Claimed)}, {"heartbeat", stamp(c.Heartbeat)}, {"expires", stamp(c.Expires)},
+	} {
+		if kv[1] == "" && kv[0] == "agent" {
+			continue
+		}
+		if strings.ContainsAny(kv[1], "\r\n\x00") {
+			return "", fmt.Errorf("the claim's %s holds a line break", kv[0])
+		}
+		fmt.Fprintf(&b, "%s: %s\n", kv[0], kv[1])
+	}
+	return b.String(), nil
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// parseRecord decodes a claim from a commit message.
+func parseRecord(msg string) (*domain.Claim, error) {
+	c := &domain.Claim{}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(msg))
+	first := true
+	for sc.Scan() {
+		line := sc.Text()
+		if first {
+			first = false
+			if !strings.HasPrefix(line, "td claim ") {
+				return nil, fmt.Errorf("not a td claim record")
+			}
+			continue
+		}
+		if line == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok {
+			return nil, fmt.Errorf("claim record line %q is not key: value", line)
+		}
+		seen[k] = true
+		var err error
+		switch k {
+		case "td-claim":
+			n, perr := strconv.Atoi(v)
+			if perr != nil || n != recordVersion {
+				return nil, fmt.Errorf("claim record version %q is not one this td reads (%d); a newer td wrote it", v, recordVersion)
+			}
+		case "issue":
+			c.Issue = v
+		case "session":
+			c.Session = v
+		case "actor":
+			c.Actor.Identity = v
+		case "agent":
+			c.Actor.Agent = domain.AgentPath(v)
+		case "worktree":
+			c.Worktree = v
+		case "host":
+			c.Host = v
+		case "claimed":
+			c.Claimed, err = time.Parse(time.RFC3339, v)
+		case "heartbeat":
+			c.Heartbeat, err = time.Parse(time.RFC3339, v)
+		case "expires":
+			c.Expires, err = time.Parse(time.RFC3339, v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("claim record %s: %w", k, err)
+		}
+	}
+	for _, k := range []string{"td-claim", "issue", "session", "expires"} {
+		if !seen[k] {
+			return nil, fmt.Errorf("claim record lacks %s", k)
+		}
+	}
+	return c, nil
+}
