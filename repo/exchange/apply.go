@@ -1,0 +1,673 @@
+package exchange
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
+	"gopkg.in/yaml.v3"
+)
+
+// Frontmatter keys the import writes.
+const (
+	// KeyImportedFrom holds the source's ID of an imported issue.
+	KeyImportedFrom = "imported_from"
+	// KeyImported holds every source field td has no place for.
+	KeyImported = "imported"
+)
+
+// Options says how Apply runs.
+type Options struct {
+	// DryRun plans the import and writes nothing.
+	DryRun bool
+	// SkipBad imports the good records of an input with bad ones.
+	SkipBad bool
+	// Progress, when set, hears how far the import is: done of total
+	// steps (each record is planned, then written).
+	Progress func(done, total int)
+}
+
+// Change is one issue an import creates, updates or finds unchanged.
+type Change struct {
+	// ID is the td issue; "" for a new issue in a dry run, which draws
+	// no ID.
+	ID     string `json:"id"`
+	Source string `json:"source"`
+	Title  string `json:"title"`
+	// Fields are what an update changes, in the file or the ledger.
+	Fields []string `json:"fields,omitempty"`
+}
+
+// Result is what an import did, or would do in a dry run.
+type Result struct {
+	DryRun    bool
+	Created   []Change
+	Updated   []Change
+	Unchanged []Change
+	// Skipped are the bad rows left out with SkipBad.
+	Skipped  []BadInput
+	Warnings []string
+}
+
+// BadInputError refuses an import whose input has rows td could not
+// read: nothing is written.
+type BadInputError struct {
+	What string // the input, as named on the command line
+	Bad  []BadInput
+}
+
+func (e *BadInputError) Error() string {
+	var b strings.Builder
+	n := len(e.Bad)
+	rows := "rows"
+	if n == 1 {
+		rows = "row"
+	}
+	fmt.Fprintf(&b, "%d %s of %s could not be read, so nothing was imported; fix them, or pass --skip-bad to import the rest", n, rows, e.What)
+	for _, x := range e.Bad {
+		b.WriteString("\n" + x.String())
+	}
+	return b.String()
+}
+
+// ActionImported is the ledger action of an import: it created or
+// changed the issue from its source (details: imported_from, and to for
+// the status it set), or it is a history entry of the source (details:
+// event, author).
+const ActionImported = "imported"
+
+// writeChunk is how many writes go to the store in one WriteMany: the
+// progress of a long import moves once per chunk.
+const writeChunk = 512
+
+// plan is one record's planned issue.
+type plan struct {
+	rec   *Record
+	id    string
+	isNew bool
+	// standIn marks the stand-in ID of a new issue in a dry run.
+	standIn bool
+	data    []byte
+	fields  []string
+	ledger  []audit.Entry
+}
+
+// Apply imports the parsed records into the store in one transaction, as
+// session se, which must be an operator's: the import writes issues and
+// their history in other people's names. It refuses, writing nothing,
+// when the input has bad rows, unless o.SkipBad.
+func Apply(s *repo.Store, se *repo.Session, what string, p *Parsed, o Options) (*Result, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return nil, err
+	}
+	if s.EffectiveRole(se) != domain.RoleOperator {
+		return nil, repo.Errorf(repo.CodeRefused, "only an operator may import issues: an import writes issues and history in other people's names; run it from an operator's session")
+	}
+	res := &Result{DryRun: o.DryRun, Warnings: append([]string(nil), p.Warnings...)}
+	recs, bad := uniqueSources(p.Records)
+	bad = append(append([]BadInput(nil), p.Bad...), bad...)
+	run := func(tx *repo.Tx) error {
+		plans, more, err := planAll(s, se, recs, res, o)
+		if err != nil {
+			return err
+		}
+		bad = append(bad, more...)
+		sortBad(bad)
+		if len(bad) > 0 && !o.SkipBad {
+			return refuseBad(what, bad)
+		}
+		res.Skipped = bad
+		if tx == nil {
+			return nil
+		}
+		return writePlans(tx, se, plans, o, len(recs))
+	}
+	if o.DryRun {
+		return res, run(nil)
+	}
+	err := s.Update(run)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Precheck refuses an input with bad rows before anything else happens,
+// so that a command can refuse it before it writes anything at all (the
+// session it would act as, on first use). skipBad lets it through.
+func Precheck(what string, p *Parsed, skipBad bool) error {
+	_, dup := uniqueSources(p.Records)
+	bad := append(append([]BadInput(nil), p.Bad...), dup...)
+	if len(bad) == 0 || skipBad {
+		return nil
+	}
+	sortBad(bad)
+	return refuseBad(what, bad)
+}
+
+func refuseBad(what string, bad []BadInput) error {
+	e := &BadInputError{What: what, Bad: bad}
+	return &repo.Error{Code: repo.CodeParse, Msg: e.Error(), Err: e}
+}
+
+// uniqueSources keeps the first record of each source ID; a repeat is a
+// bad row.
+func uniqueSources(in []*Record) ([]*Record, []BadInput) {
+	first := map[string]Position{}
+	var out []*Record
+	var bad []BadInput
+	for _, r := range in {
+		if at, ok := first[r.Source]; ok {
+			bad = append(bad, BadInput{At: r.At, Reason: fmt.Sprintf("%s appears twice (first at %s)", r.Source, at)})
+			continue
+		}
+		first[r.Source] = r.At
+		out = append(out, r)
+	}
+	return out, bad
+}
+
+func sortBad(bad []BadInput) {
+	sort.SliceStable(bad, func(i, j int) bool {
+		if bad[i].At.Path != bad[j].At.Path {
+			return bad[i].At.Path < bad[j].At.Path
+		}
+		return bad[i].At.Line < bad[j].At.Line
+	})
+}
+
+// planAll decides each record's ID, renders its file and its ledger
+// entries, and sorts it into created, updated or unchanged. Records it
+// cannot render are returned as bad rows.
+func planAll(s *repo.Store, se *repo.Session, recs []*Record, res *Result, o Options) ([]*plan, []BadInput, error) {
+	existing, err := ImportedIndex(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	total := 2 * len(recs)
+	if o.DryRun {
+		total = len(recs)
+	}
+	// IDs first, so that links between records resolve.
+	ids := map[string]string{} // source -> td ID
+	taken := map[string]bool{}
+	plans := make([]*plan, 0, len(recs))
+	for _, r := range recs {
+		pl := &plan{rec: r}
+		if id, ok := existing[r.Source]; ok {
+			pl.id = id
+		} else {
+			pl.isNew = true
+			if !o.DryRun {
+				if pl.id, err = newID(s, r.ID, taken); err != nil {
+					return nil, nil, err
+				}
+			} else {
+				// A dry run draws no ID: a stand-in lets links resolve.
+				pl.id, pl.standIn = fmt.Sprintf("new-%06d", len(plans)), true
+			}
+		}
+		if pl.id != "" {
+			taken[pl.id] = true
+			ids[r.Source] = pl.id
+		}
+		plans = append(plans, pl)
+	}
+	now := s.Now()
+	var bad []BadInput
+	out := plans[:0]
+	for i, pl := range plans {
+		links, warns := resolveLinks(s, pl.rec, ids, taken)
+		res.Warnings = append(res.Warnings, warns...)
+		var err error
+		if pl.isNew {
+			err = planNew(s, se, pl, links, now)
+		} else {
+			err = planUpdate(s, se, pl, links, now)
+		}
+		var be *badRecord
+		if errors.As(err, &be) {
+			bad = append(bad, BadInput{At: pl.rec.At, Reason: be.reason})
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		id := pl.id
+		if pl.standIn {
+			id = ""
+		}
+		ch := Change{ID: id, Source: pl.rec.Source, Title: pl.rec.Title, Fields: pl.fields}
+		switch {
+		case pl.isNew:
+			res.Created = append(res.Created, ch)
+		case pl.data == nil && len(pl.ledger) == 0:
+			res.Unchanged = append(res.Unchanged, ch)
+		default:
+			res.Updated = append(res.Updated, ch)
+		}
+		out = append(out, pl)
+		if o.Progress != nil {
+			o.Progress(i+1, total)
+		}
+	}
+	return out, bad, nil
+}
+
+// badRecord is a record that cannot become an issue file.
+type badRecord struct{ reason string }
+
+func (b *badRecord) Error() string { return b.reason }
+
+func badf(format string, args ...any) error { return &badRecord{reason: fmt.Sprintf(format, args...)} }
+
+// newID keeps want (td's own export) when it is a valid ID no file and no
+// other record has, and otherwise draws a new one from the store's
+// allocator, which never returns an ID a file has.
+func newID(s *repo.Store, want string, taken map[string]bool) (string, error) {
+	if want != "" && repo.ValidIssueID(want) && !taken[want] && !fileExists(s.IssuePath(want)) {
+		return want, nil
+	}
+	for {
+		id, err := s.NewIssueID()
+		if err != nil {
+			return "", err
+		}
+		if !taken[id] {
+			return id, nil
+		}
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// resolveLinks turns a record's links into td links: a source ID names
+// the record's issue, a td ID stands. A link to nothing either holds is
+// kept under imported: with a warning.
+func resolveLinks(s *repo.Store, r *Record, ids map[string]string, taken map[string]bool) ([]domain.Link, []string) {
+	var out []domain.Link
+	var warns []string
+	var unresolved []any
+	self := ids[r.Source]
+	for _, l := range r.Links {
+		to, ok := ids[l.To]
+		if !ok && repo.ValidIssueID(l.To) && (taken[l.To] || fileExists(s.IssuePath(l.To))) {
+			to, ok = l.To, true
+		}
+		if !ok {
+			warns = append(warns, fmt.Sprintf("%s: %s %s names an issue neither the input nor the repository holds; kept under %s:", r.At, l.Kind, l.To, KeyImported))
+			unresolved = append(unresolved, map[string]any{"kind": string(l.Kind), "to": l.To})
+			continue
+		}
+		if to == self || to == "" {
+			continue
+		}
+		nl := domain.Link{Kind: l.Kind, To: to}
+		if !slices.Contains(out, nl) {
+			out = append(out, nl)
+		}
+	}
+	if len(unresolved) > 0 {
+		r.setExtra("unresolved_links", unresolved)
+	}
+	return out, warns
+}
+
+// planNew renders a new issue's file and ledger.
+func planNew(s *repo.Store, se *repo.Session, pl *plan, links []domain.Link, now time.Time) error {
+	r := pl.rec
+	title, err := cleanTitle(r.Title)
+	if err != nil {
+		return err
+	}
+	created := r.CreatedAt
+	if created.IsZero() {
+		created = now
+	}
+	updated := r.UpdatedAt
+	if updated.IsZero() || updated.Before(created) {
+		updated = created
+	}
+	createdBy := r.CreatedBy
+	if createdBy == "" {
+		createdBy = se.ID
+	}
+	is := &repo.Issue{Issue: domain.Issue{ID: pl.id, Title: title, Status: orStatus(r.Status), Type: orType(r.Type),
+		Priority: orPriority(r.Priority), Minor: r.Minor, Labels: cleanLabels(r.Labels), CreatedBy: createdBy,
+		Implementer: r.Implementer, Assignee: oneLine(r.Assignee), Resolution: r.Resolution, Links: nonNilLinks(links),
+		CreatedAt: created, UpdatedAt: updated}}
+	if is.Status != domain.StatusClosed {
+		is.Resolution = ""
+	} else if is.Resolution == "" {
+		is.Resolution = domain.ResolutionDone
+	}
+	id := pl.id
+	doc, err := repo.NewIssueDoc(is, "")
+	if err != nil {
+		return badf("%v", err)
+	}
+	doc.Body = []byte(renderBody(r))
+	if err := setExtraKeys(doc.Front, r); err != nil {
+		return err
+	}
+	data := doc.Bytes()
+	if _, err := repo.ParseIssue(s.RelIssue(id), id, data); err != nil {
+		return badf("td could not read back the issue it would write: %v", err)
+	}
+	pl.data = data
+	details := map[string]any{"title": title, KeyImportedFrom: r.Source}
+	pl.ledger = append(pl.ledger, audit.Entry{TS: now, Session: se.ID, Action: audit.ActionCreated, Details: details})
+	pl.ledger = append(pl.ledger, eventEntries(se, r, nil)...)
+	if is.Status != domain.StatusOpen {
+		pl.ledger = append(pl.ledger, audit.Entry{TS: now, Session: se.ID, Action: ActionImported,
+			Details: map[string]any{KeyImportedFrom: r.Source, "to": string(is.Status)}})
+	}
+	return nil
+}
+
+// planUpdate changes an issue an earlier import made into what the
+// source says now: the fields the source has, the body, links added,
+// history not seen before. Fields only td has (implementer, td's links,
+// other keys) stay. Nothing changed, nothing is written.
+func planUpdate(s *repo.Store, se *repo.Session, pl *plan, links []domain.Link, now time.Time) error {
+	r := pl.rec
+	is, err := s.ReadIssueFile(pl.id)
+	if err != nil {
+		return fmt.Errorf("%s, which %s was imported as: %w", pl.id, r.Source, err)
+	}
+	before := is.Doc.Bytes()
+	title, err := cleanTitle(r.Title)
+	if err != nil {
+		return err
+	}
+	var fields []string
+	set := func(name string, changed bool, v any) error {
+		if !changed {
+			return nil
+		}
+		fields = append(fields, name)
+		return is.SetField(name, v)
+	}
+	status := orStatus(r.Status)
+	res := r.Resolution
+	if status != domain.StatusClosed {
+		res = ""
+	} else if res == "" {
+		res = domain.ResolutionDone
+	}
+	labels := cleanLabels(r.Labels)
+	merged := append([]domain.Link(nil), is.Links...)
+	for _, l := range links {
+		if !slices.Contains(merged, l) {
+			merged = append(merged, l)
+		}
+	}
+	oldStatus := is.Status
+	for _, f := range []struct {
+		name    string
+		changed bool
+		v       any
+	}{
+		{"title", title != is.Title, title},
+		{"status", status != is.Status, string(status)},
+		{"type", orType(r.Type) != is.Type, string(orType(r.Type))},
+		{"priority", orPriority(r.Priority) != is.Priority, string(orPriority(r.Priority))},
+		{"labels", !slices.Equal(labels, repo.NonNil(is.Labels)), labels},
+		{"assignee", oneLine(r.Assignee) != is.Assignee, oneLine(r.Assignee)},
+		{"resolution", res != is.Resolution, string(res)},
+		{"links", len(merged) != len(is.Links), nonNilLinks(merged)},
+	} {
+		if err := set(f.name, f.changed, f.v); err != nil {
+			return badf("%v", err)
+		}
+	}
+	is.Title, is.Status, is.Resolution = title, status, res
+	if body := renderBody(r); body != string(is.Doc.Body) {
+		is.Doc.Body = []byte(body)
+		fields = append(fields, "body")
+	}
+	oldFront := string(is.Doc.Front.Bytes())
+	if err := setExtraKeys(is.Doc.Front, r); err != nil {
+		return err
+	}
+	if string(is.Doc.Front.Bytes()) != oldFront {
+		fields = append(fields, KeyImported)
+	}
+	ledger, _, err := s.Ledger(pl.id)
+	if err != nil {
+		return err
+	}
+	events := eventEntries(se, r, ledger)
+	if len(fields) == 0 && len(events) == 0 {
+		return nil
+	}
+	if len(fields) > 0 {
+		if err := is.SetField("updated_at", now); err != nil {
+			return badf("%v", err)
+		}
+		data := is.Doc.Bytes()
+		if bytes.Equal(data, before) {
+			fields = nil
+		} else {
+			if _, err := repo.ParseIssue(s.RelIssue(pl.id), pl.id, data); err != nil {
+				return badf("td could not read back the issue it would write: %v", err)
+			}
+			pl.data = data
+		}
+	}
+	pl.ledger = events
+	if len(fields) > 0 {
+		d := map[string]any{KeyImportedFrom: r.Source, "fields": fields}
+		if status != oldStatus {
+			d["to"] = string(status)
+		}
+		pl.ledger = append(pl.ledger, audit.Entry{TS: now, Session: se.ID, Action: ActionImported, Details: d})
+	}
+	if len(events) > 0 {
+		fields = append(fields, "history")
+	}
+	pl.fields = fields
+	return nil
+}
+
+// setExtraKeys writes the record's other frontmatter keys, its source ID
+// and the fields td has no place for.
+func setExtraKeys(fm *markdown.Frontmatter, r *Record) error {
+	keys := make([]string, 0, len(r.Front))
+	for k := range r.Front {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := setAny(fm, k, r.Front[k]); err != nil {
+			return err
+		}
+	}
+	if err := fm.Set(KeyImportedFrom, markdown.Str(r.Source)); err != nil {
+		return badf("%v", err)
+	}
+	if len(r.Extra) > 0 {
+		return setAny(fm, KeyImported, r.Extra)
+	}
+	return nil
+}
+
+// setAny sets key to any JSON-like value (maps are written in key order).
+func setAny(fm *markdown.Frontmatter, key string, v any) error {
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		return badf("%s cannot be written as YAML: %v", key, err)
+	}
+	if cur := fm.Node(key); cur != nil && sameYAML(cur, &n) {
+		return nil
+	}
+	if err := fm.Set(key, &n); err != nil {
+		return badf("%v", err)
+	}
+	return nil
+}
+
+// sameYAML reports whether two nodes decode to the same value.
+func sameYAML(a, b *yaml.Node) bool {
+	var x, y any
+	if a.Decode(&x) != nil || b.Decode(&y) != nil {
+		return false
+	}
+	xb, err1 := yaml.Marshal(x)
+	yb, err2 := yaml.Marshal(y)
+	return err1 == nil && err2 == nil && bytes.Equal(xb, yb)
+}
+
+// eventEntries are the ledger entries of the record's events that the
+// ledger does not hold yet: comments as comments, the rest as history,
+// each with its original author and time and the source it came from.
+func eventEntries(se *repo.Session, r *Record, ledger []audit.Entry) []audit.Entry {
+	have := map[string]bool{}
+	for _, e := range ledger {
+		if src, _ := e.Details[KeyImportedFrom].(string); src != "" {
+			have[eventKey(e.TS, str(e.Details["author"]), str(e.Details["event"]), str(e.Details["text"]))] = true
+		}
+	}
+	var out []audit.Entry
+	for _, ev := range r.Events {
+		kind := ev.Kind
+		if kind == EventComment {
+			kind = ""
+		}
+		at := ev.At.UTC().Truncate(time.Second)
+		k := eventKey(at, ev.Author, kind, ev.Text)
+		if have[k] {
+			continue
+		}
+		have[k] = true
+		d := map[string]any{KeyImportedFrom: r.Source}
+		if ev.Author != "" {
+			d["author"] = ev.Author
+		}
+		if ev.Text != "" {
+			d["text"] = ev.Text
+		}
+		action := audit.ActionCommented
+		if kind != "" {
+			action = ActionImported
+			d["event"] = kind
+			if len(ev.Details) > 0 {
+				d["details"] = ev.Details
+			}
+		}
+		out = append(out, audit.Entry{TS: at, Session: se.ID, Action: action, Details: d})
+	}
+	return out
+}
+
+func eventKey(at time.Time, author, kind, text string) string {
+	return at.UTC().Format(time.RFC3339) + "\x00" + author + "\x00" + kind + "\x00" + text
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// writePlans writes every planned file and ledger entry, in chunks.
+func writePlans(tx *repo.Tx, se *repo.Session, plans []*plan, o Options, n int) error {
+	tx.Describe(se.ID, ActionImported, "")
+	var ws []repo.Write
+	done := 0
+	flush := func() error {
+		if err := tx.WriteMany(ws); err != nil {
+			return err
+		}
+		ws = ws[:0]
+		if o.Progress != nil {
+			o.Progress(n+done, 2*n)
+		}
+		return nil
+	}
+	for _, pl := range plans {
+		if pl.data != nil {
+			ws = append(ws, repo.Write{Elem: []string{repo.IssuesDir, pl.id + ".md"}, Data: pl.data})
+		}
+		for _, e := range pl.ledger {
+			line, err := e.Line()
+			if err != nil {
+				return err
+			}
+			ws = append(ws, repo.Write{Elem: []string{repo.HistoryDir, pl.id + ".jsonl"}, Data: line, Append: true})
+		}
+		done++
+		if len(ws) >= writeChunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+func cleanTitle(t string) (string, error) {
+	t = oneLine(t)
+	if t == "" {
+		return "", badf("the title is empty")
+	}
+	if err := policy.CheckText("title", t); err != nil {
+		return "", badf("%v", err)
+	}
+	return t, nil
+}
+
+// cleanLabels makes source labels td labels: one line, no brackets,
+// braces, commas or #, each once.
+func cleanLabels(in []string) []string {
+	out := []string{}
+	for _, l := range in {
+		l = strings.Map(func(c rune) rune {
+			if strings.ContainsRune("[]{},#", c) {
+				return '-'
+			}
+			return c
+		}, oneLine(l))
+		if l != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func nonNilLinks(l []domain.Link) []domain.Link {
+	if l == nil {
+		return []domain.Link{}
+	}
+	return l
+}
+
+func orStatus(s domain.Status) domain.Status {
+	if s == "" {
+		return domain.StatusOpen
+	}
+	return s
+}
+
+func orType(t domain.IssueType) domain.IssueType {
+	if t == "" {
+		return domain.DefaultType
+	}
+	return t
+}
+
+func orPriority(p domain.Priority) domain.Priority {
+	if p == "" {
+		return domain.DefaultPriority
+	}
+	return p
+}
