@@ -30,8 +30,7 @@ const bulkSyncWorkers = 32
 // the transaction or not at all) at a fraction of the cost: the undo
 // records of every write go to the log in one write and one sync, the
 // files are then written without a sync each, and all of them are synced
-// together before WriteMany returns, so before the transaction can
-// commit. A crash in between leaves the undo log, which rolls every file
+// together when the transaction commits, before its undo log goes. A crash in between leaves the undo log, which rolls every file
 // back. An import of thousands of issues needs this: one sync costs about
 // a millisecond, and writing one issue one by one costs six.
 func (tx *Tx) WriteMany(ws []Write) error {
@@ -53,6 +52,7 @@ func (tx *Tx) WriteMany(ws []Write) error {
 		}
 	}
 	paths := make([]string, len(ws))
+	absent := map[string]bool{} // files this step creates
 	var recs []undoRecord
 	dirs := map[string]bool{}
 	for i, w := range ws {
@@ -104,6 +104,9 @@ func (tx *Tx) WriteMany(ws []Write) error {
 			}
 		}
 		covered[rel] = op
+		if rec.Absent {
+			absent[p] = true
+		}
 		recs = append(recs, rec)
 		tx.noteBefore(p)
 	}
@@ -117,7 +120,17 @@ func (tx *Tx) WriteMany(ws []Write) error {
 			return fail(err)
 		}
 		var err error
-		if w.Append {
+		if absent[p] {
+			// A new file: the undo record removes it whatever it holds,
+			// so it is written in place, without a temporary file.
+			delete(absent, p)
+			if w.Append {
+				tx.remember(p, nil)
+			} else {
+				tx.remember(p, w.Data)
+			}
+			err = createFile(p, w.Data, w.Append)
+		} else if w.Append {
 			tx.remember(p, nil)
 			var warn string
 			warn, err = appendLineNoSync(p, w.Data)
@@ -136,10 +149,26 @@ func (tx *Tx) WriteMany(ws []Write) error {
 			tx.written = append(tx.written, p)
 		}
 	}
-	if err := syncAll(tx.written[len(tx.written)-len(synced):], dirs); err != nil {
-		return fail(err)
+	tx.unsynced = append(tx.unsynced, tx.written[len(tx.written)-len(synced):]...)
+	for d := range dirs {
+		tx.unsyncedDirs = append(tx.unsyncedDirs, d)
 	}
 	return nil
+}
+
+// syncBulk makes WriteMany's writes durable before the transaction
+// commits: one sync of the file system where the platform has it,
+// otherwise every file and directory, many at once.
+func (tx *Tx) syncBulk() error {
+	if len(tx.unsynced) == 0 {
+		return nil
+	}
+	files, dirs := tx.unsynced, tx.unsyncedDirs
+	tx.unsynced, tx.unsyncedDirs = nil, nil
+	if ok, err := syncFS(tx.s.Dir); ok {
+		return err
+	}
+	return syncAll(files, dirs)
 }
 
 // addUndo writes undo records in one write and one sync.
@@ -173,6 +202,26 @@ func (tx *Tx) addUndo(recs []undoRecord) error {
 		return fmt.Errorf("sync %s: %w", tx.s.rel(u.f.Name()), err)
 	}
 	u.records = append(u.records, recs...)
+	return nil
+}
+
+// createFile writes a file that does not exist yet; a line gets its
+// final newline.
+func createFile(path string, data []byte, line bool) error {
+	if line && (len(data) == 0 || data[len(data)-1] != '\n') {
+		data = append(data, '\n')
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	return nil
 }
 
@@ -215,11 +264,8 @@ func appendLineNoSync(path string, line []byte) (warn string, err error) {
 }
 
 // syncAll syncs files and directories, many at once.
-func syncAll(files []string, dirs map[string]bool) error {
-	all := append([]string(nil), files...)
-	for d := range dirs {
-		all = append(all, d)
-	}
+func syncAll(files, dirs []string) error {
+	all := append(append([]string(nil), files...), dirs...)
 	var mu sync.Mutex
 	var first error
 	ForEach(len(all), bulkSyncWorkers, 8, func(i int) {

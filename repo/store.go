@@ -317,6 +317,9 @@ type Tx struct {
 	undo    *undoLog          // nil until the first write
 	failed  error             // the first write that failed: the transaction is undone
 	git     txGit             // HEAD at the start and what was written, for git mode auto (autocommit.go)
+	// unsynced are files WriteMany wrote without a sync, and the
+	// directories it made entries in: synced once before the commit.
+	unsynced, unsyncedDirs []string
 }
 
 // Update runs fn holding the cross-process lock on .todos, then stages what
@@ -368,6 +371,9 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 // write failed (or the commit itself does), rolls every write back and
 // returns why.
 func (tx *Tx) settle() error {
+	if tx.failed == nil {
+		tx.failed = tx.syncBulk()
+	}
 	if tx.failed == nil {
 		if tx.failed = tx.undo.commit(); tx.failed == nil {
 			return nil

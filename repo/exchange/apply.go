@@ -355,13 +355,13 @@ func planNew(s *repo.Store, se *repo.Session, pl *plan, links []domain.Link, now
 		is.Resolution = domain.ResolutionDone
 	}
 	id := pl.id
-	doc, err := repo.NewIssueDoc(is, "")
+	more, err := extraKeyValues(r)
+	if err != nil {
+		return err
+	}
+	doc, err := repo.BuildIssueDoc(is, []byte(renderBody(r)), more)
 	if err != nil {
 		return badf("%v", err)
-	}
-	doc.Body = []byte(renderBody(r))
-	if err := setExtraKeys(doc.Front, r); err != nil {
-		return err
 	}
 	data := doc.Bytes()
 	if _, err := repo.ParseIssue(s.RelIssue(id), id, data); err != nil {
@@ -483,24 +483,73 @@ func planUpdate(s *repo.Store, se *repo.Session, pl *plan, links []domain.Link, 
 	return nil
 }
 
-// setExtraKeys writes the record's other frontmatter keys, its source ID
-// and the fields td has no place for.
-func setExtraKeys(fm *markdown.Frontmatter, r *Record) error {
-	keys := make([]string, 0, len(r.Front))
-	for k := range r.Front {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := setAny(fm, k, r.Front[k]); err != nil {
-			return err
+// extraKeys are the record's frontmatter keys beyond td's own: its other
+// keys in name order, its source ID, and the fields td has no place for.
+func extraKeys(r *Record) ([]string, map[string]any) {
+	vals := map[string]any{}
+	var keys []string
+	for k, v := range r.Front {
+		if k != KeyImportedFrom && k != KeyImported {
+			keys = append(keys, k)
+			vals[k] = v
 		}
 	}
-	if err := fm.Set(KeyImportedFrom, markdown.Str(r.Source)); err != nil {
-		return badf("%v", err)
+	sort.Strings(keys)
+	keys = append(keys, KeyImportedFrom)
+	vals[KeyImportedFrom] = r.Source
+	imported := map[string]any{}
+	if m, ok := r.Front[KeyImported].(map[string]any); ok {
+		for k, v := range m {
+			imported[k] = v
+		}
+	} else if v, ok := r.Front[KeyImported]; ok && v != nil {
+		imported["value"] = v
 	}
-	if len(r.Extra) > 0 {
-		return setAny(fm, KeyImported, r.Extra)
+	for k, v := range r.Extra {
+		imported[k] = v
+	}
+	if len(imported) > 0 {
+		keys = append(keys, KeyImported)
+		vals[KeyImported] = imported
+	}
+	return keys, vals
+}
+
+// extraKeyValues are extraKeys as YAML, for a new file.
+func extraKeyValues(r *Record) ([]markdown.KeyValue, error) {
+	keys, vals := extraKeys(r)
+	out := make([]markdown.KeyValue, 0, len(keys))
+	for _, k := range keys {
+		var n yaml.Node
+		if s, ok := vals[k].(string); ok {
+			out = append(out, markdown.KeyValue{Key: k, Value: markdown.Str(s)})
+			continue
+		}
+		if err := n.Encode(vals[k]); err != nil {
+			return nil, badf("%s cannot be written as YAML: %v", k, err)
+		}
+		out = append(out, markdown.KeyValue{Key: k, Value: &n})
+	}
+	return out, nil
+}
+
+// setExtraKeys writes extraKeys into an existing file's frontmatter,
+// each only when its value changes.
+func setExtraKeys(fm *markdown.Frontmatter, r *Record) error {
+	keys, vals := extraKeys(r)
+	for _, k := range keys {
+		if s, ok := vals[k].(string); ok {
+			if cur := fm.Node(k); cur != nil && cur.Kind == yaml.ScalarNode && cur.Value == s {
+				continue
+			}
+			if err := fm.Set(k, markdown.Str(s)); err != nil {
+				return badf("%v", err)
+			}
+			continue
+		}
+		if err := setAny(fm, k, vals[k]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -598,12 +647,17 @@ func writePlans(tx *repo.Tx, se *repo.Session, plans []*plan, o Options, n int) 
 		if pl.data != nil {
 			ws = append(ws, repo.Write{Elem: []string{repo.IssuesDir, pl.id + ".md"}, Data: pl.data})
 		}
-		for _, e := range pl.ledger {
-			line, err := e.Line()
-			if err != nil {
-				return err
+		if len(pl.ledger) > 0 {
+			// The issue's new entries in one append.
+			var lines []byte
+			for _, e := range pl.ledger {
+				line, err := e.Line()
+				if err != nil {
+					return err
+				}
+				lines = append(lines, line...)
 			}
-			ws = append(ws, repo.Write{Elem: []string{repo.HistoryDir, pl.id + ".jsonl"}, Data: line, Append: true})
+			ws = append(ws, repo.Write{Elem: []string{repo.HistoryDir, pl.id + ".jsonl"}, Data: lines, Append: true})
 		}
 		done++
 		if len(ws) >= writeChunk {

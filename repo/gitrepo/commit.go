@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -503,8 +504,9 @@ func (r *Repo) writeLooseObjectLevel(typ plumbing.ObjectType, content []byte, le
 		return h, err
 	}
 	defer os.Remove(f.Name()) // a no-op once renamed
-	zw, err := zlib.NewWriterLevel(f, level)
+	zw, release, err := r.zlibWriter(f, level)
 	if err == nil {
+		defer release()
 		if _, err = zw.Write([]byte(header)); err == nil {
 			if _, err = zw.Write(content); err == nil {
 				err = zw.Close()
@@ -521,6 +523,27 @@ func (r *Repo) writeLooseObjectLevel(typ plumbing.ObjectType, content []byte, le
 		err = os.Rename(f.Name(), final)
 	}
 	return h, err
+}
+
+// pooledZlib is a zlib writer kept for reuse at its level.
+type pooledZlib struct {
+	w     *zlib.Writer
+	level int
+}
+
+// zlibWriter returns a zlib writer at level onto dst, reused when the
+// Repo has one, and the function that gives it back.
+func (r *Repo) zlibWriter(dst io.Writer, level int) (*zlib.Writer, func(), error) {
+	if p, ok := r.zlibs.Get().(*pooledZlib); ok && p.level == level {
+		p.w.Reset(dst)
+		return p.w, func() { r.zlibs.Put(p) }, nil
+	}
+	zw, err := zlib.NewWriterLevel(dst, level)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &pooledZlib{w: zw, level: level}
+	return zw, func() { r.zlibs.Put(p) }, nil
 }
 
 // operationInProgress reports a merge, rebase, cherry-pick or revert that

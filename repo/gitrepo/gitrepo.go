@@ -64,6 +64,11 @@ type Repo struct {
 	fileMode     bool
 
 	locks lockSet // the git lock files this Repo holds (lock.go)
+
+	// zlibs keeps zlib writers for reuse (*pooledZlib): making one
+	// allocates most of a megabyte, which staging thousands of objects
+	// (an import) would otherwise pay once an object.
+	zlibs sync.Pool
 }
 
 // Open finds the git work tree containing dir, walking up through its
