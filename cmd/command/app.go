@@ -322,6 +322,7 @@ Start with:
 			r.checkCommand(nil),
 			r.logCommand(nil),
 			r.importCommand(),
+			r.exportCommand(nil),
 		}, r.harnessCommands(), r.mcpCommands(), []*cli.Command{
 			r.demoCommand(nil),
 			r.mergeDriverCommand(nil),
@@ -366,7 +367,7 @@ func commandGroups() []commandGroup {
 		{Title: "Links", Topic: "linking", Names: []string{"link", "unlink", "links", "ready"}},
 		{Title: "Sessions", Topic: "sessions", Names: []string{"session", "send", "promote", "context", "anchor", "whoami", "guard", "hooks"}},
 		{Title: "Git and pull requests", Topic: "merging", Names: []string{"commit", "diff", "check", "log", "merge-driver"}},
-		{Title: "Import and export", Topic: "importing", Names: []string{"import"}},
+		{Title: "Import and export", Topic: "importing", Names: []string{"import", "export"}},
 		{Title: "Agent harnesses", Topic: "harnesses", Names: []string{"hook", "onboard", "mcp"}},
 	}
 }

@@ -201,6 +201,9 @@ func planAll(s *repo.Store, se *repo.Session, recs []*Record, res *Result, o Opt
 	// IDs first, so that links between records resolve.
 	ids := map[string]string{} // source -> td ID
 	taken := map[string]bool{}
+	// td's own export names link targets by their td ID there, which
+	// may have become another ID here.
+	byOldID := map[string]string{}
 	plans := make([]*plan, 0, len(recs))
 	for _, r := range recs {
 		pl := &plan{rec: r}
@@ -220,6 +223,9 @@ func planAll(s *repo.Store, se *repo.Session, recs []*Record, res *Result, o Opt
 		if pl.id != "" {
 			taken[pl.id] = true
 			ids[r.Source] = pl.id
+			if r.ID != "" {
+				byOldID[r.ID] = pl.id
+			}
 		}
 		plans = append(plans, pl)
 	}
@@ -227,7 +233,7 @@ func planAll(s *repo.Store, se *repo.Session, recs []*Record, res *Result, o Opt
 	var bad []BadInput
 	out := plans[:0]
 	for i, pl := range plans {
-		links, warns := resolveLinks(s, pl.rec, ids, taken)
+		links, warns := resolveLinks(s, pl.rec, ids, byOldID, taken)
 		res.Warnings = append(res.Warnings, warns...)
 		var err error
 		if pl.isNew {
@@ -297,13 +303,16 @@ func fileExists(p string) bool {
 // resolveLinks turns a record's links into td links: a source ID names
 // the record's issue, a td ID stands. A link to nothing either holds is
 // kept under imported: with a warning.
-func resolveLinks(s *repo.Store, r *Record, ids map[string]string, taken map[string]bool) ([]domain.Link, []string) {
+func resolveLinks(s *repo.Store, r *Record, ids, byOldID map[string]string, taken map[string]bool) ([]domain.Link, []string) {
 	var out []domain.Link
 	var warns []string
 	var unresolved []any
 	self := ids[r.Source]
 	for _, l := range r.Links {
 		to, ok := ids[l.To]
+		if !ok {
+			to, ok = byOldID[l.To]
+		}
 		if !ok && repo.ValidIssueID(l.To) && (taken[l.To] || fileExists(s.IssuePath(l.To))) {
 			to, ok = l.To, true
 		}
@@ -667,6 +676,13 @@ func writePlans(tx *repo.Tx, se *repo.Session, plans []*plan, o Options, n int) 
 		}
 	}
 	return flush()
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 func cleanTitle(t string) (string, error) {
