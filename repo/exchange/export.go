@@ -36,7 +36,7 @@ type ExportedIssue struct {
 	Frontmatter map[string]any `json:"frontmatter"`
 	Description string         `json:"description"`
 	// Body is the markdown after the frontmatter, byte for byte.
-	Body   string         `json:"body"`
+	Body  string         `json:"body"`
 	Todos []ExportedTodo `json:"todos"`
 	// Ledger holds the ledger's entries as the file has them.
 	Ledger []json.RawMessage `json:"ledger"`
