@@ -197,7 +197,9 @@ func GitHubForm(e *ExportedIssue) GitHubIssue {
 			}
 			if first {
 				if b.Len() > 0 {
-					b.WriteString("\n\n")
+					text := strings.TrimRight(b.String(), "\n")
+					b.Reset()
+					b.WriteString(text + "\n\n")
 				}
 				b.WriteString("## " + title + "\n")
 				first = false
