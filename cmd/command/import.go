@@ -40,7 +40,7 @@ const maxImportInput = 1 << 30
 // importCommand is td import, the parent of one subcommand per source.
 func (r *runner) importCommand() *cli.Command {
 	var subs []*cli.Command
-	for _, src := range []importSource{beadsSource(), githubSource(), jsonlSource()} {
+	for _, src := range []importSource{beadsSource(), backlogSource(), githubSource(), jsonlSource()} {
 		subs = append(subs, r.importSourceCommand(src, nil))
 	}
 	return &cli.Command{

@@ -69,9 +69,14 @@ type BadInputError struct {
 func (e *BadInputError) Error() string {
 	var b strings.Builder
 	n := len(e.Bad)
-	rows := "rows"
-	if n == 1 {
-		rows = "row"
+	rows := "row"
+	for _, b := range e.Bad {
+		if b.At.Path != e.What {
+			rows = "file" // a folder's files
+		}
+	}
+	if n != 1 {
+		rows += "s"
 	}
 	fmt.Fprintf(&b, "%d %s of %s could not be read, so nothing was imported; fix them, or pass --skip-bad to import the rest", n, rows, e.What)
 	for _, x := range e.Bad {
