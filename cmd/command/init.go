@@ -2,6 +2,7 @@ package command
 
 import (
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/exchange"
 	"github.com/urfave/cli/v2"
 )
 
@@ -58,6 +59,9 @@ func (r *runner) runInit(o *InitOptions) error {
 	res, err := repo.Init(dir, repo.InitOptions{Prefix: o.Prefix, NoGit: o.NoGit, Options: opts})
 	if err != nil {
 		return err
+	}
+	if exchange.HasMarcusTD(res.Root) {
+		r.st.warnf("%s is the database of marcus/td, another tracker also called td that keeps its data in .todos/: two tools now write into that folder. This td keeps its own files beside it and never writes %s; it cannot read that database, so its issues stay there until they come in through a format td import reads (td help importing)", exchange.MarcusTDDatabase, exchange.MarcusTDDatabase)
 	}
 	return r.st.export(func() any {
 		created := res.Created
