@@ -275,6 +275,10 @@ func planAll(s *repo.Store, se *repo.Session, recs []*Record, res *Result, o Opt
 	return out, bad, nil
 }
 
+// unreadChecklist says why a record whose checklist would not read back
+// is refused.
+const unreadChecklist = "its text runs on (an HTML block or a code fence that is never closed) and would hide the criteria and todos written after it; close it in the source"
+
 // badRecord is a record that cannot become an issue file.
 type badRecord struct{ reason string }
 
@@ -373,7 +377,11 @@ func planNew(s *repo.Store, se *repo.Session, pl *plan, links []domain.Link, now
 	if err != nil {
 		return err
 	}
-	doc, err := repo.BuildIssueDoc(is, []byte(renderBody(r)), more)
+	body := []byte(renderBody(r))
+	if !checklistReadsBack(r, body) {
+		return badf(unreadChecklist)
+	}
+	doc, err := repo.BuildIssueDoc(is, body, more)
 	if err != nil {
 		return badf("%v", err)
 	}
@@ -449,7 +457,11 @@ func planUpdate(s *repo.Store, se *repo.Session, pl *plan, links []domain.Link, 
 		}
 	}
 	is.Title, is.Status, is.Resolution = title, status, res
-	if body := renderBody(r); body != string(is.Doc.Body) {
+	body := renderBody(r)
+	if !checklistReadsBack(r, []byte(body)) {
+		return badf(unreadChecklist)
+	}
+	if body != string(is.Doc.Body) {
 		is.Doc.Body = []byte(body)
 		fields = append(fields, "body")
 	}

@@ -338,7 +338,7 @@ func stripMarkers(text string) string {
 	var keep []string
 	for _, line := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->") {
+		if len(t) >= len("<!---->") && strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->") {
 			inner := strings.TrimSpace(t[4 : len(t)-3])
 			if strings.HasSuffix(inner, ":BEGIN") || strings.HasSuffix(inner, ":END") {
 				continue

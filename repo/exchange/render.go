@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
 )
 
@@ -55,6 +56,26 @@ func renderBody(r *Record) string {
 		}
 	}
 	return b.String()
+}
+
+// checklistReadsBack reports whether body, rendered for r, reads back
+// with r's criteria and todos: a description whose markdown runs on (an
+// HTML block or a code fence never closed) would swallow the sections
+// after it, and such a record is refused rather than written without
+// its checklist.
+func checklistReadsBack(r *Record, body []byte) bool {
+	if r.HasBody {
+		return true
+	}
+	var crit, steps int
+	for _, it := range markdown.ParseChecklist(body).Items() {
+		if it.Kind == domain.KindCriterion {
+			crit++
+		} else {
+			steps++
+		}
+	}
+	return crit == len(r.Criteria) && steps == len(r.Todos)
 }
 
 // writeItem writes one checklist item with its notes. Todo texts are
