@@ -45,7 +45,7 @@ func (r *runner) importCommand() *cli.Command {
 	}
 	return &cli.Command{
 		Name:  "import",
-		Usage: "bring issues in from beads, Backlog.md, GitHub, marcus/td or td's own export",
+		Usage: "bring issues in from beads, Backlog.md, GitHub or td's own export",
 		Description: `Each source is a subcommand. An import is one transaction: every issue and
 ledger entry lands, or none does (one commit in git mode auto). A second import
 of the same source updates the issues the first made (their imported_from key)
