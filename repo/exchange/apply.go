@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -90,6 +91,10 @@ func (e *BadInputError) Error() string {
 // the status it set), or it is a history entry of the source (details:
 // event, author).
 const ActionImported = "imported"
+
+// planChunk is how many records are planned between two reports of
+// progress.
+const planChunk = 256
 
 // writeChunk is how many writes go to the store in one WriteMany: the
 // progress of a long import moves once per chunk.
@@ -237,39 +242,55 @@ func planAll(s *repo.Store, se *repo.Session, recs []*Record, res *Result, o Opt
 	now := s.Now()
 	var bad []BadInput
 	out := plans[:0]
-	for i, pl := range plans {
-		links, warns := resolveLinks(s, pl.rec, ids, byOldID, taken)
-		res.Warnings = append(res.Warnings, warns...)
-		var err error
-		if pl.isNew {
-			err = planNew(s, se, pl, links, now)
-		} else {
-			err = planUpdate(s, se, pl, links, now)
+	// Rendering and reading back is most of the work and each record's
+	// own: records are planned on every core, a chunk at a time so that
+	// progress moves.
+	type planned struct {
+		warns []string
+		err   error
+	}
+	results := make([]planned, len(plans))
+	for lo := 0; lo < len(plans); lo += planChunk {
+		hi := min(lo+planChunk, len(plans))
+		repo.ForEach(hi-lo, runtime.GOMAXPROCS(0), 16, func(k int) {
+			pl := plans[lo+k]
+			links, warns := resolveLinks(s, pl.rec, ids, byOldID, taken)
+			var err error
+			if pl.isNew {
+				err = planNew(s, se, pl, links, now)
+			} else {
+				err = planUpdate(s, se, pl, links, now)
+			}
+			results[lo+k] = planned{warns: warns, err: err}
+		})
+		for i := lo; i < hi; i++ {
+			pl, r := plans[i], results[i]
+			res.Warnings = append(res.Warnings, r.warns...)
+			var be *badRecord
+			if errors.As(r.err, &be) {
+				bad = append(bad, BadInput{At: pl.rec.At, Reason: be.reason})
+				continue
+			}
+			if r.err != nil {
+				return nil, nil, r.err
+			}
+			id := pl.id
+			if pl.standIn {
+				id = ""
+			}
+			ch := Change{ID: id, Source: pl.rec.Source, Title: pl.rec.Title, Fields: pl.fields}
+			switch {
+			case pl.isNew:
+				res.Created = append(res.Created, ch)
+			case pl.data == nil && len(pl.ledger) == 0:
+				res.Unchanged = append(res.Unchanged, ch)
+			default:
+				res.Updated = append(res.Updated, ch)
+			}
+			out = append(out, pl)
 		}
-		var be *badRecord
-		if errors.As(err, &be) {
-			bad = append(bad, BadInput{At: pl.rec.At, Reason: be.reason})
-			continue
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		id := pl.id
-		if pl.standIn {
-			id = ""
-		}
-		ch := Change{ID: id, Source: pl.rec.Source, Title: pl.rec.Title, Fields: pl.fields}
-		switch {
-		case pl.isNew:
-			res.Created = append(res.Created, ch)
-		case pl.data == nil && len(pl.ledger) == 0:
-			res.Unchanged = append(res.Unchanged, ch)
-		default:
-			res.Updated = append(res.Updated, ch)
-		}
-		out = append(out, pl)
 		if o.Progress != nil {
-			o.Progress(i+1, total)
+			o.Progress(hi, total)
 		}
 	}
 	return out, bad, nil

@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"bytes"
 	"compress/zlib"
+	"crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -496,10 +497,18 @@ func (r *Repo) writeLooseObjectLevel(typ plumbing.ObjectType, content []byte, le
 	if _, err := os.Stat(final); err == nil {
 		return h, nil
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if !r.knownObjectDir(dir) {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			return h, err
+		}
+	}
+	// Created read-only, as git leaves objects, so that no chmod follows:
+	// staging thousands of files (an import) writes thousands of objects.
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
 		return h, err
 	}
-	f, err := os.CreateTemp(dir, tempObjectPrefix+strconv.Itoa(os.Getpid())+"_")
+	f, err := os.OpenFile(filepath.Join(dir, tempObjectPrefix+strconv.Itoa(os.Getpid())+"_"+hex.EncodeToString(rnd[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
 		return h, err
 	}
@@ -517,12 +526,23 @@ func (r *Repo) writeLooseObjectLevel(typ plumbing.ObjectType, content []byte, le
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(f.Name(), 0o444)
-	}
-	if err == nil {
 		err = os.Rename(f.Name(), final)
 	}
 	return h, err
+}
+
+// knownObjectDir reports whether dir, an objects/xx directory, was seen
+// to exist by this Repo, and remembers it: a directory of objects is
+// never removed while td runs.
+func (r *Repo) knownObjectDir(dir string) bool {
+	if _, ok := r.objectDirs.Load(dir); ok {
+		return true
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		r.objectDirs.Store(dir, true)
+		return true
+	}
+	return false
 }
 
 // pooledZlib is a zlib writer kept for reuse at its level.

@@ -69,6 +69,8 @@ type Repo struct {
 	// allocates most of a megabyte, which staging thousands of objects
 	// (an import) would otherwise pay once an object.
 	zlibs sync.Pool
+	// objectDirs are the objects/xx directories known to exist.
+	objectDirs sync.Map
 }
 
 // Open finds the git work tree containing dir, walking up through its
