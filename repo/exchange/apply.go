@@ -105,6 +105,8 @@ type plan struct {
 	rec   *Record
 	id    string
 	isNew bool
+	// links are the record's links as td links, resolved.
+	links []domain.Link
 	// standIn marks the stand-in ID of a new issue in a dry run.
 	standIn bool
 	data    []byte
@@ -249,19 +251,28 @@ func planAll(s *repo.Store, se *repo.Session, recs []*Record, res *Result, o Opt
 		warns []string
 		err   error
 	}
+	for _, pl := range plans {
+		var warns []string
+		pl.links, warns = resolveLinks(s, pl.rec, ids, byOldID, taken)
+		res.Warnings = append(res.Warnings, warns...)
+	}
+	warns, err := dropCycles(s, plans)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Warnings = append(res.Warnings, warns...)
 	results := make([]planned, len(plans))
 	for lo := 0; lo < len(plans); lo += planChunk {
 		hi := min(lo+planChunk, len(plans))
 		repo.ForEach(hi-lo, runtime.GOMAXPROCS(0), 16, func(k int) {
 			pl := plans[lo+k]
-			links, warns := resolveLinks(s, pl.rec, ids, byOldID, taken)
 			var err error
 			if pl.isNew {
-				err = planNew(s, se, pl, links, now)
+				err = planNew(s, se, pl, pl.links, now)
 			} else {
-				err = planUpdate(s, se, pl, links, now)
+				err = planUpdate(s, se, pl, pl.links, now)
 			}
-			results[lo+k] = planned{warns: warns, err: err}
+			results[lo+k] = planned{err: err}
 		})
 		for i := lo; i < hi; i++ {
 			pl, r := plans[i], results[i]
@@ -363,6 +374,93 @@ func resolveLinks(s *repo.Store, r *Record, ids, byOldID map[string]string, take
 		r.setExtra("unresolved_links", unresolved)
 	}
 	return out, warns
+}
+
+// dropCycles keeps the links td check would refuse out of the import: a
+// child_of, blocked_by or duplicate_of that closes a cycle with the
+// repository's links and the import's, and a second parent or original.
+// Each is kept under imported: (dropped_links) with a warning.
+func dropCycles(s *repo.Store, plans []*plan) ([]string, error) {
+	need := false
+	for _, pl := range plans {
+		for _, l := range pl.links {
+			need = need || policy.Acyclic(l.Kind)
+		}
+	}
+	if !need {
+		return nil, nil
+	}
+	type key struct {
+		kind domain.LinkKind
+		from string
+	}
+	next := map[key][]string{}
+	has := func(kind domain.LinkKind, from, to string) bool { return slices.Contains(next[key{kind, from}], to) }
+	add := func(kind domain.LinkKind, from, to string) {
+		if !has(kind, from, to) {
+			next[key{kind, from}] = append(next[key{kind, from}], to)
+		}
+	}
+	all, _, err := s.LoadAll()
+	if err != nil {
+		return nil, err
+	}
+	for _, is := range all {
+		for _, l := range is.Links {
+			if policy.Acyclic(l.Kind) {
+				add(l.Kind, is.ID, l.To)
+			}
+		}
+	}
+	// reaches reports whether to is reachable from from along kind.
+	reaches := func(kind domain.LinkKind, from, to string) bool {
+		seen := map[string]bool{from: true}
+		queue := []string{from}
+		for len(queue) > 0 {
+			n := queue[0]
+			queue = queue[1:]
+			if n == to {
+				return true
+			}
+			for _, m := range next[key{kind, n}] {
+				if !seen[m] {
+					seen[m] = true
+					queue = append(queue, m)
+				}
+			}
+		}
+		return false
+	}
+	var warns []string
+	for _, pl := range plans {
+		kept := pl.links[:0]
+		var dropped []any
+		for _, l := range pl.links {
+			if !policy.Acyclic(l.Kind) || has(l.Kind, pl.id, l.To) {
+				kept = append(kept, l)
+				continue
+			}
+			why := ""
+			switch {
+			case (l.Kind == domain.ChildOf || l.Kind == domain.DuplicateOf) && len(next[key{l.Kind, pl.id}]) > 0:
+				why = fmt.Sprintf("a second %s (an issue has one)", l.Kind)
+			case reaches(l.Kind, l.To, pl.id):
+				why = "a link that would close a cycle"
+			}
+			if why != "" {
+				warns = append(warns, fmt.Sprintf("%s: %s %s is %s; kept under %s: instead", pl.rec.At, l.Kind, l.To, why, KeyImported))
+				dropped = append(dropped, map[string]any{"kind": string(l.Kind), "to": l.To})
+				continue
+			}
+			add(l.Kind, pl.id, l.To)
+			kept = append(kept, l)
+		}
+		pl.links = kept
+		if len(dropped) > 0 {
+			pl.rec.setExtra("dropped_links", dropped)
+		}
+	}
+	return warns, nil
 }
 
 // planNew renders a new issue's file and ledger.
