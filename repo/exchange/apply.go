@@ -248,8 +248,7 @@ func planAll(s *repo.Store, se *repo.Session, recs []*Record, res *Result, o Opt
 	// own: records are planned on every core, a chunk at a time so that
 	// progress moves.
 	type planned struct {
-		warns []string
-		err   error
+		err error
 	}
 	for _, pl := range plans {
 		var warns []string
@@ -276,7 +275,6 @@ func planAll(s *repo.Store, se *repo.Session, recs []*Record, res *Result, o Opt
 		})
 		for i := lo; i < hi; i++ {
 			pl, r := plans[i], results[i]
-			res.Warnings = append(res.Warnings, r.warns...)
 			var be *badRecord
 			if errors.As(r.err, &be) {
 				bad = append(bad, BadInput{At: pl.rec.At, Reason: be.reason})
@@ -305,6 +303,25 @@ func planAll(s *repo.Store, se *repo.Session, recs []*Record, res *Result, o Opt
 		}
 	}
 	return out, bad, nil
+}
+
+// checkTexts refuses what td refuses from a person: a body, comment or
+// label with control characters or bytes that are not UTF-8.
+func checkTexts(r *Record, body string) error {
+	if err := policy.CheckText("the body", body); err != nil {
+		return badf("%v", err)
+	}
+	for _, ev := range r.Events {
+		if err := policy.CheckText("a comment", ev.Text); err != nil {
+			return badf("%v", err)
+		}
+	}
+	for _, l := range r.Labels {
+		if err := policy.CheckText("a label", l); err != nil {
+			return badf("%v", err)
+		}
+	}
+	return nil
 }
 
 // unreadChecklist says why a record whose checklist would not read back
@@ -497,6 +514,9 @@ func planNew(s *repo.Store, se *repo.Session, pl *plan, links []domain.Link, now
 		return err
 	}
 	body := []byte(renderBody(r))
+	if err := checkTexts(r, string(body)); err != nil {
+		return err
+	}
 	if !checklistReadsBack(r, body) {
 		return badf(unreadChecklist)
 	}
@@ -577,6 +597,9 @@ func planUpdate(s *repo.Store, se *repo.Session, pl *plan, links []domain.Link, 
 	}
 	is.Title, is.Status, is.Resolution = title, status, res
 	body := renderBody(r)
+	if err := checkTexts(r, body); err != nil {
+		return err
+	}
 	if !checklistReadsBack(r, []byte(body)) {
 		return badf(unreadChecklist)
 	}

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/tdproject/td/repo"
 	"gopkg.in/yaml.v3"
@@ -38,14 +37,9 @@ func ImportedIndex(s *repo.Store) (map[string]string, error) {
 		}
 	})
 	out := map[string]string{}
-	var mu sync.Mutex
 	for i, src := range found {
-		if src != "" {
-			mu.Lock()
-			if _, dup := out[src]; !dup {
-				out[src] = ids[i]
-			}
-			mu.Unlock()
+		if _, dup := out[src]; src != "" && !dup {
+			out[src] = ids[i]
 		}
 	}
 	return out, nil
