@@ -63,6 +63,7 @@ type exportedStream struct {
 	issues []*exchange.ExportedIssue
 }
 
+// WriteJSON writes the issues in the export's format.
 func (e exportedStream) WriteJSON(w io.Writer) error {
 	if e.format == exportJSONL {
 		return exchange.WriteJSONL(w, e.issues)

@@ -194,15 +194,13 @@ func plural(n int, one, many string) string {
 // terminal, a count line now and then otherwise; nothing for a short one
 // or with --json.
 type progress struct {
-	r        *runner
-	what     string
-	tty      bool
-	start    time.Time
-	last     time.Time
-	shown    bool
-	min      int
-	total    int
-	lastDone int
+	r     *runner
+	what  string
+	tty   bool
+	start time.Time
+	last  time.Time
+	shown bool
+	min   int
 }
 
 // progressAfter is how long a command runs before it shows progress, and
@@ -226,7 +224,6 @@ func (p *progress) update(done, total int) {
 	if p == nil || p.r == nil {
 		return
 	}
-	p.total, p.lastDone = total, done
 	now := time.Now()
 	if p.min < progressAtLeast && now.Sub(p.start) < progressAfter {
 		return

@@ -67,6 +67,7 @@ type BadInputError struct {
 	Bad  []BadInput
 }
 
+// Error lists the bad rows under one sentence saying nothing was imported.
 func (e *BadInputError) Error() string {
 	var b strings.Builder
 	n := len(e.Bad)

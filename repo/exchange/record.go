@@ -98,6 +98,7 @@ type Position struct {
 	Line int
 }
 
+// String is the position as path:line, or the path alone.
 func (p Position) String() string {
 	if p.Line > 0 {
 		return fmt.Sprintf("%s:%d", p.Path, p.Line)
@@ -111,6 +112,7 @@ type BadInput struct {
 	Reason string
 }
 
+// String is the bad row as path:line: reason.
 func (b BadInput) String() string { return b.At.String() + ": " + b.Reason }
 
 // Parsed is what a reader made of its input.
