@@ -512,7 +512,6 @@ func (r *Repo) writeLooseObjectLevel(typ plumbing.ObjectType, content []byte, le
 	if err != nil {
 		return h, err
 	}
-	defer os.Remove(f.Name()) // a no-op once renamed
 	zw, release, err := r.zlibWriter(f, level)
 	if err == nil {
 		defer release()
@@ -527,6 +526,11 @@ func (r *Repo) writeLooseObjectLevel(typ plumbing.ObjectType, content []byte, le
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), final)
+	}
+	if err != nil {
+		// Only a file that was not renamed is left to remove: removing
+		// after every write cost two failed system calls an object.
+		os.Remove(f.Name())
 	}
 	return h, err
 }
