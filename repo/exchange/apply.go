@@ -87,11 +87,8 @@ func (e *BadInputError) Error() string {
 	return b.String()
 }
 
-// ActionImported is the ledger action of an import: it created or
-// changed the issue from its source (details: imported_from, and to for
-// the status it set), or it is a history entry of the source (details:
-// event, author).
-const ActionImported = "imported"
+// ActionImported is the ledger action of an import (audit.ActionImported).
+const ActionImported = audit.ActionImported
 
 // planChunk is how many records are planned between two reports of
 // progress.
