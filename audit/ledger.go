@@ -39,6 +39,11 @@ const (
 	ActionSublistRejected    = "sublist_rejected"
 	ActionAnchorAdded        = "anchor_added"
 	ActionAnchorRemoved      = "anchor_removed"
+	// ActionImported is an import's entry: it created or changed the
+	// issue from another tracker (details imported_from, and to for the
+	// status it set), or it is that tracker's history (details event,
+	// author). Comments come in as ActionCommented with an author.
+	ActionImported = "imported"
 )
 
 // TypeSecurity marks a ledger entry that records a policy exception.

@@ -240,3 +240,28 @@ func TestSetErrorIsLineError(t *testing.T) {
 		t.Fatalf("Set error = %v, want *Error at line 2", err)
 	}
 }
+
+func TestBuildFrontmatterMatchesSet(t *testing.T) {
+	kvs := []KeyValue{
+		{"id", Str("td-k3x9qa")}, {"title", Str("Sign in: with GitHub # now")}, {"minor", Bool(false)},
+		{"labels", FlowStrings([]string{"auth", "a b", "x,y"})}, {"empty", Str("")},
+		{"links", FlowMaps([][][2]string{{{"kind", "child_of"}, {"to", "td-a0b1c2"}}})},
+		{"when", Str("2026-11-21T10:04:11Z")}, {"multi", Str("two\nlines")},
+	}
+	byOne := NewFrontmatter()
+	for _, kv := range kvs {
+		if err := byOne.Set(kv.Key, kv.Value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	built, err := BuildFrontmatter(kvs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(built.Bytes()) != string(byOne.Bytes()) {
+		t.Fatalf("built:\n%s\nby Set:\n%s", built.Bytes(), byOne.Bytes())
+	}
+	if _, err := BuildFrontmatter([]KeyValue{{"a", Str("x")}, {"a", Str("y")}}); err == nil {
+		t.Fatal("a key given twice was accepted")
+	}
+}

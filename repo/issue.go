@@ -8,6 +8,7 @@ import (
 
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
+	"gopkg.in/yaml.v3"
 )
 
 // Issue is one issue file: what its frontmatter says (the domain's Issue),
@@ -192,29 +193,35 @@ func (is *Issue) HasLabel(l string) bool {
 // setField rewrites one frontmatter field in the document, leaving every
 // other byte of the file as it was.
 func (is *Issue) SetField(key string, v any) error {
-	var err error
+	n, err := fieldNode(key, v)
+	if err != nil {
+		return err
+	}
+	if err := is.Doc.Front.Set(key, n); err != nil {
+		return fmt.Errorf("set %s in %s: %w", key, is.Path, err)
+	}
+	return nil
+}
+
+// fieldNode is the canonical YAML of a frontmatter field's value.
+func fieldNode(key string, v any) (*yaml.Node, error) {
 	switch x := v.(type) {
 	case string:
-		err = is.Doc.Front.Set(key, markdown.Str(x))
+		return markdown.Str(x), nil
 	case bool:
-		err = is.Doc.Front.Set(key, markdown.Bool(x))
+		return markdown.Bool(x), nil
 	case []string:
-		err = is.Doc.Front.Set(key, markdown.FlowStrings(x))
+		return markdown.FlowStrings(x), nil
 	case []domain.Link:
 		ms := make([][][2]string, len(x))
 		for i, l := range x {
 			ms[i] = [][2]string{{"kind", string(l.Kind)}, {"to", l.To}}
 		}
-		err = is.Doc.Front.Set(key, markdown.FlowMaps(ms))
+		return markdown.FlowMaps(ms), nil
 	case time.Time:
-		err = is.Doc.Front.Set(key, markdown.Str(formatTime(x)))
-	default:
-		return fmt.Errorf("set %s: unsupported value %T", key, v)
+		return markdown.Str(formatTime(x)), nil
 	}
-	if err != nil {
-		return fmt.Errorf("set %s in %s: %w", key, is.Path, err)
-	}
-	return nil
+	return nil, fmt.Errorf("set %s: unsupported value %T", key, v)
 }
 
 // setWord rewrites a string field, and the struct's copy of it, only
@@ -241,19 +248,48 @@ func NewIssueDoc(is *Issue, description string) (*markdown.File, error) {
 	}
 	doc := markdown.NewFile(fm, body)
 	is.Doc = doc
-	for _, kv := range []struct {
-		k string
-		v any
-	}{
-		{"id", is.ID}, {"title", is.Title}, {"status", string(is.Status)}, {"type", string(is.Type)},
-		{"priority", string(is.Priority)}, {"minor", is.Minor}, {"labels", NonNil(is.Labels)},
-		{"created_by", is.CreatedBy}, {"implementer", is.Implementer}, {"assignee", is.Assignee},
-		{"resolution", string(is.Resolution)}, {"links", is.Links}, {"created_at", is.CreatedAt},
-	} {
+	for _, kv := range issueFields(is) {
 		if err := is.SetField(kv.k, kv.v); err != nil {
 			return nil, err
 		}
 	}
+	return doc, nil
+}
+
+type fieldValue struct {
+	k string
+	v any
+}
+
+// issueFields are the frontmatter fields of a new issue, in order.
+func issueFields(is *Issue) []fieldValue {
+	return []fieldValue{
+		{"id", is.ID}, {"title", is.Title}, {"status", string(is.Status)}, {"type", string(is.Type)},
+		{"priority", string(is.Priority)}, {"minor", is.Minor}, {"labels", NonNil(is.Labels)},
+		{"created_by", is.CreatedBy}, {"implementer", is.Implementer}, {"assignee", is.Assignee},
+		{"resolution", string(is.Resolution)}, {"links", is.Links}, {"created_at", is.CreatedAt},
+	}
+}
+
+// BuildIssueDoc renders a new issue file as NewIssueDoc does, its body
+// as given, followed by more frontmatter keys; the frontmatter is parsed
+// once, not once a key, for the many files of an import.
+func BuildIssueDoc(is *Issue, body []byte, more []markdown.KeyValue) (*markdown.File, error) {
+	fields := issueFields(is)
+	kvs := make([]markdown.KeyValue, 0, len(fields)+len(more))
+	for _, f := range fields {
+		n, err := fieldNode(f.k, f.v)
+		if err != nil {
+			return nil, err
+		}
+		kvs = append(kvs, markdown.KeyValue{Key: f.k, Value: n})
+	}
+	fm, err := markdown.BuildFrontmatter(append(kvs, more...))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", is.ID, err)
+	}
+	doc := markdown.NewFile(fm, body)
+	is.Doc = doc
 	return doc, nil
 }
 

@@ -323,6 +323,9 @@ type Tx struct {
 	// afterCommit runs once the transaction has landed (not when it was
 	// undone): local bookkeeping that names what it wrote.
 	afterCommit func() error
+	// unsynced are files WriteMany wrote without a sync, and the
+	// directories it made entries in: synced once before the commit.
+	unsynced, unsyncedDirs []string
 }
 
 // Update runs fn holding the cross-process lock on .todos, then stages what
@@ -393,6 +396,9 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 // write failed (or the commit itself does), rolls every write back and
 // returns why.
 func (tx *Tx) settle() error {
+	if tx.failed == nil {
+		tx.failed = tx.syncBulk()
+	}
 	if tx.failed == nil {
 		if tx.failed = tx.undo.commit(); tx.failed == nil {
 			return nil

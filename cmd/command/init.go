@@ -6,6 +6,7 @@ import (
 
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/ci"
+	"github.com/tdproject/td/repo/exchange"
 	"github.com/urfave/cli/v2"
 )
 
@@ -89,6 +90,9 @@ func (r *runner) runInit(o *InitOptions) error {
 		if ciFiles, err = ci.Write(res.Root, o.CI); err != nil {
 			return err
 		}
+	}
+	if exchange.HasMarcusTD(res.Root) {
+		r.st.warnf("%s is the database of marcus/td, another tracker also called td that keeps its data in .todos/: two tools now write into that folder. This td keeps its own files beside it and never writes %s; it cannot read that database, so its issues stay there until they come in through a format td import reads (td help importing)", exchange.MarcusTDDatabase, exchange.MarcusTDDatabase)
 	}
 	return r.st.export(func() any {
 		created := res.Created

@@ -57,6 +57,9 @@ type commentJSON struct {
 	At      string `json:"at"`
 	Session string `json:"session"`
 	Text    string `json:"text"`
+	// imported marks a comment an import brought, whose Session is the
+	// author the source named.
+	imported bool
 }
 
 // printIssueTable prints issues one a line, as td list does, with the

@@ -70,7 +70,13 @@ func (r *runner) runShow(o *ShowOptions) error {
 		}
 		if e.Action == audit.ActionCommented {
 			text, _ := e.Details["text"].(string)
-			comments = append(comments, commentJSON{At: jsonTime(e.TS), Session: e.Session, Text: text})
+			cm := commentJSON{At: jsonTime(e.TS), Session: e.Session, Text: text}
+			// An imported comment is its original author's, at its
+			// original time; the ledger keeps who imported it.
+			if author, ok := e.Details["author"].(string); ok && e.Details["imported_from"] != nil {
+				cm.Session, cm.imported = author, true
+			}
+			comments = append(comments, cm)
 		}
 	}
 	kids, err := links.Children(s, is.ID)
@@ -196,7 +202,11 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(st
 	if len(comments) > 0 {
 		st.printf("\n%s\n", st.paint(ansiBold, fmt.Sprintf("Comments (%d)", len(comments))))
 		for _, cm := range comments {
-			st.printf("\n%s %s\n", st.paint(ansiDim, cm.At), st.paint(ansiDim, who(cm.Session)))
+			by := who(cm.Session)
+			if cm.imported {
+				by = safe(cm.Session) + " (imported)"
+			}
+			st.printf("\n%s %s\n", st.paint(ansiDim, cm.At), st.paint(ansiDim, by))
 			for _, line := range strings.Split(cm.Text, "\n") {
 				if line == "" {
 					st.printf("\n")

@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -496,14 +497,21 @@ func (r *Repo) writeLooseObjectZ(typ plumbing.ObjectType, content []byte, compre
 	if _, err := os.Stat(final); err == nil {
 		return h, nil
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if !r.knownObjectDir(dir) {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			return h, err
+		}
+	}
+	// Created read-only, as git leaves objects, so that no chmod follows:
+	// staging thousands of files (an import) writes thousands of objects.
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
 		return h, err
 	}
-	f, err := os.CreateTemp(dir, tempObjectPrefix+strconv.Itoa(os.Getpid())+"_")
+	f, err := os.OpenFile(filepath.Join(dir, tempObjectPrefix+strconv.Itoa(os.Getpid())+"_"+hex.EncodeToString(rnd[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
 		return h, err
 	}
-	defer os.Remove(f.Name()) // a no-op once renamed
 	if compress {
 		err = r.writeZlib(f, []byte(header), content)
 	} else {
@@ -513,10 +521,12 @@ func (r *Repo) writeLooseObjectZ(typ plumbing.ObjectType, content []byte, compre
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(f.Name(), 0o444)
-	}
-	if err == nil {
 		err = os.Rename(f.Name(), final)
+	}
+	if err != nil {
+		// Only a file that was not renamed is left to remove: removing
+		// after every write cost two failed system calls an object.
+		os.Remove(f.Name())
 	}
 	return h, err
 }
@@ -539,6 +549,20 @@ func (r *Repo) writeZlib(w io.Writer, parts ...[]byte) error {
 	}
 	pool.put(zw)
 	return nil
+}
+
+// knownObjectDir reports whether dir, an objects/xx directory, was seen
+// to exist by this Repo, and remembers it: a directory of objects is
+// never removed while td runs.
+func (r *Repo) knownObjectDir(dir string) bool {
+	if _, ok := r.objectDirs.Load(dir); ok {
+		return true
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		r.objectDirs.Store(dir, true)
+		return true
+	}
+	return false
 }
 
 // operationInProgress reports a merge, rebase, cherry-pick or revert that

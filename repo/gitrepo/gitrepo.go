@@ -66,6 +66,8 @@ type Repo struct {
 	locks lockSet // the git lock files this Repo holds (lock.go)
 
 	blobWriters zlibWriters // zlib writers for blobs, reused (zlib.go)
+	// objectDirs are the objects/xx directories known to exist.
+	objectDirs sync.Map
 }
 
 // Open finds the git work tree containing dir, walking up through its

@@ -8,8 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -151,12 +154,51 @@ func (r *Repo) prepareChanges(paths []string) ([]*change, error) {
 	}
 	slices.SortFunc(changes, func(a, b *change) int { return strings.Compare(a.path, b.path) })
 	changes = slices.CompactFunc(changes, func(a, b *change) bool { return a.path == b.path })
-	for _, c := range changes {
-		if err := r.readChange(c); err != nil {
-			return nil, err
-		}
+	if err := forEachChange(changes, r.readChange); err != nil {
+		return nil, err
 	}
 	return changes, nil
+}
+
+// parallelStageAt is how many files make staging read and write blobs
+// on several goroutines: the time goes to the file system, which serves
+// several at once.
+const parallelStageAt = 64
+
+// forEachChange runs fn on every change, on several goroutines when there
+// are many, and returns the first error in path order.
+func forEachChange(changes []*change, fn func(*change) error) error {
+	if len(changes) < parallelStageAt {
+		for _, c := range changes {
+			if err := fn(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, len(changes))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 2*runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(changes) {
+					return
+				}
+				errs[i] = fn(changes[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readChange fills c from the file at c.path and writes its blob, or marks c
