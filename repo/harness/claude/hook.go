@@ -116,7 +116,6 @@ func preToolUse(s *repo.Store, conv harness.Conversation, c *Call, out *Outcome)
 	return nil
 }
 
-
 // DenyToolUse is Claude Code's form for a PreToolUse hook that denies the
 // call: {"hookSpecificOutput": {"hookEventName": "PreToolUse",
 // "permissionDecision": "deny", "permissionDecisionReason": ...}}; the
