@@ -22,7 +22,7 @@ type DoctorOptions struct {
 func (r *runner) doctorCommand(runF func(*DoctorOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
-		Usage: "check this checkout's setup for td: merge driver, .gitattributes, hooks, caches, sessions",
+		Usage: "check this checkout's setup for td: merge driver, .gitattributes, hooks, caches, sessions, claims",
 		Description: `td check reads the committed files; td doctor checks what lives beside them
 in this clone:
 
@@ -33,10 +33,12 @@ in this clone:
    unfinished_merge  no merge left a file under .todos conflicted
    idle_sessions     no session's local state has been idle longer than --idle
                      (default 720h, 30 days)
+   expired_claims    no claim's lease has ended unrenewed (td help claims)
 
 One line per problem, exit 1 if any. --fix repairs what td can (registers
 the driver, adds the .gitattributes lines, rewrites td's hooks, rebuilds the
-caches, prunes the idle sessions' local state) and prints what it fixed.
+caches, prunes the idle sessions' local state) and prints what it fixed; an
+ended claim is left to td reclaim, which is audited.
 See td help conflicts.
 
 Examples:

@@ -3,10 +3,9 @@
 // files, that .gitattributes routes them to it, that td's git hooks (when
 // installed) are current, that the local caches are readable, that no
 // merge under .todos is left unfinished, and that sessions that went quiet
-// do not pile up local state. Each finding is one Problem; Fix repairs
-// what td can.
-//
-// Claims (refs under refs/td/claims/) are not checked: this td has none.
+// do not pile up local state, and that no claim's lease has ended unseen.
+// Each finding is one Problem; Fix repairs what td can. An ended claim is
+// reported, never repaired: taking it over is td reclaim's, audited.
 package doctor
 
 import (
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 	"github.com/tdproject/td/repo/sessions"
 )
 
@@ -25,6 +25,7 @@ const (
 	CheckCaches        = "caches"
 	CheckMerge         = "unfinished_merge"
 	CheckSessions      = "idle_sessions"
+	CheckClaims        = "expired_claims"
 )
 
 // DefaultIdle is how long a session may go without activity before td
@@ -134,6 +135,23 @@ func Run(s *repo.Store, o Options) (*Report, error) {
 		rep.add(Problem{Check: CheckSessions, Path: a.ID,
 			Message: fmt.Sprintf("idle since %s; td session prune --idle %s (or td doctor --fix) removes its local state", a.LastActive.Format(time.RFC3339), idleWords(o.Idle)),
 			fix:     func() error { return s.RemoveRuntime(a.ID) }})
+	}
+	if g != nil {
+		rep.Checks = append(rep.Checks, CheckClaims)
+		set, err := claims.Load(s)
+		if err != nil {
+			rep.add(Problem{Check: CheckClaims, Path: claims.Prefix, Message: err.Error()})
+		} else {
+			now := s.Now()
+			for _, c := range set.All() {
+				if !c.Expired(now) {
+					continue
+				}
+				rep.add(Problem{Check: CheckClaims, Path: claims.RefName(c.Issue),
+					Message: fmt.Sprintf("the claim of %s (session %s) %s on %s ended at %s: nobody renews it, and td start refuses the issue until td reclaim %s takes it over (audited) or its holder runs td unstart %s",
+						c.Actor.Name(), c.Session, set.Where(c), c.Issue, c.Expires.UTC().Format(time.RFC3339), c.Issue, c.Issue)})
+			}
+		}
 	}
 	if o.Fix {
 		// One repair may settle several findings (every missing line of
