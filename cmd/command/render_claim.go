@@ -62,6 +62,16 @@ func (r *runner) loadIssueClaims(s *repo.Store) *issueClaims {
 	return &issueClaims{set: cs, now: s.Now()}
 }
 
+// loadClaimsOf is loadIssueClaims for a command about the named issues
+// only: it reads their claims alone.
+func (r *runner) loadClaimsOf(s *repo.Store, ids ...string) *issueClaims {
+	cs, err := claims.LoadIssues(s, ids...)
+	if err != nil {
+		r.st.warnf("claims: %v", err)
+	}
+	return &issueClaims{set: cs, now: s.Now()}
+}
+
 // prefetch reads at once the claims of the issues a list shows.
 func (ic *issueClaims) prefetch(list []*repo.Issue) {
 	if ic == nil || ic.set == nil || ic.set.Len() == 0 {

@@ -87,7 +87,7 @@ func (r *runner) runShow(o *ShowOptions) error {
 	for i, k := range kids {
 		children[i] = issueChildJSON{ID: k.ID, Title: k.Title, Status: k.Status, Priority: k.Priority, Todos: markdown.Summarize(k.Todos())}
 	}
-	ic := r.loadIssueClaims(s)
+	ic := r.loadClaimsOf(s, is.ID)
 	return r.st.export(func() any {
 		if comments == nil {
 			comments = []commentJSON{}

@@ -86,6 +86,28 @@ func Load(s *repo.Store) (*Set, error) {
 	return cs, nil
 }
 
+// LoadIssues is Load for a command about a few issues (td show): it reads
+// only their references, not the whole claims namespace, which holds one
+// file per claim.
+func LoadIssues(s *repo.Store, issues ...string) (*Set, error) {
+	cs := &Set{refs: map[string]string{}, claims: map[string]*domain.Claim{}, Here: s.Root, HereHost: Host(s)}
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return cs, err
+	}
+	cs.g = g
+	for _, issue := range issues {
+		h, err := g.ReadRef(RefName(issue))
+		if err != nil {
+			return cs, err
+		}
+		if h != "" {
+			cs.refs[issue] = h
+		}
+	}
+	return cs, nil
+}
+
 // Len is how many issues are claimed.
 func (cs *Set) Len() int { return len(cs.refs) }
 
