@@ -209,7 +209,8 @@ func invalid(format string, args ...any) error {
 }
 
 // linkedSession reads the conversation's link; nil when there is none, or
-// when the session it names has gone (the link is then made again).
+// when the session it names has gone (the link is then made again). A link
+// file td cannot read is an error: it is left as it is.
 func linkedSession(s *repo.Store, c Conversation) (*repo.Session, error) {
 	data, err := s.ReadLocal(linkName(c.Harness, c.ID))
 	if err != nil || data == "" {
@@ -217,8 +218,9 @@ func linkedSession(s *repo.Store, c Conversation) (*repo.Session, error) {
 	}
 	var l link
 	if err := json.Unmarshal([]byte(data), &l); err != nil || l.HarnessSession != c.ID {
-		s.Warnf("ignoring unreadable .todos/local/%s", linkName(c.Harness, c.ID))
-		return nil, nil
+		// Never made again over what td cannot read: the bytes may be a
+		// person's, and the session they name would be lost.
+		return nil, invalid(".todos/local/%s is not a link td wrote for this conversation; td will not overwrite it: remove the file and the conversation gets a session again", linkName(c.Harness, c.ID))
 	}
 	se, err := s.Session(l.Session)
 	if code := repo.CodeOf(err); code == repo.CodeNotFound || code == repo.CodeInvalid {
