@@ -39,7 +39,7 @@ func TestIssueListJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	for i, list := range lists {
 		var got bytes.Buffer
-		if err := writeIssueListJSON(&got, list, nil); err != nil {
+		if err := writeIssueListJSON(&c1Escaper{w: &got}, list, nil); err != nil {
 			t.Fatal(err)
 		}
 		if want := encodingJSON(t, list); !bytes.Equal(got.Bytes(), want) {
@@ -54,7 +54,7 @@ func FuzzIssueListJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, title, label, other string) {
 		list := []*repo.Issue{{Issue: domain.Issue{ID: other, Title: title, Labels: []string{label, title}, Links: []domain.Link{{Kind: domain.LinkKind(label), To: other}}}}}
 		var got bytes.Buffer
-		if err := writeIssueListJSON(&got, list, nil); err != nil {
+		if err := writeIssueListJSON(&c1Escaper{w: &got}, list, nil); err != nil {
 			t.Fatal(err)
 		}
 		if want := encodingJSON(t, list); !bytes.Equal(got.Bytes(), want) {
