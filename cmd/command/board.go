@@ -25,7 +25,7 @@ const boardPage = 15
 func (r *runner) boardCommand(runF func(*BoardOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:  "board",
-		Usage: "the issues in columns by status: open, in progress, blocked, in review, closed recently",
+		Usage: "the work at a glance: issues in columns by status, with progress and claims",
 		Description: `Shows the work at a glance, one column per status: open, in progress,
 blocked, in review, and closed in the last 7 days (--days N). Each card
 has the issue's ID, priority and title, who it is assigned to by name,
