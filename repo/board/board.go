@@ -173,9 +173,15 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		}
 		cs.Prefetch(ids)
 	}
+	// Sessions without a file here (another clone's, never committed)
+	// are named by their ID without trying to read each.
+	known := s.SessionIDs()
 	names := map[string]string{}
 	nameOf := func(assignee string) string {
 		se := strings.TrimPrefix(assignee, "session:")
+		if !known[se] {
+			return se
+		}
 		if n, ok := names[se]; ok {
 			return n
 		}
@@ -188,9 +194,17 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 	}
 
 	byStatus := map[domain.Status]int{}
+	counts := make([]int, len(columns))
 	for i, c := range columns {
-		b.Columns = append(b.Columns, Column{Key: string(c.status), Title: c.title, Cards: []Card{}})
 		byStatus[c.status] = i
+	}
+	for _, is := range shown {
+		if col, ok := byStatus[is.Status]; ok {
+			counts[col]++
+		}
+	}
+	for i, c := range columns {
+		b.Columns = append(b.Columns, Column{Key: string(c.status), Title: c.title, Cards: make([]Card, 0, counts[i])})
 	}
 	for _, is := range shown {
 		col, ok := byStatus[is.Status]
