@@ -61,6 +61,9 @@ func newFixture(t *testing.T) fixture {
 	assignee := "session:" + se.ID
 	_, _, err := issues.Edit(s, se, f.started, issues.EditOptions{Assignee: &assignee})
 	must(nil, err)
+	elsewhere := "session:ses_zzzzzzzz" // another clone's session: no file here
+	_, _, err = issues.Edit(s, se, f.blocked, issues.EditOptions{Assignee: &elsewhere})
+	must(nil, err)
 	must(issues.Block(s, se, f.blocked, issues.TransitionOptions{Reason: "waiting for the provider"}))
 	must(issues.Close(s, se, f.shut, issues.TransitionOptions{}))
 	return f
@@ -151,6 +154,9 @@ func TestBuildCards(t *testing.T) {
 	}
 	if s := cards[f.started]; s.Assignee != "Op" || s.Claim != "" {
 		t.Errorf("started card: assignee %q, claim %q; want the person's name and no claim outside git", s.Assignee, s.Claim)
+	}
+	if c := cards[f.blocked]; c.Assignee != "ses_zzzzzzzz" {
+		t.Errorf("a session without a file is named by its ID, got %q", c.Assignee)
 	}
 	if c := cards[f.shut]; !c.Updated.Equal(repotest.Clock) {
 		t.Errorf("closed card updated %v, want %v", c.Updated, repotest.Clock)
