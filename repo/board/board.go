@@ -10,6 +10,7 @@ package board
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,6 +138,7 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		b.Epic = epic.ID
 		below = links.Descendants(all, epic.ID)
 	}
+	// all is sorted as td list sorts; shown keeps that order.
 	match := s.ResolveAssignee(repo.Filter{All: true, Labels: f.Labels, Assignee: f.Assignee})
 	var shown, closed []*repo.Issue
 	for _, is := range all {
@@ -148,18 +150,15 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		}
 		if is.Status == domain.StatusClosed {
 			closed = append(closed, is)
-		} else {
-			shown = append(shown, is)
 		}
+		shown = append(shown, is)
 	}
+	// Only closed issues need their last change, from the ledgers.
 	s.FillUpdated(closed)
 	since := f.Now.Add(-time.Duration(f.RecentDays) * 24 * time.Hour)
-	for _, is := range closed {
-		if !is.UpdatedAt.Before(since) {
-			shown = append(shown, is)
-		}
-	}
-	repo.SortIssues(shown)
+	shown = slices.DeleteFunc(shown, func(is *repo.Issue) bool {
+		return is.Status == domain.StatusClosed && is.UpdatedAt.Before(since)
+	})
 
 	kids := links.ChildCounts(all)
 	cs, err := claims.Load(s)
