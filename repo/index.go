@@ -16,14 +16,15 @@ import (
 )
 
 // The index cache under .todos/local keeps every issue's decoded
-// frontmatter, keyed by file name and validated by size and mtime. It is
+// frontmatter and the counts of its checklist (Issue.Tally), keyed by file
+// name and validated by size and mtime. It is
 // never a source of truth: a missing, stale or corrupt cache is rebuilt from
 // the issue files without a word.
 
 const (
 	IndexFile    = "index.bin"
 	indexMagic   = "TDIX"
-	indexVersion = 2
+	indexVersion = 3
 	// racyWindow: a file modified this close to the cache write could change
 	// again within the same mtime tick, so its entry is not trusted later.
 	racyWindow = 2 * time.Second
@@ -207,7 +208,8 @@ func (s *Store) parseEntries(entries []indexEntry, idx []int) {
 			}
 			return
 		}
-		is.Doc = nil // the cache keeps frontmatter only
+		is.tally = is.Tally()
+		is.Doc = nil // the cache keeps frontmatter and the checklist's counts only
 		e.issue = is
 	})
 }
@@ -304,6 +306,10 @@ func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
 		}
 		w.time(is.CreatedAt)
 		w.time(is.UpdatedAt)
+		t := is.Tally()
+		for _, v := range []int{t.Done, t.Open, t.Dropped, t.Blocked, t.CriteriaTotal, t.CriteriaDone} {
+			w.uint(uint64(v))
+		}
 	}
 	return w.seal()
 }
@@ -471,6 +477,10 @@ func decodeIndexEntries(data []byte) ([]indexEntry, error) {
 			}
 			is.CreatedAt = r.time()
 			is.UpdatedAt = r.time()
+			t := &is.tally
+			for _, p := range []*int{&t.Done, &t.Open, &t.Dropped, &t.Blocked, &t.CriteriaTotal, &t.CriteriaDone} {
+				*p = int(min(r.uint(), 1<<20))
+			}
 			is.Conflicted = kind == 2
 			e.issue = is
 		}

@@ -25,6 +25,10 @@ type Issue struct {
 	// markers: its fields are those of the ours side, it has no Doc, and
 	// td writes nothing to it until the conflict is resolved.
 	Conflicted bool
+
+	// tally counts the checklist of an issue read from the index cache,
+	// which keeps no Doc: see Tally.
+	tally domain.Summary
 }
 
 // frontFields mirrors the frontmatter keys td knows. Unknown keys stay in

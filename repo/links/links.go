@@ -432,3 +432,57 @@ func Children(s *repo.Store, id string) ([]*repo.Issue, error) {
 	repo.SortIssues(out)
 	return out, nil
 }
+
+// ChildCount is how many issues are child_of one issue, and how many of
+// them are closed: what td list and td board show of an epic.
+type ChildCount struct {
+	Closed, Total int
+}
+
+// ChildCounts counts the children of every issue in all, by parent ID,
+// from issues already loaded (a listing has them all): one pass, where
+// Children reads the files of one issue's children.
+func ChildCounts(all []*repo.Issue) map[string]ChildCount {
+	out := map[string]ChildCount{}
+	for _, is := range all {
+		for _, l := range is.Links {
+			if l.Kind != domain.ChildOf {
+				continue
+			}
+			c := out[l.To]
+			c.Total++
+			if is.Status == domain.StatusClosed {
+				c.Closed++
+			}
+			out[l.To] = c
+		}
+	}
+	return out
+}
+
+// Descendants is the set of issues below id by child_of links, at any
+// depth, from issues already loaded: an epic's work, for td board --epic.
+// id itself is not in it.
+func Descendants(all []*repo.Issue, id string) map[string]bool {
+	kids := map[string][]string{}
+	for _, is := range all {
+		for _, l := range is.Links {
+			if l.Kind == domain.ChildOf {
+				kids[l.To] = append(kids[l.To], is.ID)
+			}
+		}
+	}
+	out := map[string]bool{}
+	next := []string{id}
+	for len(next) > 0 {
+		p := next[len(next)-1]
+		next = next[:len(next)-1]
+		for _, k := range kids[p] {
+			if !out[k] && k != id {
+				out[k] = true
+				next = append(next, k)
+			}
+		}
+	}
+	return out
+}
