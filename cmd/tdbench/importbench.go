@@ -47,10 +47,15 @@ func runImportBench(out io.Writer, bin string, n, runs int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "td import beads: %d issues (%.1f MB of JSONL), %d runs per git mode, each into a new repository\n\n", n, float64(fi.Size())/1e6, runs)
+	fmt.Fprintf(out, "td import beads: %d issues (%.1f MB of JSONL), %d runs per git mode, each into a new repository\n", n, float64(fi.Size())/1e6, runs)
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		// Wall times mean little on a busy machine; CPU times less so.
+		fmt.Fprintf(out, "load average: %s", load)
+	}
+	fmt.Fprintln(out)
 	env := benchEnv()
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "git mode\tmedian s\tmin s\tmax s\tcpu s\ttarget s\t\ttd check\t")
+	fmt.Fprintln(tw, "git mode\tmedian s\tmin s\tmax s\tcpu s\ttarget s\t\ttd check\tcheck s\t")
 	missed := 0
 	for _, mode := range []string{"stage", "auto"} {
 		var times, cpu []time.Duration
@@ -80,7 +85,8 @@ func runImportBench(out io.Writer, bin string, n, runs int) error {
 			return fmt.Errorf("git mode %s: the import made %d issues, want %d", mode, issues, n)
 		}
 		check := "passed"
-		if _, _, err := runTD(bin, last, env, "check"); err != nil {
+		checkTime, _, err := runTD(bin, last, env, "check")
+		if err != nil {
 			check = "FAILED: " + err.Error()
 			missed++
 		}
@@ -92,7 +98,7 @@ func runImportBench(out io.Writer, bin string, n, runs int) error {
 			verdict = "MISSED"
 			missed++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", mode, secs(med), secs(times[0]), secs(times[len(times)-1]), secs(median(cpu)), secs(importTarget), verdict, check)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", mode, secs(med), secs(times[0]), secs(times[len(times)-1]), secs(median(cpu)), secs(importTarget), verdict, check, secs(checkTime))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
