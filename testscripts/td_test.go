@@ -49,6 +49,11 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkStdinFeedsExec(t, files)
+	// Binary inputs a txtar cannot hold (marcus/td's SQLite databases).
+	fixtures, err := filepath.Abs(filepath.Join("..", "repo", "exchange", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tr := &tdRunner{}
 	runScenarios(t, stressFirst(t, files), testscript.Params{
 		UpdateScripts: os.Getenv("TD_UPDATE_SCRIPTS") != "",
@@ -62,6 +67,7 @@ func TestScripts(t *testing.T) {
 			for k, v := range scenarioEnv() {
 				env.Setenv(k, v)
 			}
+			env.Setenv("FIXTURES", fixtures)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -40,12 +40,12 @@ const maxImportInput = 1 << 30
 // importCommand is td import, the parent of one subcommand per source.
 func (r *runner) importCommand() *cli.Command {
 	var subs []*cli.Command
-	for _, src := range []importSource{beadsSource(), backlogSource(), githubSource(), jsonlSource()} {
+	for _, src := range []importSource{beadsSource(), backlogSource(), githubSource(), marcusTDSource(), jsonlSource()} {
 		subs = append(subs, r.importSourceCommand(src, nil))
 	}
 	return &cli.Command{
 		Name:  "import",
-		Usage: "bring issues in from beads, Backlog.md, GitHub or td's own export",
+		Usage: "bring issues in from beads, Backlog.md, GitHub, marcus/td or td's own export",
 		Description: `Each source is a subcommand. An import is one transaction: every issue and
 ledger entry lands, or none does (one commit in git mode auto). A second import
 of the same source updates the issues the first made (their imported_from key)
@@ -55,6 +55,7 @@ Examples:
    td import beads .beads/issues.jsonl --dry-run
    td import backlog backlog
    gh issue list --json number,title,body,state,labels,assignees,comments,createdAt,closedAt | td import github -
+   td import marcus-td .todos/issues.db
    td export --format jsonl > issues.jsonl && td -C ../other import jsonl issues.jsonl`,
 		Subcommands: subs,
 	}

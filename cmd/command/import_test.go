@@ -9,7 +9,7 @@ import (
 )
 
 func TestImportOptions(t *testing.T) {
-	for _, src := range []importSource{beadsSource(), backlogSource(), githubSource(), jsonlSource()} {
+	for _, src := range []importSource{beadsSource(), backlogSource(), githubSource(), marcusTDSource(), jsonlSource()} {
 		build := func(r *runner, runF func(*ImportOptions) error) *cli.Command { return r.importSourceCommand(src, runF) }
 		checkParse(t, "import", build, []parseCase[ImportOptions]{
 			{name: src.name + " path", argv: []string{"import", src.name, "in"}, want: ImportOptions{Source: src.name, Path: "in"}},

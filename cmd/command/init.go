@@ -92,7 +92,7 @@ func (r *runner) runInit(o *InitOptions) error {
 		}
 	}
 	if exchange.HasMarcusTD(res.Root) {
-		r.st.warnf("%s is the database of marcus/td, another tracker also called td that keeps its data in .todos/: two tools now write into that folder. This td keeps its own files beside it and never writes %s; it cannot read that database, so its issues stay there until they come in through a format td import reads (td help importing)", exchange.MarcusTDDatabase, exchange.MarcusTDDatabase)
+		r.st.warnf("%s is the database of marcus/td, another tracker also called td that keeps its data in .todos/: two tools now write into that folder. This td keeps its own files beside it and never writes %s. To bring its issues into td, run td import marcus-td %s (with --dry-run first to see what it would do; td help importing)", exchange.MarcusTDDatabase, exchange.MarcusTDDatabase, exchange.MarcusTDDatabase)
 	}
 	return r.st.export(func() any {
 		created := res.Created

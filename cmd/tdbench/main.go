@@ -7,10 +7,15 @@
 //
 //	go build -o /tmp/td ./cmd/td
 //	go run ./cmd/tdbench -td /tmp/td [-n 10000] [-runs 20] [-dir DIR] [-keep] [-match TEXT]
+//	go run ./cmd/tdbench -td /tmp/td -import [-n 10000] [-runs 3]
 //
 // The repository is generated into a temporary directory and removed
 // afterwards unless -keep is given; with -dir it is generated there, or
 // reused when DIR already holds one, and never removed.
+//
+// With -import it times td import beads instead: n generated beads issues
+// into a new repository, in git modes stage and auto, then td check on
+// the result (importbench.go).
 package main
 
 import (
@@ -61,12 +66,13 @@ func run(argv []string, out io.Writer) error {
 	dir := fl.String("dir", "", "generate the repository in `DIR`, or reuse the one already there; never removed")
 	keep := fl.Bool("keep", false, "keep the generated temporary repository and print its path")
 	match := fl.String("match", "", "time only the commands whose name holds `TEXT` (\"td hook\" for the harness hooks)")
+	importMode := fl.Bool("import", false, "time td import beads of -n generated beads issues (-runs per git mode) and td check after it")
 	if err := fl.Parse(argv); err != nil {
 		return err
 	}
 	if *td == "" || fl.NArg() > 0 || *runs < 1 || *n < 10 {
 		fl.Usage()
-		return errors.New("usage: tdbench -td PATH [-n N] [-runs N] [-dir DIR] [-keep] [-match TEXT]")
+		return errors.New("usage: tdbench -td PATH [-n N] [-runs N] [-dir DIR] [-keep] [-match TEXT] [-import]")
 	}
 	bin, err := filepath.Abs(*td)
 	if err != nil {
@@ -74,6 +80,9 @@ func run(argv []string, out io.Writer) error {
 	}
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("td binary: %w", err)
+	}
+	if *importMode {
+		return runImportBench(out, bin, *n, *runs)
 	}
 
 	root := *dir

@@ -4,7 +4,8 @@
 // Every source has one file that reads it into a neutral list of Records
 // and nothing more: beads.go (beads' JSONL export), backlog.go (a
 // Backlog.md folder), github.go (the JSON gh issue list --json writes),
-// marcustd.go (marcus/td's folder, which td only detects) and jsonl.go
+// marcustd.go (marcus/td's SQLite database, through the file-format
+// reader in repo/exchange/sqlite) and jsonl.go
 // (td's own JSONL export, the way back in). A reader reports what it cannot
 // read as a BadInput naming path:line and why, and keeps going, so that
 // one run lists every problem.

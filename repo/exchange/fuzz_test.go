@@ -79,3 +79,19 @@ func FuzzGitHubJSON(f *testing.F) {
 		checkParsed(t, p, SourceGitHub, lineCount(data))
 	})
 }
+
+func FuzzMarcusTD(f *testing.F) {
+	for _, name := range []string{"issues.db", "bad_rows.db"} {
+		f.Add(readFixture(f, name))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseMarcusTD("issues.db", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "issues.db: ") {
+				t.Fatalf("the error %q does not start with the path", err)
+			}
+			return
+		}
+		checkParsed(t, p, SourceMarcusTD, 0)
+	})
+}

@@ -2,13 +2,13 @@ package gitrepo
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -480,6 +480,9 @@ func (r *Repo) writeLooseObject(typ plumbing.ObjectType, content []byte) ([hashL
 	return r.writeLooseObjectZ(typ, content, false)
 }
 
+// processID is this process's ID, as temporary object names carry it.
+var processID = strconv.Itoa(os.Getpid())
+
 // writeLooseObjectZ is writeLooseObject, compressing the content at
 // blobLevel if compress is set and storing it otherwise. The
 // temporary file's name carries the process ID, so that the files of a td
@@ -504,11 +507,9 @@ func (r *Repo) writeLooseObjectZ(typ plumbing.ObjectType, content []byte, compre
 	}
 	// Created read-only, as git leaves objects, so that no chmod follows:
 	// staging thousands of files (an import) writes thousands of objects.
-	var rnd [8]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return h, err
-	}
-	f, err := os.OpenFile(filepath.Join(dir, tempObjectPrefix+strconv.Itoa(os.Getpid())+"_"+hex.EncodeToString(rnd[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	// The name's random part needs no system call (math/rand/v2 is seeded
+	// once per process), nor does the process ID, read once.
+	f, err := openFile(filepath.Join(dir, tempObjectPrefix+processID+"_"+strconv.FormatUint(rand.Uint64(), 16)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
 		return h, err
 	}

@@ -1,0 +1,13 @@
+//go:build !unix
+
+package repo
+
+import (
+	"io/fs"
+	"os"
+)
+
+// openFile is os.OpenFile (see openfile_unix.go).
+func openFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag, perm)
+}
