@@ -156,10 +156,12 @@ func EncodeJSON(v any) ([]byte, error) {
 // files its input names.
 var writingWords = []string{"write", "edit", "create", "delete", "remove", "move", "rename", "patch", "replace", "append", "insert", "save"}
 
-// WritingTool reports whether a tool the harness does not describe (an MCP
-// server's) writes the files its input names, by its name: write_file,
-// edit_file, createFile and move_file do; read_file and list_directory do
-// not, and their paths are not judged.
+// WritingTool reports whether a tool writes the files its input names, by
+// its name: Write, Delete, edit, create, write_file, move_file and
+// apply_patch do; Read, Grep, view, glob, read_file and list_directory do
+// not, and the guard does not judge their paths (reading td's records is
+// fine). It is for the tools a harness does not list in its payload
+// reference: Cursor's, Copilot's, OpenCode's and any MCP server's.
 func WritingTool(name string) bool {
 	n := strings.ToLower(name)
 	for _, w := range writingWords {

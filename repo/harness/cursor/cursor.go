@@ -114,6 +114,9 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 		e.Tool = harness.ToolCall{Name: "Shell", Command: p.Command}
 	case "preToolUse":
 		e.Moment, e.Tool = harness.PreTool, tool()
+		if !harness.WritingTool(p.ToolName) {
+			e.Tool.Paths = nil // Read and Grep read what they name
+		}
 	case "beforeMCPExecution":
 		// Command is the MCP server's here, never a shell command to judge;
 		// what the tool does is in its input, a JSON string or an object.

@@ -68,3 +68,18 @@ func TestRender(t *testing.T) {
 		t.Errorf("stop takes no context, but td printed %s", b)
 	}
 }
+
+// TestReadToolsPass: a tool that reads (Read, Grep) names td's records
+// freely; only a writing tool's paths are judged.
+func TestReadToolsPass(t *testing.T) {
+	for tool, judged := range map[string]bool{"Read": false, "Grep": false, "Write": true, "Delete": true, "MCP:write_file": true} {
+		payload := `{"conversation_id": "c", "tool_name": "` + tool + `", "tool_input": {"file_path": "/w/.todos/history/td-x.jsonl"}}`
+		call, err := ReadCall(strings.NewReader(payload), "preToolUse", harness.Conversation{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(call.Event.Tool.Paths) > 0; got != judged || call.Acts() != judged {
+			t.Errorf("%s: paths judged %v, want %v", tool, got, judged)
+		}
+	}
+}
