@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -34,7 +35,8 @@ var idxMagic = []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
 // the whole file: the fanout table is read when it opens, then each lookup
 // reads the names of one first byte and the object's offset.
 type peekIndex struct {
-	f      *os.File
+	r      io.ReaderAt
+	f      *os.File // the file r reads, closed by close
 	fanout [256]uint32
 	count  int64
 }
@@ -47,29 +49,42 @@ func openPeekIndex(path string) *peekIndex {
 	if err != nil {
 		return nil
 	}
-	var head [idxHeaderLen + idxFanoutLen]byte
 	st, err := f.Stat()
-	if err != nil || st.Size() < int64(len(head)) {
+	if err != nil {
 		f.Close()
 		return nil
 	}
-	if _, err := f.ReadAt(head[:], 0); err != nil || !bytes.Equal(head[:idxHeaderLen], idxMagic) {
+	p := newPeekIndex(f, st.Size())
+	if p == nil {
 		f.Close()
 		return nil
 	}
-	p := &peekIndex{f: f}
+	p.f = f
+	return p
+}
+
+// newPeekIndex reads the header and fanout table of the index of size
+// bytes that r reads; nil when they are not those of a version 2 index of
+// that size.
+func newPeekIndex(r io.ReaderAt, size int64) *peekIndex {
+	var head [idxHeaderLen + idxFanoutLen]byte
+	if size < int64(len(head)) {
+		return nil
+	}
+	if _, err := r.ReadAt(head[:], 0); err != nil || !bytes.Equal(head[:idxHeaderLen], idxMagic) {
+		return nil
+	}
+	p := &peekIndex{r: r}
 	prev := uint32(0)
 	for i := range p.fanout {
 		p.fanout[i] = binary.BigEndian.Uint32(head[idxHeaderLen+4*i:])
 		if p.fanout[i] < prev {
-			f.Close()
 			return nil
 		}
 		prev = p.fanout[i]
 	}
 	p.count = int64(p.fanout[255])
-	if st.Size() < idxHeaderLen+idxFanoutLen+p.count*(hashLen+4+4)+idxTrailer {
-		f.Close()
+	if size < idxHeaderLen+idxFanoutLen+p.count*(hashLen+4+4)+idxTrailer {
 		return nil
 	}
 	return p
@@ -97,7 +112,7 @@ func (p *peekIndex) findOffset(h plumbing.Hash) (int64, error) {
 		return 0, plumbing.ErrObjectNotFound
 	}
 	names := make([]byte, (hi-lo)*hashLen)
-	if _, err := p.f.ReadAt(names, idxHeaderLen+idxFanoutLen+lo*hashLen); err != nil {
+	if _, err := p.r.ReadAt(names, idxHeaderLen+idxFanoutLen+lo*hashLen); err != nil {
 		return 0, err
 	}
 	i, j := int64(0), hi-lo
@@ -114,7 +129,7 @@ func (p *peekIndex) findOffset(h plumbing.Hash) (int64, error) {
 	}
 	offsets := idxHeaderLen + idxFanoutLen + p.count*(hashLen+4)
 	var b [8]byte
-	if _, err := p.f.ReadAt(b[:4], offsets+(lo+i)*4); err != nil {
+	if _, err := p.r.ReadAt(b[:4], offsets+(lo+i)*4); err != nil {
 		return 0, err
 	}
 	off := binary.BigEndian.Uint32(b[:4])
@@ -122,7 +137,7 @@ func (p *peekIndex) findOffset(h plumbing.Hash) (int64, error) {
 		return int64(off), nil
 	}
 	large := offsets + p.count*4 + int64(off&0x7fffffff)*8
-	if _, err := p.f.ReadAt(b[:], large); err != nil {
+	if _, err := p.r.ReadAt(b[:], large); err != nil {
 		return 0, errPeekDamaged
 	}
 	o := binary.BigEndian.Uint64(b[:])

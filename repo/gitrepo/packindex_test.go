@@ -12,12 +12,20 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 )
 
 // writeIndex writes a version 2 pack index of the objects, with offsets at
 // or past 2 GiB in the large offset table, as git does.
 func writeIndex(t *testing.T, path string, names []plumbing.Hash, offsets []int64) {
 	t.Helper()
+	if err := os.WriteFile(path, indexBytes(names, offsets), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// indexBytes is the version 2 pack index of the objects.
+func indexBytes(names []plumbing.Hash, offsets []int64) []byte {
 	order := make([]int, len(names))
 	for i := range order {
 		order[i] = i
@@ -55,9 +63,7 @@ func writeIndex(t *testing.T, path string, names []plumbing.Hash, offsets []int6
 	b.Write(make([]byte, hashLen)) // the pack's checksum
 	sum := sha1.Sum(b.Bytes())
 	b.Write(sum[:])
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return b.Bytes()
 }
 
 // TestPeekIndex: every lookup through the file answers as go-git's whole
@@ -136,4 +142,41 @@ func TestPeekIndexRefused(t *testing.T) {
 	if p := openPeekIndex(filepath.Join(dir, "missing.idx")); p != nil {
 		t.Error("a missing index opened")
 	}
+}
+
+// FuzzPeekIndex: whatever the index holds, peeking at it never panics,
+// and where go-git decodes it whole, every object is found at the offset
+// go-git finds it at.
+func FuzzPeekIndex(f *testing.F) {
+	f.Add(indexBytes([]plumbing.Hash{{1, 2}, {0xff}, {0}}, []int64{12, 1<<31 + 5, 40}))
+	f.Add(indexBytes(nil, nil))
+	f.Add(idxMagic)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := newPeekIndex(bytes.NewReader(data), int64(len(data)))
+		if p == nil {
+			return
+		}
+		var probe plumbing.Hash
+		copy(probe[:], data[min(len(data), idxHeaderLen+idxFanoutLen):])
+		p.findOffset(probe)
+		whole := idxfile.NewMemoryIndex()
+		if idxfile.NewDecoder(bytes.NewReader(data)).Decode(whole) != nil {
+			return
+		}
+		it, err := whole.Entries()
+		if err != nil {
+			return
+		}
+		for {
+			e, err := it.Next()
+			if err != nil {
+				break
+			}
+			got, err := p.findOffset(e.Hash)
+			want, werr := whole.FindOffset(e.Hash)
+			if werr == nil && (err != nil || got != want) {
+				t.Fatalf("%s: peeked %d (%v), go-git %d", e.Hash, got, err, want)
+			}
+		}
+	})
 }
