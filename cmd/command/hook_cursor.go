@@ -20,14 +20,20 @@ conversation (conversation_id) acts as one td agent session.
 
    sessionStart          starts the session; the context goes back as
                          additional_context
+   beforeSubmitPrompt    renews the session's claim; prints nothing
    beforeShellExecution  denies an agent's escalating td command:
                          {"permission": "deny", "agent_message": ...}
+   beforeMCPExecution    the same guard on an MCP tool's command, and on
+                         the files a writing MCP tool names
    preToolUse            denies a project agent's write of td's own
                          records, or a shell tool's escalating td command:
                          {"decision": "deny", "reason": ...}
    postToolUse,
    postToolUseFailure    a failed call is a session error; three alike in a
                          row add the stall warning
+   afterFileEdit         a project agent's edit of td's records, which
+                         Cursor lets no hook undo, is recorded as a session
+                         error and reported with the next tool call
    preCompact            the session is compacted
    stop, sessionEnd      the session stops
 

@@ -21,8 +21,8 @@ lifecycle; each Gemini session (session_id) acts as one td agent session.
    SessionStart   startup starts the session, resume resumes it, clear
                   starts over with the binding kept; the context goes back
                   as additionalContext
-   BeforeAgent    after a compression, the reminder (Gemini adds nothing
-                  PreCompress prints)
+   BeforeAgent    renews the session's claim; after a compression, the
+                  reminder (Gemini adds nothing PreCompress prints)
    BeforeTool     denies an agent's escalating td command
                   (run_shell_command) and a project agent's write_file or
                   replace of td's own records: {"decision": "deny"}
@@ -32,6 +32,8 @@ lifecycle; each Gemini session (session_id) acts as one td agent session.
                   next prompt
    AfterAgent,
    SessionEnd     the session stops
+   Notification   ignored: Gemini asking the user to permit a tool call is
+                  nothing a hook can answer; not installed
 
 td hook gemini never fails the harness: on any error it prints nothing on
 standard output, one line on standard error, and exits 0. td hooks install

@@ -97,18 +97,26 @@ func (r *runner) runHookHarness(a hookAdapter, o *HookHarnessOptions) error {
 	if err != nil {
 		return err
 	}
-	text := ""
+	var lines []string
 	switch {
 	case out.Context != nil:
 		w := &blockWriter{md: o.Format == formatMarkdown}
 		writeContext(w, out.Context)
-		text = w.String()
+		lines = append(lines, strings.TrimSuffix(w.String(), "\n"))
 	case len(out.Stalls) > 0:
-		var lines []string
 		for _, st := range out.Stalls {
 			lines = append(lines, "td: stalled: "+st.Message)
 		}
+	}
+	for _, n := range out.Notices {
+		lines = append(lines, "td: "+n)
+	}
+	text := ""
+	if len(lines) > 0 {
 		text = strings.Join(lines, "\n")
+		if out.Context != nil {
+			text += "\n"
+		}
 	}
 	b, err := a.render(call, out, text)
 	if err != nil {

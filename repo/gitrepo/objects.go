@@ -44,8 +44,9 @@ type objectReader interface {
 }
 
 // objectFiles reads the objects of a repository, and of the repositories it
-// borrows objects from. Pack indexes are decoded with go-git's idxfile and
-// pack entries read with go-git's packfile Scanner. Two decoders are
+// borrows objects from. Pack indexes are peeked at for a call's first few
+// lookups (peekIndex), then decoded with go-git's idxfile, and pack
+// entries read with go-git's packfile Scanner. Two decoders are
 // written here, because go-git's cost what a user notices in a repository
 // of 10,000 issues and 250 commits:
 //
@@ -83,13 +84,17 @@ type objectFiles struct {
 	cr    *bufio.Reader // buffers the inflated content of a loose object
 }
 
-// pack is a pack file and its decoded version 2 index.
+// pack is a pack file and its version 2 index: decoded, or peeked at
+// until lazyLookups lookups have been made.
 type pack struct {
-	path string // the .pack file
-	idx  *idxfile.MemoryIndex
-	f    *os.File // opened on first use
-	scan *packfile.Scanner
-	gone bool // the pack file could not be opened
+	path    string // the .pack file
+	idxPath string
+	idx     *idxfile.MemoryIndex // nil until decoded
+	peek    *peekIndex           // nil until a lookup needs it
+	lookups int
+	f       *os.File // opened on first use
+	scan    *packfile.Scanner
+	gone    bool // the pack file could not be opened
 }
 
 // packPos is where an object starts in a pack file.
@@ -168,6 +173,8 @@ func (o *objectFiles) Close() error {
 			p.f.Close()
 			p.f, p.scan = nil, nil
 		}
+		p.peek.close()
+		p.peek = nil
 	}
 	return nil
 }
@@ -232,8 +239,9 @@ func (o *objectFiles) ensurePacks() {
 	}
 }
 
-// listPacks adds the packs not yet known whose version 2 index decodes,
-// and reports whether there were any.
+// listPacks adds the packs not yet known, and reports whether there were
+// any. Their indexes are decoded when first needed (see decoded and
+// findOffset), not here.
 func (o *objectFiles) listPacks() bool {
 	var names []string
 	for _, dir := range o.dirs {
@@ -246,17 +254,50 @@ func (o *objectFiles) listPacks() bool {
 		if slices.ContainsFunc(o.packs, func(p *pack) bool { return p.path == packPath }) {
 			continue
 		}
-		idx := o.indexes[name]
-		if idx == nil {
-			if idx = decodePackIndex(name); idx == nil {
-				continue
-			}
-			o.indexes[name] = idx
-		}
-		o.packs = append(o.packs, &pack{path: packPath, idx: idx})
+		o.packs = append(o.packs, &pack{path: packPath, idxPath: name, idx: o.indexes[name]})
 		added = true
 	}
 	return added
+}
+
+// decoded returns p's index decoded whole, decoding it on first use and
+// keeping it for the Repo; nil when it does not decode, and the pack is
+// then skipped.
+func (o *objectFiles) decoded(p *pack) *idxfile.MemoryIndex {
+	if p.idx == nil && !p.gone {
+		if p.idx = decodePackIndex(p.idxPath); p.idx == nil {
+			p.gone = true
+		} else {
+			o.indexes[p.idxPath] = p.idx
+		}
+		p.peek.close()
+		p.peek = nil
+	}
+	return p.idx
+}
+
+// findOffset looks h up in p's index: in the decoded index when there is
+// one, else by peeking at the file for the first lazyLookups lookups.
+func (o *objectFiles) findOffset(p *pack, h plumbing.Hash) (int64, error) {
+	if p.idx == nil && p.lookups < lazyLookups && !p.gone {
+		p.lookups++
+		if p.peek == nil {
+			if p.peek = openPeekIndex(p.idxPath); p.peek == nil {
+				p.gone = true
+				return 0, plumbing.ErrObjectNotFound
+			}
+		}
+		off, err := p.peek.findOffset(h)
+		if err == nil || errors.Is(err, plumbing.ErrObjectNotFound) {
+			return off, err
+		}
+		// A read that failed: the decoder says whether the index is sound.
+	}
+	idx := o.decoded(p)
+	if idx == nil {
+		return 0, plumbing.ErrObjectNotFound
+	}
+	return idx.FindOffset(h)
 }
 
 // decodePackIndex decodes a pack index with go-git's decoder, which checks
@@ -282,7 +323,7 @@ func (o *objectFiles) fromPacks(h plumbing.Hash, depth int) (plumbing.ObjectType
 		if p.gone {
 			continue
 		}
-		off, err := p.idx.FindOffset(h)
+		off, err := o.findOffset(p, h)
 		if err != nil {
 			continue
 		}
@@ -345,7 +386,7 @@ func (o *objectFiles) packObject(p *pack, off int64, depth int) (plumbing.Object
 		var base []byte
 		if typ == plumbing.OFSDeltaObject {
 			typ, base, err = o.packObject(p, hdr.OffsetReference, depth+1)
-		} else if baseOff, ferr := p.idx.FindOffset(hdr.Reference); ferr == nil {
+		} else if baseOff, ferr := o.findOffset(p, hdr.Reference); ferr == nil {
 			typ, base, err = o.packObject(p, baseOff, depth+1)
 		} else {
 			typ, base, err = o.object(hdr.Reference, depth+1)
@@ -514,7 +555,9 @@ func (o *objectFiles) withPrefix(prefix string) []plumbing.Hash {
 	}
 	raw, _ := hex.DecodeString(prefix[:len(prefix)/2*2])
 	for _, p := range o.packs {
-		indexWithPrefix(p.idx, raw, add)
+		if idx := o.decoded(p); idx != nil {
+			indexWithPrefix(idx, raw, add)
+		}
 	}
 	for _, dir := range o.dirs {
 		entries, _ := os.ReadDir(filepath.Join(dir, prefix[:2]))

@@ -32,6 +32,8 @@ func (c *Call) Acts() bool {
 		return len(ev.Tool.Paths) > 0 || (ev.Tool.Command != "" && Escalation(ev.Tool.Command) != "")
 	case PostTool:
 		return ev.Failure != nil || ev.ReinjectAtTool
+	case Edited:
+		return len(ev.Tool.Paths) > 0
 	case PreCompact, PostCompact:
 		return ev.CompactionDropped
 	}
@@ -148,4 +150,24 @@ func EncodeJSON(v any) ([]byte, error) {
 	enc.SetIndent("", "  ")
 	err := enc.Encode(v)
 	return b.Bytes(), err
+}
+
+// writingWords are the words a tool's name has when the tool writes the
+// files its input names.
+var writingWords = []string{"write", "edit", "create", "delete", "remove", "move", "rename", "patch", "replace", "append", "insert", "save"}
+
+// WritingTool reports whether a tool writes the files its input names, by
+// its name: Write, Delete, edit, create, write_file, move_file and
+// apply_patch do; Read, Grep, view, glob, read_file and list_directory do
+// not, and the guard does not judge their paths (reading td's records is
+// fine). It is for the tools a harness does not list in its payload
+// reference: Cursor's, Copilot's, OpenCode's and any MCP server's.
+func WritingTool(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range writingWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
 }

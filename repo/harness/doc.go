@@ -18,8 +18,11 @@
 //   - Event, Handle, Begin and StopSession are the moments of a
 //     conversation and their mapping onto the lifecycle, including the
 //     compaction reminder kept for the next prompt (or tool call) where a
-//     harness drops what its compaction hooks print. Renew is where a tool
-//     call will renew the session's claim lease; td keeps no claims yet.
+//     harness drops what its compaction hooks print. Renew is the
+//     session's heartbeat: its claim's lease is renewed at a start, a
+//     prompt, a turn's end and the tool calls td judges. An Edited write
+//     (one the harness made before any hook could deny it) is judged as a
+//     PreTool would be, recorded, and reported with the next tool call.
 //   - Escalation and EditDenial are the guard: the td commands an agent
 //     may not run, and a project agent's hand edit of td's records.
 //   - ToolFailure, RecordToolFailure and ToolResponseFailure turn a failed

@@ -26,12 +26,19 @@ const (
 	PreTool Moment = "pre-tool"
 	// PostTool: a tool call finished; Event.Failure says when it failed.
 	PostTool Moment = "post-tool"
+	// Edited: a file tool has already written Event.Tool.Paths, and the
+	// harness lets no hook undo it (Cursor's afterFileEdit): a write td's
+	// guard would have denied is recorded and reported instead.
+	Edited Moment = "edited"
 	// PreCompact and PostCompact: the harness summarises the conversation.
 	PreCompact  Moment = "pre-compact"
 	PostCompact Moment = "post-compact"
 	// Stop: the agent's turn ended. End: the conversation ended.
 	Stop Moment = "stop"
 	End  Moment = "end"
+	// Ignored: an event td reads and does nothing on, for a reason its
+	// adapter gives (Gemini's Notification).
+	Ignored Moment = "ignored"
 )
 
 // Sources of Start: why the conversation (re)started.
@@ -95,6 +102,12 @@ type Outcome struct {
 	Stalls []policy.Stall
 	// Deny is the one sentence a PreTool is denied with, "" to let it run.
 	Deny string
+	// Reported is the guard's sentence on an Edited write it could not
+	// deny; it was recorded as a session error and waits as a notice.
+	Reported string
+	// Notices are what td tells the agent beside the context: the edits
+	// td could not deny since the last tool call.
+	Notices []string
 }
 
 // Handle maps one event onto the session lifecycle of the conversation's
@@ -120,7 +133,9 @@ func Handle(s *repo.Store, ev Event) (*Outcome, error) {
 			return out, err
 		}
 		out.Session = res.Session
-		if pendingReinjection(s, conv.Harness, res.Session) {
+		// A harness that takes no context at a prompt keeps the reminder
+		// for its next tool call.
+		if !ev.ReinjectAtTool && pendingReinjection(s, conv.Harness, res.Session) {
 			ctx, err := sessions.ContextOf(s, res.Session, sessions.ContextCompact)
 			if err != nil {
 				return out, err
@@ -128,7 +143,7 @@ func Handle(s *repo.Store, ev Event) (*Outcome, error) {
 			out.Context = ctx
 			clearReinjection(s, conv.Harness, res.Session)
 		}
-		return out, nil
+		return out, Renew(s, res.Session)
 	case PreTool:
 		return out, preTool(s, ev, out)
 	case PostTool:
@@ -159,7 +174,12 @@ func Handle(s *repo.Store, ev Event) (*Outcome, error) {
 			out.Context = ctx
 			clearReinjection(s, conv.Harness, res.Session)
 		}
+		if reinject {
+			out.Notices = takeNotices(s, conv.Harness, res.Session)
+		}
 		return out, Renew(s, res.Session)
+	case Edited:
+		return out, edited(s, ev, out)
 	case PreCompact, PostCompact:
 		if !ev.CompactionDropped {
 			return out, nil // the harness gives the reminder at its own Start
@@ -177,6 +197,8 @@ func Handle(s *repo.Store, ev Event) (*Outcome, error) {
 			return out, err
 		}
 		return out, s.WriteLocal(reinjectName(conv.Harness, res.Session.ID), "compact\n")
+	case Ignored:
+		return out, nil
 	case Stop, End:
 		res, err := Session(s, conv)
 		if err != nil || res == nil {
@@ -298,6 +320,43 @@ func preTool(s *repo.Store, ev Event, out *Outcome) error {
 	return Renew(s, res.Session)
 }
 
+// edited judges a write the harness has already made as preTool would
+// have, for a project agent: a write td's guard refuses cannot be undone
+// from the hook, so it is recorded as a session error (its signature the
+// guard's sentence, so repeating it counts towards a stall) and kept as a
+// notice for the next tool call that takes context. td's pre-commit hook
+// still refuses the commit that carries it.
+func edited(s *repo.Store, ev Event, out *Outcome) error {
+	if len(ev.Tool.Paths) == 0 {
+		return nil
+	}
+	conv := ev.Conversation
+	conv.Create = true
+	res, err := actor(s, conv, ev.Subagent)
+	if err != nil || res == nil {
+		return err
+	}
+	out.Session = res.Session
+	if !res.Session.IsAgent() {
+		return nil
+	}
+	deny, err := EditDenial(s, res.Session, ev.Dir, ev.Tool.Paths)
+	if err != nil || deny == "" {
+		return err
+	}
+	out.Reported = deny
+	rep, err := sessions.RecordError(s, res.Session, "hand edit td could not deny: "+deny, "")
+	if err != nil {
+		return err
+	}
+	out.Stalls = rep.Stalls
+	notice := "a hand edit td could not deny (the harness had already written it): " + deny + " Restore the file from git; td's pre-commit hook refuses a commit that carries it."
+	if err := addNotice(s, conv.Harness, res.Session, notice); err != nil {
+		return err
+	}
+	return Renew(s, res.Session)
+}
+
 // EditDenial returns the sentence a file tool's write to paths is denied
 // with when the agent session se may not change one of them by hand (a
 // project agent and td's governance files: ledgers, sessions, config), or
@@ -349,6 +408,47 @@ func reinjectName(harness, session string) string {
 func pendingReinjection(s *repo.Store, harness string, se *repo.Session) bool {
 	v, err := s.ReadLocal(reinjectName(harness, se.ID))
 	return err == nil && v != ""
+}
+
+// noticeName is the file under .todos/local holding a session's notices
+// for its next tool call, one a line.
+func noticeName(harness, session string) string {
+	return "harness/" + harness + "/notice/" + session
+}
+
+// addNotice keeps a notice for the session's next tool call, under the
+// store lock (hooks run in parallel); the same notice twice is kept once.
+func addNotice(s *repo.Store, harness string, se *repo.Session, notice string) error {
+	return s.Locked(func() error {
+		old, _ := s.ReadLocal(noticeName(harness, se.ID))
+		for _, l := range strings.Split(old, "\n") {
+			if l == notice {
+				return nil
+			}
+		}
+		return s.WriteLocal(noticeName(harness, se.ID), old+notice+"\n")
+	})
+}
+
+// takeNotices returns the session's kept notices and clears them; a
+// session with none costs one read and takes no lock.
+func takeNotices(s *repo.Store, harness string, se *repo.Session) []string {
+	if v, err := s.ReadLocal(noticeName(harness, se.ID)); err != nil || v == "" {
+		return nil
+	}
+	var out []string
+	err := s.Locked(func() error {
+		v, err := s.ReadLocal(noticeName(harness, se.ID))
+		if err != nil || v == "" {
+			return nil
+		}
+		out = strings.Split(strings.TrimSuffix(v, "\n"), "\n")
+		return s.WriteLocal(noticeName(harness, se.ID), "")
+	})
+	if err != nil {
+		s.Warnf("could not take the session's notices: %v", err)
+	}
+	return out
 }
 
 func clearReinjection(s *repo.Store, harness string, se *repo.Session) {

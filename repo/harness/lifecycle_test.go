@@ -21,3 +21,16 @@ func TestRecordCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestWritingTool(t *testing.T) {
+	for name, want := range map[string]bool{
+		"write_file": true, "edit_file": true, "createFile": true, "move_file": true, "apply_patch": true,
+		"Write": true, "Delete": true, "edit": true, "create": true, "patch": true, "multiedit": true,
+		"read_file": false, "list_directory": false, "search_files": false, "issue": false, "todo": false, "": false,
+		"Read": false, "Grep": false, "view": false, "glob": false, "grep": false, "list": false,
+	} {
+		if got := WritingTool(name); got != want {
+			t.Errorf("WritingTool(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -178,9 +178,11 @@ func pickAnchors(all []repo.Anchor, criticalOnly bool) ([]repo.Anchor, int) {
 
 // claimWarnings says when another session holds the bound issue's claim,
 // in any work tree or clone: td start would be refused, and two sessions
-// would do the same work.
+// would do the same work. It reads the one issue's claim reference, not
+// the whole claims namespace (a file per claim): a harness hook builds
+// this context at every start.
 func claimWarnings(s *repo.Store, se *repo.Session, is *repo.Issue) []string {
-	cs, err := claims.Load(s)
+	cs, err := claims.LoadIssues(s, is.ID)
 	if err != nil || cs.Len() == 0 {
 		return nil
 	}

@@ -102,6 +102,9 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 		e.Moment = harness.Prompt
 	case "preToolUse":
 		e.Moment, e.Tool = harness.PreTool, tool
+		if !harness.WritingTool(p.ToolName) {
+			e.Tool.Paths = nil // view, grep, glob read what they name
+		}
 	case "postToolUse":
 		e.Moment, e.Tool = harness.PostTool, tool
 		if len(tool.Paths) > 0 {

@@ -8,6 +8,13 @@
 //	                      with the message the agent reads)
 //	preToolUse            deny a project agent's write of td's records, or
 //	                      a shell tool's escalating td command
+//	beforeMCPExecution    the same guard on an MCP tool call: a command in
+//	                      its input, or the files a writing tool names
+//	afterFileEdit         a project agent's edit of td's records, which
+//	                      Cursor lets no hook undo, is recorded as a session
+//	                      error and reported with the next tool call
+//	beforeSubmitPrompt    the session's claim is renewed; Cursor takes no
+//	                      context here, so a reminder waits for a tool call
 //	postToolUse           a tool output reporting a failure is a session
 //	                      error
 //	postToolUseFailure    the failed call is a session error
@@ -35,7 +42,7 @@ const Title = "Cursor"
 const ConfigFile = ".cursor/hooks.json"
 
 // Events are the Cursor hook events td handles.
-var Events = []string{"sessionStart", "beforeShellExecution", "preToolUse", "postToolUse", "postToolUseFailure", "preCompact", "stop", "sessionEnd"}
+var Events = []string{"sessionStart", "beforeSubmitPrompt", "beforeShellExecution", "beforeMCPExecution", "preToolUse", "postToolUse", "postToolUseFailure", "afterFileEdit", "preCompact", "stop", "sessionEnd"}
 
 // Payload is the part of a Cursor hook payload td reads: the common
 // fields (conversation_id, generation_id, hook_event_name,
@@ -55,6 +62,11 @@ type Payload struct {
 	IsInterrupt    bool            `json:"is_interrupt"`
 	Status         string          `json:"status"`
 	Reason         string          `json:"reason"`
+	// FilePath is the file afterFileEdit reports written (absolute).
+	FilePath string `json:"file_path"`
+	// URL is the MCP server's address at beforeMCPExecution; Command then
+	// holds the server's command when it runs locally.
+	URL string `json:"url"`
 }
 
 // Config is td's entries in .cursor/hooks.json.
@@ -102,6 +114,27 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 		e.Tool = harness.ToolCall{Name: "Shell", Command: p.Command}
 	case "preToolUse":
 		e.Moment, e.Tool = harness.PreTool, tool()
+		if !harness.WritingTool(p.ToolName) {
+			e.Tool.Paths = nil // Read and Grep read what they name
+		}
+	case "beforeMCPExecution":
+		// Command is the MCP server's here, never a shell command to judge;
+		// what the tool does is in its input, a JSON string or an object.
+		input := outputObject(p.ToolInput)
+		t := harness.ToolCall{Name: p.ToolName, Command: harness.InputString(input, "command")}
+		if harness.WritingTool(p.ToolName) {
+			t.Paths = harness.InputPaths(input, "file_path", "path", "filePath", "target_file")
+		}
+		e.Moment, e.Tool = harness.PreTool, t
+	case "afterFileEdit":
+		e.Moment = harness.Edited
+		e.Tool = harness.ToolCall{Name: "Edit"}
+		if p.FilePath != "" {
+			e.Tool.Paths = []string{p.FilePath}
+			e.Tool.Target = harness.ToolTarget(dir, "", p.FilePath)
+		}
+	case "beforeSubmitPrompt":
+		e.Moment = harness.Prompt
 	case "postToolUse", "postToolUseFailure":
 		e.Moment, e.Tool = harness.PostTool, tool()
 		if len(e.Tool.Paths) > 0 {
@@ -134,13 +167,14 @@ func outputObject(raw json.RawMessage) json.RawMessage {
 }
 
 // Render is what td prints for an outcome, in Cursor's answers:
-// beforeShellExecution's {"permission": "deny", "user_message",
-// "agent_message"}, preToolUse's {"decision": "deny", "reason"},
-// sessionStart's and postToolUse's {"additional_context"}; nothing
-// otherwise.
+// beforeShellExecution's and beforeMCPExecution's {"permission": "deny",
+// "user_message", "agent_message"}, preToolUse's {"decision": "deny",
+// "reason"}, sessionStart's and postToolUse's {"additional_context"};
+// nothing otherwise (afterFileEdit and beforeSubmitPrompt answer with no
+// context, so what td has for the agent waits for a tool call).
 func Render(c *harness.Call, out *harness.Outcome, text string) ([]byte, error) {
 	switch {
-	case out.Deny != "" && c.Native == "beforeShellExecution":
+	case out.Deny != "" && (c.Native == "beforeShellExecution" || c.Native == "beforeMCPExecution"):
 		return harness.EncodeJSON(struct {
 			Permission   string `json:"permission"`
 			UserMessage  string `json:"user_message"`

@@ -14,6 +14,10 @@
 //	               next prompt
 //	AfterAgent     stop the session at the end of the turn
 //	SessionEnd     stop the session
+//	Notification   read and ignored: it is Gemini's alert that it asks the
+//	               user to permit a tool call, which no hook can answer
+//	               or add context to, and BeforeTool has judged the call
+//	               already; td does not install it
 package gemini
 
 import (
@@ -34,7 +38,7 @@ const Title = "Gemini CLI"
 const ConfigFile = ".gemini/settings.json"
 
 // Events are the Gemini hook events td handles.
-var Events = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "PreCompress", "AfterAgent", "SessionEnd"}
+var Events = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "PreCompress", "AfterAgent", "SessionEnd", "Notification"}
 
 // Payload is the part of a Gemini CLI hook payload td reads.
 type Payload struct {
@@ -117,6 +121,8 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 		e.Moment = harness.Stop
 	case "SessionEnd":
 		e.Moment = harness.End
+	case "Notification":
+		e.Moment = harness.Ignored
 	}
 	return &harness.Call{Native: ev, Cwd: p.Cwd, Event: e}, nil
 }

@@ -24,12 +24,16 @@ func TestReadCall(t *testing.T) {
 		{"PreCompress", `{"session_id": "s", "trigger": "auto"}`, harness.PreCompact, "", "", ""},
 		{"AfterAgent", `{"session_id": "s"}`, harness.Stop, "", "", ""},
 		{"SessionEnd", `{"session_id": "s", "reason": "exit"}`, harness.End, "", "", ""},
+		{"Notification", `{"session_id": "s", "notification_type": "ToolPermission", "message": "Allow run_shell_command?", "details": {"tool_name": "run_shell_command"}}`, harness.Ignored, "", "", ""},
 	} {
 		call, err := ReadCall(strings.NewReader(c.payload), c.event, harness.Conversation{})
 		if err != nil {
 			t.Fatalf("%s %s: %v", c.event, c.payload, err)
 		}
 		ev := call.Event
+		if c.moment == harness.Ignored && call.Acts() {
+			t.Errorf("%s %s: an ignored event opens the repository", c.event, c.payload)
+		}
 		failure := ""
 		if ev.Failure != nil {
 			failure = ev.Failure.Message()

@@ -107,6 +107,9 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 		e.Moment, e.Source = harness.Start, harness.SourceResume
 	case "tool.execute.before":
 		e.Moment, e.Tool = harness.PreTool, tool
+		if !harness.WritingTool(p.Tool) {
+			e.Tool.Paths = nil // grep, glob, list read what they name
+		}
 	case "tool.execute.after":
 		e.Moment, e.Tool = harness.PostTool, tool
 		if len(tool.Paths) > 0 {
