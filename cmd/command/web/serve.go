@@ -1,0 +1,244 @@
+package web
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/board"
+	"github.com/tdproject/td/repo/site"
+)
+
+// Server serves the site's pages live from the store: the same pages td
+// board --html writes, at the same paths, built when asked for. It only
+// reads. The store is opened again, and the pages built again, when
+// anything under .todos (or git's HEAD, for the commits an issue page
+// lists) has changed since the last request: a stat of a few directories
+// decides, and a page asked for twice in between is served from memory.
+type Server struct {
+	// Open opens the store afresh.
+	Open func() (*repo.Store, error)
+	// Ranges are the revision ranges the navigation links to; any other
+	// is served when asked for by its path.
+	Ranges  []string
+	Filter  board.Filter
+	render  *Renderer
+	mu      sync.Mutex
+	stamp   string
+	src     *site.Source
+	store   *repo.Store
+	pages   map[string][]byte
+	builtAt int // how many times the store was read, for tests
+}
+
+// NewServer is a Server for the store open opens.
+func NewServer(open func() (*repo.Store, error), version string, ranges []string, f board.Filter) *Server {
+	return &Server{Open: open, Ranges: ranges, Filter: f, render: NewRenderer(version, false)}
+}
+
+// Loopback reports whether addr (host:port) names this machine only: td
+// serve refuses anything else, so the pages never leave the machine.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Reads reports how many times the server has read the store.
+func (sv *Server) Reads() int {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.builtAt
+}
+
+// ServeHTTP answers GET and HEAD for the site's paths.
+func (sv *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		http.Error(w, "td serve only reads", http.StatusMethodNotAllowed)
+		return
+	}
+	// A page of this machine's issues answers only to this machine's
+	// names: another name in Host is a page of elsewhere rebinding one.
+	if !Loopback(req.Host) && !Loopback(req.Host+":0") {
+		http.Error(w, "td serve answers only to 127.0.0.1 and localhost", http.StatusForbidden)
+		return
+	}
+	p := strings.TrimPrefix(req.URL.Path, "/")
+	if p == "" {
+		p = site.BoardPath
+	}
+	if p == site.StylePath {
+		h.Set("Content-Type", "text/css; charset=utf-8")
+		w.Write(Style())
+		return
+	}
+	body, status := sv.page(p)
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if req.Method == http.MethodGet {
+		w.Write(body)
+	}
+}
+
+// page builds (or finds in memory) the page at p, with its HTTP status.
+func (sv *Server) page(p string) ([]byte, int) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	root := strings.Repeat("../", strings.Count(p, "/"))
+	if err := sv.refresh(); err != nil {
+		return sv.failure(root, "td cannot read this repository", err.Error(), http.StatusInternalServerError)
+	}
+	if b, ok := sv.pages[p]; ok {
+		return b, http.StatusOK
+	}
+	var b bytes.Buffer
+	var err error
+	diffs := sv.diffLinks()
+	switch {
+	case p == site.BoardPath:
+		var bp *site.Board
+		if bp, err = sv.src.Board(sv.Filter, diffs); err == nil {
+			err = sv.render.Board(&b, bp)
+		}
+	case strings.HasPrefix(p, site.IssuesDir+"/") && strings.HasSuffix(p, ".html") && strings.Count(p, "/") == 1:
+		id := strings.TrimSuffix(strings.TrimPrefix(p, site.IssuesDir+"/"), ".html")
+		if !repo.ValidIssueID(id) || !sv.src.Has(id) {
+			return sv.failure(root, "No such issue", fmt.Sprintf("There is no issue %s in this repository.", id), http.StatusNotFound)
+		}
+		var is *site.Issue
+		if is, err = sv.src.Issue(id); err == nil {
+			err = sv.render.Issue(&b, is, diffs)
+		}
+	case strings.HasPrefix(p, site.DiffsDir+"/") && strings.HasSuffix(p, ".html") && strings.Count(p, "/") == 1:
+		name := strings.TrimSuffix(strings.TrimPrefix(p, site.DiffsDir+"/"), ".html")
+		rng := name
+		for _, r := range sv.Ranges {
+			if b, h := site.ParseRange(r); site.RangeName(b, h) == name {
+				rng = r
+			}
+		}
+		var d *site.Diff
+		if d, err = sv.src.Diff(rng); err == nil {
+			err = sv.render.Diff(&b, d, diffs)
+		}
+	default:
+		return sv.failure(root, "No such page", "td serve has the board, a page per issue and a page per revision range.", http.StatusNotFound)
+	}
+	if err != nil {
+		status := http.StatusInternalServerError
+		var re *repo.Error
+		if errors.As(err, &re) && (re.Code == repo.CodeNotFound || re.Code == repo.CodeRefused) {
+			status = http.StatusNotFound
+		}
+		return sv.failure(root, "td cannot show this page", err.Error(), status)
+	}
+	sv.pages[p] = b.Bytes()
+	return b.Bytes(), http.StatusOK
+}
+
+func (sv *Server) failure(root, title, msg string, status int) ([]byte, int) {
+	var b bytes.Buffer
+	repoName := ""
+	if sv.store != nil {
+		repoName = filepath.Base(sv.store.Root)
+	}
+	_ = sv.render.Failure(&b, root, repoName, title, msg)
+	return b.Bytes(), status
+}
+
+func (sv *Server) diffLinks() []site.DiffLink {
+	var out []site.DiffLink
+	for _, r := range sv.Ranges {
+		b, h := site.ParseRange(r)
+		out = append(out, site.DiffLink{Name: r, Path: site.DiffPath(b, h)})
+	}
+	return out
+}
+
+// refresh reads the store again when what the stamp covers has changed.
+func (sv *Server) refresh() error {
+	stamp := sv.changeStamp()
+	if sv.src != nil && stamp == sv.stamp {
+		return nil
+	}
+	s, err := sv.Open()
+	if err != nil {
+		return err
+	}
+	src, _, err := site.Open(s)
+	if err != nil {
+		return err
+	}
+	sv.store, sv.src, sv.stamp, sv.pages = s, src, stamp, map[string][]byte{}
+	sv.builtAt++
+	return nil
+}
+
+// changeStamp is the modification time and size of every file and
+// directory under .todos that td reads for the pages (the issues, ledgers,
+// sessions and config), and of git's HEAD and its log, which move with
+// every commit and checkout. td replaces files by renaming, which changes
+// their directory too; an editor that writes a file in place changes the
+// file's own time, which is why each file is stat'ed, not only its
+// directory.
+func (sv *Server) changeStamp() string {
+	if sv.store == nil {
+		return ""
+	}
+	h := fnv.New64a()
+	var buf [16]byte
+	note := func(name string, fi os.FileInfo) {
+		h.Write([]byte(name))
+		binary.LittleEndian.PutUint64(buf[:8], uint64(fi.ModTime().UnixNano()))
+		binary.LittleEndian.PutUint64(buf[8:], uint64(fi.Size()))
+		h.Write(buf[:])
+	}
+	stat := func(p string) {
+		if fi, err := os.Stat(p); err == nil {
+			note(p, fi)
+		}
+	}
+	todos := sv.store.Dir
+	stat(filepath.Join(todos, "config.yaml"))
+	for _, d := range []string{repo.IssuesDir, repo.HistoryDir, repo.SessionsDir} {
+		dir := filepath.Join(todos, d)
+		stat(dir)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if fi, err := e.Info(); err == nil {
+				note(e.Name(), fi)
+			}
+		}
+	}
+	git := filepath.Join(sv.store.Root, ".git")
+	stat(filepath.Join(git, "HEAD"))
+	stat(filepath.Join(git, "logs", "HEAD"))
+	stat(filepath.Join(git, "packed-refs"))
+	stat(filepath.Join(git, "refs", "td", "claims"))
+	return strconv.FormatUint(h.Sum64(), 16)
+}
