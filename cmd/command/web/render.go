@@ -28,7 +28,6 @@ import (
 	"github.com/tdproject/td/repo/site"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -73,7 +72,6 @@ type Renderer struct {
 func NewRenderer(version string, file bool) *Renderer {
 	r := &Renderer{Version: version, File: file}
 	r.md = goldmark.New(
-		goldmark.WithExtensions(extension.GFM),
 		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(localImages{}, 100))),
 	)
 	funcs := template.FuncMap{
@@ -130,7 +128,9 @@ func (r *Renderer) Failure(w io.Writer, root, repo, title, msg string) error {
 		struct{ Title, Message string }{title, msg}))
 }
 
-// markdown renders a description. goldmark escapes raw HTML and drops
+// markdown renders a description as CommonMark. (goldmark's extensions
+// stay out: their package's start-up work would run in every td command.)
+// goldmark escapes raw HTML and drops
 // dangerous link targets unless told otherwise, which td never does.
 func (r *Renderer) markdown(src string) template.HTML {
 	var b bytes.Buffer

@@ -179,9 +179,13 @@ func (sv *Server) diffLinks() []site.DiffLink {
 
 // refresh reads the store again when what the stamp covers has changed.
 func (sv *Server) refresh() error {
-	stamp := sv.changeStamp()
-	if sv.src != nil && stamp == sv.stamp {
-		return nil
+	// The stamp is taken before reading, so a change made while the store
+	// is read shows at the next request.
+	stamp := ""
+	if sv.store != nil {
+		if stamp = sv.changeStamp(); sv.src != nil && stamp == sv.stamp {
+			return nil
+		}
 	}
 	s, err := sv.Open()
 	if err != nil {
@@ -191,7 +195,11 @@ func (sv *Server) refresh() error {
 	if err != nil {
 		return err
 	}
-	sv.store, sv.src, sv.stamp, sv.pages = s, src, stamp, map[string][]byte{}
+	sv.store, sv.src, sv.pages = s, src, map[string][]byte{}
+	if stamp == "" {
+		stamp = sv.changeStamp()
+	}
+	sv.stamp = stamp
 	sv.builtAt++
 	return nil
 }
