@@ -78,7 +78,6 @@ func NewRenderer(version string, file bool) *Renderer {
 		"issuePath":   site.IssuePath,
 		"iso":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"when":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-		"percent":     func(done, total int) int { return done * 100 / max(total, 1) },
 		"plural":      plural,
 		"markdown":    r.markdown,
 		"marker":      marker,

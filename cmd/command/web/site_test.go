@@ -67,6 +67,13 @@ func TestWriteSite(t *testing.T) {
 	if !strings.Contains(diff, `criterion completed: &#34;A user can sign in with GitHub&#34;`) {
 		t.Errorf("the diff page lacks the criterion met:\n%s", diff)
 	}
+	// The pages' policy allows no script and no inline style: none is
+	// written, so nothing is silently blocked.
+	for _, page := range []string{board, issue, epic, diff} {
+		if strings.Contains(page, "style=") || strings.Contains(page, "<script") {
+			t.Errorf("a page holds an inline style or a script")
+		}
+	}
 	manifest := read(t, filepath.Join(out, web.ManifestFile))
 	if !strings.Contains(manifest, "issues/"+f.auth+".html\n") {
 		t.Errorf("manifest: %s", manifest)
