@@ -233,28 +233,40 @@ func (f Filter) Validate() error {
 // Conflicted with what the ours side says, so that it does not vanish
 // from the list while a merge is unfinished.
 func (s *Store) List(f Filter) ([]*Issue, []error, error) {
+	out, _, perrs, err := s.ListAll(f)
+	return out, perrs, err
+}
+
+// ListAll is List that also returns every issue td could read, whatever
+// the filter, in file name order: for a caller that needs facts from
+// issues the filter leaves out (how many of an epic's children are
+// closed, when closed issues are not listed) without reading them twice.
+func (s *Store) ListAll(f Filter) (matched, all []*Issue, perrs []error, err error) {
 	if err := f.Validate(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	entries, err := s.loadEntries()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	f = s.ResolveAssignee(f)
-	var out []*Issue
-	var perrs []error
+	all = make([]*Issue, 0, len(entries))
 	for _, e := range entries {
 		if e.err != nil {
 			perrs = append(perrs, e.err)
 		}
+		if e.issue == nil {
+			continue
+		}
+		all = append(all, e.issue)
 		// A conflicted file whose ours side td cannot read either has no
 		// fields to filter by: it is listed whatever the filter.
-		if e.issue != nil && (f.Match(e.issue) || (e.issue.Conflicted && e.issue.Status == "")) {
-			out = append(out, e.issue)
+		if f.Match(e.issue) || (e.issue.Conflicted && e.issue.Status == "") {
+			matched = append(matched, e.issue)
 		}
 	}
-	SortIssues(out)
-	return out, perrs, nil
+	SortIssues(matched)
+	return matched, all, perrs, nil
 }
 
 // SortIssues orders issues by priority, then creation time, then ID.

@@ -300,6 +300,7 @@ Start with:
 			r.initCommand(nil),
 			r.createCommand(nil),
 			r.listCommand(nil),
+			r.boardCommand(nil),
 			r.searchCommand(nil),
 			r.showCommand(nil),
 			r.editCommand(nil),
@@ -376,7 +377,7 @@ func (g commandGroup) Heading() string {
 func commandGroups() []commandGroup {
 	return []commandGroup{
 		{Title: "Getting started", Names: []string{"init", "demo", "help", "version", "completion", "man"}},
-		{Title: "Issues", Topic: "format", Names: []string{"create", "list", "search", "show", "edit", "comment"}},
+		{Title: "Issues", Topic: "format", Names: []string{"create", "list", "board", "search", "show", "edit", "comment"}},
 		{Title: "Todos and criteria", Topic: "todos", Names: []string{"todo", "fmt"}},
 		{Title: "Workflow and review", Topic: "policy", Names: []string{"start", "unstart", "review", "approve", "reject", "close", "reopen", "block", "unblock", "reviewable", "status"}},
 		{Title: "Flags and audit", Topic: "policy", Names: []string{"feature", "operator", "security", "stats", "audit"}},

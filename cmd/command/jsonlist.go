@@ -8,7 +8,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/links"
 )
+
+// listedIssueJSON is one issue of td list --json: its fields, how many
+// children it has (present only when it has some), and its claim.
+type listedIssueJSON struct {
+	issueJSON
+	*listChildrenJSON
+	Claim *claimJSON `json:"claim,omitempty"`
+}
+
+// listChildrenJSON counts a listed issue's children (child_of links to it).
+type listChildrenJSON struct {
+	Children       int `json:"children"`
+	ChildrenClosed int `json:"children_closed"`
+}
 
 // writeIssueListJSON writes list exactly as encoding/json would with
 // SetIndent("", "  ") and SetEscapeHTML(false), without reflection and
@@ -18,7 +33,9 @@ import (
 //
 // claimOf, when not nil, gives an issue's claim to add as "claim" (nil
 // for none); the few claims are encoded by encoding/json, indented to fit.
-func writeIssueListJSON(w io.Writer, list []*repo.Issue, claimOf func(*repo.Issue) *claimJSON) error {
+// kids counts the children of the issues that have any: those get
+// "children" and "children_closed" (listedIssueJSON's shape).
+func writeIssueListJSON(w io.Writer, list []*repo.Issue, claimOf func(*repo.Issue) *claimJSON, kids map[string]links.ChildCount) error {
 	if len(list) == 0 {
 		_, err := io.WriteString(w, "[]\n")
 		return err
@@ -79,9 +96,20 @@ func writeIssueListJSON(w io.Writer, list []*repo.Issue, claimOf func(*repo.Issu
 		if claimOf != nil {
 			claim = claimOf(is)
 		}
-		b = field(b, "path", j.Path, !j.Conflicted && claim == nil)
+		k := kids[is.ID]
+		b = field(b, "path", j.Path, !j.Conflicted && k.Total == 0 && claim == nil)
 		if j.Conflicted {
 			b = append(b, "    \"conflicted\": true"...)
+			if k.Total > 0 || claim != nil {
+				b = append(b, ',')
+			}
+			b = append(b, '\n')
+		}
+		if k.Total > 0 {
+			b = append(b, "    \"children\": "...)
+			b = strconv.AppendInt(b, int64(k.Total), 10)
+			b = append(b, ",\n    \"children_closed\": "...)
+			b = strconv.AppendInt(b, int64(k.Closed), 10)
 			if claim != nil {
 				b = append(b, ',')
 			}

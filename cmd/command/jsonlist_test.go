@@ -8,12 +8,19 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/links"
 )
 
-func encodingJSON(t testing.TB, list []*repo.Issue) []byte {
-	out := make([]issueJSON, len(list))
+func encodingJSON(t testing.TB, list []*repo.Issue, claimOf func(*repo.Issue) *claimJSON, kids map[string]links.ChildCount) []byte {
+	out := make([]listedIssueJSON, len(list))
 	for i, is := range list {
-		out[i] = toIssueJSON(is)
+		out[i] = listedIssueJSON{issueJSON: toIssueJSON(is)}
+		if k := kids[is.ID]; k.Total > 0 {
+			out[i].listChildrenJSON = &listChildrenJSON{Children: k.Total, ChildrenClosed: k.Closed}
+		}
+		if claimOf != nil {
+			out[i].Claim = claimOf(is)
+		}
 	}
 	var want bytes.Buffer
 	st := &streams{out: &want}
@@ -37,13 +44,27 @@ func TestIssueListJSONMatchesEncodingJSON(t *testing.T) {
 			{Issue: domain.Issue{ID: "td-abc126", Title: "After it"}, Path: "q"},
 		},
 	}
-	for i, list := range lists {
-		var got bytes.Buffer
-		if err := writeIssueListJSON(&got, list, nil); err != nil {
-			t.Fatal(err)
+	// Children and claims, on the issues above, with and without a
+	// conflict: every combination of the optional fields at the end.
+	kids := map[string]links.ChildCount{"td-abc123": {Closed: 1, Total: 3}, "td-abc125": {Closed: 0, Total: 1}, "td-abc126": {Closed: 2, Total: 2}}
+	claimOf := func(is *repo.Issue) *claimJSON {
+		if is.ID == "td-abc124" || is.ID == "td-abc125" || is.ID == "td-abc126" {
+			return &claimJSON{Issue: is.ID, Session: "ses_12345678", Actor: "Bob <bob@example.com>", Worktree: "/src/app-2", Expires: "2026-11-21T12:00:00Z"}
 		}
-		if want := encodingJSON(t, list); !bytes.Equal(got.Bytes(), want) {
-			t.Errorf("list %d:\n got %s\nwant %s", i, got.Bytes(), want)
+		return nil
+	}
+	for i, list := range lists {
+		for _, extra := range []struct {
+			claimOf func(*repo.Issue) *claimJSON
+			kids    map[string]links.ChildCount
+		}{{nil, nil}, {nil, kids}, {claimOf, nil}, {claimOf, kids}} {
+			var got bytes.Buffer
+			if err := writeIssueListJSON(&got, list, extra.claimOf, extra.kids); err != nil {
+				t.Fatal(err)
+			}
+			if want := encodingJSON(t, list, extra.claimOf, extra.kids); !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("list %d (claims %t, children %t):\n got %s\nwant %s", i, extra.claimOf != nil, extra.kids != nil, got.Bytes(), want)
+			}
 		}
 	}
 }
@@ -54,10 +75,10 @@ func FuzzIssueListJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, title, label, other string) {
 		list := []*repo.Issue{{Issue: domain.Issue{ID: other, Title: title, Labels: []string{label, title}, Links: []domain.Link{{Kind: domain.LinkKind(label), To: other}}}}}
 		var got bytes.Buffer
-		if err := writeIssueListJSON(&got, list, nil); err != nil {
+		if err := writeIssueListJSON(&got, list, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if want := encodingJSON(t, list); !bytes.Equal(got.Bytes(), want) {
+		if want := encodingJSON(t, list, nil, nil); !bytes.Equal(got.Bytes(), want) {
 			t.Errorf("\n got %s\nwant %s", got.Bytes(), want)
 		}
 		var back []map[string]any

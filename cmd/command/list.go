@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/links"
 	"github.com/urfave/cli/v2"
 )
 
@@ -83,10 +84,11 @@ func (r *runner) runList(o *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	list, perrs, err := s.List(o.Filter)
+	list, all, perrs, err := s.ListAll(o.Filter)
 	if err != nil {
 		return err
 	}
+	kids := links.ChildCounts(all)
 	if o.Sort == repo.SortUpdated {
 		s.FillUpdated(list)
 	}
@@ -110,9 +112,9 @@ func (r *runner) runList(o *ListOptions) error {
 		if o.Sort != repo.SortUpdated {
 			s.FillUpdated(list) // only JSON shows updated_at: only it pays for the ledgers
 		}
-		return issueList{list, ic}
+		return issueList{list, ic, kids}
 	}, func() error {
-		r.printIssueTable(list, ic)
+		r.printIssueTable(list, ic, kids)
 		if n := total - len(list); n > 0 {
 			r.st.printf("%d more; td list --limit 0 lists all %d, or narrow it with --text, --label or --status.\n", n, total)
 		}
@@ -120,14 +122,17 @@ func (r *runner) runList(o *ListOptions) error {
 	})
 }
 
-// issueList is a list of issues, with their claims, as td list --json
-// writes it.
+// issueList is a list of issues, with their claims and how many children
+// each has, as td list --json writes it.
 type issueList struct {
 	issues []*repo.Issue
 	claims *issueClaims
+	// children counts the children of the issues that have any; nil
+	// for none.
+	children map[string]links.ChildCount
 }
 
 // WriteJSON writes the list as writeIssueListJSON does.
 func (l issueList) WriteJSON(w io.Writer) error {
-	return writeIssueListJSON(w, l.issues, l.claims.json)
+	return writeIssueListJSON(w, l.issues, l.claims.json, l.children)
 }

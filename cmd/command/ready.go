@@ -58,13 +58,13 @@ func (r *runner) runReady(o *ReadyOptions) error {
 	ic.prefetch(list)
 	return r.st.export(func() any {
 		s.FillUpdated(list)
-		return issueList{list, ic}
+		return issueList{list, ic, nil}
 	}, func() error {
 		if len(list) == 0 {
 			r.st.printf("No issue is ready.\n")
 			return nil
 		}
-		r.printIssueTable(list, ic)
+		r.printIssueTable(list, ic, nil)
 		return nil
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/links"
 )
 
 // issueJSON is the stable JSON shape of an issue.
@@ -64,7 +65,7 @@ type commentJSON struct {
 
 // printIssueTable prints issues one a line, as td list does, with the
 // claim of each one whose claim is worth a word (ic may be nil).
-func (r *runner) printIssueTable(list []*repo.Issue, ic *issueClaims) {
+func (r *runner) printIssueTable(list []*repo.Issue, ic *issueClaims, kids map[string]links.ChildCount) {
 	if len(list) == 0 {
 		r.st.printf("No issues.\n")
 		return
@@ -83,6 +84,10 @@ func (r *runner) printIssueTable(list []*repo.Issue, ic *issueClaims) {
 		if len(is.Labels) > 0 {
 			b.WriteString("  ")
 			b.WriteString(r.st.paint(ansiDim, "["+strings.Join(safeAll(is.Labels), ", ")+"]"))
+		}
+		if k := kids[is.ID]; k.Total > 0 {
+			b.WriteString("  ")
+			b.WriteString(fmt.Sprintf("children %d/%d closed", k.Closed, k.Total))
 		}
 		if is.Conflicted {
 			b.WriteString("  ")

@@ -3,6 +3,7 @@
 package command
 
 import (
+	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -13,4 +14,18 @@ import (
 func isInteractiveFile(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlReadTermios)
 	return err == nil
+}
+
+// terminalColumns is the width of the terminal w is, 0 when w is not one
+// or will not say.
+func terminalColumns(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Col)
 }
