@@ -73,8 +73,11 @@ Examples:
 			&cli.StringFlag{Name: "epic", Usage: "the board shows only the issues below the epic `ID`"},
 		},
 		Action: func(c *cli.Context) error {
-			if _, err := args(c, 0, 0, ""); err != nil {
+			if _, err := args(c, 0, 0, "[flags]"); err != nil {
 				return err
+			}
+			if _, _, err := net.SplitHostPort(c.String("addr")); err != nil {
+				return usagef("--addr %q must be HOST:PORT, such as %s", c.String("addr"), defaultServeAddr)
 			}
 			o := &ServeOptions{Addr: c.String("addr"), Ranges: c.StringSlice("diff"), Labels: c.StringSlice("label"),
 				Assignee: c.String("assignee"), Epic: c.String("epic")}

@@ -36,6 +36,9 @@ type SiteOptions struct {
 	Filter board.Filter
 	// Workers is how many pages are built at once; 0 for the default.
 	Workers int
+	// Shown is the directory as the user named it, for messages; "" for
+	// the directory as given.
+	Shown string
 }
 
 // SiteResult is what WriteSite wrote.
@@ -61,7 +64,11 @@ type SiteResult struct {
 // site td wrote (its manifest), and files td did not list there are never
 // touched.
 func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
-	old, err := prepareDir(dir)
+	shown := o.Shown
+	if shown == "" {
+		shown = dir
+	}
+	old, err := prepareDir(dir, shown)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +79,11 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 	res := &SiteResult{Dir: dir, Problems: problems}
 	r := NewRenderer(o.Version, true)
 	w := &siteWriter{dir: dir}
-	for _, d := range []string{site.IssuesDir, site.DiffsDir} {
+	dirs := []string{site.IssuesDir}
+	if len(o.Ranges) > 0 {
+		dirs = append(dirs, site.DiffsDir)
+	}
+	for _, d := range dirs {
 		if err := mkdirNoLink(filepath.Join(dir, d)); err != nil {
 			return nil, err
 		}
@@ -143,7 +154,7 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 
 // prepareDir checks that dir may hold the site, creating it when missing,
 // and returns the files the last run wrote there (its manifest).
-func prepareDir(dir string) ([]string, error) {
+func prepareDir(dir, shown string) ([]string, error) {
 	fi, err := os.Lstat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -159,7 +170,7 @@ func prepareDir(dir string) ([]string, error) {
 		}
 	}
 	if !fi.IsDir() {
-		return nil, repo.Errorf(repo.CodeRefused, "%s is a file, not a directory; name a directory for the site (td creates it when missing)", dir)
+		return nil, repo.Errorf(repo.CodeRefused, "%s is a file, not a directory; name a directory for the site (td creates it when missing)", shown)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -168,7 +179,7 @@ func prepareDir(dir string) ([]string, error) {
 			return nil, err
 		}
 		if len(entries) > 0 {
-			return nil, repo.Errorf(repo.CodeRefused, "%s holds files td did not write (it has no %s); name a new or empty directory", dir, ManifestFile)
+			return nil, repo.Errorf(repo.CodeRefused, "%s holds files td did not write (it has no %s); name a new or empty directory", shown, ManifestFile)
 		}
 		return nil, nil
 	}
