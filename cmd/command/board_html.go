@@ -10,12 +10,13 @@ import (
 
 // boardSiteJSON is what td board --html --json says it wrote.
 type boardSiteJSON struct {
-	Dir     string   `json:"dir"`
-	Index   string   `json:"index"`
-	Issues  int      `json:"issues"`
-	Diffs   []string `json:"diffs"`
-	Files   int      `json:"files"`
-	Removed int      `json:"removed"`
+	Dir       string   `json:"dir"`
+	Index     string   `json:"index"`
+	Issues    int      `json:"issues"`
+	Diffs     []string `json:"diffs"`
+	Files     int      `json:"files"`
+	Unchanged int      `json:"unchanged"`
+	Removed   int      `json:"removed"`
 }
 
 // runBoardHTML writes the static site td board --html asks for.
@@ -32,7 +33,7 @@ func (r *runner) runBoardHTML(s *repo.Store, o *BoardOptions) error {
 	for _, p := range res.Problems {
 		r.st.warnf("%v", p)
 	}
-	out := boardSiteJSON{Dir: o.HTML, Index: filepath.ToSlash(filepath.Join(o.HTML, "index.html")), Issues: res.Issues, Diffs: []string{}, Files: res.Files, Removed: res.Removed}
+	out := boardSiteJSON{Dir: o.HTML, Index: filepath.ToSlash(filepath.Join(o.HTML, "index.html")), Issues: res.Issues, Diffs: []string{}, Files: res.Files, Unchanged: res.Unchanged, Removed: res.Removed}
 	for _, d := range res.Diffs {
 		out.Diffs = append(out.Diffs, filepath.ToSlash(filepath.Join(o.HTML, d.Path)))
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/board"
@@ -24,21 +25,25 @@ import (
 // reads. The store is opened again, and the pages built again, when
 // anything under .todos (or git's HEAD, for the commits an issue page
 // lists) has changed since the last request: a stat of a few directories
-// decides, and a page asked for twice in between is served from memory.
+// decides (and of every file, once a second at most), and a page asked
+// for twice in between is served from memory.
 type Server struct {
 	// Open opens the store afresh.
 	Open func() (*repo.Store, error)
 	// Ranges are the revision ranges the navigation links to; any other
 	// is served when asked for by its path.
-	Ranges  []string
-	Filter  board.Filter
-	render  *Renderer
-	mu      sync.Mutex
-	stamp   string
-	src     *site.Source
-	store   *repo.Store
-	pages   map[string][]byte
-	builtAt int // how many times the store was read, for tests
+	Ranges []string
+	Filter board.Filter
+	render *Renderer
+	mu     sync.Mutex
+	// quick and stamp are the cheap and the full change stamps of the
+	// store last read; checked is when the full one was last compared.
+	quick, stamp string
+	checked      time.Time
+	src          *site.Source
+	store        *repo.Store
+	pages        map[string][]byte
+	builtAt      int // how many times the store was read, for tests
 }
 
 // NewServer is a Server for the store open opens.
@@ -177,13 +182,26 @@ func (sv *Server) diffLinks() []site.DiffLink {
 	return out
 }
 
-// refresh reads the store again when what the stamp covers has changed.
+// fullCheckEvery is how often at most a request stats every file under
+// .todos, rather than only the directories.
+const fullCheckEvery = time.Second
+
+// refresh reads the store again when what the stamps cover has changed.
+// Every request compares the cheap stamp (the directories, config, git's
+// HEAD); the full one (every file) is compared at most once a second, for
+// a file edited in place, which changes no directory.
 func (sv *Server) refresh() error {
-	// The stamp is taken before reading, so a change made while the store
-	// is read shows at the next request.
-	stamp := ""
-	if sv.store != nil {
-		if stamp = sv.changeStamp(); sv.src != nil && stamp == sv.stamp {
+	// The stamps are taken before reading, so a change made while the
+	// store is read shows at the next request.
+	var quick, full string
+	if sv.store != nil && sv.src != nil {
+		quick = sv.changeStamp(false)
+		if quick == sv.quick && time.Since(sv.checked) < fullCheckEvery {
+			return nil
+		}
+		full = sv.changeStamp(true)
+		sv.checked = time.Now()
+		if quick == sv.quick && full == sv.stamp {
 			return nil
 		}
 	}
@@ -196,25 +214,22 @@ func (sv *Server) refresh() error {
 		return err
 	}
 	sv.store, sv.src, sv.pages = s, src, map[string][]byte{}
-	if stamp == "" {
-		stamp = sv.changeStamp()
+	if full == "" {
+		quick, full = sv.changeStamp(false), sv.changeStamp(true)
+		sv.checked = time.Now()
 	}
-	sv.stamp = stamp
+	sv.quick, sv.stamp = quick, full
 	sv.builtAt++
 	return nil
 }
 
-// changeStamp is the modification time and size of every file and
-// directory under .todos that td reads for the pages (the issues, ledgers,
-// sessions and config), and of git's HEAD and its log, which move with
-// every commit and checkout. td replaces files by renaming, which changes
-// their directory too; an editor that writes a file in place changes the
-// file's own time, which is why each file is stat'ed, not only its
-// directory.
-func (sv *Server) changeStamp() string {
-	if sv.store == nil {
-		return ""
-	}
+// changeStamp hashes the modification time and size of what td reads for
+// the pages: the directories under .todos holding the issues, ledgers and
+// sessions, the config, and git's HEAD, its log and refs, which move with
+// every commit, checkout and claim. td replaces a file by renaming, which
+// changes its directory; with all, every file in those directories too,
+// for an editor that writes a file in place.
+func (sv *Server) changeStamp(all bool) string {
 	h := fnv.New64a()
 	var buf [16]byte
 	note := func(name string, fi os.FileInfo) {
@@ -233,6 +248,9 @@ func (sv *Server) changeStamp() string {
 	for _, d := range []string{repo.IssuesDir, repo.HistoryDir, repo.SessionsDir} {
 		dir := filepath.Join(todos, d)
 		stat(dir)
+		if !all {
+			continue
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tdproject/td/cmd/command/web"
 	"github.com/tdproject/td/repo"
@@ -75,7 +76,7 @@ func TestWriteSite(t *testing.T) {
 		}
 	}
 	manifest := read(t, filepath.Join(out, web.ManifestFile))
-	if !strings.Contains(manifest, "issues/"+f.auth+".html\n") {
+	if !strings.Contains(manifest, "issues/"+f.auth+".html\t") {
 		t.Errorf("manifest: %s", manifest)
 	}
 }
@@ -114,6 +115,11 @@ func TestWriteSiteKeepsWhatItDidNotWrite(t *testing.T) {
 	}
 	if res.Removed != 1 || res.Issues != 5 {
 		t.Errorf("removed %d, wrote %d issue pages; want 1 and 5", res.Removed, res.Issues)
+	}
+	// The epic's page changed (a child fewer), the other children's did
+	// not: they are not written again.
+	if res.Unchanged < 4 {
+		t.Errorf("%d pages unchanged; want at least the 4 other children's", res.Unchanged)
 	}
 	if _, err := os.Stat(filepath.Join(site1, "issues", f.open+".html")); !os.IsNotExist(err) {
 		t.Errorf("the deleted issue's page is still there: %v", err)
@@ -169,6 +175,20 @@ func TestServer(t *testing.T) {
 	}
 	if n := sv.Reads(); n != 2 {
 		t.Errorf("the store was read %d times; want 2", n)
+	}
+	// A hand edit in place changes no directory: it shows once the full
+	// check runs, a second after the last.
+	p := filepath.Join(f.dir, repo.TodosDir, repo.IssuesDir, f.open+".md")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), "title: Password reset", "title: Password reset by email", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if _, body := get(t, sv, "GET", "/", host); !strings.Contains(body, "Password reset by email") {
+		t.Errorf("the board did not follow a hand edit:\n%s", body)
 	}
 }
 

@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -19,7 +21,8 @@ import (
 )
 
 // ManifestFile lists, in a site's directory, the files td wrote there, one
-// slash-separated path a line. td board --html replaces only those and
+// a line: the slash-separated path, a tab, and a hash of the content td
+// wrote (a page whose content and size are unchanged is not written again). td board --html replaces only those and
 // removes only those it no longer writes; a directory with other files and
 // no manifest is not td's to write into.
 const ManifestFile = ".td-site"
@@ -47,10 +50,13 @@ type SiteResult struct {
 	// Issues is how many issue pages were written; Diffs the diff pages.
 	Issues int
 	Diffs  []site.DiffLink
-	// Files is every file written; Removed those of an earlier run that
-	// this one no longer writes (an issue deleted since), removed.
-	Files   int
-	Removed int
+	// Files is every file of the site; Unchanged those of them an earlier
+	// run wrote with the same content, left as they were; Removed those of
+	// an earlier run that this one no longer writes (an issue deleted
+	// since), removed.
+	Files     int
+	Unchanged int
+	Removed   int
 	// Problems are issue files and ledger lines td could not read: their
 	// pages are missing or partial.
 	Problems []error
@@ -78,7 +84,7 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 	}
 	res := &SiteResult{Dir: dir, Problems: problems}
 	r := NewRenderer(o.Version, true)
-	w := &siteWriter{dir: dir}
+	w := &siteWriter{dir: dir, old: old}
 	dirs := []string{site.IssuesDir}
 	if len(o.Ranges) > 0 {
 		dirs = append(dirs, site.DiffsDir)
@@ -135,13 +141,13 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	written := w.files()
-	res.Files = len(written)
+	written, manifest := w.files()
+	res.Files, res.Unchanged = len(written), w.unchanged
 	res.Issues = len(written) - len(res.Diffs) - 2
-	if err := writeAtomic(filepath.Join(dir, ManifestFile), []byte(strings.Join(written, "\n")+"\n")); err != nil {
+	if err := writeAtomic(filepath.Join(dir, ManifestFile), manifest); err != nil {
 		return nil, err
 	}
-	for _, p := range old {
+	for p := range old {
 		if _, ok := slices.BinarySearch(written, p); ok || !generatedPath(p) {
 			continue
 		}
@@ -153,8 +159,9 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 }
 
 // prepareDir checks that dir may hold the site, creating it when missing,
-// and returns the files the last run wrote there (its manifest).
-func prepareDir(dir, shown string) ([]string, error) {
+// and returns the files the last run wrote there (its manifest), with the
+// hash of each one's content ("" when the manifest has none).
+func prepareDir(dir, shown string) (map[string]string, error) {
 	fi, err := os.Lstat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -186,10 +193,11 @@ func prepareDir(dir, shown string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var old []string
+	old := map[string]string{}
 	for _, l := range strings.Split(string(data), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			old = append(old, l)
+			p, h, _ := strings.Cut(l, "\t")
+			old[p] = h
 		}
 	}
 	return old, nil
@@ -227,27 +235,57 @@ func mkdirNoLink(dir string) error {
 	return nil
 }
 
-// siteWriter writes a site's files and remembers which.
+// siteWriter writes a site's files and remembers which, with their hash.
 type siteWriter struct {
-	dir     string
-	mu      sync.Mutex
-	written []string
+	dir string
+	// old is the last run's manifest: path to hash.
+	old       map[string]string
+	mu        sync.Mutex
+	written   map[string]string
+	unchanged int
 }
 
+// write writes the file rel of the site, unless the last run wrote the
+// same content there and the file still has its size.
 func (w *siteWriter) write(rel string, data []byte) error {
-	if err := writeAtomic(filepath.Join(w.dir, filepath.FromSlash(rel)), data); err != nil {
-		return err
+	sum := fnv.New64a()
+	sum.Write(data)
+	h := strconv.FormatUint(sum.Sum64(), 16)
+	path := filepath.Join(w.dir, filepath.FromSlash(rel))
+	same := false
+	if w.old[rel] == h {
+		fi, err := os.Lstat(path)
+		same = err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data))
+	}
+	if !same {
+		if err := writeAtomic(path, data); err != nil {
+			return err
+		}
 	}
 	w.mu.Lock()
-	w.written = append(w.written, rel)
+	if w.written == nil {
+		w.written = map[string]string{}
+	}
+	w.written[rel] = h
+	if same {
+		w.unchanged++
+	}
 	w.mu.Unlock()
 	return nil
 }
 
-func (w *siteWriter) files() []string {
-	out := slices.Clone(w.written)
-	slices.Sort(out)
-	return out
+// files lists the files written, sorted, and the manifest that lists them.
+func (w *siteWriter) files() ([]string, []byte) {
+	paths := make([]string, 0, len(w.written))
+	for p := range w.written {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	var b bytes.Buffer
+	for _, p := range paths {
+		b.WriteString(p + "\t" + w.written[p] + "\n")
+	}
+	return paths, b.Bytes()
 }
 
 // writeAtomic replaces path with data through a temporary file beside it
