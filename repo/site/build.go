@@ -199,13 +199,7 @@ func (src *Source) page(is *repo.Issue) *Issue {
 	}
 	for _, cid := range src.children[is.ID] {
 		c := src.byID[cid]
-		sum := markdown.Summarize(c.Todos())
-		if c.Doc == nil {
-			// Read from the index cache: the file has the checklist.
-			if full, err := src.s.ReadIssueFile(cid); err == nil {
-				sum = markdown.Summarize(full.Todos())
-			}
-		}
+		sum := c.Tally() // from the index cache: no file read
 		ch := Child{Ref: src.ref(cid), Done: sum.Done + sum.CriteriaDone, Total: sum.Done + sum.Open + sum.Blocked + sum.CriteriaTotal}
 		if c.Status == domain.StatusClosed {
 			p.ChildrenClosed++

@@ -37,13 +37,15 @@ type Server struct {
 	render *Renderer
 	mu     sync.Mutex
 	// quick and stamp are the cheap and the full change stamps of the
-	// store last read; checked is when the full one was last compared.
-	quick, stamp string
-	checked      time.Time
-	src          *site.Source
-	store        *repo.Store
-	pages        map[string][]byte
-	builtAt      int // how many times the store was read, for tests
+	// store last read; seenFull is the full stamp the last background
+	// check saw, checked when it started, checking whether one runs.
+	quick, stamp, seenFull string
+	checked                time.Time
+	checking               bool
+	src                    *site.Source
+	store                  *repo.Store
+	pages                  map[string][]byte
+	builtAt                int // how many times the store was read, for tests
 }
 
 // NewServer is a Server for the store open opens.
@@ -182,26 +184,33 @@ func (sv *Server) diffLinks() []site.DiffLink {
 	return out
 }
 
-// fullCheckEvery is how often at most a request stats every file under
-// .todos, rather than only the directories.
+// fullCheckEvery is how often at most every file under .todos is stat'ed,
+// beside the directories every request stats.
 const fullCheckEvery = time.Second
 
 // refresh reads the store again when what the stamps cover has changed.
 // Every request compares the cheap stamp (the directories, config, git's
-// HEAD); the full one (every file) is compared at most once a second, for
-// a file edited in place, which changes no directory.
+// HEAD), which catches whatever td writes; the full one (every file), for
+// a file an editor wrote in place, is taken in the background at most once
+// a second, so no request waits for it: such an edit shows at the request
+// after the check that saw it.
 func (sv *Server) refresh() error {
 	// The stamps are taken before reading, so a change made while the
 	// store is read shows at the next request.
-	var quick, full string
+	var quick string
 	if sv.store != nil && sv.src != nil {
-		quick = sv.changeStamp(false)
-		if quick == sv.quick && time.Since(sv.checked) < fullCheckEvery {
-			return nil
-		}
-		full = sv.changeStamp(true)
-		sv.checked = time.Now()
-		if quick == sv.quick && full == sv.stamp {
+		quick = sv.changeStamp(sv.store.Dir, sv.store.Root, false)
+		if quick == sv.quick && sv.seenFull == sv.stamp {
+			if !sv.checking && time.Since(sv.checked) >= fullCheckEvery {
+				sv.checking, sv.checked = true, time.Now()
+				dir, root := sv.store.Dir, sv.store.Root
+				go func() {
+					full := sv.changeStamp(dir, root, true)
+					sv.mu.Lock()
+					sv.seenFull, sv.checking = full, false
+					sv.mu.Unlock()
+				}()
+			}
 			return nil
 		}
 	}
@@ -209,16 +218,16 @@ func (sv *Server) refresh() error {
 	if err != nil {
 		return err
 	}
+	if quick == "" {
+		quick = sv.changeStamp(s.Dir, s.Root, false)
+	}
+	full := sv.changeStamp(s.Dir, s.Root, true)
 	src, _, err := site.Open(s)
 	if err != nil {
 		return err
 	}
 	sv.store, sv.src, sv.pages = s, src, map[string][]byte{}
-	if full == "" {
-		quick, full = sv.changeStamp(false), sv.changeStamp(true)
-		sv.checked = time.Now()
-	}
-	sv.quick, sv.stamp = quick, full
+	sv.quick, sv.stamp, sv.seenFull, sv.checked = quick, full, full, time.Now()
 	sv.builtAt++
 	return nil
 }
@@ -229,7 +238,7 @@ func (sv *Server) refresh() error {
 // every commit, checkout and claim. td replaces a file by renaming, which
 // changes its directory; with all, every file in those directories too,
 // for an editor that writes a file in place.
-func (sv *Server) changeStamp(all bool) string {
+func (sv *Server) changeStamp(todos, root string, all bool) string {
 	h := fnv.New64a()
 	var buf [16]byte
 	note := func(name string, fi os.FileInfo) {
@@ -243,7 +252,6 @@ func (sv *Server) changeStamp(all bool) string {
 			note(p, fi)
 		}
 	}
-	todos := sv.store.Dir
 	stat(filepath.Join(todos, "config.yaml"))
 	for _, d := range []string{repo.IssuesDir, repo.HistoryDir, repo.SessionsDir} {
 		dir := filepath.Join(todos, d)
@@ -261,7 +269,7 @@ func (sv *Server) changeStamp(all bool) string {
 			}
 		}
 	}
-	git := filepath.Join(sv.store.Root, ".git")
+	git := filepath.Join(root, ".git")
 	stat(filepath.Join(git, "HEAD"))
 	stat(filepath.Join(git, "logs", "HEAD"))
 	stat(filepath.Join(git, "packed-refs"))
