@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/tdproject/td/cmd/command/web"
 	"github.com/tdproject/td/repo"
@@ -121,7 +119,7 @@ func (r *runner) runServe(o *ServeOptions) error {
 		return repo.Errorf(repo.CodeRefused, "td serve cannot listen on %s: %v; choose another port with --addr 127.0.0.1:PORT", o.Addr, unwrapNet(err))
 	}
 	url := "http://" + ln.Addr().String() + "/"
-	srv := &http.Server{Handler: web.NewServer(open, Version, ranges, f), ReadHeaderTimeout: 10 * time.Second}
+	sv := web.NewServer(open, Version, ranges, f)
 	r.st.export(func() any { return map[string]string{"url": url} }, func() error {
 		r.st.printf("Serving the board of %s at %s (read-only; Ctrl-C stops)\n", s.Root, url)
 		return nil
@@ -135,19 +133,7 @@ func (r *runner) runServe(o *ServeOptions) error {
 		defer cancel()
 		stop = ctx.Done()
 	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-stop:
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		return nil
-	}
+	return sv.Serve(ln, stop)
 }
 
 // unwrapNet is a listen error's cause, without the "listen tcp ADDR:"

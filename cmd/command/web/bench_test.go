@@ -3,7 +3,6 @@ package web_test
 import (
 	"fmt"
 	"io/fs"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -121,12 +120,8 @@ func BenchmarkServeBoard10k(b *testing.B) {
 	root := benchRoot(b)
 	sv := web.NewServer(func() (*repo.Store, error) { return benchOpen(b, root), nil }, "bench", nil, board.Filter{})
 	serve := func() {
-		req := httptest.NewRequest("GET", "/", nil)
-		req.Host = "127.0.0.1:7420"
-		rec := httptest.NewRecorder()
-		sv.ServeHTTP(rec, req)
-		if rec.Code != 200 {
-			b.Fatalf("GET /: %d", rec.Code)
+		if r := sv.Respond("GET", "/", "127.0.0.1:7420"); r.Status != 200 {
+			b.Fatalf("GET /: %d", r.Status)
 		}
 	}
 	serve()
@@ -145,12 +140,8 @@ func BenchmarkServeIssue10k(b *testing.B) {
 	root := benchRoot(b)
 	id := gen.ID(benchIssues / 3)
 	get := func(sv *web.Server, path string) {
-		req := httptest.NewRequest("GET", path, nil)
-		req.Host = "127.0.0.1:7420"
-		rec := httptest.NewRecorder()
-		sv.ServeHTTP(rec, req)
-		if rec.Code != 200 {
-			b.Fatalf("GET %s: %d", path, rec.Code)
+		if r := sv.Respond("GET", path, "127.0.0.1:7420"); r.Status != 200 {
+			b.Fatalf("GET %s: %d", path, r.Status)
 		}
 	}
 	for b.Loop() {

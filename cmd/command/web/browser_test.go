@@ -2,7 +2,7 @@ package web_test
 
 import (
 	"context"
-	"net/http/httptest"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -88,8 +88,22 @@ func TestBrowser(t *testing.T) {
 	if _, err := web.WriteSite(f.store(t), out, web.SiteOptions{Version: "test", Ranges: []string{f.rng}}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(web.NewServer(func() (*repo.Store, error) { return f.store(t), nil }, "test", []string{f.rng}, boardFilter()))
-	defer srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	served := make(chan error, 1)
+	go func() {
+		served <- web.NewServer(func() (*repo.Store, error) { return f.store(t), nil }, "test", []string{f.rng}, boardFilter()).Serve(ln, stop)
+	}()
+	defer func() {
+		close(stop)
+		if err := <-served; err != nil {
+			t.Errorf("td serve: %v", err)
+		}
+	}()
+	srvURL := "http://" + ln.Addr().String()
 
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
@@ -128,7 +142,7 @@ func TestBrowser(t *testing.T) {
 	start := time.Now()
 	for _, c := range []struct{ name, board string }{
 		{"file", "file://" + filepath.ToSlash(out) + "/index.html"},
-		{"serve", srv.URL + "/"},
+		{"serve", srvURL + "/"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			do := func(what string, steps ...chromedp.Action[chromedp.Void]) {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net"
-	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -74,39 +74,54 @@ func (sv *Server) Reads() int {
 	return sv.builtAt
 }
 
-// ServeHTTP answers GET and HEAD for the site's paths.
-func (sv *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	h := w.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	if req.Method != http.MethodGet && req.Method != http.MethodHead {
-		h.Set("Allow", "GET, HEAD")
-		http.Error(w, "td serve only reads", http.StatusMethodNotAllowed)
-		return
+// Response is the answer to one request.
+type Response struct {
+	Status int
+	// Header holds the response's header fields, in order.
+	Header [][2]string
+	Body   []byte
+}
+
+// Respond answers one request: GET and HEAD of the site's paths, from a
+// client that addressed this machine by a loopback name.
+func (sv *Server) Respond(method, target, host string) Response {
+	r := Response{Header: [][2]string{
+		{"X-Content-Type-Options", "nosniff"},
+		{"Referrer-Policy", "no-referrer"},
+		{"Cache-Control", "no-cache"},
+		{"Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
+	}}
+	text := func(status int, msg string) Response {
+		r.Status, r.Body = status, []byte(msg+"\n")
+		r.Header = append(r.Header, [2]string{"Content-Type", "text/plain; charset=utf-8"})
+		return r
+	}
+	if method != "GET" && method != "HEAD" {
+		r.Header = append(r.Header, [2]string{"Allow", "GET, HEAD"})
+		return text(StatusMethodNotAllowed, "td serve only reads")
 	}
 	// A page of this machine's issues answers only to this machine's
 	// names: another name in Host is a page of elsewhere rebinding one.
-	if !Loopback(req.Host) && !Loopback(req.Host+":0") {
-		http.Error(w, "td serve answers only to 127.0.0.1 and localhost", http.StatusForbidden)
-		return
+	if !Loopback(host) && !Loopback(host+":0") {
+		return text(StatusForbidden, "td serve answers only to 127.0.0.1 and localhost")
 	}
-	p := strings.TrimPrefix(req.URL.Path, "/")
+	path, _, _ := strings.Cut(target, "?")
+	path, err := url.PathUnescape(path)
+	if err != nil || !strings.HasPrefix(path, "/") {
+		return text(StatusBadRequest, "td serve cannot read this address")
+	}
+	p := strings.TrimPrefix(path, "/")
 	if p == "" {
 		p = site.BoardPath
 	}
 	if p == site.StylePath {
-		h.Set("Content-Type", "text/css; charset=utf-8")
-		w.Write(Style())
-		return
+		r.Status, r.Body = StatusOK, Style()
+		r.Header = append(r.Header, [2]string{"Content-Type", "text/css; charset=utf-8"})
+		return r
 	}
-	body, status := sv.page(p)
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	if req.Method == http.MethodGet {
-		w.Write(body)
-	}
+	r.Body, r.Status = sv.page(p)
+	r.Header = append(r.Header, [2]string{"Content-Type", "text/html; charset=utf-8"})
+	return r
 }
 
 // page builds (or finds in memory) the page at p, with its HTTP status.
@@ -115,10 +130,10 @@ func (sv *Server) page(p string) ([]byte, int) {
 	defer sv.mu.Unlock()
 	root := strings.Repeat("../", strings.Count(p, "/"))
 	if err := sv.refresh(); err != nil {
-		return sv.failure(root, "td cannot read this repository", err.Error(), http.StatusInternalServerError)
+		return sv.failure(root, "td cannot read this repository", err.Error(), StatusInternalServerError)
 	}
 	if b, ok := sv.pages[p]; ok {
-		return b, http.StatusOK
+		return b, StatusOK
 	}
 	var b bytes.Buffer
 	var err error
@@ -132,7 +147,7 @@ func (sv *Server) page(p string) ([]byte, int) {
 	case strings.HasPrefix(p, site.IssuesDir+"/") && strings.HasSuffix(p, ".html") && strings.Count(p, "/") == 1:
 		id := strings.TrimSuffix(strings.TrimPrefix(p, site.IssuesDir+"/"), ".html")
 		if !repo.ValidIssueID(id) || !sv.src.Has(id) {
-			return sv.failure(root, "No such issue", fmt.Sprintf("There is no issue %s in this repository.", id), http.StatusNotFound)
+			return sv.failure(root, "No such issue", fmt.Sprintf("There is no issue %s in this repository.", id), StatusNotFound)
 		}
 		var is *site.Issue
 		if is, err = sv.src.Issue(id); err == nil {
@@ -151,18 +166,18 @@ func (sv *Server) page(p string) ([]byte, int) {
 			err = sv.render.Diff(&b, d, diffs)
 		}
 	default:
-		return sv.failure(root, "No such page", "td serve has the board, a page per issue and a page per revision range.", http.StatusNotFound)
+		return sv.failure(root, "No such page", "td serve has the board, a page per issue and a page per revision range.", StatusNotFound)
 	}
 	if err != nil {
-		status := http.StatusInternalServerError
+		status := StatusInternalServerError
 		var re *repo.Error
 		if errors.As(err, &re) && (re.Code == repo.CodeNotFound || re.Code == repo.CodeRefused) {
-			status = http.StatusNotFound
+			status = StatusNotFound
 		}
 		return sv.failure(root, "td cannot show this page", err.Error(), status)
 	}
 	sv.pages[p] = b.Bytes()
-	return b.Bytes(), http.StatusOK
+	return b.Bytes(), StatusOK
 }
 
 func (sv *Server) failure(root, title, msg string, status int) ([]byte, int) {

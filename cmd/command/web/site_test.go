@@ -1,9 +1,6 @@
 package web_test
 
 import (
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,14 +126,10 @@ func TestWriteSiteKeepsWhatItDidNotWrite(t *testing.T) {
 	}
 }
 
-func get(t *testing.T, h http.Handler, method, path, host string) (int, string) {
+func get(t *testing.T, sv *web.Server, method, path, host string) (int, string) {
 	t.Helper()
-	req := httptest.NewRequest(method, path, nil)
-	req.Host = host
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	b, _ := io.ReadAll(rec.Result().Body)
-	return rec.Code, string(b)
+	r := sv.Respond(method, path, host)
+	return r.Status, string(r.Body)
 }
 
 func TestServer(t *testing.T) {
