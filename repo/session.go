@@ -202,6 +202,23 @@ func (s *Store) Session(id string) (*Session, error) {
 	return &se, nil
 }
 
+// SessionIDs lists the sessions that have an identity file, without
+// reading them: for a caller that names many assignees, most of which may
+// be sessions of other clones whose files were never committed here.
+func (s *Store) SessionIDs() map[string]bool {
+	out := map[string]bool{}
+	ents, _ := os.ReadDir(s.Path(SessionsDir)) // unreadable: no names, the IDs stand
+	for _, e := range ents {
+		if id, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && ValidSessionID(id) {
+			out[id] = true
+		}
+	}
+	if se := s.pendingDefault; se != nil {
+		out[se.ID] = true
+	}
+	return out
+}
+
 // Sessions lists every session, oldest first. Unreadable files are
 // returned as errors beside the rest.
 func (s *Store) Sessions() ([]*Session, []error) {

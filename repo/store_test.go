@@ -190,7 +190,8 @@ func TestFilterMatch(t *testing.T) {
 
 func TestIndexCacheRoundTripAndCorruption(t *testing.T) {
 	entries := []indexEntry{
-		{name: "td-abc123.md", size: 10, mtime: 5, issue: &Issue{Issue: domain.Issue{ID: "td-abc123", Title: "T", Status: "open", Type: "bug", Priority: "P1", Minor: true, Labels: []string{"x", "y"}, Links: []domain.Link{{Kind: "child_of", To: "td-abc124"}}, CreatedAt: time.Unix(100, 0).UTC()}, Path: "p"}},
+		{name: "td-abc123.md", size: 10, mtime: 5, issue: &Issue{Issue: domain.Issue{ID: "td-abc123", Title: "T", Status: "open", Type: "bug", Priority: "P1", Minor: true, Labels: []string{"x", "y"}, Links: []domain.Link{{Kind: "child_of", To: "td-abc124"}}, CreatedAt: time.Unix(100, 0).UTC()}, Path: "p",
+			tally: domain.Summary{Done: 3, Open: 2, Dropped: 1, Blocked: 4, CriteriaTotal: 5, CriteriaDone: 2}}},
 		{name: "td-bad000.md", size: 3, mtime: 7, err: &ParseError{Path: "q", Line: 2, Msg: "bad"}},
 		{name: "td-con000.md", size: 4, mtime: 8, err: &ParseError{Path: "r", Line: 3, Msg: "conflict", Conflict: true},
 			issue: &Issue{Issue: domain.Issue{ID: "td-con000", Title: "Ours"}, Conflicted: true}},
@@ -204,6 +205,9 @@ func TestIndexCacheRoundTripAndCorruption(t *testing.T) {
 	got := m["td-abc123.md"]
 	if got.issue.Title != "T" || !got.issue.Minor || got.issue.Labels[1] != "y" || got.issue.Links[0].To != "td-abc124" || got.issue.CreatedAt.Unix() != 100 || got.mtime != 5 {
 		t.Fatalf("round trip lost data: %+v %+v", got, got.issue)
+	}
+	if tl := got.issue.Tally(); tl != (domain.Summary{Done: 3, Open: 2, Dropped: 1, Blocked: 4, CriteriaTotal: 5, CriteriaDone: 2}) {
+		t.Fatalf("round trip lost the checklist's counts: %+v", tl)
 	}
 	if m["td-bad000.md"].err.Msg != "bad" || m["td-bad000.md"].err.Line != 2 {
 		t.Fatalf("parse error lost: %+v", m["td-bad000.md"])
@@ -226,6 +230,13 @@ func TestIndexCacheRoundTripAndCorruption(t *testing.T) {
 	}
 	if _, err := decodeIndex(data[:len(data)/2]); err == nil {
 		t.Fatal("a truncated cache went unnoticed")
+	}
+	// A cache of the version before, without the counts, is rebuilt.
+	old := append([]byte{}, data...)
+	old[len(indexMagic)] = indexVersion - 1
+	old = binary.BigEndian.AppendUint32(old[:len(old)-4], crc32.ChecksumIEEE(old[:len(old)-4]))
+	if _, err := decodeIndex(old); err == nil {
+		t.Fatal("a cache of the previous version was read")
 	}
 }
 

@@ -121,7 +121,7 @@ func (r *runner) runBoard(o *BoardOptions) error {
 	for _, pe := range b.Unreadable {
 		r.st.warnf("%v", pe)
 	}
-	return r.st.export(func() any { return b }, func() error {
+	return r.st.export(func() any { return boardJSON{b} }, func() error {
 		limit := o.Limit
 		if limit < 0 && r.st.tty {
 			limit = boardPage

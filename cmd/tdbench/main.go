@@ -144,6 +144,8 @@ func run(argv []string, out io.Writer) error {
 		}, nil},
 		{"td reviewable", 50 * time.Millisecond, fixed("reviewable"), nil},
 		{"td ready", 40 * time.Millisecond, fixed("ready"), nil},
+		{"td board", 60 * time.Millisecond, fixed("board"), nil},
+		{"td board --json", 60 * time.Millisecond, fixed("board", "--json"), nil},
 		{"td search webhook retries", 150 * time.Millisecond, fixed("search", "webhook", "retries"), nil},
 		{"td check", 1500 * time.Millisecond, fixed("check"), nil},
 		// Every issue's page, the board and the changes since main: the
@@ -290,6 +292,7 @@ func setupClaims(out io.Writer, bin, root string, env []string, n int) ([]benchC
 		}, nil},
 		{fmt.Sprintf("td ready (%d live claims)", liveClaims), 40 * time.Millisecond, fixed("ready"), nil},
 		{fmt.Sprintf("td list --json (%d live claims)", liveClaims), 40 * time.Millisecond, fixed("list", "--json"), nil},
+		{fmt.Sprintf("td board (%d live claims)", liveClaims), 60 * time.Millisecond, fixed("board"), nil},
 		{fmt.Sprintf("td sync, nothing to do (%d claims, local bare remote)", liveClaims), 50 * time.Millisecond, fixed("sync"), nil},
 	}, nil
 }

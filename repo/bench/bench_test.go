@@ -11,6 +11,7 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/board"
 	"github.com/tdproject/td/repo/gen"
 	"github.com/tdproject/td/repo/gitrepo"
 	"github.com/tdproject/td/repo/issues"
@@ -120,6 +121,28 @@ func BenchmarkList10k(b *testing.B) {
 		}
 		if len(list) < benchIssues/2 {
 			b.Fatalf("listed %d issues", len(list))
+		}
+	}
+}
+
+// BenchmarkBoard10k builds the board of every issue with a warm index
+// cache: the list's read, every closed issue's last change from the ledger
+// cache, children counted over all issues and the claims listed. Target
+// (td board): 60 ms.
+func BenchmarkBoard10k(b *testing.B) {
+	root := benchRoot(b)
+	benchWarm(b, root)
+	if _, err := board.Build(benchOpen(b, root), board.Filter{}); err != nil {
+		b.Fatal(err) // and the ledger cache is warm too
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		bd, err := board.Build(benchOpen(b, root), board.Filter{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(bd.Columns[0].Cards); n < benchIssues/8 {
+			b.Fatalf("%d open cards", n)
 		}
 	}
 }

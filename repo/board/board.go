@@ -10,6 +10,7 @@ package board
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,6 +138,7 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		b.Epic = epic.ID
 		below = links.Descendants(all, epic.ID)
 	}
+	// all is sorted as td list sorts; shown keeps that order.
 	match := s.ResolveAssignee(repo.Filter{All: true, Labels: f.Labels, Assignee: f.Assignee})
 	var shown, closed []*repo.Issue
 	for _, is := range all {
@@ -148,18 +150,15 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		}
 		if is.Status == domain.StatusClosed {
 			closed = append(closed, is)
-		} else {
-			shown = append(shown, is)
 		}
+		shown = append(shown, is)
 	}
+	// Only closed issues need their last change, from the ledgers.
 	s.FillUpdated(closed)
 	since := f.Now.Add(-time.Duration(f.RecentDays) * 24 * time.Hour)
-	for _, is := range closed {
-		if !is.UpdatedAt.Before(since) {
-			shown = append(shown, is)
-		}
-	}
-	repo.SortIssues(shown)
+	shown = slices.DeleteFunc(shown, func(is *repo.Issue) bool {
+		return is.Status == domain.StatusClosed && is.UpdatedAt.Before(since)
+	})
 
 	kids := links.ChildCounts(all)
 	cs, err := claims.Load(s)
@@ -173,9 +172,15 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		}
 		cs.Prefetch(ids)
 	}
+	// Sessions without a file here (another clone's, never committed)
+	// are named by their ID without trying to read each.
+	known := s.SessionIDs()
 	names := map[string]string{}
 	nameOf := func(assignee string) string {
 		se := strings.TrimPrefix(assignee, "session:")
+		if !known[se] {
+			return se
+		}
 		if n, ok := names[se]; ok {
 			return n
 		}
@@ -188,9 +193,17 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 	}
 
 	byStatus := map[domain.Status]int{}
+	counts := make([]int, len(columns))
 	for i, c := range columns {
-		b.Columns = append(b.Columns, Column{Key: string(c.status), Title: c.title, Cards: []Card{}})
 		byStatus[c.status] = i
+	}
+	for _, is := range shown {
+		if col, ok := byStatus[is.Status]; ok {
+			counts[col]++
+		}
+	}
+	for i, c := range columns {
+		b.Columns = append(b.Columns, Column{Key: string(c.status), Title: c.title, Cards: make([]Card, 0, counts[i])})
 	}
 	for _, is := range shown {
 		col, ok := byStatus[is.Status]

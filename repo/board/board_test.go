@@ -10,6 +10,7 @@ import (
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/board"
+	"github.com/tdproject/td/repo/claims"
 	"github.com/tdproject/td/repo/issues"
 	"github.com/tdproject/td/repo/links"
 	"github.com/tdproject/td/repo/repotest"
@@ -60,6 +61,9 @@ func newFixture(t *testing.T) fixture {
 	must(issues.Start(s, se, f.started))
 	assignee := "session:" + se.ID
 	_, _, err := issues.Edit(s, se, f.started, issues.EditOptions{Assignee: &assignee})
+	must(nil, err)
+	elsewhere := "session:ses_zzzzzzzz" // another clone's session: no file here
+	_, _, err = issues.Edit(s, se, f.blocked, issues.EditOptions{Assignee: &elsewhere})
 	must(nil, err)
 	must(issues.Block(s, se, f.blocked, issues.TransitionOptions{Reason: "waiting for the provider"}))
 	must(issues.Close(s, se, f.shut, issues.TransitionOptions{}))
@@ -152,6 +156,9 @@ func TestBuildCards(t *testing.T) {
 	if s := cards[f.started]; s.Assignee != "Op" || s.Claim != "" {
 		t.Errorf("started card: assignee %q, claim %q; want the person's name and no claim outside git", s.Assignee, s.Claim)
 	}
+	if c := cards[f.blocked]; c.Assignee != "ses_zzzzzzzz" {
+		t.Errorf("a session without a file is named by its ID, got %q", c.Assignee)
+	}
 	if c := cards[f.shut]; !c.Updated.Equal(repotest.Clock) {
 		t.Errorf("closed card updated %v, want %v", c.Updated, repotest.Clock)
 	}
@@ -191,5 +198,33 @@ func TestBuildFromTheCache(t *testing.T) {
 	}
 	if fmt.Sprint(first.Columns) != fmt.Sprint(second.Columns) {
 		t.Errorf("from the files:\n%v\nfrom the cache:\n%v", first.Columns, second.Columns)
+	}
+}
+
+func TestClaimText(t *testing.T) {
+	cs := &claims.Set{Here: "/src/app", HereHost: "devbox"}
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	bob := domain.Actor{Identity: "Bob Stone <bob@example.com>"}
+	claim := func(a domain.Actor, host, wt string, expires time.Time) *domain.Claim {
+		return &domain.Claim{Issue: "td-abc123", Session: "ses_12345678", Actor: a, Host: host, Worktree: wt, Expires: expires}
+	}
+	for _, tc := range []struct {
+		name string
+		c    *domain.Claim
+		want string
+	}{
+		{"another work tree", claim(bob, "devbox", "/src/app-2", now.Add(2*time.Hour)), "claimed by Bob Stone in ../app-2 until 12:00 UTC"},
+		{"this work tree", claim(bob, "devbox", "/src/app", now.Add(2*time.Hour)), "claimed by Bob Stone in this work tree until 12:00 UTC"},
+		{"another machine", claim(bob, "laptop", "/home/bob/app", now.Add(2*time.Hour)), "claimed by Bob Stone on laptop in /home/bob/app until 12:00 UTC"},
+		{"tomorrow", claim(bob, "devbox", "/src/app-2", now.Add(20*time.Hour)), "claimed by Bob Stone in ../app-2 until 2026-11-22 06:00 UTC"},
+		{"lease ended", claim(bob, "devbox", "/src/app-2", now.Add(-time.Minute)), "claimed by Bob Stone in ../app-2, lease ended 09:59 UTC"},
+		{"an agent", claim(domain.Actor{Identity: "Bob Stone <bob@example.com>", Agent: "claude"}, "devbox", "/src/app-2", now.Add(time.Hour)),
+			"claimed by claude agent of Bob Stone in ../app-2 until 11:00 UTC"},
+		{"an email only", claim(domain.Actor{Identity: "<bob@example.com>"}, "devbox", "/src/app-2", now.Add(time.Hour)),
+			"claimed by bob@example.com in ../app-2 until 11:00 UTC"},
+	} {
+		if got := board.ClaimText(cs, tc.c, now); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
 	}
 }
