@@ -333,6 +333,7 @@ Start with:
 			r.diffCommand(nil),
 			r.checkCommand(nil),
 			r.logCommand(nil),
+			r.serveCommand(nil),
 			r.importCommand(),
 			r.exportCommand(nil),
 		}, r.harnessCommands(), r.mcpCommands(), []*cli.Command{
@@ -384,6 +385,7 @@ func commandGroups() []commandGroup {
 		{Title: "Sessions", Topic: "sessions", Names: []string{"session", "send", "promote", "context", "anchor", "whoami", "guard", "hooks"}},
 		{Title: "Claims", Topic: "claims", Names: []string{"heartbeat", "reclaim", "sync"}},
 		{Title: "Git and pull requests", Topic: "merging", Names: []string{"commit", "diff", "check", "log", "merge-driver", "resolve", "doctor"}},
+		{Title: "Pages for people", Topic: "pages", Names: []string{"serve"}},
 		{Title: "Import and export", Topic: "importing", Names: []string{"import", "export"}},
 		{Title: "Agent harnesses", Topic: "harnesses", Names: []string{"hook", "onboard", "mcp"}},
 	}

@@ -15,6 +15,11 @@ type BoardOptions struct {
 	// Limit is --limit: the most cards shown in a column, 0 for all; -1
 	// when not given (boardPage on a terminal, all otherwise).
 	Limit int
+	// HTML is --html: write the pages as a static site into this
+	// directory instead of printing the board.
+	HTML string
+	// Ranges are --diff: the revision ranges given a page in the site.
+	Ranges []string
 }
 
 // boardPage is how many cards a column shows a person at a terminal
@@ -43,25 +48,45 @@ every card. --json writes the whole board.
 --epic ID keeps the issues below an issue by child_of links, at any depth;
 --label and --assignee filter as td list's do.
 
+--html DIR writes the board as a static site instead: DIR/index.html (the
+board, filtered as asked), a page per issue in DIR/issues/ (description,
+criteria, todos, links, ledger, commits), a page of the changes since the
+default branch in DIR/diff/ (--diff RANGE names others: BASE or BASE..HEAD)
+and a style sheet. The pages link each other by relative paths and load
+nothing from elsewhere: open DIR/index.html, or put DIR on any static host.
+Each file is replaced whole; DIR must be new, empty or a site td wrote
+(its .td-site lists the files, and only those are replaced or removed).
+td serve shows the same pages live.
+
 Examples:
    td board
    td board --label auth --assignee bob
    td board --epic td-a0b
    td board --days 14 --limit 0
-   td board --json`,
+   td board --json
+   td board --html site/ && open site/index.html
+   td board --html /var/www/td --diff main --diff v1.2..v1.3`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "label", Aliases: []string{"l"}, Usage: "only issues carrying every one of these labels"},
 			&cli.StringFlag{Name: "assignee", Aliases: []string{"a"}, Usage: "only issues assigned to this: session:ID, a session's name, or a person's name, email or the email's part before @; case-insensitive"},
 			&cli.StringFlag{Name: "epic", Usage: "only the issues below the issue `ID` (child_of, at any depth)"},
 			&cli.IntFlag{Name: "days", Value: board.DefaultRecentDays, Usage: "the closed column shows issues closed in the last `N` days"},
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: -1, Usage: "show at most `N` cards a column (0: all; default: 15 on a terminal, all otherwise)"},
+			&cli.StringFlag{Name: "html", Usage: "write the board, a page per issue and the changes as a static site into `DIR`"},
+			&cli.StringSliceFlag{Name: "diff", Usage: "with --html, a page of the changes of `RANGE` (BASE or BASE..HEAD); repeatable"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[flags]"); err != nil {
 				return err
 			}
 			o := &BoardOptions{Filter: board.Filter{Labels: splitValues(c.StringSlice("label")), Assignee: c.String("assignee"),
-				Epic: c.String("epic"), RecentDays: c.Int("days")}, Limit: c.Int("limit")}
+				Epic: c.String("epic"), RecentDays: c.Int("days")}, Limit: c.Int("limit"), HTML: c.String("html"), Ranges: c.StringSlice("diff")}
+			if c.IsSet("html") && strings.TrimSpace(o.HTML) == "" {
+				return usagef("--html needs a directory")
+			}
+			if len(o.Ranges) > 0 && o.HTML == "" {
+				return usagef("--diff names a page of the site: give --html DIR too (td diff prints the changes)")
+			}
 			if c.IsSet("epic") && strings.TrimSpace(o.Filter.Epic) == "" {
 				return usagef("--epic needs an issue ID")
 			}
@@ -85,6 +110,9 @@ func (r *runner) runBoard(o *BoardOptions) error {
 	s, err := r.openStore()
 	if err != nil {
 		return err
+	}
+	if o.HTML != "" {
+		return r.runBoardHTML(s, o)
 	}
 	b, err := board.Build(s, o.Filter)
 	if err != nil {

@@ -159,6 +159,9 @@ func run(argv []string, out io.Writer) error {
 		{"td board --json", 60 * time.Millisecond, fixed("board", "--json"), nil},
 		{"td search webhook retries", 150 * time.Millisecond, fixed("search", "webhook", "retries"), nil},
 		{"td check", 1500 * time.Millisecond, fixed("check"), nil},
+		// Every issue's page, the board and the changes since main: the
+		// site is written outside the repository, and replaced run by run.
+		{"td board --html DIR (the whole site)", 5 * time.Second, fixed("board", "--html", filepath.Join(os.TempDir(), "tdbench-site")), nil},
 	}
 	cmds = append(cmds, hookCommands(root, editID)...)
 	// td --version always runs, first: the floor of starting the binary

@@ -1,0 +1,154 @@
+package web_test
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tdproject/td/cmd/command/web"
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/board"
+	"github.com/tdproject/td/repo/gen"
+)
+
+const benchIssues = 10_000
+
+func benchDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("td-web-bench-%d", os.Getpid()))
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	os.RemoveAll(benchDir())
+	os.Exit(code)
+}
+
+func benchEnv(key string) string {
+	switch key {
+	case "GIT_AUTHOR_NAME":
+		return gen.AuthorName
+	case "GIT_AUTHOR_EMAIL":
+		return gen.AuthorEmail
+	}
+	return ""
+}
+
+// benchRoot is a generated repository of 10,000 issues, made once per test
+// binary and only when a benchmark runs ($TD_BENCH_REPO names one to reuse).
+func benchRoot(b *testing.B) string {
+	b.Helper()
+	if r := os.Getenv("TD_BENCH_REPO"); r != "" {
+		return r
+	}
+	dir := benchDir()
+	root := filepath.Join(dir, "repo")
+	done := filepath.Join(dir, "generated")
+	if _, err := os.Stat(done); err == nil {
+		return root
+	}
+	if err := gen.Generate(root, benchIssues); err != nil {
+		b.Fatalf("generate the benchmark repository: %v", err)
+	}
+	// Files written long ago, as in a real repository: fresh ones sit in the
+	// caches' racy window, where td reads every file again.
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(filepath.Join(root, repo.TodosDir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return root
+}
+
+func benchOpen(b *testing.B, root string) *repo.Store {
+	b.Helper()
+	s, err := repo.Open(root, repo.Options{Env: benchEnv})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkWriteSite10k writes the whole site of 10,000 issues into a new
+// directory, as the first td board --html does. Target: 5 s.
+func BenchmarkWriteSite10k(b *testing.B) {
+	root := benchRoot(b)
+	for b.Loop() {
+		b.StopTimer()
+		out := filepath.Join(b.TempDir(), "site")
+		b.StartTimer()
+		writeSite(b, root, out)
+	}
+}
+
+// BenchmarkWriteSiteAgain10k writes the site of 10,000 issues over the
+// one it wrote before, as every later td board --html does: the pages are
+// built again, and written only where they changed.
+func BenchmarkWriteSiteAgain10k(b *testing.B) {
+	root := benchRoot(b)
+	out := filepath.Join(b.TempDir(), "site")
+	writeSite(b, root, out)
+	for b.Loop() {
+		writeSite(b, root, out)
+	}
+}
+
+func writeSite(b *testing.B, root, out string) {
+	res, err := web.WriteSite(benchOpen(b, root), out, web.SiteOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Issues < benchIssues {
+		b.Fatalf("wrote %d issue pages", res.Issues)
+	}
+}
+
+// BenchmarkServeBoard10k asks td serve's handler for the board of 10,000
+// issues again after its first load: the change check, and the page from
+// memory. Target: 50 ms.
+func BenchmarkServeBoard10k(b *testing.B) {
+	root := benchRoot(b)
+	sv := web.NewServer(func() (*repo.Store, error) { return benchOpen(b, root), nil }, "bench", nil, board.Filter{})
+	serve := func() {
+		if r := sv.Respond("GET", "/", "127.0.0.1:7420"); r.Status != 200 {
+			b.Fatalf("GET /: %d", r.Status)
+		}
+	}
+	serve()
+	for b.Loop() {
+		serve()
+	}
+	if sv.Reads() != 1 {
+		b.Fatalf("the store was read %d times", sv.Reads())
+	}
+}
+
+// BenchmarkServeIssue10k asks for one issue's page, not yet in memory:
+// built from its file, its ledger and its log, every commit described as
+// td log ID describes it. The store was read already (for the board).
+func BenchmarkServeIssue10k(b *testing.B) {
+	root := benchRoot(b)
+	id := gen.ID(benchIssues / 3)
+	get := func(sv *web.Server, path string) {
+		if r := sv.Respond("GET", path, "127.0.0.1:7420"); r.Status != 200 {
+			b.Fatalf("GET %s: %d", path, r.Status)
+		}
+	}
+	for b.Loop() {
+		b.StopTimer()
+		sv := web.NewServer(func() (*repo.Store, error) { return benchOpen(b, root), nil }, "bench", nil, board.Filter{})
+		get(sv, "/")
+		b.StartTimer()
+		get(sv, "/issues/"+id+".html")
+	}
+}

@@ -1,0 +1,312 @@
+package web
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/board"
+	"github.com/tdproject/td/repo/site"
+)
+
+// ManifestFile lists, in a site's directory, the files td wrote there, one
+// a line: the slash-separated path, a tab, and a hash of the content td
+// wrote (a page whose content and size are unchanged is not written again). td board --html replaces only those and
+// removes only those it no longer writes; a directory with other files and
+// no manifest is not td's to write into.
+const ManifestFile = ".td-site"
+
+// SiteOptions say what td board --html writes.
+type SiteOptions struct {
+	// Version is td's version, in the pages' footer.
+	Version string
+	// Ranges are the revision ranges given a diff page each ("main",
+	// "main..feature").
+	Ranges []string
+	// Filter narrows the board page; issue pages are written for every
+	// issue.
+	Filter board.Filter
+	// Workers is how many pages are built at once; 0 for the default.
+	Workers int
+	// Shown is the directory as the user named it, for messages; "" for
+	// the directory as given.
+	Shown string
+}
+
+// SiteResult is what WriteSite wrote.
+type SiteResult struct {
+	Dir string
+	// Issues is how many issue pages were written; Diffs the diff pages.
+	Issues int
+	Diffs  []site.DiffLink
+	// Files is every file of the site; Unchanged those of them an earlier
+	// run wrote with the same content, left as they were; Removed those of
+	// an earlier run that this one no longer writes (an issue deleted
+	// since), removed.
+	Files     int
+	Unchanged int
+	Removed   int
+	// Problems are issue files and ledger lines td could not read: their
+	// pages are missing or partial.
+	Problems []error
+}
+
+// WriteSite writes the whole site into dir: the board (index.html), a
+// page per issue (issues/ID.html), a page per range (diff/NAME.html) and
+// the style sheet. Each file is written to a temporary file beside it and
+// renamed into place, so a reader or a web server never sees half a page.
+// dir is created when missing; an existing dir must be empty or hold a
+// site td wrote (its manifest), and files td did not list there are never
+// touched.
+func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
+	shown := o.Shown
+	if shown == "" {
+		shown = dir
+	}
+	old, err := prepareDir(dir, shown)
+	if err != nil {
+		return nil, err
+	}
+	src, problems, err := site.Open(s)
+	if err != nil {
+		return nil, err
+	}
+	res := &SiteResult{Dir: dir, Problems: problems}
+	r := NewRenderer(o.Version, true)
+	w := &siteWriter{dir: dir, old: old}
+	dirs := []string{site.IssuesDir}
+	if len(o.Ranges) > 0 {
+		dirs = append(dirs, site.DiffsDir)
+	}
+	for _, d := range dirs {
+		if err := mkdirNoLink(filepath.Join(dir, d)); err != nil {
+			return nil, err
+		}
+	}
+	var diffs []*site.Diff
+	for _, rng := range o.Ranges {
+		d, err := src.Diff(rng)
+		if err != nil {
+			return nil, fmt.Errorf("the diff page for %s: %w", rng, err)
+		}
+		base, head := site.ParseRange(rng)
+		res.Diffs = append(res.Diffs, site.DiffLink{Name: rng, Path: site.DiffPath(base, head)})
+		diffs = append(diffs, d)
+	}
+	for i, d := range diffs {
+		var b bytes.Buffer
+		if err := r.Diff(&b, d, res.Diffs); err != nil {
+			return nil, err
+		}
+		if err := w.write(res.Diffs[i].Path, b.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	bp, err := src.Board(o.Filter, res.Diffs)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := r.Board(&b, bp); err != nil {
+		return nil, err
+	}
+	if err := w.write(site.BoardPath, b.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := w.write(site.StylePath, Style()); err != nil {
+		return nil, err
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = repo.IOWorkers()
+	}
+	err = src.EachIssue(workers, func(is *site.Issue) error {
+		var b bytes.Buffer
+		if err := r.Issue(&b, is, res.Diffs); err != nil {
+			return err
+		}
+		return w.write(site.IssuePath(is.ID), b.Bytes())
+	})
+	if err != nil {
+		return nil, err
+	}
+	written, manifest := w.files()
+	res.Files, res.Unchanged = len(written), w.unchanged
+	res.Issues = len(written) - len(res.Diffs) - 2
+	if err := writeAtomic(filepath.Join(dir, ManifestFile), manifest); err != nil {
+		return nil, err
+	}
+	for p := range old {
+		if _, ok := slices.BinarySearch(written, p); ok || !generatedPath(p) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
+			res.Removed++
+		}
+	}
+	return res, nil
+}
+
+// prepareDir checks that dir may hold the site, creating it when missing,
+// and returns the files the last run wrote there (its manifest), with the
+// hash of each one's content ("" when the manifest has none).
+func prepareDir(dir, shown string) (map[string]string, error) {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		if fi, err = os.Stat(dir); err != nil {
+			return nil, err
+		}
+	}
+	if !fi.IsDir() {
+		return nil, repo.Errorf(repo.CodeRefused, "%s is a file, not a directory; name a directory for the site (td creates it when missing)", shown)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(entries) > 0 {
+			return nil, repo.Errorf(repo.CodeRefused, "%s holds files td did not write (it has no %s); name a new or empty directory", shown, ManifestFile)
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	old := map[string]string{}
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			p, h, _ := strings.Cut(l, "\t")
+			old[p] = h
+		}
+	}
+	return old, nil
+}
+
+// generatedPath reports whether p is a path td writes in a site: the only
+// paths a manifest may make it remove.
+func generatedPath(p string) bool {
+	if strings.Contains(p, "..") || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
+		return false
+	}
+	switch {
+	case p == site.BoardPath, p == site.StylePath:
+		return true
+	case strings.HasPrefix(p, site.IssuesDir+"/"), strings.HasPrefix(p, site.DiffsDir+"/"):
+		rest := p[strings.IndexByte(p, '/')+1:]
+		return !strings.Contains(rest, "/") && strings.HasSuffix(rest, ".html")
+	}
+	return false
+}
+
+// mkdirNoLink makes dir, refusing one that is a symbolic link or a file:
+// pages go inside the site's directory, nowhere else.
+func mkdirNoLink(dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return os.Mkdir(dir, 0o755)
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return repo.Errorf(repo.CodeRefused, "%s is not a directory; td writes its pages there", dir)
+	}
+	return nil
+}
+
+// siteWriter writes a site's files and remembers which, with their hash.
+type siteWriter struct {
+	dir string
+	// old is the last run's manifest: path to hash.
+	old       map[string]string
+	mu        sync.Mutex
+	written   map[string]string
+	unchanged int
+}
+
+// write writes the file rel of the site, unless the last run wrote the
+// same content there and the file still has its size.
+func (w *siteWriter) write(rel string, data []byte) error {
+	sum := fnv.New64a()
+	sum.Write(data)
+	h := strconv.FormatUint(sum.Sum64(), 16)
+	path := filepath.Join(w.dir, filepath.FromSlash(rel))
+	same := false
+	if w.old[rel] == h {
+		fi, err := os.Lstat(path)
+		same = err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data))
+	}
+	if !same {
+		if err := writeAtomic(path, data); err != nil {
+			return err
+		}
+	}
+	w.mu.Lock()
+	if w.written == nil {
+		w.written = map[string]string{}
+	}
+	w.written[rel] = h
+	if same {
+		w.unchanged++
+	}
+	w.mu.Unlock()
+	return nil
+}
+
+// files lists the files written, sorted, and the manifest that lists them.
+func (w *siteWriter) files() ([]string, []byte) {
+	paths := make([]string, 0, len(w.written))
+	for p := range w.written {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	var b bytes.Buffer
+	for _, p := range paths {
+		b.WriteString(p + "\t" + w.written[p] + "\n")
+	}
+	return paths, b.Bytes()
+}
+
+// writeAtomic replaces path with data through a temporary file beside it
+// and a rename. It does not wait for the disk: a site is rebuilt from the
+// store at will. A symbolic link at path is refused, never followed.
+func writeAtomic(path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return repo.Errorf(repo.CodeRefused, "%s is not a regular file; td replaces only the pages it wrote", path)
+	}
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return err
+	}
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(rnd[:]))
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
