@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tdproject/td/policy/domain"
@@ -191,9 +192,33 @@ func (s *Store) statError(st fileStat) *ParseError {
 	return &ParseError{Path: TodosDir + "/" + IssuesDir + "/" + st.name, Msg: st.err.Error()}
 }
 
+// progressFrom is how many issue files a read must parse before
+// Options.Progress hears of it.
+const progressFrom = 2000
+
 // parseEntries reads and parses the listed entries in parallel.
 func (s *Store) parseEntries(entries []indexEntry, idx []int) {
+	var done atomic.Int64
+	if report := s.opts.Progress; report != nil && len(idx) >= progressFrom {
+		stop, stopped := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(stopped)
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					report(len(idx), len(idx))
+					return
+				case <-t.C:
+					report(int(done.Load()), len(idx))
+				}
+			}
+		}()
+		defer func() { close(stop); <-stopped }()
+	}
 	ForEach(len(idx), runtime.GOMAXPROCS(0), 64, func(k int) {
+		defer done.Add(1)
 		e := &entries[idx[k]]
 		is, err := s.ReadIssueFile(strings.TrimSuffix(e.name, ".md"))
 		if err != nil {
