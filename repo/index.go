@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/tdproject/td/policy/domain"
 )
@@ -343,17 +344,32 @@ func (w *indexWriter) seal() []byte {
 	return w.b.Bytes()
 }
 
-// openCache checks a cache file's magic, version byte and trailing CRC-32
-// and returns a reader over the body between them.
-func openCache(data []byte, magic string, version byte) (*indexReader, error) {
+// checkCache checks a cache file's magic, version byte and trailing
+// CRC-32.
+func checkCache(data []byte, magic string, version byte) error {
 	if len(data) < len(magic)+1+4 || string(data[:len(magic)]) != magic || data[len(magic)] != version {
-		return nil, errBadIndex
+		return errBadIndex
 	}
 	body, tail := data[:len(data)-4], data[len(data)-4:]
 	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(tail) {
-		return nil, errBadIndex
+		return errBadIndex
 	}
-	return &indexReader{s: string(body[len(magic)+1:])}, nil
+	return nil
+}
+
+// openCache checks a cache file (checkCache) and returns a reader over
+// the body between its header and checksum. The reader's strings share
+// data's memory rather than copy it (16 MB at 100,000 issues): data is a
+// buffer the caller read the file into and never writes again.
+func openCache(data []byte, magic string, version byte) (*indexReader, error) {
+	if err := checkCache(data, magic, version); err != nil {
+		return nil, err
+	}
+	body := data[len(magic)+1 : len(data)-4]
+	if len(body) == 0 {
+		return &indexReader{}, nil
+	}
+	return &indexReader{s: unsafe.String(&body[0], len(body))}, nil
 }
 
 var errBadIndex = errors.New("bad index")
