@@ -99,11 +99,12 @@ func (s *Store) statIssues() ([]fileStat, error) {
 	if err != nil {
 		return nil, s.FileError(dir, err)
 	}
+	defer f.Close()
 	names, err := f.Readdirnames(-1)
-	f.Close()
 	if err != nil {
 		return nil, s.FileError(dir, err)
 	}
+	fd := int(f.Fd())
 	slices.Sort(names)
 	out := make([]fileStat, 0, len(names))
 	for _, n := range names {
@@ -113,14 +114,7 @@ func (s *Store) statIssues() ([]fileStat, error) {
 	}
 	ForEach(len(out), IOWorkers(), 256, func(i int) {
 		st := &out[i]
-		fi, err := root.Lstat(st.name)
-		if err != nil {
-			st.err = err
-		} else if r := checkRegular(fi, -1); r != nil {
-			st.err = r
-		} else {
-			st.size, st.mtime = fi.Size(), fi.ModTime().UnixNano()
-		}
+		st.size, st.mtime, st.err = statAt(fd, root, st.name)
 	})
 	return out, nil
 }
