@@ -6,7 +6,7 @@
 // Usage:
 //
 //	go build -o /tmp/td ./cmd/td
-//	go run ./cmd/tdbench -td /tmp/td [-n 10000] [-runs 20] [-dir DIR] [-keep] [-match TEXT]
+//	go run ./cmd/tdbench -td /tmp/td [-n 10000] [-runs 20] [-dir DIR] [-keep] [-match TEXT] [-skip TEXT]
 //
 // The repository is generated into a temporary directory and removed
 // afterwards unless -keep is given; with -dir it is generated there, or
@@ -61,12 +61,13 @@ func run(argv []string, out io.Writer) error {
 	dir := fl.String("dir", "", "generate the repository in `DIR`, or reuse the one already there; never removed")
 	keep := fl.Bool("keep", false, "keep the generated temporary repository and print its path")
 	match := fl.String("match", "", "time only the commands whose name holds `TEXT` (\"td hook\" for the harness hooks)")
+	skip := fl.String("skip", "", "leave out the commands whose name holds `TEXT` (\"td check\" for the slowest at 100,000 issues)")
 	if err := fl.Parse(argv); err != nil {
 		return err
 	}
 	if *td == "" || fl.NArg() > 0 || *runs < 1 || *n < 10 {
 		fl.Usage()
-		return errors.New("usage: tdbench -td PATH [-n N] [-runs N] [-dir DIR] [-keep] [-match TEXT]")
+		return errors.New("usage: tdbench -td PATH [-n N] [-runs N] [-dir DIR] [-keep] [-match TEXT] [-skip TEXT]")
 	}
 	bin, err := filepath.Abs(*td)
 	if err != nil {
@@ -149,7 +150,9 @@ func run(argv []string, out io.Writer) error {
 		{"td check", 1500 * time.Millisecond, fixed("check"), nil},
 	}
 	cmds = append(cmds, hookCommands(root, editID)...)
-	cmds = slices.DeleteFunc(cmds, func(c benchCommand) bool { return !strings.Contains(c.name, *match) })
+	cmds = slices.DeleteFunc(cmds, func(c benchCommand) bool {
+		return !strings.Contains(c.name, *match) || *skip != "" && strings.Contains(c.name, *skip)
+	})
 
 	env := benchEnv()
 	// A reused repository may hold the issues the status and close
@@ -186,7 +189,9 @@ func run(argv []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("claims: %w", err)
 	}
-	claimCmds = slices.DeleteFunc(claimCmds, func(c benchCommand) bool { return !strings.Contains(c.name, *match) })
+	claimCmds = slices.DeleteFunc(claimCmds, func(c benchCommand) bool {
+		return !strings.Contains(c.name, *match) || *skip != "" && strings.Contains(c.name, *skip)
+	})
 	for _, c := range claimCmds {
 		times, cpu, rss, err := timeCommand(bin, root, env, c, *runs)
 		if err != nil {
@@ -208,7 +213,9 @@ func run(argv []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("pull request: %w", err)
 	}
-	checkCmds = slices.DeleteFunc(checkCmds, func(c benchCommand) bool { return !strings.Contains(c.name, *match) })
+	checkCmds = slices.DeleteFunc(checkCmds, func(c benchCommand) bool {
+		return !strings.Contains(c.name, *match) || *skip != "" && strings.Contains(c.name, *skip)
+	})
 	for _, c := range checkCmds {
 		times, cpu, rss, err := timeCommand(bin, root, env, c, *runs)
 		if err != nil {
