@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -191,8 +192,19 @@ func (s *Store) statError(st fileStat) *ParseError {
 // Options.Progress hears of it.
 const progressFrom = 2000
 
+// parseHeapLimit bounds the Go heap of a command once it parses
+// progressFrom or more issue files: the first command in a fresh clone of
+// 100,000 issues parses them all, and at td's GOGC of 400 their garbage
+// took its peak resident memory to 480 MB; under the limit, 170 MB. The
+// limit is not set for every command: td check at 10,000 issues keeps
+// some 150 MB live and would spend 40% more CPU collecting under it.
+const parseHeapLimit = 160 << 20
+
 // parseEntries reads and parses the listed entries in parallel.
 func (s *Store) parseEntries(entries []indexEntry, idx []int) {
+	if len(idx) >= progressFrom && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(parseHeapLimit) // GOMEMLIMIT, when set, is the user's
+	}
 	var done atomic.Int64
 	if report := s.opts.Progress; report != nil && len(idx) >= progressFrom {
 		stop, stopped := make(chan struct{}), make(chan struct{})

@@ -3,6 +3,7 @@ package repo
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"testing"
 
@@ -14,6 +15,8 @@ import (
 // that parses fewer, or none (the cache is warm), tells it nothing.
 func TestProgressHearsALongRead(t *testing.T) {
 	s := newTestStore(t)
+	prev := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
 	var mu sync.Mutex
 	var heard [][2]int
 	s.opts.Progress = func(done, total int) {

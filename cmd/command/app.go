@@ -46,22 +46,13 @@ func Main() int {
 // Exit runs td as the process's main and exits with its status: cmd/td's
 // main, and a test binary started under the name td (StartedAsTD). td
 // lives for milliseconds: collecting garbage four times less often saves
-// time on large lists and costs a few megabytes at most. The memory limit
-// bounds what that costs where td reads every file: the first command in
-// a fresh clone of 100,000 issues parses them all, and without the limit
-// its garbage took its peak resident memory to 480 MB; with it, 160 MB.
-// GOMEMLIMIT, when set, is the user's and wins.
+// time on large lists and costs a few megabytes at most (the store bounds
+// the heap of a command that parses thousands of issue files: see
+// repo.Store's parseEntries).
 func Exit() {
 	debug.SetGCPercent(400)
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
-	}
 	os.Exit(Main())
 }
-
-// memoryLimit is the Go heap size past which td collects garbage whatever
-// GOGC says: below the 200 MB of resident memory any td command may take.
-const memoryLimit = 160 << 20
 
 // StartedAsTD reports whether the process was started under the name td,
 // as scenario and stress tests start their own test binary to play td.
