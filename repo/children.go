@@ -16,7 +16,7 @@ import (
 func (s *Store) ChildCandidates(id string) ([]string, error) {
 	data, err := s.readCache(IndexFile)
 	if err == nil {
-		if _, err = openCache(data, indexMagic, indexVersion); err == nil {
+		if err = checkCache(data, indexMagic, indexVersion); err == nil {
 			var candidates []string
 			if candidates, err = cachedChildren(data, id); err == nil {
 				return candidates, nil

@@ -8,9 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/tdproject/td/policy/domain"
 )
@@ -98,11 +101,12 @@ func (s *Store) statIssues() ([]fileStat, error) {
 	if err != nil {
 		return nil, s.FileError(dir, err)
 	}
+	defer f.Close()
 	names, err := f.Readdirnames(-1)
-	f.Close()
 	if err != nil {
 		return nil, s.FileError(dir, err)
 	}
+	fd := int(f.Fd())
 	slices.Sort(names)
 	out := make([]fileStat, 0, len(names))
 	for _, n := range names {
@@ -112,14 +116,7 @@ func (s *Store) statIssues() ([]fileStat, error) {
 	}
 	ForEach(len(out), IOWorkers(), 256, func(i int) {
 		st := &out[i]
-		fi, err := root.Lstat(st.name)
-		if err != nil {
-			st.err = err
-		} else if r := checkRegular(fi, -1); r != nil {
-			st.err = r
-		} else {
-			st.size, st.mtime = fi.Size(), fi.ModTime().UnixNano()
-		}
+		st.size, st.mtime, st.err = statAt(fd, root, st.name)
 	})
 	return out, nil
 }
@@ -192,9 +189,44 @@ func (s *Store) statError(st fileStat) *ParseError {
 	return &ParseError{Path: TodosDir + "/" + IssuesDir + "/" + st.name, Msg: st.err.Error()}
 }
 
+// progressFrom is how many issue files a read must parse before
+// Options.Progress hears of it.
+const progressFrom = 2000
+
+// parseHeapLimit bounds the Go heap of a command once it parses
+// progressFrom or more issue files: the first command in a fresh clone of
+// 100,000 issues parses them all, and at td's GOGC of 400 their garbage
+// took its peak resident memory to 480 MB; under the limit, 170 MB. The
+// limit is not set for every command: td check at 10,000 issues keeps
+// some 150 MB live and would spend 40% more CPU collecting under it.
+const parseHeapLimit = 160 << 20
+
 // parseEntries reads and parses the listed entries in parallel.
 func (s *Store) parseEntries(entries []indexEntry, idx []int) {
+	if len(idx) >= progressFrom && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(parseHeapLimit) // GOMEMLIMIT, when set, is the user's
+	}
+	var done atomic.Int64
+	if report := s.opts.Progress; report != nil && len(idx) >= progressFrom {
+		stop, stopped := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(stopped)
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					report(len(idx), len(idx))
+					return
+				case <-t.C:
+					report(int(done.Load()), len(idx))
+				}
+			}
+		}()
+		defer func() { close(stop); <-stopped }()
+	}
 	ForEach(len(idx), runtime.GOMAXPROCS(0), 64, func(k int) {
+		defer done.Add(1)
 		e := &entries[idx[k]]
 		is, err := s.ReadIssueFile(strings.TrimSuffix(e.name, ".md"))
 		if err != nil {
@@ -324,17 +356,32 @@ func (w *indexWriter) seal() []byte {
 	return w.b.Bytes()
 }
 
-// openCache checks a cache file's magic, version byte and trailing CRC-32
-// and returns a reader over the body between them.
-func openCache(data []byte, magic string, version byte) (*indexReader, error) {
+// checkCache checks a cache file's magic, version byte and trailing
+// CRC-32.
+func checkCache(data []byte, magic string, version byte) error {
 	if len(data) < len(magic)+1+4 || string(data[:len(magic)]) != magic || data[len(magic)] != version {
-		return nil, errBadIndex
+		return errBadIndex
 	}
 	body, tail := data[:len(data)-4], data[len(data)-4:]
 	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(tail) {
-		return nil, errBadIndex
+		return errBadIndex
 	}
-	return &indexReader{s: string(body[len(magic)+1:])}, nil
+	return nil
+}
+
+// openCache checks a cache file (checkCache) and returns a reader over
+// the body between its header and checksum. The reader's strings share
+// data's memory rather than copy it (16 MB at 100,000 issues): data is a
+// buffer the caller read the file into and never writes again.
+func openCache(data []byte, magic string, version byte) (*indexReader, error) {
+	if err := checkCache(data, magic, version); err != nil {
+		return nil, err
+	}
+	body := data[len(magic)+1 : len(data)-4]
+	if len(body) == 0 {
+		return &indexReader{}, nil
+	}
+	return &indexReader{s: unsafe.String(&body[0], len(body))}, nil
 }
 
 var errBadIndex = errors.New("bad index")

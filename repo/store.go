@@ -109,6 +109,12 @@ type Options struct {
 	// Environ lists the environment as KEY=value, for the variables td
 	// finds by prefix (TD_FEATURE_*); defaults to os.Environ.
 	Environ func() []string
+	// Progress, when set, hears how far a read of many issue files has
+	// gone (the first command in a fresh clone reads them all): done of
+	// total, about ten times a second, and done == total once at the end.
+	// It is called from another goroutine than the command's, never from
+	// two at once.
+	Progress func(done, total int)
 }
 
 func (o Options) withDefaults() Options {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tdproject/td/cmd/command"
@@ -75,6 +76,7 @@ func TestScripts(t *testing.T) {
 			"gitinit":   cmdGitInit,
 			"jsonlen":   cmdJSONLen,
 			"countdir":  cmdCountDir,
+			"backdate":  cmdBackdate,
 			"exits":     func(ts *testscript.TestScript, neg bool, args []string) { cmdExits(ts, neg, args, tr) },
 			"replace":   cmdReplace,
 			"bigissue":  cmdBigIssue,
@@ -135,6 +137,42 @@ func cmdJSONLen(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if (got == want) == neg {
 		ts.Fatalf("jsonlen: got %d elements, want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// backdate PATH... sets the modification time of each file, or of every
+// file in each directory, to a fixed moment in the past (2026-11-20 23:00
+// UTC): old enough that td's caches trust what they recorded about it, as
+// they would a file nobody touched for a while.
+func cmdBackdate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: backdate PATH...")
+	}
+	old := time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC)
+	for _, a := range args {
+		p := ts.MkAbs(a)
+		fi, err := os.Stat(p)
+		if err != nil {
+			ts.Fatalf("backdate: %v", err)
+		}
+		paths := []string{p}
+		if fi.IsDir() {
+			entries, err := os.ReadDir(p)
+			if err != nil {
+				ts.Fatalf("backdate: %v", err)
+			}
+			paths = paths[:0]
+			for _, e := range entries {
+				if e.Type().IsRegular() {
+					paths = append(paths, filepath.Join(p, e.Name()))
+				}
+			}
+		}
+		for _, q := range paths {
+			if err := os.Chtimes(q, old, old); err != nil {
+				ts.Fatalf("backdate: %v", err)
+			}
+		}
 	}
 }
 

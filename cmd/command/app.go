@@ -46,7 +46,9 @@ func Main() int {
 // Exit runs td as the process's main and exits with its status: cmd/td's
 // main, and a test binary started under the name td (StartedAsTD). td
 // lives for milliseconds: collecting garbage four times less often saves
-// time on large lists and costs a few megabytes at most.
+// time on large lists and costs a few megabytes at most (the store bounds
+// the heap of a command that parses thousands of issue files: see
+// repo.Store's parseEntries).
 func Exit() {
 	debug.SetGCPercent(400)
 	os.Exit(Main())
@@ -441,7 +443,24 @@ func (r *runner) options() (repo.Options, error) {
 	if err != nil {
 		return repo.Options{}, err
 	}
-	return repo.Options{Now: now, Env: r.getenv}, nil
+	opts := repo.Options{Now: now, Env: r.getenv}
+	if isTerminal(r.st.errOut) {
+		// The first command in a fresh clone reads every issue file to
+		// build the cache: a person at a terminal sees how far it is once
+		// it has taken a second.
+		var p *progress
+		opts.Progress = func(done, total int) {
+			if p == nil {
+				p = r.progress("Reading the issue files", 0)
+			}
+			p.update(done, total)
+			if done == total {
+				p.done()
+				p = nil
+			}
+		}
+	}
+	return opts, nil
 }
 
 // runDir is the directory the running command acts in: its --dir, else

@@ -6,7 +6,7 @@
 // Usage:
 //
 //	go build -o /tmp/td ./cmd/td
-//	go run ./cmd/tdbench -td /tmp/td [-n 10000] [-runs 20] [-dir DIR] [-keep] [-match TEXT]
+//	go run ./cmd/tdbench -td /tmp/td [-n 10000] [-runs 20] [-dir DIR] [-keep] [-match TEXT] [-skip TEXT]
 //	go run ./cmd/tdbench -td /tmp/td -import [-n 10000] [-runs 3]
 //
 // The repository is generated into a temporary directory and removed
@@ -69,12 +69,13 @@ func run(argv []string, out io.Writer) error {
 	keep := fl.Bool("keep", false, "keep the generated temporary repository and print its path")
 	match := fl.String("match", "", "time only the commands whose name holds `TEXT` (\"td hook\" for the harness hooks)")
 	importMode := fl.Bool("import", false, "time td import beads of -n generated beads issues (-runs per git mode) and td check after it")
+	skip := fl.String("skip", "", "leave out the commands whose name holds `TEXT` (\"td check\" for the slowest at 100,000 issues)")
 	if err := fl.Parse(argv); err != nil {
 		return err
 	}
 	if *td == "" || fl.NArg() > 0 || *runs < 1 || *n < 10 {
 		fl.Usage()
-		return errors.New("usage: tdbench -td PATH [-n N] [-runs N] [-dir DIR] [-keep] [-match TEXT] [-import]")
+		return errors.New("usage: tdbench -td PATH [-n N] [-runs N] [-dir DIR] [-keep] [-match TEXT] [-skip TEXT] [-import]")
 	}
 	bin, err := filepath.Abs(*td)
 	if err != nil {
@@ -132,6 +133,7 @@ func run(argv []string, out io.Writer) error {
 	cmds := []benchCommand{
 		{floorName, 3 * time.Millisecond, fixed("--version"), nil},
 		{"td list", 40 * time.Millisecond, fixed("list"), nil},
+		{"td list --limit 50 (a terminal's first page)", 40 * time.Millisecond, fixed("list", "--limit", "50"), nil},
 		{"td list --json", 40 * time.Millisecond, fixed("list", "--json"), nil},
 		{"td show ID", 10 * time.Millisecond, fixed("show", showID), nil},
 		{"td show PREFIX (4 chars)", 10 * time.Millisecond, fixed("show", prefix), nil},
@@ -167,7 +169,7 @@ func run(argv []string, out io.Writer) error {
 	// td --version always runs, first: the floor of starting the binary
 	// on this machine now, which a busy machine raises for every row.
 	cmds = slices.DeleteFunc(cmds, func(c benchCommand) bool {
-		return !strings.Contains(c.name, *match) && c.name != floorName
+		return c.name != floorName && (!strings.Contains(c.name, *match) || *skip != "" && strings.Contains(c.name, *skip))
 	})
 
 	env := benchEnv()
@@ -178,13 +180,22 @@ func run(argv []string, out io.Writer) error {
 			return err
 		}
 	}
+	// A reused repository may hold the issues the status and close
+	// benchmarks toggle in the state a stopped run left them in: they
+	// start open and unblocked (either command refuses when there is
+	// nothing to do, which is fine here).
+	for _, argv := range [][]string{{"reopen", closeID}, {"unblock", statusID}} {
+		cmd := exec.Command(bin, argv...)
+		cmd.Dir, cmd.Env = root, env
+		_ = cmd.Run()
+	}
 	fmt.Fprintf(out, "%d issues, %d CPUs, %d warm-up + %d timed runs per command\n\n", issues, runtime.NumCPU(), warmups, *runs)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "command\tmedian ms\tmin ms\tmax ms\tcpu ms\tover floor ms\ttarget ms\t")
+	fmt.Fprintln(tw, "command\tmedian ms\tmin ms\tmax ms\tcpu ms\tover floor ms\tpeak MiB\ttarget ms\t")
 	missed := 0
 	var floor time.Duration
 	row := func(c benchCommand) error {
-		times, cpu, err := timeCommand(bin, root, env, c, *runs)
+		times, cpu, rss, err := timeCommand(bin, root, env, c, *runs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
@@ -199,7 +210,8 @@ func run(argv []string, out io.Writer) error {
 			verdict = "MISSED"
 			missed++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.name, ms(med), ms(times[0]), ms(times[len(times)-1]), ms(median(cpu)), ms(med-floor), ms(c.target), verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.name, ms(med), ms(times[0]), ms(times[len(times)-1]), ms(median(cpu)), ms(med-floor), mib(rss), ms(c.target), verdict)
+		fmt.Fprintf(os.Stderr, "tdbench: %s: median %s ms\n", c.name, ms(med))
 		return nil
 	}
 	for _, c := range cmds {
@@ -212,13 +224,28 @@ func run(argv []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("claims: %w", err)
 	}
-	claimCmds = slices.DeleteFunc(claimCmds, func(c benchCommand) bool { return !strings.Contains(c.name, *match) })
+	claimCmds = slices.DeleteFunc(claimCmds, func(c benchCommand) bool {
+		return !strings.Contains(c.name, *match) || *skip != "" && strings.Contains(c.name, *skip)
+	})
 	for _, c := range claimCmds {
 		if err := row(c); err != nil {
 			return err
 		}
 	}
 	total += len(claimCmds)
+	checkCmds, err := setupPullRequest(out, bin, root, env, min(*n, issues))
+	if err != nil {
+		return fmt.Errorf("pull request: %w", err)
+	}
+	checkCmds = slices.DeleteFunc(checkCmds, func(c benchCommand) bool {
+		return !strings.Contains(c.name, *match) || *skip != "" && strings.Contains(c.name, *skip)
+	})
+	for _, c := range checkCmds {
+		if err := row(c); err != nil {
+			return err
+		}
+	}
+	total += len(checkCmds)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -321,6 +348,63 @@ func setupClaims(out io.Writer, bin, root string, env []string, n int) ([]benchC
 		{fmt.Sprintf("td list --json (%d live claims)", liveClaims), 40 * time.Millisecond, fixed("list", "--json"), nil},
 		{fmt.Sprintf("td board (%d live claims)", liveClaims), 60 * time.Millisecond, fixed("board"), nil},
 		{fmt.Sprintf("td sync, nothing to do (%d claims, local bare remote)", liveClaims), 50 * time.Millisecond, fixed("sync"), nil},
+	}, nil
+}
+
+// prIssues is how many issues the pull request td check --base checks
+// changes.
+const prIssues = 10
+
+// setupPullRequest prepares the td check benchmarks: a linked work tree
+// beside the repository on a branch one commit ahead of tdbench-base,
+// the commit changing prIssues issues with td edit, as a pull request
+// would. td check runs there with -C, so that what the other benchmarks
+// change in the repository's own work tree is not part of the range. It
+// needs the git program, as setupClaims does.
+func setupPullRequest(out io.Writer, bin, root string, env []string, n int) ([]benchCommand, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		fmt.Fprintf(out, "no git program: the td check benchmarks are skipped\n")
+		return nil, nil
+	}
+	git := func(dir string, args ...string) (string, error) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, append(env, "GIT_COMMITTER_NAME="+gen.AuthorName, "GIT_COMMITTER_EMAIL="+gen.AuthorEmail)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, b)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	wt := root + "-pr"
+	if _, err := os.Stat(wt); errors.Is(err, fs.ErrNotExist) {
+		start := time.Now()
+		if _, err := git(root, "rev-parse", "--verify", "-q", "HEAD"); err != nil {
+			if _, err := git(root, "commit", "-qm", "tdbench"); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := git(root, "branch", "-f", "tdbench-base", "HEAD"); err != nil {
+			return nil, err
+		}
+		if _, err := git(root, "worktree", "add", "-q", "-B", "tdbench-pr", wt, "tdbench-base"); err != nil {
+			return nil, err
+		}
+		for k := 0; k < prIssues; k++ {
+			id := gen.ID(n*k/prIssues + 3)
+			cmd := exec.Command(bin, "edit", id, "--add-label", "pr")
+			cmd.Dir, cmd.Env = wt, env
+			if b, err := cmd.CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("td edit %s in %s: %v: %s", id, wt, err, b)
+			}
+		}
+		if _, err := git(wt, "commit", "-qm", "tdbench: a pull request of ten issues"); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(out, "a pull request of %d issues in %s (%.1f s)\n", prIssues, wt, time.Since(start).Seconds())
+	}
+	return []benchCommand{
+		{fmt.Sprintf("td check --base (a %d-issue pull request)", prIssues), 300 * time.Millisecond, fixed("-C", wt, "check", "--base", "tdbench-base"), nil},
+		{"td check --base --full", 5 * time.Second, fixed("-C", wt, "check", "--base", "tdbench-base", "--full"), nil},
 	}, nil
 }
 
@@ -433,22 +517,24 @@ func benchEnv() []string {
 // timeCommand runs c warm-up times untimed, then runs times, and returns
 // the wall time of each timed run (from process start to exit) and its CPU
 // time (user and system: what the run cost, whatever else the machine was
-// doing). Standard output goes to the null device; standard error is kept
+// doing), and the largest peak resident set size of any run, in bytes.
+// Standard output goes to the null device; standard error is kept
 // to explain a failure.
-func timeCommand(bin, dir string, env []string, c benchCommand, runs int) ([]time.Duration, []time.Duration, error) {
+func timeCommand(bin, dir string, env []string, c benchCommand, runs int) ([]time.Duration, []time.Duration, int64, error) {
 	stderr, err := os.CreateTemp("", "tdbench-stderr-")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	defer os.Remove(stderr.Name())
 	defer stderr.Close()
 	var times, cpu []time.Duration
+	var peak int64
 	for r := 0; r < warmups+runs; r++ {
 		if err := stderr.Truncate(0); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		if _, err := stderr.Seek(0, io.SeekStart); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		args := c.args(r)
 		cmd := exec.Command(bin, args...)
@@ -464,15 +550,18 @@ func timeCommand(bin, dir string, env []string, c benchCommand, runs int) ([]tim
 			err = errors.New("the hook wrote to standard error")
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("td %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(msg)))
+			return nil, nil, 0, fmt.Errorf("td %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(msg)))
 		}
 		if r >= warmups {
 			times = append(times, elapsed)
 			cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		}
+		peak = max(peak, maxRSS(cmd.ProcessState))
 	}
-	return times, cpu, nil
+	return times, cpu, peak, nil
 }
+
+func mib(b int64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
 
 func median(sorted []time.Duration) time.Duration {
 	n := len(sorted)

@@ -191,12 +191,25 @@ func patchIndex(data []byte, indexMtime uint32, changes []*change, trustExecBit 
 		return nil, errNeedsCodec
 	}
 	body := len(data) - hashLen
-	if trailer := data[body:]; !isZero(trailer) {
+	// The old checksum is verified while the new index is built: each is a
+	// pass over the whole index, and there are cores for both.
+	verified := make(chan bool, 1)
+	go func() {
+		trailer := data[body:]
 		sum := sha1.Sum(data[:body])
-		if !bytes.Equal(sum[:], trailer) {
-			return nil, errNeedsCodec
-		}
+		verified <- isZero(trailer) || bytes.Equal(sum[:], trailer)
+	}()
+	out, err := patchEntries(data, body, version, changes, trustExecBit, indexMtime)
+	if ok := <-verified; !ok {
+		return nil, errNeedsCodec
 	}
+	return out, err
+}
+
+// patchEntries is patchIndex once the header is known good: it builds the
+// new index from data's entries and extensions, which end at body.
+func patchEntries(data []byte, body int, version uint32, changes []*change, trustExecBit func() bool, indexMtime uint32) ([]byte, error) {
+	be := binary.BigEndian
 	count := be.Uint32(data[8:])
 
 	out := make([]byte, 0, len(data)+len(changes)*(entryFixedLen+8+64))

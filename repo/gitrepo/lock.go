@@ -54,6 +54,9 @@ type lockFile struct {
 	// ends, -1 when none is: a process killed while writing leaves a file
 	// that differs from stamp, yet is td's.
 	writing int64
+	// noSync leaves the written lock file to the system to flush, as git
+	// leaves the index unless core.fsync names it.
+	noSync bool
 }
 
 // fileStamp identifies one version of one file: a file made by another
@@ -272,8 +275,10 @@ func (l *lockFile) write(data []byte) error {
 	if _, err := l.f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", l.path, err)
 	}
-	if err := l.f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", l.path, err)
+	if !l.noSync {
+		if err := l.f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", l.path, err)
+		}
 	}
 	l.set.mu.Lock()
 	l.stamp, l.writing = statStamp(l.f), -1
