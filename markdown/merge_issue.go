@@ -110,8 +110,8 @@ func pickBytes(o, a, b string) (string, bool) {
 }
 
 // lineMergeHolds reports whether merged, a clean line by line merge of
-// three readable issue files, is right by todos: its frontmatter is the
-// structural merge of theirs, and every todo (matched by its kind and
+// three readable issue files, is right by todos: its frontmatter holds
+// the keys and values of the structural merge of theirs, and every todo (matched by its kind and
 // text, whatever its phase) has the bytes the three-way choice of that
 // todo's bytes gives, or is absent when the choice deletes it. A todo both
 // sides changed differently, or a text twice in one file, fails it.
@@ -125,7 +125,7 @@ func lineMergeHolds(base, ours, theirs, merged []byte) bool {
 		files[i] = f
 	}
 	front, fc := mergeFront(files[0].Front, files[1].Front, files[2].Front)
-	if len(fc) > 0 || !bytes.Equal(front.raw, files[3].Front.raw) {
+	if len(fc) > 0 || !sameFront(front, files[3].Front) {
 		return false
 	}
 	var todos [4]map[todoKey][]byte
@@ -144,6 +144,24 @@ func lineMergeHolds(base, ours, theirs, merged []byte) bool {
 		o, a, b, m := todos[0][k], todos[1][k], todos[2][k], todos[3][k]
 		want, ok := pickBytes(string(o), string(a), string(b))
 		if !ok || want != string(m) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameFront reports whether two frontmatters hold the same keys with the
+// same values, in any order. The structural merge keeps one side's key
+// order and the line merge places a new key where its side had it, so
+// comparing bytes would accept a line merge one way round and refuse the
+// same merge the other.
+func sameFront(x, y *Frontmatter) bool {
+	kx, ky := x.Keys(), y.Keys()
+	if len(kx) != len(ky) {
+		return false
+	}
+	for _, k := range kx {
+		if !y.Has(k) || !sameValue(x.Node(k), y.Node(k)) {
 			return false
 		}
 	}
