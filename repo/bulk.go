@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tdproject/td/repo/gitrepo"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -211,7 +212,7 @@ func createFile(path string, data []byte, line bool) error {
 	if line && (len(data) == 0 || data[len(data)-1] != '\n') {
 		data = append(data, '\n')
 	}
-	f, err := openFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := gitrepo.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -239,7 +240,7 @@ func appendLineNoSync(path string, line []byte) (warn string, err error) {
 		}
 		before = fi.Size()
 	}
-	f, err := openFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := gitrepo.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return "", fmt.Errorf("append to %s: %w", path, err)
 	}

@@ -509,7 +509,7 @@ func (r *Repo) writeLooseObjectZ(typ plumbing.ObjectType, content []byte, compre
 	// staging thousands of files (an import) writes thousands of objects.
 	// The name's random part needs no system call (math/rand/v2 is seeded
 	// once per process), nor does the process ID, read once.
-	f, err := openFile(filepath.Join(dir, tempObjectPrefix+processID+"_"+strconv.FormatUint(rand.Uint64(), 16)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	f, err := OpenFile(filepath.Join(dir, tempObjectPrefix+processID+"_"+strconv.FormatUint(rand.Uint64(), 16)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
 		return h, err
 	}

@@ -7,7 +7,7 @@ import (
 	"os"
 )
 
-// openFile is os.OpenFile (see openfile_unix.go).
-func openFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+// OpenFile is os.OpenFile (see openfile_unix.go).
+func OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
 	return os.OpenFile(name, flag, perm)
 }

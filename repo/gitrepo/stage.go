@@ -304,7 +304,7 @@ func (r *Repo) readChange(c *change) error {
 // file taken before reading, so that a later change is never hidden behind
 // stat data newer than the recorded content.
 func readRegular(full string) ([]byte, fs.FileInfo, error) {
-	f, err := openFile(full, os.O_RDONLY, 0)
+	f, err := OpenFile(full, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, err
 	}
