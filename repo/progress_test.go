@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tdproject/td/repo/gen"
 )
@@ -24,8 +25,15 @@ func TestProgressHearsALongRead(t *testing.T) {
 		heard = append(heard, [2]int{done, total})
 		mu.Unlock()
 	}
+	// Written an hour ago: a file as new as the cache that reads it is
+	// racily clean and read again, which would make a warm read look cold.
+	past := time.Now().Add(-time.Hour)
 	for i := range progressFrom {
-		if err := os.WriteFile(filepath.Join(s.Path(IssuesDir), gen.ID(i)+".md"), gen.Issue(i), 0o644); err != nil {
+		path := filepath.Join(s.Path(IssuesDir), gen.ID(i)+".md")
+		if err := os.WriteFile(path, gen.Issue(i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, past, past); err != nil {
 			t.Fatal(err)
 		}
 	}
