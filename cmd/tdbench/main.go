@@ -274,15 +274,7 @@ func setupClaims(out io.Writer, bin, root string, env []string, n int) ([]benchC
 		fmt.Fprintf(out, "no git program: the claim benchmarks are skipped\n")
 		return nil, nil
 	}
-	git := func(dir string, args ...string) (string, error) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, append(env, "GIT_COMMITTER_NAME="+gen.AuthorName, "GIT_COMMITTER_EMAIL="+gen.AuthorEmail)
-		b, err := cmd.CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, b)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
+	git := gitIn(env)
 	// Generated statuses cycle with period 8 and indexes 0-2 are open:
 	// the claimed issues are 8k+2, the one claimed and released 8k+1 far
 	// from the ones the other benchmarks change.
@@ -351,6 +343,20 @@ func setupClaims(out io.Writer, bin, root string, env []string, n int) ([]benchC
 	}, nil
 }
 
+// gitIn runs the git program in a directory with env, as the user whose
+// part it plays, and returns its trimmed output.
+func gitIn(env []string) func(dir string, args ...string) (string, error) {
+	return func(dir string, args ...string) (string, error) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, append(env, "GIT_COMMITTER_NAME="+gen.AuthorName, "GIT_COMMITTER_EMAIL="+gen.AuthorEmail)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, b)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+}
+
 // prIssues is how many issues the pull request td check --base checks
 // changes.
 const prIssues = 10
@@ -366,15 +372,7 @@ func setupPullRequest(out io.Writer, bin, root string, env []string, n int) ([]b
 		fmt.Fprintf(out, "no git program: the td check benchmarks are skipped\n")
 		return nil, nil
 	}
-	git := func(dir string, args ...string) (string, error) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, append(env, "GIT_COMMITTER_NAME="+gen.AuthorName, "GIT_COMMITTER_EMAIL="+gen.AuthorEmail)
-		b, err := cmd.CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, b)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
+	git := gitIn(env)
 	wt := root + "-pr"
 	if _, err := os.Stat(wt); errors.Is(err, fs.ErrNotExist) {
 		start := time.Now()
