@@ -16,6 +16,7 @@ import (
 	"github.com/tdproject/td/repo/gitrepo"
 	"github.com/tdproject/td/repo/issues"
 	"github.com/tdproject/td/repo/links"
+	"github.com/tdproject/td/repo/repotest"
 	"github.com/tdproject/td/repo/review"
 	"github.com/tdproject/td/repo/todos"
 )
@@ -59,35 +60,7 @@ func benchEnv(key string) string {
 // file written after a complete generation is all the coordination needed.
 func benchRoot(b *testing.B) string {
 	b.Helper()
-	dir := benchDir()
-	root := filepath.Join(dir, "repo")
-	done := filepath.Join(dir, "generated")
-	if _, err := os.Stat(done); err == nil {
-		return root
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		b.Fatal(err)
-	}
-	if err := gen.Generate(root, benchIssues); err != nil {
-		b.Fatalf("generate the benchmark repository: %v", err)
-	}
-	// A real repository's files were written long before td reads them.
-	// Freshly generated ones sit inside the caches' racy window, where td
-	// deliberately distrusts its cache and reads every file again.
-	old := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(filepath.Join(root, repo.TodosDir), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		return os.Chtimes(p, old, old)
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(done, nil, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	return root
+	return repotest.Generated(b, benchDir(), benchIssues)
 }
 
 // benchOpen opens the shared store as a td process would.

@@ -8,6 +8,7 @@
 package repotest
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/gen"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -170,4 +172,39 @@ func NewAutoStore(t *testing.T) *GitStore {
 		t.Fatalf("git mode %q", g.S.Config.Git.Mode)
 	}
 	return g
+}
+
+// Generated returns the work tree of a repository of n generated issues
+// under dir, generating it on first use: a marker file written after a
+// complete generation lets later calls (benchmarks run one at a time)
+// reuse it. The files are backdated an hour, as a real repository's were
+// written long before td reads them: fresh ones sit in the caches' racy
+// window, where td deliberately reads every file again.
+func Generated(tb testing.TB, dir string, n int) string {
+	tb.Helper()
+	root := filepath.Join(dir, "repo")
+	done := filepath.Join(dir, "generated")
+	if _, err := os.Stat(done); err == nil {
+		return root
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		tb.Fatal(err)
+	}
+	if err := gen.Generate(root, n); err != nil {
+		tb.Fatalf("generate the benchmark repository: %v", err)
+	}
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(filepath.Join(root, repo.TodosDir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return root
 }

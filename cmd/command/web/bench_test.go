@@ -2,16 +2,15 @@ package web_test
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/tdproject/td/cmd/command/web"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/board"
 	"github.com/tdproject/td/repo/gen"
+	"github.com/tdproject/td/repo/repotest"
 )
 
 const benchIssues = 10_000
@@ -43,31 +42,7 @@ func benchRoot(b *testing.B) string {
 	if r := os.Getenv("TD_BENCH_REPO"); r != "" {
 		return r
 	}
-	dir := benchDir()
-	root := filepath.Join(dir, "repo")
-	done := filepath.Join(dir, "generated")
-	if _, err := os.Stat(done); err == nil {
-		return root
-	}
-	if err := gen.Generate(root, benchIssues); err != nil {
-		b.Fatalf("generate the benchmark repository: %v", err)
-	}
-	// Files written long ago, as in a real repository: fresh ones sit in the
-	// caches' racy window, where td reads every file again.
-	old := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(filepath.Join(root, repo.TodosDir), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		return os.Chtimes(p, old, old)
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(done, nil, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	return root
+	return repotest.Generated(b, benchDir(), benchIssues)
 }
 
 func benchOpen(b *testing.B, root string) *repo.Store {
