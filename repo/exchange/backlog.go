@@ -147,12 +147,7 @@ func ParseBacklogTask(name, kind string, data []byte) (*Record, *BadInput) {
 	if r.Title = oneLine(scalar(m["title"])); r.Title == "" {
 		return bad(line("title"), "%s has no title", id)
 	}
-	status := scalar(m["status"])
-	sw, ok := mapStatus(backlogStatuses, status)
-	if !ok {
-		r.setExtra("status", status)
-	}
-	r.Status, r.Resolution = sw.Status, sw.Resolution
+	r.setStatus(backlogStatuses, "status", scalar(m["status"]))
 	switch kind {
 	case "draft":
 		r.Status, r.Resolution = domain.StatusOpen, ""

@@ -221,17 +221,8 @@ func beadsRecord(at Position, line []byte) (*Record, error) {
 	r.Description = str["description"]
 	r.Sections = []Section{{Title: "Design", Text: str["design"]}, {Title: "Notes", Text: str["notes"]}}
 	r.Criteria = criteriaFromText(str["acceptance_criteria"])
-	sw, ok := mapStatus(beadsStatuses, str["status"])
-	if !ok {
-		r.setExtra("status", str["status"])
-	}
-	r.Status, r.Resolution = sw.Status, sw.Resolution
-	if t, ok := mapType(beadsTypes, str["issue_type"]); ok {
-		r.Type = t
-	} else {
-		r.Type = t
-		r.setExtra("issue_type", str["issue_type"])
-	}
+	r.setStatus(beadsStatuses, "status", str["status"])
+	r.setType(beadsTypes, "issue_type", str["issue_type"])
 	r.Priority = domain.DefaultPriority
 	if v, ok := m["priority"]; ok && v != nil {
 		p, good := mapPriority(nil, fmt.Sprint(v))

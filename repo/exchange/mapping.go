@@ -96,6 +96,26 @@ func mapStatus(table map[string]statusWord, v string) (statusWord, bool) {
 	return w, true
 }
 
+// setStatus gives r the status and resolution table maps v to; a value
+// the table does not know is kept under key in the record's extras.
+func (r *Record) setStatus(table map[string]statusWord, key, v string) {
+	sw, ok := mapStatus(table, v)
+	if !ok {
+		r.setExtra(key, v)
+	}
+	r.Status, r.Resolution = sw.Status, sw.Resolution
+}
+
+// setType gives r the type table maps v to; a value the table does not
+// know is kept under key in the record's extras.
+func (r *Record) setType(table map[string]domain.IssueType, key, v string) {
+	t, ok := mapType(table, v)
+	if !ok {
+		r.setExtra(key, v)
+	}
+	r.Type = t
+}
+
 // mapType looks a type up; ok is false for a value it does not know
 // (mapped to td's default type).
 func mapType(table map[string]domain.IssueType, v string) (domain.IssueType, bool) {

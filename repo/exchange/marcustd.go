@@ -312,17 +312,8 @@ func marcusIssue(at Position, m map[string]any) (*Record, error) {
 	}
 	r.Description = text["description"]
 	r.Criteria = criteriaFromText(text["acceptance"])
-	sw, ok := mapStatus(marcusStatuses, text["status"])
-	if !ok {
-		r.setExtra("status", text["status"])
-	}
-	r.Status, r.Resolution = sw.Status, sw.Resolution
-	if t, ok := mapType(marcusTypes, text["type"]); ok {
-		r.Type = t
-	} else {
-		r.Type = t
-		r.setExtra("type", text["type"])
-	}
+	r.setStatus(marcusStatuses, "status", text["status"])
+	r.setType(marcusTypes, "type", text["type"])
 	p, ok := mapPriority(marcusPriorities, text["priority"])
 	r.Priority = p
 	if !ok {
