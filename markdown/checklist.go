@@ -180,6 +180,15 @@ func statusOf(b byte) domain.TodoStatus {
 	return ""
 }
 
+// Marker is the checkbox td writes for a todo of status s: "[x]", "[/]",
+// "[-]", "[!]" or "[ ]" (also for a status td does not know).
+func Marker(s domain.TodoStatus) string {
+	if m := markerOf(s); m != 0 {
+		return "[" + string(m) + "]"
+	}
+	return "[ ]"
+}
+
 // markerOf maps a status to the marker character td writes, or 0.
 func markerOf(status domain.TodoStatus) byte {
 	switch status {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/review"
 	"github.com/tdproject/td/repo/site"
@@ -80,7 +81,7 @@ func NewRenderer(version string, file bool) *Renderer {
 		"when":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 		"plural":      plural,
 		"markdown":    r.markdown,
-		"marker":      marker,
+		"marker":      markdown.Marker,
 		"todoWords":   todoWords,
 		"steps":       func(s domain.Summary) int { return s.Done + s.Open + s.Blocked },
 		"linkWords":   linkWords,
@@ -184,21 +185,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// marker is a todo's status as the file writes it.
-func marker(s domain.TodoStatus) string {
-	switch s {
-	case domain.TodoCompleted:
-		return "[x]"
-	case domain.TodoInProgress:
-		return "[/]"
-	case domain.TodoAbandoned:
-		return "[-]"
-	case domain.TodoBlocked:
-		return "[!]"
-	}
-	return "[ ]"
 }
 
 // todoWords is a todo's status for the reader (and a screen reader,
