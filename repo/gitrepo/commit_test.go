@@ -341,6 +341,7 @@ func TestCommitRefusesDuringAMergeButStages(t *testing.T) {
 func TestCommitFailsWhileTheBranchIsLockedButStages(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t)
+	r.locks.wait = 200 * time.Millisecond
 	writeFile(t, r, "a", "1\n")
 	first := mustCommit(t, r, commitReq("first", "a"))
 	lock := filepath.Join(r.GitDir(), "refs", "heads", "main.lock")

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 )
@@ -254,6 +255,7 @@ func TestConfigValueRoundTrip(t *testing.T) {
 func TestSetConfigValueWaitsForConfigLock(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t)
+	r.locks.wait = 200 * time.Millisecond
 	lock := filepath.Join(r.GitDir(), "config.lock")
 	os.WriteFile(lock, nil, 0o666)
 	err := r.SetConfigValue("merge", "td", "name", "x")

@@ -77,10 +77,13 @@ type lockSet struct {
 	dir     string // the common dir
 	held    []*lockFile
 	writers int // operations writing objects or holding locks
-	pid     int
-	name    string // the record's file name: the process ID, a dash, a random tag
-	watch   *signalWatch
-	notes   []string // warnings for the caller, taken by TakeWarnings
+	// wait replaces lockWait when not zero: tests that wait out a held
+	// lock wait less.
+	wait  time.Duration
+	pid   int
+	name  string // the record's file name: the process ID, a dash, a random tag
+	watch *signalWatch
+	notes []string // warnings for the caller, taken by TakeWarnings
 }
 
 func (s *lockSet) recordPath() string {
@@ -171,7 +174,11 @@ func (r *Repo) acquireLock(target string) (*lockFile, error) {
 	end := s.beginWrite()
 	defer end()
 	path := target + ".lock"
-	deadline := time.Now().Add(lockWait)
+	wait := s.wait
+	if wait == 0 {
+		wait = lockWait
+	}
+	deadline := time.Now().Add(wait)
 	backoff := time.Millisecond
 	swept := false
 	for {
@@ -192,7 +199,7 @@ func (r *Repo) acquireLock(target string) (*lockFile, error) {
 		}
 		now := time.Now()
 		if !now.Before(deadline) {
-			return nil, fmt.Errorf("%w: %s still exists after %v; if no git process is running in this repository, remove the file", ErrLocked, path, lockWait)
+			return nil, fmt.Errorf("%w: %s still exists after %v; if no git process is running in this repository, remove the file", ErrLocked, path, wait)
 		}
 		// Jitter keeps waiting processes from retrying in lockstep.
 		sleep := backoff/2 + rand.N(backoff)

@@ -596,6 +596,7 @@ func TestStageSmudgesRacilyCleanEntries(t *testing.T) {
 func TestStageWaitsForIndexLockThenFails(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t)
+	r.locks.wait = 300 * time.Millisecond
 	writeFile(t, r, "a", "a\n")
 	lock := filepath.Join(r.GitDir(), "index.lock")
 	if err := os.WriteFile(lock, nil, 0o666); err != nil {
@@ -607,8 +608,8 @@ func TestStageWaitsForIndexLockThenFails(t *testing.T) {
 	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), lock) {
 		t.Fatalf("Stage with index.lock present: %v, want ErrLocked naming %s", err, lock)
 	}
-	if waited < lockWait {
-		t.Errorf("gave up after %v, want at least %v", waited, lockWait)
+	if waited < r.locks.wait {
+		t.Errorf("gave up after %v, want at least %v", waited, r.locks.wait)
 	}
 	if _, err := os.Stat(lock); err != nil {
 		t.Error("Stage removed a lock it did not own")
