@@ -372,6 +372,9 @@ func checkRegular(fi fs.FileInfo, limit int64) *refusal {
 // readRegular reads a regular file of at most limit bytes, refusing symlinks
 // and oversized files with a *refusal.
 func readRegular(path string, limit int64) ([]byte, error) {
+	if data, ok := readRegularFast(path, limit); ok {
+		return data, nil
+	}
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err

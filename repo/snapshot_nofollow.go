@@ -61,3 +61,14 @@ func readNoFollow(path string, limit int64) ([]byte, error) {
 		data = append(data, 0)[:len(data)]
 	}
 }
+
+// readRegularFast is readRegular's first try: readNoFollow's four system
+// calls where os.Lstat then os.Open resolve the path twice, register the
+// file with the poller and grow a buffer (search reads every issue file
+// and its ledger; a fresh clone's first command every issue file). On any
+// failure readRegular takes its portable path, which says why in its own
+// words.
+func readRegularFast(path string, limit int64) ([]byte, bool) {
+	data, err := readNoFollow(path, limit)
+	return data, err == nil
+}

@@ -154,11 +154,10 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	lower := bytes.ToLower(body)
 	found := make([]bool, len(words))
 	title := strings.ToLower(is.Title)
 	for i, w := range words {
-		found[i] = strings.Contains(title, w) || bytes.Contains(lower, []byte(w))
+		found[i] = strings.Contains(title, w) || containsFold(body, w)
 	}
 	var ledger []byte
 	if !all(found) {
@@ -167,9 +166,8 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		ll := bytes.ToLower(ledger)
 		for i, w := range words {
-			found[i] = found[i] || bytes.Contains(ll, []byte(w))
+			found[i] = found[i] || containsFold(ledger, w)
 		}
 		if !all(found) {
 			return nil, nil
