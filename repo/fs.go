@@ -37,6 +37,11 @@ func writeFileAtomic(path string, data []byte) error { return replaceFile(path, 
 // read command that refreshes a cache would cost more than the cache saves.
 func writeCacheFile(path string, data []byte) error { return replaceFile(path, data, false) }
 
+// WriteCacheFile replaces path with data atomically but without waiting
+// for the disk: for caches that can be rebuilt, which a crash may take
+// back to an older whole version but never tear.
+func WriteCacheFile(path string, data []byte) error { return writeCacheFile(path, data) }
+
 // Temporary files: a file under .todos is written first to
 // .todos/local/tmp, which .todos/.gitignore keeps out of git add -A, and
 // renamed into place; rename(2) is atomic across directories of one file

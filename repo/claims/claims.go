@@ -62,6 +62,9 @@ type Set struct {
 	g      *gitrepo.Repo
 	refs   map[string]string // issue -> commit
 	claims map[string]*domain.Claim
+	// full is true when refs is every claim (Load), not a few (LoadIssues):
+	// only then may the record cache drop what the set does not name.
+	full bool
 	// Here and HereHost are the work tree and machine reading the set, so
 	// that a holder elsewhere can be told from one here.
 	Here, HereHost string
@@ -83,6 +86,7 @@ func Load(s *repo.Store) (*Set, error) {
 	for _, r := range refs {
 		cs.refs[strings.TrimPrefix(r.Name, Prefix)] = r.Hash
 	}
+	cs.full = true
 	return cs, nil
 }
 
@@ -166,18 +170,45 @@ func (cs *Set) All() []*domain.Claim {
 	return out
 }
 
+// read decodes the claim records of the commits given, from the record
+// cache where it has them (cache.go), else from the commits, which it
+// then adds to the cache.
 func (cs *Set) read(hashes []string) []*domain.Claim {
 	out := make([]*domain.Claim, len(hashes))
-	if cs.g == nil {
+	if cs.g == nil || len(hashes) == 0 {
 		return out
 	}
-	for i, c := range cs.g.Commits(hashes) {
+	messages := cs.loadCache()
+	var missing []string
+	var at []int
+	for i, h := range hashes {
+		if m, ok := messages[h]; ok {
+			if cl, err := parseRecord(m); err == nil {
+				out[i] = cl
+				continue
+			}
+		}
+		// Not cached, or cached as no record: the commit says for sure.
+		missing, at = append(missing, h), append(at, i)
+	}
+	added := false
+	var commits []*gitrepo.Commit
+	if len(missing) > 0 {
+		commits = cs.g.Commits(missing)
+	}
+	for j, c := range commits {
 		if c == nil {
 			continue
 		}
-		if cl, err := parseRecord(c.Message); err == nil {
-			out[i] = cl
+		if old, had := messages[c.Hash]; !had || old != c.Message {
+			messages[c.Hash], added = c.Message, true
 		}
+		if cl, err := parseRecord(c.Message); err == nil {
+			out[at[j]] = cl
+		}
+	}
+	if added || cs.stale(messages) {
+		cs.saveCache(messages)
 	}
 	return out
 }

@@ -249,3 +249,30 @@ func TestRenewBound(t *testing.T) {
 		t.Fatalf("due: %+v, %v", c, err)
 	}
 }
+
+// FuzzParseRecord reads any commit message a claim reference could name:
+// it never panics, and a record it reads is written back to the same claim.
+func FuzzParseRecord(f *testing.F) {
+	f.Add("td claim td-aaaaaa\n\ntd-claim: 1\nissue: td-aaaaaa\nsession: ses_aaaaaaaa\nactor: Op <op@example.com>\nagent: primary\nworktree: /src/app\nhost: laptop\nclaimed: 2026-11-21T10:00:00Z\nheartbeat: 2026-11-21T10:01:00Z\nexpires: 2026-11-21T12:00:00Z\n")
+	f.Add("td claim x\r\n\r\ntd-claim: 1\r\nissue: x\r\nsession: s\r\nexpires: 2026-11-21T10:00:00+02:00\r\n")
+	f.Add("td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: soon\n")
+	f.Add("other commit\n\ntd-claim: 1\n")
+	f.Fuzz(func(t *testing.T, msg string) {
+		c, err := parseRecord(msg)
+		if err != nil {
+			return
+		}
+		again, err := formatRecord(c)
+		if err != nil {
+			return // a value with a line break td would not have written
+		}
+		d, err := parseRecord(again)
+		if err != nil {
+			t.Fatalf("the record %q, written back as %q, does not parse: %v", msg, again, err)
+		}
+		if d.Issue != c.Issue || d.Session != c.Session || d.Actor != c.Actor || d.Worktree != c.Worktree || d.Host != c.Host ||
+			!d.Claimed.Equal(c.Claimed) || !d.Heartbeat.Equal(c.Heartbeat) || !d.Expires.Equal(c.Expires) {
+			t.Fatalf("the record %q read as %+v, written back and read as %+v", msg, *c, *d)
+		}
+	})
+}

@@ -1,8 +1,8 @@
 package claims
 
 import (
-	"bufio"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -57,14 +57,31 @@ func formatRecord(c *domain.Claim) (string, error) {
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// parseStamp reads a record's time: RFC 3339, whose year in UTC is one a
+// record can be written back with (1 to 9999).
+func parseStamp(v string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, v)
+	if err == nil {
+		if y := t.UTC().Year(); y < 1 || y > 9999 {
+			return time.Time{}, fmt.Errorf("%s is out of range", v)
+		}
+	}
+	return t, err
+}
+
 // parseRecord decodes a claim from a commit message.
 func parseRecord(msg string) (*domain.Claim, error) {
 	c := &domain.Claim{}
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(strings.NewReader(msg))
+	// The keys a record must hold, crossed off as they are read: td ready
+	// parses every claim, and a map and a line scanner for each cost more
+	// than the parse.
+	required := []string{"td-claim", "issue", "session", "expires"}
+	var seen [4]bool
 	first := true
-	for sc.Scan() {
-		line := sc.Text()
+	for rest := msg; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		line = strings.TrimSuffix(line, "\r")
 		if first {
 			first = false
 			if !strings.HasPrefix(line, "td claim ") {
@@ -79,7 +96,9 @@ func parseRecord(msg string) (*domain.Claim, error) {
 		if !ok {
 			return nil, fmt.Errorf("claim record line %q is not key: value", line)
 		}
-		seen[k] = true
+		if i := slices.Index(required, k); i >= 0 {
+			seen[i] = true
+		}
 		var err error
 		switch k {
 		case "td-claim":
@@ -100,18 +119,18 @@ func parseRecord(msg string) (*domain.Claim, error) {
 		case "host":
 			c.Host = v
 		case "claimed":
-			c.Claimed, err = time.Parse(time.RFC3339, v)
+			c.Claimed, err = parseStamp(v)
 		case "heartbeat":
-			c.Heartbeat, err = time.Parse(time.RFC3339, v)
+			c.Heartbeat, err = parseStamp(v)
 		case "expires":
-			c.Expires, err = time.Parse(time.RFC3339, v)
+			c.Expires, err = parseStamp(v)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("claim record %s: %w", k, err)
 		}
 	}
-	for _, k := range []string{"td-claim", "issue", "session", "expires"} {
-		if !seen[k] {
+	for i, k := range required {
+		if !seen[i] {
 			return nil, fmt.Errorf("claim record lacks %s", k)
 		}
 	}

@@ -1,0 +1,98 @@
+package claims
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/repotest"
+)
+
+func TestRecordCache(t *testing.T) {
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	s := clockStore(t, g, &now)
+	a, err := s.StartSession(repo.StartOptions{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	issues := []string{"td-aaaaaa", "td-bbbbbb", "td-cccccc"}
+	for _, issue := range issues {
+		if _, err := Take(s, a, issue, "start", HandOver{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := func() []string {
+		t.Helper()
+		cs, err := Load(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range cs.All() {
+			out = append(out, c.Issue+" "+c.Session)
+		}
+		return out
+	}
+	want := strings.Join([]string{"td-aaaaaa " + a.ID, "td-bbbbbb " + a.ID, "td-cccccc " + a.ID}, "\n")
+	if got := strings.Join(all(), "\n"); got != want {
+		t.Fatalf("claims read from their commits:\n%s\nwant\n%s", got, want)
+	}
+	gr, err := s.GitRepo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(gr.CommonDir(), cacheName)
+	data, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatalf("the first full read wrote no cache: %v", err)
+	}
+	if n := bytes.Count(data, []byte("td claim ")); n != 3 {
+		t.Fatalf("the cache holds %d records, want 3:\n%s", n, data)
+	}
+
+	// A cache cut short, zeroed or changed by hand is read from the commits.
+	for name, bad := range map[string][]byte{
+		"cut short": data[:len(data)-20],
+		"zeroed":    make([]byte, len(data)),
+		"changed":   bytes.Replace(data, []byte(a.ID), []byte("ses_zzzzzzzz"), 1),
+		"empty":     nil,
+	} {
+		if err := os.WriteFile(cache, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(all(), "\n"); got != want {
+			t.Errorf("with the cache %s the claims are\n%s\nwant\n%s", name, got, want)
+		}
+	}
+
+	// A released claim's record leaves the cache at the next full read.
+	if c, err := Release(s, "td-cccccc", a.ID, a.ID); c == nil || err != nil {
+		t.Fatalf("Release = %v, %v", c, err)
+	}
+	want = strings.Join([]string{"td-aaaaaa " + a.ID, "td-bbbbbb " + a.ID}, "\n")
+	if got := strings.Join(all(), "\n"); got != want {
+		t.Fatalf("claims after a release:\n%s\nwant\n%s", got, want)
+	}
+	if data, err = os.ReadFile(cache); err != nil || bytes.Count(data, []byte("td claim ")) != 2 {
+		t.Fatalf("the cache after a release (%v):\n%s", err, data)
+	}
+
+	// With the commits' loose objects gone, the records come from the cache.
+	cs, err := Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, issue := range issues[:2] {
+		h := cs.refs[issue]
+		if err := os.Remove(filepath.Join(gr.CommonDir(), "objects", h[:2], h[2:])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(all(), "\n"); got != want {
+		t.Fatalf("claims read from the cache:\n%s\nwant\n%s", got, want)
+	}
+}
