@@ -27,6 +27,7 @@ func cacheDecoders() []struct {
 		decode func([]byte) error
 	}{
 		{IndexFile, func(b []byte) error { _, err := decodeIndexEntries(b); return err }},
+		{childrenFile, func(b []byte) error { _, err := decodeChildLinks(b, func(string, string) {}); return err }},
 		{ledgerCacheFile, func(b []byte) error { _, err := decodeLedgerCache(b); return err }},
 		{gitFactsFile, func(b []byte) error { _, err := decodeGitFacts(b); return err }},
 	}

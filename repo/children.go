@@ -2,6 +2,7 @@ package repo
 
 import (
 	"bytes"
+	"os"
 	"slices"
 
 	"github.com/tdproject/td/policy/domain"
@@ -13,7 +14,19 @@ import (
 // td last wrote it (rebuilding it only when missing or corrupt). A child
 // made by a hand edit or a pull is seen once any td listing has refreshed
 // the cache.
+//
+// td show asks this of one issue, and the index is 16 MB at 100,000
+// issues: reading it was most of what td show did. So every index write
+// also writes children.bin, only the child_of links of the index's
+// readable entries, in the index's order, stamped with the checksum of
+// the index they came from. When that stamp is the checksum the index
+// ends with now (four bytes read from its end), the links answer;
+// otherwise (a crash between the two writes, an older td, a hand edit)
+// the index does.
 func (s *Store) ChildCandidates(id string) ([]string, error) {
+	if out, ok := s.cachedChildLinks(id); ok {
+		return out, nil
+	}
 	data, err := s.readCache(IndexFile)
 	if err == nil {
 		if err = checkCache(data, indexMagic, indexVersion); err == nil {
@@ -62,4 +75,95 @@ func childrenIn(all []*Issue, id string) []string {
 		}
 	}
 	return out
+}
+
+// The child links cache, .todos/local/children.bin: magic, version, the
+// CRC-32 of the index it was made from (4 bytes), then each link as its
+// child's ID and its parent's ID, then its own CRC-32.
+const (
+	childrenFile    = "children.bin"
+	childrenMagic   = "TDCH"
+	childrenVersion = 1
+)
+
+// encodeChildren makes children.bin from the entries of the index whose
+// bytes are index.
+func encodeChildren(entries []indexEntry, index []byte) []byte {
+	var w indexWriter
+	w.b.WriteString(childrenMagic)
+	w.b.WriteByte(childrenVersion)
+	w.b.Write(index[len(index)-4:])
+	for _, e := range entries {
+		if e.issue == nil || e.err != nil {
+			continue // as cachedChildren: not a conflicted file's ours side
+		}
+		for _, l := range e.issue.Links {
+			if l.Kind == domain.ChildOf {
+				w.str(e.issue.ID)
+				w.str(l.To)
+			}
+		}
+	}
+	return w.seal()
+}
+
+// cachedChildLinks answers ChildCandidates from children.bin; ok is false
+// when that file is missing, corrupt or made from another index.
+func (s *Store) cachedChildLinks(id string) (out []string, ok bool) {
+	data, err := s.readCache(childrenFile)
+	if err != nil {
+		return nil, false
+	}
+	stamp, err := decodeChildLinks(data, func(child, parent string) {
+		if parent == id && (len(out) == 0 || out[len(out)-1] != child) {
+			out = append(out, child)
+		}
+	})
+	if err != nil {
+		return nil, false
+	}
+	tail, err := fileTail(s.Path(LocalDir, IndexFile), 4)
+	if err != nil || string(tail) != stamp {
+		return nil, false
+	}
+	return out, true
+}
+
+// decodeChildLinks reads children.bin: it returns the stamp of its index
+// and calls fn with each link, as child and parent.
+func decodeChildLinks(data []byte, fn func(child, parent string)) (stamp string, err error) {
+	r, err := openCache(data, childrenMagic, childrenVersion)
+	if err != nil || len(r.s) < 4 {
+		return "", errBadIndex
+	}
+	stamp, r.off = r.s[:4], 4
+	for r.off < len(r.s) {
+		child, parent := r.str(), r.str()
+		if r.err != nil {
+			return "", r.err
+		}
+		fn(child, parent)
+	}
+	return stamp, nil
+}
+
+// fileTail reads the last n bytes of the regular file at path.
+func fileTail(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() < n {
+		return nil, errBadIndex
+	}
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, fi.Size()-n); err != nil {
+		return nil, err
+	}
+	return b, nil
 }

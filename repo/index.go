@@ -265,8 +265,11 @@ func (s *Store) writeIndex(entries []indexEntry) {
 		return
 	}
 	data := encodeIndex(entries, racyCutoff())
-	// A failed cache write only costs speed next time.
-	_ = writeCacheFile(s.Path(LocalDir, IndexFile), data)
+	// A failed cache write only costs speed next time. The child links
+	// follow the index they are stamped with (children.go).
+	if writeCacheFile(s.Path(LocalDir, IndexFile), data) == nil {
+		_ = writeCacheFile(s.Path(LocalDir, childrenFile), encodeChildren(entries, data))
+	}
 }
 
 type indexWriter struct{ b bytes.Buffer }
