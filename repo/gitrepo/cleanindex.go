@@ -3,7 +3,6 @@ package gitrepo
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -67,7 +66,14 @@ func (r *Repo) CleanIndexHashes(dir string) (map[string]string, error) {
 		}
 		cands = append(cands, candidate{name: string(rec.name), sd: sd, hash: e[entryHashOffset : entryHashOffset+hashLen]})
 	}
-	// One lstat per file, a few at a time per core: they are system calls.
+	// One lstat per file, a few at a time per core: they are system calls,
+	// each of a name in its directory, open once.
+	names := make([]string, len(cands))
+	for i, c := range cands {
+		names[i] = c.name
+	}
+	stats := newDirStats(r.root, names)
+	defer stats.close()
 	clean := make([]bool, len(cands))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -77,11 +83,11 @@ func (r *Repo) CleanIndexHashes(dir string) (map[string]string, error) {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(cands); i = int(next.Add(1) - 1) {
 				c := cands[i]
-				fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(c.name)))
-				if err != nil || !fi.Mode().IsRegular() {
+				now, ok := stats.lstat(c.name)
+				if !ok {
 					continue
 				}
-				now, sd := statFromFileInfo(fi), c.sd
+				sd := c.sd
 				// The change time cannot be set by hand: an edit that puts
 				// the size and modification time back still moves it.
 				clean[i] = now.mtimeSec == sd.mtimeSec && now.mtimeNsec == sd.mtimeNsec && now.size == sd.size &&

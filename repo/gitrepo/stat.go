@@ -2,6 +2,8 @@ package gitrepo
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -33,4 +35,14 @@ func timeParts(t time.Time) (sec, nsec uint32) {
 		return 0, 0
 	}
 	return uint32(t.Unix()), uint32(t.Nanosecond())
+}
+
+// lstatPath returns the stat data git keeps of the file name (slash-
+// separated, relative to root), and whether it is a regular file.
+func lstatPath(root, name string) (statData, bool) {
+	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(name)))
+	if err != nil || !fi.Mode().IsRegular() {
+		return statData{}, false
+	}
+	return statFromFileInfo(fi), true
 }
