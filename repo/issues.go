@@ -352,16 +352,22 @@ func (s *Store) FillUpdated(list []*Issue) {
 		return // no history: the files' times stand
 	}
 	defer root.Close()
+	dir, err := root.Open(".")
+	if err != nil {
+		return
+	}
+	defer dir.Close()
+	fd := int(dir.Fd())
 	ForEach(len(list), IOWorkers(), 256, func(i int) {
 		is := list[i]
-		fi, err := root.Lstat(is.ID + ".jsonl")
-		if err != nil || !fi.Mode().IsRegular() {
+		size, mtime, err := statAt(fd, root, is.ID+".jsonl")
+		if err != nil {
 			return
 		}
 		c.mu.Lock()
 		f, ok := c.m[is.ID]
 		c.mu.Unlock()
-		if !ok || f.mtime == -1 || f.size != fi.Size() || f.mtime != fi.ModTime().UnixNano() {
+		if !ok || f.mtime == -1 || f.size != size || f.mtime != mtime {
 			if f, err = s.LedgerFactsOf(is.ID); err != nil {
 				return
 			}

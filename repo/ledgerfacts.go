@@ -33,6 +33,9 @@ type LedgerFacts struct {
 	// but their own review decisions and security records; MinorMarkedBy
 	// turned the issue minor.
 	Implementers, Involved, MinorMarkedBy []string
+	// Commented is true when some entry is a comment: td search reads
+	// the ledgers of only those issues for the words their files lack.
+	Commented bool
 	// LastEvent is the time of the latest entry: when td last recorded
 	// anything about the issue. Issue files carry no such field, so that
 	// two branches touching one issue do not both change the same line.
@@ -51,6 +54,8 @@ func DeriveLedgerFacts(entries []audit.Entry) LedgerFacts {
 			f.LastEvent = e.TS.UTC()
 		}
 		switch e.Action {
+		case audit.ActionCommented:
+			f.Commented = true
 		case audit.ActionCreated:
 			if !f.HasCreator {
 				f.HasCreator, f.Creator = true, e.Session
@@ -99,7 +104,7 @@ type ledgerCache struct {
 const (
 	ledgerCacheFile    = "ledgers.bin"
 	ledgerCacheMagic   = "TDLF"
-	ledgerCacheVersion = 3
+	ledgerCacheVersion = 4
 )
 
 // ledgerFactsOf returns the review facts of an issue's ledger, from the
@@ -201,6 +206,9 @@ func encodeLedgerCache(m map[string]LedgerFacts, racyBefore int64) []byte {
 		if f.Minor {
 			flags |= 2
 		}
+		if f.Commented {
+			flags |= 4
+		}
 		w.b.WriteByte(flags)
 		w.strs(f.Implementers)
 		w.strs(f.Involved)
@@ -224,7 +232,7 @@ func decodeLedgerCache(data []byte) (map[string]LedgerFacts, error) {
 		id := r.str()
 		f := LedgerFacts{size: r.int(), mtime: r.int(), Creator: r.str(), CurrentImplementer: r.str()}
 		flags := r.byte()
-		f.HasCreator, f.Minor = flags&1 != 0, flags&2 != 0
+		f.HasCreator, f.Minor, f.Commented = flags&1 != 0, flags&2 != 0, flags&4 != 0
 		f.Implementers, f.Involved, f.MinorMarkedBy = nilIfEmpty(r.strs()), nilIfEmpty(r.strs()), nilIfEmpty(r.strs())
 		f.LastEvent = r.time()
 		m[id] = f

@@ -57,12 +57,12 @@ func TestDeriveLedgerFacts(t *testing.T) {
 			e("ses_r", audit.ActionClosedAgainst, nil, ""),
 			e("ses_s", audit.KindCreatorApproval, nil, audit.TypeSecurity),
 			e("ses_c", audit.ActionCommented, nil, "")},
-			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_c"}}},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_c"}, Commented: true}},
 		{"the last event is the latest time, whatever the order", []audit.Entry{
 			{TS: time.Unix(100, 0), Session: "ses_a", Action: audit.ActionCreated},
 			{TS: time.Unix(300, 0), Session: "ses_a", Action: audit.ActionCommented},
 			{TS: time.Unix(200, 0), Session: "ses_a", Action: audit.ActionCommented}},
-			LedgerFacts{LastEvent: time.Unix(300, 0).UTC(), Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}}},
+			LedgerFacts{LastEvent: time.Unix(300, 0).UTC(), Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a"}, Commented: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := DeriveLedgerFacts(tc.entries); !reflect.DeepEqual(got, tc.want) {
@@ -74,7 +74,7 @@ func TestDeriveLedgerFacts(t *testing.T) {
 
 func TestLedgerCacheRoundTripAndCorruption(t *testing.T) {
 	m := map[string]LedgerFacts{
-		"td-aaaaaa": {size: 120, mtime: 1000, Creator: "ses_a", HasCreator: true, Minor: true, CurrentImplementer: "ses_w",
+		"td-aaaaaa": {size: 120, mtime: 1000, Creator: "ses_a", HasCreator: true, Minor: true, Commented: true, CurrentImplementer: "ses_w",
 			Implementers: []string{"ses_w"}, Involved: []string{"ses_a", "ses_w"}, MinorMarkedBy: []string{"ses_a"}, LastEvent: time.Unix(1_800_000_000, 0).UTC()},
 		"td-bbbbbb": {size: 7, mtime: 5000},
 	}

@@ -5,8 +5,10 @@
 // parsers: the issue list (status, priority, title) comes from the store's
 // index cache, and a file is read only to look for the query's words in
 // it, so a search of 10,000 issues costs one read of each issue file and
-// of the ledgers whose bytes hold every word. An issue matches when every
-// word of the query appears somewhere in it (case folded); each line that
+// of the ledgers that hold comments (the store's ledger facts say which,
+// checked by one stat each) when the file lacks a word. An issue matches
+// when every word of the query appears in its title, description,
+// criteria, todos, notes or comments (case folded); each line that
 // holds a word is a match, and the issue's score weighs where its words
 // were found: the title most, then criteria and todos, the description,
 // notes and comments. Ties go to the more urgent, then the older issue.
@@ -119,6 +121,7 @@ func Run(s *repo.Store, query string, o Options) (*Result, []error, error) {
 	repo.ForEach(len(list), repo.IOWorkers(), 64, func(i int) {
 		hits[i], readErrs[i] = searchIssue(s, list[i], words)
 	})
+	s.SaveLedgerCache() // the ledger facts read, for the next search
 	res := &Result{Query: query, Words: words, Hits: []Hit{}}
 	for i, h := range hits {
 		if readErrs[i] != nil {
@@ -160,7 +163,14 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
 		found[i] = strings.Contains(title, w) || containsFold(body, w)
 	}
 	var ledger []byte
+	commented := true // unless the ledger's facts say it holds no comment
+	if f, err := s.LedgerFactsOf(is.ID); err == nil && !f.Commented {
+		commented = false
+	}
 	if !all(found) {
+		if !commented {
+			return nil, nil // only comments are searched in a ledger
+		}
 		// Only a ledger that holds the missing words is worth reading.
 		ledger, err = s.ReadRaw(repo.HistoryDir, is.ID+".jsonl")
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -175,6 +185,7 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
 	}
 	h := &Hit{ID: is.ID, Title: is.Title, Status: is.Status, Priority: is.Priority, created: is.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
 	scored := map[string][]bool{} // a word counts once per place
+	seen := make([]bool, len(words))
 	score := func(where, text string) bool {
 		t := strings.ToLower(text)
 		hit := false
@@ -182,7 +193,7 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
 			if !strings.Contains(t, w) {
 				continue
 			}
-			hit = true
+			hit, seen[i] = true, true
 			sc := scored[where]
 			if sc == nil {
 				sc = make([]bool, len(words))
@@ -203,7 +214,7 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
 			h.Matches = append(h.Matches, Match{Where: l.where, Line: l.n, Text: l.text})
 		}
 	}
-	if ledger == nil {
+	if ledger == nil && commented {
 		if ledger, err = s.ReadRaw(repo.HistoryDir, is.ID+".jsonl"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
@@ -223,8 +234,8 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
 			h.Matches = append(h.Matches, Match{Where: InComment, Line: n + 1, Text: e.Text})
 		}
 	}
-	if h.Score == 0 {
-		return nil, nil // the words were only in frontmatter keys or ledger fields
+	if !all(seen) {
+		return nil, nil // a word was only in frontmatter keys or ledger fields
 	}
 	return h, nil
 }
