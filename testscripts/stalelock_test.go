@@ -38,7 +38,10 @@ func cmdStaleLock(ts *testscript.TestScript, neg bool, args []string) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		ino = int64(st.Ino)
 	}
-	rec := "td " + pid + "\nlock " + strconv.FormatInt(ino, 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + " " + strconv.FormatInt(fi.Size(), 10) + " " + lock + "\n"
+	// Start 0, which no process the git program runs as has: should the
+	// system give the ended process's ID to another one, the record still
+	// names a process that is gone.
+	rec := "td " + pid + " 0\nlock " + strconv.FormatInt(ino, 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + " " + strconv.FormatInt(fi.Size(), 10) + " " + lock + "\n"
 	dir := ts.MkAbs(filepath.Join(".git", "td-locks"))
 	ts.Check(os.MkdirAll(dir, 0o755))
 	ts.Check(os.WriteFile(filepath.Join(dir, pid), []byte(rec), 0o644))

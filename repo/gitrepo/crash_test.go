@@ -319,7 +319,39 @@ func TestStaleLockIsRemovedOnlyWhenTheRecordProvesItTds(t *testing.T) {
 	if n := r.ClearStaleLocks(); n != 0 {
 		t.Fatalf("removed the lock of a live process")
 	}
+	// Nor does one that names the live process's start time.
+	if start := processStart(os.Getppid()); start != "" {
+		data := "td " + itoa(os.Getppid()) + " " + start + "\nlock " + stampOf(fi).String() + " " + lock + "\n"
+		if err := os.WriteFile(filepath.Join(recDir, itoa(os.Getppid())), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if n := r.ClearStaleLocks(); n != 0 {
+			t.Fatalf("removed the lock of a live process whose start the record names")
+		}
+	}
 	os.Remove(filepath.Join(recDir, itoa(os.Getppid())))
+
+	// A record whose process ID now belongs to another process (its start
+	// time differs) is a killed td's: its lock goes.
+	if processStart(os.Getppid()) != "" {
+		data := "td " + itoa(os.Getppid()) + " 1\nlock " + stampOf(fi).String() + " " + lock + "\n"
+		if err := os.WriteFile(filepath.Join(recDir, itoa(os.Getppid())), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if n := r.ClearStaleLocks(); n != 1 {
+			t.Fatalf("removed %d locks of a record whose process ID was reused, want 1", n)
+		}
+		if _, err := os.Stat(filepath.Join(recDir, itoa(os.Getppid()))); err == nil {
+			t.Fatal("the reused ID's record stayed")
+		}
+		r.TakeWarnings()
+		if err := os.WriteFile(lock, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err = os.Lstat(lock); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// The dead process's own lock goes, and the next commit does not wait.
 	record(stampOf(fi))

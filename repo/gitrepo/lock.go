@@ -133,7 +133,11 @@ func (s *lockSet) beginWrite() func() {
 	s.writers++
 	if s.writers == 1 && len(s.held) == 0 {
 		s.watch = startSignalWatch(s)
-		s.noteLocked("td " + strconv.Itoa(s.pid))
+		head := "td " + strconv.Itoa(s.pid)
+		if start := processStart(s.pid); start != "" {
+			head += " " + start
+		}
+		s.noteLocked(head)
 	}
 	s.mu.Unlock()
 	return func() {
@@ -377,12 +381,12 @@ func (r *Repo) ClearStaleLocks() int {
 	for _, e := range entries {
 		pidText, _, _ := strings.Cut(e.Name(), "-")
 		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid <= 0 || pid == self || processAlive(pid) {
+		if err != nil || pid <= 0 || pid == self {
 			continue
 		}
 		rec := filepath.Join(dir, e.Name())
 		data, err := os.ReadFile(rec)
-		if err != nil {
+		if err != nil || (processAlive(pid) && !reusedPID(pid, data)) {
 			continue
 		}
 		last := map[string]string{}
@@ -417,6 +421,20 @@ func (r *Repo) ClearStaleLocks() int {
 		r.locks.mu.Unlock()
 	}
 	return len(removed)
+}
+
+// reusedPID reports whether the live process pid is not the one that
+// wrote record: the record's first line, "td PID START", names a start
+// time the process with that ID now does not have. A record without a
+// start (an older td, a system that does not tell) proves nothing.
+func reusedPID(pid int, record []byte) bool {
+	head, _, _ := strings.Cut(string(record), "\n")
+	f := strings.Fields(head)
+	if len(f) != 3 || f[0] != "td" || f[1] != strconv.Itoa(pid) {
+		return false
+	}
+	now := processStart(pid)
+	return now != "" && now != f[2]
 }
 
 // recordPath is the lock file a line of a record is about, "" for none.
