@@ -2,8 +2,10 @@ package claims
 
 import (
 	"bytes"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,5 +96,53 @@ func TestRecordCache(t *testing.T) {
 	}
 	if got := strings.Join(all(), "\n"); got != want {
 		t.Fatalf("claims read from the cache:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestCommittedClaimsIgnoreTheCache: a rule reads the commits, so a cache
+// written by anything else cannot change what td check decides.
+func TestCommittedClaimsIgnoreTheCache(t *testing.T) {
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	s := clockStore(t, g, &now)
+	a, err := s.StartSession(repo.StartOptions{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Take(s, a, "td-aaaaaa", "start", HandOver{}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := Load(s)
+	if err != nil || cs.Get("td-aaaaaa") == nil {
+		t.Fatalf("Load = %v, %v", cs, err)
+	}
+	gr, err := s.GitRepo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(gr.CommonDir(), cacheName)
+	data, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A forged cache, checksum and all, naming another session.
+	_, body, _ := bytes.Cut(data, []byte("\n"))
+	body = bytes.ReplaceAll(body, []byte(a.ID), []byte("ses_zzzzzzzz"))
+	forged := append([]byte(cacheHeader+strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 16)+"\n"), body...)
+	if err := os.WriteFile(cache, forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cs, _ := Load(s); cs.Get("td-aaaaaa").Session != "ses_zzzzzzzz" {
+		t.Fatal("the forged cache was not read: this test proves nothing")
+	}
+	cs, err = LoadCommitted(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cs.Get("td-aaaaaa"); c == nil || c.Session != a.ID {
+		t.Fatalf("LoadCommitted read %+v, want the commit's session %s", c, a.ID)
+	}
+	if after, _ := os.ReadFile(cache); !bytes.Equal(after, forged) {
+		t.Error("LoadCommitted rewrote the cache")
 	}
 }

@@ -65,6 +65,10 @@ type Set struct {
 	// full is true when refs is every claim (Load), not a few (LoadIssues):
 	// only then may the record cache drop what the set does not name.
 	full bool
+	// committed reads every record from its commit, never the cache: for
+	// td check, which judges what git holds, not a file in .git that
+	// anything run in the checkout could have written.
+	committed bool
 	// Here and HereHost are the work tree and machine reading the set, so
 	// that a holder elsewhere can be told from one here.
 	Here, HereHost string
@@ -88,6 +92,14 @@ func Load(s *repo.Store) (*Set, error) {
 	}
 	cs.full = true
 	return cs, nil
+}
+
+// LoadCommitted is Load for a rule: each record is read from its commit,
+// not from the record cache (cache.go).
+func LoadCommitted(s *repo.Store) (*Set, error) {
+	cs, err := Load(s)
+	cs.committed = true
+	return cs, err
 }
 
 // LoadIssues is Load for a command about a few issues (td show): it reads
@@ -178,7 +190,10 @@ func (cs *Set) read(hashes []string) []*domain.Claim {
 	if cs.g == nil || len(hashes) == 0 {
 		return out
 	}
-	messages := cs.loadCache()
+	messages := map[string]string{}
+	if !cs.committed {
+		messages = cs.loadCache()
+	}
 	var missing []string
 	var at []int
 	for i, h := range hashes {
@@ -207,7 +222,7 @@ func (cs *Set) read(hashes []string) []*domain.Claim {
 			out[at[j]] = cl
 		}
 	}
-	if added || cs.stale(messages) {
+	if !cs.committed && (added || cs.stale(messages)) {
 		cs.saveCache(messages)
 	}
 	return out

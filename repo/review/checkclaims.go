@@ -26,7 +26,7 @@ var claimedWork = map[string]bool{
 // when the work was recorded, belonged to another actor: a pull request
 // that starts or changes an issue someone else holds.
 func (c *checker) checkClaims() {
-	cs, err := claims.Load(c.s)
+	cs, err := claims.LoadCommitted(c.s)
 	if err != nil || cs.Len() == 0 {
 		return
 	}
