@@ -2,9 +2,7 @@ package command
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -74,7 +72,7 @@ Examples:
 			if _, err := args(c, 0, 0, "[flags]"); err != nil {
 				return err
 			}
-			if _, _, err := net.SplitHostPort(c.String("addr")); err != nil {
+			if _, _, err := web.SplitHostPort(c.String("addr")); err != nil {
 				return usagef("--addr %q must be HOST:PORT, such as %s", c.String("addr"), defaultServeAddr)
 			}
 			o := &ServeOptions{Addr: c.String("addr"), Ranges: c.StringSlice("diff"), Labels: c.StringSlice("label"),
@@ -114,11 +112,11 @@ func (r *runner) runServe(o *ServeOptions) error {
 			return err
 		}
 	}
-	ln, err := net.Listen("tcp", o.Addr)
+	ln, err := web.Listen(o.Addr)
 	if err != nil {
-		return repo.Errorf(repo.CodeRefused, "td serve cannot listen on %s: %v; choose another port with --addr 127.0.0.1:PORT", o.Addr, unwrapNet(err))
+		return repo.Errorf(repo.CodeRefused, "td serve cannot listen on %s: %v; choose another port with --addr 127.0.0.1:PORT", o.Addr, err)
 	}
-	url := "http://" + ln.Addr().String() + "/"
+	url := "http://" + ln.Addr() + "/"
 	sv := web.NewServer(open, Version, ranges, f)
 	r.st.export(func() any { return map[string]string{"url": url} }, func() error {
 		r.st.printf("Serving the board of %s at %s (read-only; Ctrl-C stops)\n", s.Root, url)
@@ -134,16 +132,6 @@ func (r *runner) runServe(o *ServeOptions) error {
 		stop = ctx.Done()
 	}
 	return sv.Serve(ln, stop)
-}
-
-// unwrapNet is a listen error's cause, without the "listen tcp ADDR:"
-// prefix td's own sentence already says.
-func unwrapNet(err error) error {
-	var oe *net.OpError
-	if errors.As(err, &oe) && oe.Err != nil {
-		return oe.Err
-	}
-	return err
 }
 
 // siteRanges are the revision ranges the pages link to: those given, else

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -88,7 +87,7 @@ func TestBrowser(t *testing.T) {
 	if _, err := web.WriteSite(f.store(t), out, web.SiteOptions{Version: "test", Ranges: []string{f.rng}}); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := web.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +102,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("td serve: %v", err)
 		}
 	}()
-	srvURL := "http://" + ln.Addr().String()
+	srvURL := "http://" + ln.Addr()
 
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
 	"time"
@@ -34,7 +33,7 @@ const maxRequestHead = 64 << 10
 // needs to read pages (GET and HEAD, no bodies, no keep-alive) rather than
 // link net/http, whose TLS, HTTP/2 and proxy support would weigh on every
 // td command's start-up for a server that only ever listens on loopback.
-func (sv *Server) Serve(ln net.Listener, stop <-chan struct{}) error {
+func (sv *Server) Serve(ln Listener, stop <-chan struct{}) error {
 	var wg sync.WaitGroup
 	go func() {
 		<-stop
@@ -49,8 +48,8 @@ func (sv *Server) Serve(ln net.Listener, stop <-chan struct{}) error {
 				return nil
 			default:
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			var te interface{ Timeout() bool }
+			if errors.As(err, &te) && te.Timeout() {
 				continue
 			}
 			return err
@@ -64,7 +63,7 @@ func (sv *Server) Serve(ln net.Listener, stop <-chan struct{}) error {
 }
 
 // serveConn reads one request from conn, answers it and closes conn.
-func (sv *Server) serveConn(conn net.Conn) {
+func (sv *Server) serveConn(conn Conn) {
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
 	method, target, host, err := readRequest(bufio.NewReaderSize(conn, 4096))

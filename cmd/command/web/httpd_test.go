@@ -16,7 +16,7 @@ import (
 // what a browser would never send.
 func TestServe(t *testing.T) {
 	f := newFixture(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := web.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestServe(t *testing.T) {
 	served := make(chan error, 1)
 	sv := web.NewServer(func() (*repo.Store, error) { return f.store(t), nil }, "test", nil, boardFilter())
 	go func() { served <- sv.Serve(ln, stop) }()
-	base := "http://" + ln.Addr().String()
+	base := "http://" + ln.Addr()
 
 	resp, err := http.Get(base + "/issues/" + f.auth + ".html?from=board")
 	if err != nil {
@@ -45,7 +45,7 @@ func TestServe(t *testing.T) {
 
 	raw := func(req string) string {
 		t.Helper()
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := net.Dial("tcp", ln.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}

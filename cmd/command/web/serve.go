@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -56,15 +56,15 @@ func NewServer(open func() (*repo.Store, error), version string, ranges []string
 // Loopback reports whether addr (host:port) names this machine only: td
 // serve refuses anything else, so the pages never leave the machine.
 func Loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
+	host, _, err := SplitHostPort(addr)
 	if err != nil {
 		return false
 	}
 	if host == "localhost" {
 		return true
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // Reads reports how many times the server has read the store.
