@@ -13,7 +13,16 @@ import (
 	"github.com/tdproject/td/repo/repotest"
 )
 
+// cacheEveryRead makes read use the record cache for any number of
+// records, as it does for many.
+func cacheEveryRead(t *testing.T) {
+	old := fewRecords
+	fewRecords = 0
+	t.Cleanup(func() { fewRecords = old })
+}
+
 func TestRecordCache(t *testing.T) {
+	cacheEveryRead(t)
 	g := repotest.NewGitStore(t)
 	now := repotest.Clock
 	s := clockStore(t, g, &now)
@@ -102,6 +111,7 @@ func TestRecordCache(t *testing.T) {
 // TestCommittedClaimsIgnoreTheCache: a rule reads the commits, so a cache
 // written by anything else cannot change what td check decides.
 func TestCommittedClaimsIgnoreTheCache(t *testing.T) {
+	cacheEveryRead(t)
 	g := repotest.NewGitStore(t)
 	now := repotest.Clock
 	s := clockStore(t, g, &now)
@@ -144,5 +154,31 @@ func TestCommittedClaimsIgnoreTheCache(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(cache); !bytes.Equal(after, forged) {
 		t.Error("LoadCommitted rewrote the cache")
+	}
+}
+
+// TestFewRecordsSkipTheCache: a command about one claim reads its commit,
+// not the file of every record.
+func TestFewRecordsSkipTheCache(t *testing.T) {
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	s := clockStore(t, g, &now)
+	a, err := s.StartSession(repo.StartOptions{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Take(s, a, "td-aaaaaa", "start", HandOver{}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := LoadIssues(s, "td-aaaaaa")
+	if err != nil || cs.Get("td-aaaaaa") == nil {
+		t.Fatalf("LoadIssues = %v, %v", cs, err)
+	}
+	gr, err := s.GitRepo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(gr.CommonDir(), cacheName)); err == nil {
+		t.Error("reading one claim wrote the record cache")
 	}
 }

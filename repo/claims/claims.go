@@ -182,6 +182,10 @@ func (cs *Set) All() []*domain.Claim {
 	return out
 }
 
+// fewRecords is how many records read takes from their commits alone
+// (a variable for the tests of the cache).
+var fewRecords = 8
+
 // read decodes the claim records of the commits given, from the record
 // cache where it has them (cache.go), else from the commits, which it
 // then adds to the cache.
@@ -190,8 +194,12 @@ func (cs *Set) read(hashes []string) []*domain.Claim {
 	if cs.g == nil || len(hashes) == 0 {
 		return out
 	}
+	// The cache is one file of every record: it pays for itself when many
+	// are read (td ready, list, board), not for the one claim a harness
+	// hook or td show asks about, whose loose commit is one small read.
+	cached := !cs.committed && len(hashes) > fewRecords
 	messages := map[string]string{}
-	if !cs.committed {
+	if cached {
 		messages = cs.loadCache()
 	}
 	var missing []string
@@ -222,7 +230,7 @@ func (cs *Set) read(hashes []string) []*domain.Claim {
 			out[at[j]] = cl
 		}
 	}
-	if !cs.committed && (added || cs.stale(messages)) {
+	if cached && (added || cs.stale(messages)) {
 		cs.saveCache(messages)
 	}
 	return out
