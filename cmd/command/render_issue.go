@@ -2,8 +2,10 @@ package command
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
@@ -72,6 +74,7 @@ func (r *runner) printIssueTable(list []*repo.Issue, ic *issueClaims, kids map[s
 	}
 	statusW := len("in_progress")
 	var b strings.Builder
+	b.Grow(len(list) * 96) // a row is about 80 bytes: no copying as it grows
 	for _, is := range list {
 		b.WriteString(r.st.paint(ansiBold, is.ID))
 		b.WriteString("  ")
@@ -79,7 +82,8 @@ func (r *runner) printIssueTable(list []*repo.Issue, ic *issueClaims, kids map[s
 		b.WriteString("  ")
 		b.WriteString(r.st.statusColor(is.Status))
 		b.WriteString(strings.Repeat(" ", statusW-len(is.Status)+2))
-		b.WriteString(fmt.Sprintf("%-7s  ", is.Type))
+		b.WriteString(string(is.Type))
+		b.WriteString(strings.Repeat(" ", max(0, 7-utf8.RuneCountInString(string(is.Type)))+2))
 		b.WriteString(safe(is.Title))
 		if len(is.Labels) > 0 {
 			b.WriteString("  ")
@@ -99,7 +103,7 @@ func (r *runner) printIssueTable(list []*repo.Issue, ic *issueClaims, kids map[s
 		}
 		b.WriteByte('\n')
 	}
-	r.st.printf("%s", b.String())
+	io.WriteString(r.st.out, b.String())
 }
 
 func orDash(s string) string {
