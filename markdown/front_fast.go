@@ -30,9 +30,11 @@ import (
 // fastParser is the state of one parseFast call.
 type fastParser struct {
 	raw       []byte
-	pos       int // offset of the next byte to read
-	line      int // 1-based line of pos
-	lineStart int // offset where that line starts
+	text      string      // raw as a string, which scalar values slice
+	nodes     []yaml.Node // room for nodes, to allocate them in bulk
+	pos       int         // offset of the next byte to read
+	line      int         // 1-based line of pos
+	lineStart int         // offset where that line starts
 }
 
 // parseFast returns the document node yaml.v3 would decode raw into, or
@@ -41,8 +43,18 @@ func parseFast(raw []byte) (*yaml.Node, bool) {
 	if len(raw) == 0 || raw[len(raw)-1] != '\n' {
 		return nil, false
 	}
-	p := &fastParser{raw: raw, line: 1}
-	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}
+	p := &fastParser{raw: raw, text: string(raw), line: 1}
+	// Room for the document, its mapping, two nodes a line and two more
+	// for each flow collection and item in one: enough for td's files.
+	size := 2
+	for _, c := range raw {
+		switch c {
+		case '\n', ',', '[', '{':
+			size += 2
+		}
+	}
+	p.nodes = make([]yaml.Node, 0, size)
+	root := p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1})
 	root.Content = make([]*yaml.Node, 0, 32)
 	for p.pos < len(raw) {
 		key, ok := p.key()
@@ -55,7 +67,7 @@ func parseFast(raw []byte) (*yaml.Node, bool) {
 		}
 		root.Content = append(root.Content, key, value)
 	}
-	doc := &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}
+	doc := p.node(yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}})
 	return doc, true
 }
 
@@ -68,6 +80,15 @@ func hasKey(m, k *yaml.Node) bool {
 		}
 	}
 	return false
+}
+
+// node returns a pointer to a copy of n, taken from a block of nodes.
+func (p *fastParser) node(n yaml.Node) *yaml.Node {
+	if len(p.nodes) == cap(p.nodes) {
+		p.nodes = make([]yaml.Node, 0, 16)
+	}
+	p.nodes = append(p.nodes, n)
+	return &p.nodes[len(p.nodes)-1]
 }
 
 // column returns the 1-based column of pos, counted in characters as
@@ -96,7 +117,7 @@ func (p *fastParser) key() (*yaml.Node, bool) {
 	if p.pos == start || p.pos-start > 128 || p.pos >= len(p.raw) || p.raw[p.pos] != ':' {
 		return nil, false
 	}
-	k := &yaml.Node{Kind: yaml.ScalarNode, Value: string(p.raw[start:p.pos]), Line: p.line, Column: 1}
+	k := p.node(yaml.Node{Kind: yaml.ScalarNode, Value: p.text[start:p.pos], Line: p.line, Column: 1})
 	p.pos++
 	if k.Tag = plainTag(k.Value); k.Tag != "!!str" {
 		return nil, false
@@ -137,7 +158,7 @@ func (p *fastParser) entryValue() (*yaml.Node, bool) {
 	for p.pos+indent < len(p.raw) && p.raw[p.pos+indent] == ' ' {
 		indent++
 	}
-	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: p.line, Column: indent + 1}
+	seq := p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: p.line, Column: indent + 1})
 	for p.isItem(indent) {
 		p.pos += indent + 2
 		v, ok := p.inline(false)
@@ -190,7 +211,7 @@ func (p *fastParser) inline(flow bool) (*yaml.Node, bool) {
 
 // flowSeq reads "[a, b]" or "[]".
 func (p *fastParser) flowSeq() (*yaml.Node, bool) {
-	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Line: p.line, Column: p.column()}
+	n := p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Line: p.line, Column: p.column()})
 	p.pos++
 	if p.pos < len(p.raw) && p.raw[p.pos] == ']' {
 		p.pos++
@@ -212,7 +233,7 @@ func (p *fastParser) flowSeq() (*yaml.Node, bool) {
 
 // flowMap reads "{k: v, k: v}" or "{}" with plain keys.
 func (p *fastParser) flowMap() (*yaml.Node, bool) {
-	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: p.line, Column: p.column()}
+	n := p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: p.line, Column: p.column()})
 	p.pos++
 	if p.pos < len(p.raw) && p.raw[p.pos] == '}' {
 		p.pos++
@@ -261,7 +282,7 @@ func (p *fastParser) flowNext(closing byte) (end, ok bool) {
 // plain reads a plain scalar up to the end of the line, or in a flow
 // collection up to the next ',', ':', ']' or '}'.
 func (p *fastParser) plain(flow bool) (*yaml.Node, bool) {
-	n := &yaml.Node{Kind: yaml.ScalarNode, Line: p.line, Column: p.column()}
+	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Line: p.line, Column: p.column()})
 	start := p.pos
 	if !isPlainStart(p.raw[start]) {
 		return nil, false
@@ -295,7 +316,7 @@ func (p *fastParser) plain(flow bool) (*yaml.Node, bool) {
 	if p.raw[p.pos-1] == ' ' {
 		return nil, false
 	}
-	n.Value = string(p.raw[start:p.pos])
+	n.Value = p.text[start:p.pos]
 	if n.Tag = plainTag(n.Value); n.Tag == "" {
 		return nil, false
 	}
@@ -406,9 +427,11 @@ func isTimestamp(s string) bool {
 // quoted reads a double-quoted scalar on one line. It reads the escapes
 // td writes and the other one-character escapes, as yaml.v3 does.
 func (p *fastParser) quoted() (*yaml.Node, bool) {
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Line: p.line, Column: p.column()}
+	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Line: p.line, Column: p.column()})
 	p.pos++
-	var val []byte
+	start := p.pos
+	var val []byte // the value once an escape has been read
+	escaped := false
 	for {
 		if p.pos >= len(p.raw) {
 			return nil, false
@@ -416,12 +439,20 @@ func (p *fastParser) quoted() (*yaml.Node, bool) {
 		c := p.raw[p.pos]
 		switch c {
 		case '"':
+			if escaped {
+				n.Value = string(val)
+			} else {
+				n.Value = p.text[start:p.pos]
+			}
 			p.pos++
-			n.Value = string(val)
 			return n, true
 		case '\\':
 			if p.pos+1 >= len(p.raw) {
 				return nil, false
+			}
+			if !escaped {
+				escaped = true
+				val = append(val, p.raw[start:p.pos]...)
 			}
 			e := p.raw[p.pos+1]
 			p.pos += 2
@@ -452,7 +483,9 @@ func (p *fastParser) quoted() (*yaml.Node, bool) {
 		if w == 0 {
 			return nil, false
 		}
-		val = append(val, p.raw[p.pos:p.pos+w]...)
+		if escaped {
+			val = append(val, p.raw[p.pos:p.pos+w]...)
+		}
 		p.pos += w
 	}
 }
