@@ -70,3 +70,16 @@ func BenchmarkHeadings(b *testing.B) {
 		DescriptionEnd(f.Body)
 	}
 }
+
+// BenchmarkParse measures splitting one typical issue file and parsing its
+// frontmatter into a node tree, without decoding it into fields.
+func BenchmarkParse(b *testing.B) {
+	data := []byte(typicalIssue)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -6,6 +6,12 @@
 // lines of that key, so comments, unknown keys, odd quoting and blank lines
 // elsewhere keep their exact bytes. Files with CRLF line endings stay CRLF
 // and a UTF-8 byte order mark before the opening delimiter is kept.
+//
+// yaml.v3 is the authority on the frontmatter. Because parsing it is a
+// large share of reading an issue file, the small YAML subset td itself
+// writes is read by a hand-written parser (front_fast.go) that builds the
+// very node tree yaml.v3 would, and declines everything else to yaml.v3,
+// which also reports every error.
 package markdown
 
 import (
