@@ -191,7 +191,7 @@ func TestFrontFastWriterShapes(t *testing.T) {
 		"Sign in with GitHub", "", "true", "null", "12", "1.5", "Fix #12: crash", "a: b",
 		"say \"hi\"", `back\slash`, " padded ", "tab\there", "two\nlines", "日本語 🎉",
 		"- dash", "[bracket]", "{brace}", "50% off", "@user", "`code`", "é", "2026-11-21",
-		"\u0085nel", "bom\uFEFF", "ctrl\x01", "it's", "x,y",
+		"\u0085nel", "bom\uFEFF", "ctrl\x01", "it's", "x,y", "a?b", "?q",
 	}
 	for _, title := range titles {
 		fm, err := BuildFrontmatter([]KeyValue{

@@ -88,7 +88,7 @@ func plainOK(s string, flow bool) bool {
 	if strings.Contains(s, ": ") || strings.Contains(s, " #") {
 		return false
 	}
-	if flow && strings.ContainsAny(s, ",[]{}:#") {
+	if flow && strings.ContainsAny(s, ",[]{}:#?") {
 		return false
 	}
 	for _, r := range s {
