@@ -217,7 +217,7 @@ func (cs *Set) read(hashes []string) []*domain.Claim {
 	added := false
 	var commits []*gitrepo.Commit
 	if len(missing) > 0 {
-		commits = cs.g.Commits(missing)
+		commits = cs.g.RecentCommits(missing)
 	}
 	for j, c := range commits {
 		if c == nil {
@@ -283,7 +283,7 @@ func current(g *gitrepo.Repo, issue string) (string, *domain.Claim, error) {
 	if err != nil || h == "" {
 		return "", nil, err
 	}
-	c := g.Commits([]string{h})[0]
+	c := g.RecentCommits([]string{h})[0]
 	if c == nil {
 		return h, nil, nil
 	}

@@ -73,6 +73,10 @@ type objectFiles struct {
 	indexes map[string]*idxfile.MemoryIndex
 	packs   []*pack
 	listed  bool
+	// looseFirst looks for a loose object before the packs: for objects td
+	// wrote moments ago (a claim's commit), which git has not packed, so
+	// that finding one costs no pack index.
+	looseFirst bool
 
 	cache      map[packPos]cachedObject
 	cacheOrder []packPos // oldest first
@@ -214,6 +218,11 @@ func (o *objectFiles) Stream(h plumbing.Hash) (plumbing.ObjectType, io.Reader, e
 // content with its size left to read.
 func (o *objectFiles) find(h plumbing.Hash, depth int) (plumbing.ObjectType, []byte, *looseContent, error) {
 	o.closeLoose()
+	if o.looseFirst {
+		if typ, rd, err := o.openLooseObject(h); !errors.Is(err, fs.ErrNotExist) {
+			return typ, nil, rd, err
+		}
+	}
 	o.ensurePacks()
 	if typ, data, err := o.fromPacks(h, depth); !errors.Is(err, errNotInPacks) {
 		return typ, data, nil, err

@@ -282,7 +282,14 @@ func (r *Repo) WriteRecordCommit(message string, author, committer Signature) (s
 // Commits decodes the commits with the given full object names: nil in
 // the place of a name that is missing or not a commit. Many are read on
 // every core, each reader with its own files and pack indexes.
-func (r *Repo) Commits(hashes []string) []*Commit {
+func (r *Repo) Commits(hashes []string) []*Commit { return r.commits(hashes, false) }
+
+// RecentCommits is Commits for commits td wrote lately, such as a claim's:
+// each is looked for as a loose object first, where it most likely is,
+// before any pack index is read.
+func (r *Repo) RecentCommits(hashes []string) []*Commit { return r.commits(hashes, true) }
+
+func (r *Repo) commits(hashes []string, looseFirst bool) []*Commit {
 	out := make([]*Commit, len(hashes))
 	if len(hashes) == 0 {
 		return out
@@ -296,7 +303,9 @@ func (r *Repo) Commits(hashes []string) []*Commit {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			o := &historyReader{r: r, objects: newObjectFiles(filepath.Join(r.commonDir, "objects"), maps.Clone(indexes))}
+			files := newObjectFiles(filepath.Join(r.commonDir, "objects"), maps.Clone(indexes))
+			files.looseFirst = looseFirst
+			o := &historyReader{r: r, objects: files}
 			defer o.closeFiles()
 			for i := w; i < len(hashes); i += workers {
 				h, ok := parseFullHash(hashes[i])

@@ -109,6 +109,17 @@ func TestRefsPackedAndLoose(t *testing.T) {
 	if c[0] == nil || c[0].Message != "b\n" || c[1] != nil || c[2] != nil {
 		t.Fatalf("Commits = %v", c)
 	}
+	// RecentCommits finds the same, loose or packed.
+	for _, state := range []string{"loose", "packed"} {
+		if state == "packed" {
+			runGit(t, r.Root(), "repack", "-adq")
+			runGit(t, r.Root(), "prune-packed")
+		}
+		rc := r.RecentCommits([]string{b, a, "0000000000000000000000000000000000000000"})
+		if rc[0] == nil || rc[0].Message != "b\n" || rc[1] == nil || rc[1].Hash != a || rc[2] != nil {
+			t.Fatalf("RecentCommits of %s commits = %v", state, rc)
+		}
+	}
 }
 
 // A linked work tree reads and writes the references of the main one.
