@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/tdproject/td/policy/domain"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestParseAnchors(t *testing.T) {
@@ -119,4 +121,26 @@ func FuzzAnchors(f *testing.F) {
 		}
 		t.Fatalf("the added anchor %q is not in %+v", txt, after)
 	})
+}
+
+// TestAnchorLettersFoldOnlyInASCII checks mayHoldAnchors' premise: no
+// letter outside ASCII folds to one of "anchors", so a heading EqualFold
+// to the anchors heading holds "anchor" in ASCII, in some case. ('s' has
+// one, the long s, which is why the check stops at "anchor".)
+func TestAnchorLettersFoldOnlyInASCII(t *testing.T) {
+	for _, c := range "anchor" {
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			if f >= utf8.RuneSelf {
+				t.Errorf("%q folds to %U: mayHoldAnchors would miss a heading spelled with it", c, f)
+			}
+		}
+	}
+	for _, body := range []string{"## Anchors\n\n- [critical] x\n", "## ANCHORS\n- x\n", "Anchorſ\n-------\n\n- x\n"} {
+		if !mayHoldAnchors([]byte(body)) {
+			t.Errorf("mayHoldAnchors(%q) = false", body)
+		}
+	}
+	if mayHoldAnchors([]byte("## Todos\n- [ ] a\n")) {
+		t.Error("a body without the word holds anchors")
+	}
 }
