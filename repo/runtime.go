@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"strings"
 	"time"
 
@@ -76,25 +77,67 @@ func runtimeName(id string) string { return "sessions/" + id + ".json" }
 
 // Runtime reads a session's local state; a session that never bound
 // anything has the zero Runtime.
-func (s *Store) Runtime(id string) (*Runtime, error) {
+func (s *Store) Runtime(id string) (*Runtime, error) { return s.runtime(id, true) }
+
+// runtime reads a session's runtime; cached allows the Store's copy when
+// the file has not been replaced since. UpdateRuntime reads the file
+// itself under its lock: a read-modify-write must not start from a copy.
+func (s *Store) runtime(id string, cached bool) (*Runtime, error) {
 	if id == "" { // the session a reading command stands in with has no runtime yet
 		return &Runtime{}, nil
 	}
 	if !ValidSessionID(id) {
 		return nil, Errorf(CodeInvalid, "%q is not a session ID", id)
 	}
+	// A harness hook asks for the same runtime three or four times; the
+	// file is read and decoded again only when it is another file (a
+	// write replaces it by rename, so its inode changes).
+	stamp, stamped := fileStampOf(s.Path(LocalDir, filepath.FromSlash(runtimeName(id))))
+	c := &s.runtimes
+	c.mu.Lock()
+	prev, hit := c.m[id]
+	c.mu.Unlock()
+	if cached && stamped && hit && prev.stamp == stamp {
+		return prev.rt.clone(), nil
+	}
 	data, err := s.readLocal(runtimeName(id))
 	if err != nil {
 		return nil, err
 	}
 	rt := &Runtime{}
-	if data == "" {
-		return rt, nil
+	if data != "" {
+		if err := json.Unmarshal([]byte(data), rt); err != nil {
+			return nil, s.localParseError(runtimeName(id), []byte(data), err, "the session's binding and counters")
+		}
 	}
-	if err := json.Unmarshal([]byte(data), rt); err != nil {
-		return nil, s.localParseError(runtimeName(id), []byte(data), err, "the session's binding and counters")
+	if stamped {
+		c.mu.Lock()
+		if c.m == nil {
+			c.m = map[string]cachedRuntime{}
+		}
+		c.m[id] = cachedRuntime{stamp: stamp, rt: rt.clone()}
+		c.mu.Unlock()
 	}
 	return rt, nil
+}
+
+// runtimeCache holds the runtimes a Store has read, with the stamp of the
+// file each came from.
+type runtimeCache struct {
+	mu sync.Mutex
+	m  map[string]cachedRuntime
+}
+
+type cachedRuntime struct {
+	stamp [3]int64
+	rt    *Runtime
+}
+
+// clone copies rt, its actions included.
+func (rt *Runtime) clone() *Runtime {
+	c := *rt
+	c.Actions = append([]ActionRecord(nil), rt.Actions...)
+	return &c
 }
 
 // localParseError refuses a local file td cannot parse, naming its line
@@ -145,7 +188,7 @@ func (s *Store) UpdateRuntime(id string, fn func(rt *Runtime) error) error {
 		return err
 	}
 	defer unlock()
-	rt, err := s.Runtime(id)
+	rt, err := s.runtime(id, false)
 	if err != nil {
 		return err
 	}

@@ -150,6 +150,7 @@ type Store struct {
 	gitFacts       *gitFacts
 	gitFactsLoaded bool
 	ledgers        ledgerCache
+	runtimes       runtimeCache
 
 	actorsOnce sync.Once
 	actors     map[domain.Actor][]string // session IDs by actor (SessionsOf)
