@@ -105,6 +105,16 @@ func TestListen(t *testing.T) {
 	if _, err := conn.Read(buf); err != io.EOF {
 		t.Errorf("read after the client closed: %v, want EOF", err)
 	}
+	// Writing to a browser that went away is an error, not a signal that
+	// ends td serve.
+	big := []byte(strings.Repeat("x", 1<<20))
+	var werr error
+	for i := 0; i < 8 && werr == nil; i++ {
+		_, werr = conn.Write(big)
+	}
+	if werr == nil {
+		t.Error("writes to a closed connection kept succeeding")
+	}
 	conn.Close()
 
 	// Close wakes a waiting Accept.
