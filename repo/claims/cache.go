@@ -27,11 +27,12 @@ import (
 // writing at once each leave a whole file; a file td cannot read is
 // rebuilt from the commits, and so is one whose checksum fails: a cache
 // is written without waiting for the disk, and a crash may leave it cut
-// short or zeroed, which must not make a claim look absent. Nothing outside td reads it; deleting it costs
-// one slower command. Since anything run in the checkout can write it,
-// it only ever words claims for people: td check's rule reads the commits
-// (LoadCommitted), and taking or releasing a claim reads its reference's
-// commit directly.
+// short or zeroed, which must not make a claim look absent. Nothing
+// outside td reads it; deleting it costs one slower command. It is read
+// only when more than a few records are (fewRecords). Since anything run
+// in the checkout can write it, it only ever words claims for people:
+// td check's rule reads the commits (LoadCommitted), and taking or
+// releasing a claim reads its reference's commit directly.
 const (
 	cacheName   = "td-claims.cache"
 	cacheHeader = "td claims cache 1 "
