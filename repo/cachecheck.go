@@ -29,6 +29,7 @@ func cacheDecoders() []struct {
 		{IndexFile, func(b []byte) error { _, err := decodeIndexEntries(b); return err }},
 		{childrenFile, func(b []byte) error { _, err := decodeChildLinks(b, func(string, string) {}); return err }},
 		{ledgerCacheFile, func(b []byte) error { _, err := decodeLedgerCache(b); return err }},
+		{namesFile, func(b []byte) error { _, _, _, err := decodeNames(b); return err }},
 		{gitFactsFile, func(b []byte) error { _, err := decodeGitFacts(b); return err }},
 	}
 }

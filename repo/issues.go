@@ -72,17 +72,9 @@ func (s *Store) ResolveID(ref string) (string, error) {
 			return r, nil
 		}
 	}
-	f, err := os.Open(s.Path(IssuesDir))
+	names, err := s.issueFileNames()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", s.FileError(s.Path(IssuesDir), err)
-	}
-	var names []string
-	if f != nil {
-		names, err = f.Readdirnames(-1)
-		f.Close()
-		if err != nil {
-			return "", s.FileError(s.Path(IssuesDir), err)
-		}
 	}
 	short := s.Config.IDPrefix + "-" + r
 	var matches []string
