@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -102,12 +101,14 @@ func (s *Store) statIssues() ([]fileStat, error) {
 		return nil, s.FileError(dir, err)
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	// The names come from names.bin while the directory has gained, lost
+	// and renamed nothing (names.go); each file is still stated below, so
+	// an edit in place shows.
+	names, err := s.issueFileNames()
 	if err != nil {
 		return nil, s.FileError(dir, err)
 	}
 	fd := int(f.Fd())
-	slices.Sort(names)
 	out := make([]fileStat, 0, len(names))
 	for _, n := range names {
 		if strings.HasSuffix(n, ".md") && !strings.HasPrefix(n, ".") {
