@@ -195,26 +195,44 @@ func CheckBody(body []byte, first int) error {
 }
 
 // cannotReachLimits reports, without parsing, a body that cannot reach a limit,
-// as most issue bodies cannot: every block takes at least one byte, and a
+// as most issue bodies cannot. Every block takes at least one byte, and a
 // list and its first item the same one, so a body of MaxBlocks/2 bytes has
-// no more than MaxBlocks blocks and fewer than MaxLines lines; every level
-// of nesting opens on a marker of its own ('>', a bullet, or the '.' or ')'
-// after an ordered item's number), so a body with no more than MaxNesting
-// of them nests no deeper.
+// no more than MaxBlocks blocks and fewer than MaxLines lines. Nesting is
+// bounded line by line: a container opens on a line with a marker there
+// ('>', a bullet, or an ordered item's number and '.' or ')'), and every
+// list item or quote it opens inside takes something of that same line's
+// start: a quote its '>', a list item at least two columns of indentation
+// (or its own marker, when it opened on the line). So where each line's
+// leading run of spaces, tabs (four columns each) and marker characters
+// counts fewer than MaxNesting, no container opens MaxNesting deep. A
+// typical body's lines start "- [ ]" or "  > ": a count of 2 or 3, where
+// the count over the whole body (every dash of every list) passed the
+// limit and made every issue read parse its body twice.
 func cannotReachLimits(body []byte) bool {
 	if len(body) > MaxBlocks/2 {
 		return false
 	}
-	markers := 0
-	for i, c := range body {
-		switch c {
-		case '>', '-', '+', '*':
-			markers++
-		case '.', ')':
-			if i > 0 && body[i-1] >= '0' && body[i-1] <= '9' {
-				markers++
-			}
+	units, leading := 0, true
+	for _, c := range body {
+		if c == '\n' || c == '\r' {
+			units, leading = 0, true
+			continue
+		}
+		if !leading {
+			continue
+		}
+		switch {
+		case c == '\t':
+			units += 4
+		case c == ' ' || c == '>' || c == '-' || c == '+' || c == '*' || c == '.' || c == ')' || ('0' <= c && c <= '9'):
+			units++
+		default:
+			leading = false
+			continue
+		}
+		if units >= MaxNesting {
+			return false
 		}
 	}
-	return markers <= MaxNesting
+	return true
 }

@@ -141,6 +141,17 @@ func BenchmarkPathological(b *testing.B) {
 	}
 }
 
+// nestedByIndent is a list nested depth deep, one item a line, each
+// indented two columns more than its parent, with a quote at the bottom.
+func nestedByIndent(depth int) string {
+	var b strings.Builder
+	for i := range depth {
+		b.WriteString(strings.Repeat("  ", i) + "- item\n")
+	}
+	b.WriteString(strings.Repeat("  ", depth) + "> quote\n")
+	return b.String()
+}
+
 // TestCannotReachLimitsAgreesWithTheParse checks the shortcut against the parse
 // it skips: a body it passes is within the limits by goldmark's reading.
 func TestCannotReachLimitsAgreesWithTheParse(t *testing.T) {
@@ -155,6 +166,11 @@ func TestCannotReachLimitsAgreesWithTheParse(t *testing.T) {
 		strings.Repeat("* ", MaxNesting+1) + "a\n",
 		strings.Repeat("> ", MaxNesting+1) + "a\n",
 		strings.Repeat("# a\n", MaxBlocks/8),
+		nestedByIndent(MaxNesting + 1),
+		nestedByIndent(MaxNesting - 1),
+		nestedByIndent(MaxNesting/2 + 1),
+		strings.Repeat("\t", MaxNesting/8) + "- a\n",
+		typicalIssue + strings.Repeat(typicalIssue[strings.Index(typicalIssue, "- ["):], 40),
 	}
 	for _, p := range pathologicalBodies(16 << 10) {
 		bodies = append(bodies, p.body)
@@ -165,4 +181,32 @@ func TestCannotReachLimitsAgreesWithTheParse(t *testing.T) {
 			t.Errorf("cannotReachLimits passes a body the parse refuses (%v): %.60q", l.err(1), b)
 		}
 	}
+}
+
+// TestTypicalBodiesSkipTheLimitsParse: the shortcut passes the bodies td
+// writes, so reading an issue parses its body once, not twice.
+func TestTypicalBodiesSkipTheLimitsParse(t *testing.T) {
+	long := typicalIssue + strings.Repeat(typicalIssue[strings.Index(typicalIssue, "- ["):], 40)
+	for _, b := range []string{typicalIssue, long} {
+		if !cannotReachLimits([]byte(b)) {
+			t.Errorf("a typical body of %d bytes is parsed to check its limits", len(b))
+		}
+	}
+}
+
+// FuzzCannotReachLimits holds the shortcut to the parse it skips.
+func FuzzCannotReachLimits(f *testing.F) {
+	f.Add(typicalIssue)
+	f.Add(nestedByIndent(MaxNesting + 1))
+	f.Add(strings.Repeat("> ", MaxNesting+1) + "a\n")
+	f.Add("\t\t\t\t\t\t\t- a\n")
+	f.Add("1.  - > + * a\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		if !cannotReachLimits([]byte(body)) {
+			return
+		}
+		if _, l := parseBody([]byte(body)); l.err(1) != nil {
+			t.Fatalf("cannotReachLimits passes a body the parse refuses (%v): %q", l.err(1), body)
+		}
+	})
 }
