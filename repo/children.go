@@ -2,7 +2,6 @@ package repo
 
 import (
 	"bytes"
-	"os"
 	"slices"
 
 	"github.com/tdproject/td/policy/domain"
@@ -122,7 +121,7 @@ func (s *Store) cachedChildLinks(id string) (out []string, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	tail, err := fileTail(s.Path(LocalDir, IndexFile), 4)
+	tail, err := ReadTail(s.Path(LocalDir, IndexFile), 4)
 	if err != nil || string(tail) != stamp {
 		return nil, false
 	}
@@ -145,25 +144,4 @@ func decodeChildLinks(data []byte, fn func(child, parent string)) (stamp string,
 		fn(child, parent)
 	}
 	return stamp, nil
-}
-
-// fileTail reads the last n bytes of the regular file at path.
-func fileTail(path string, n int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() < n {
-		return nil, errBadIndex
-	}
-	b := make([]byte, n)
-	if _, err := f.ReadAt(b, fi.Size()-n); err != nil {
-		return nil, err
-	}
-	return b, nil
 }

@@ -37,6 +37,22 @@ func writeFileAtomic(path string, data []byte) error { return replaceFile(path, 
 // read command that refreshes a cache would cost more than the cache saves.
 func writeCacheFile(path string, data []byte) error { return replaceFile(path, data, false) }
 
+// ReadTail reads at most the last n bytes of the file at path: a stamp at
+// the end of a cache, the last lines of a file td appends to.
+func ReadTail(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := max(fi.Size()-n, 0)
+	return io.ReadAll(io.NewSectionReader(f, off, fi.Size()-off))
+}
+
 // WriteCacheFile replaces path with data atomically but without waiting
 // for the disk: for caches that can be rebuilt, which a crash may take
 // back to an older whole version but never tear.

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+
+	"github.com/tdproject/td/repo"
 )
 
 // maxEnvFileTail bounds how much of an env file AppendEnvFileVar reads to
@@ -24,7 +25,7 @@ const maxEnvFileTail = 64 << 10
 // need no quoting (a session id).
 func AppendEnvFileVar(path, key, value string) error {
 	line := "export " + key + "=" + value
-	tail, err := readTail(path, maxEnvFileTail)
+	tail, err := repo.ReadTail(path, maxEnvFileTail)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read the env file %s: %w", path, err)
 	}
@@ -47,21 +48,6 @@ func AppendEnvFileVar(path, key, value string) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// readTail reads at most the last n bytes of a file.
-func readTail(path string, n int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	off := max(fi.Size()-n, 0)
-	return io.ReadAll(io.NewSectionReader(f, off, fi.Size()-off))
 }
 
 // lastExport is the last line of data exporting key, trimmed; "" when none.
