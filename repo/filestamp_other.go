@@ -2,6 +2,8 @@
 
 package repo
 
-// fileStampOf gives no stamp where td cannot read inode numbers: what is
-// read is read again.
-func fileStampOf(string) ([3]int64, bool) { return [3]int64{}, false }
+import "io/fs"
+
+// lstatStamp gives nothing where td cannot read inode numbers: what a
+// stamp would let td skip is read again.
+func lstatStamp(string) (fs.FileInfo, int64, bool) { return nil, 0, false }

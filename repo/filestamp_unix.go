@@ -3,21 +3,21 @@
 package repo
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 )
 
-// fileStamp identifies one version of a file td replaces by rename: its
-// inode (a rename brings a new one), size and modification time. ok is
-// false when there is no regular file.
-func fileStampOf(path string) (stamp [3]int64, ok bool) {
+// lstatStamp returns what the path is (without following a symlink) and
+// its inode; ok is false when it cannot be stated.
+func lstatStamp(path string) (fi fs.FileInfo, ino int64, ok bool) {
 	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return stamp, false
+	if err != nil {
+		return nil, 0, false
 	}
 	st, isUnix := fi.Sys().(*syscall.Stat_t)
 	if !isUnix {
-		return stamp, false
+		return nil, 0, false
 	}
-	return [3]int64{int64(st.Ino), fi.Size(), fi.ModTime().UnixNano()}, true
+	return fi, int64(st.Ino), true
 }
