@@ -13,6 +13,25 @@ import (
 	"github.com/tdproject/td/repo/repotest"
 )
 
+// claimedStore is a git store where session "a" holds the claims of the
+// issues given.
+func claimedStore(t *testing.T, issues ...string) (*repo.Store, *repo.Session) {
+	t.Helper()
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	s := clockStore(t, g, &now)
+	a, err := s.StartSession(repo.StartOptions{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, issue := range issues {
+		if _, err := Take(s, a, issue, "start", HandOver{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s, a
+}
+
 // cacheEveryRead makes read use the record cache for any number of
 // records, as it does for many.
 func cacheEveryRead(t *testing.T) {
@@ -23,19 +42,8 @@ func cacheEveryRead(t *testing.T) {
 
 func TestRecordCache(t *testing.T) {
 	cacheEveryRead(t)
-	g := repotest.NewGitStore(t)
-	now := repotest.Clock
-	s := clockStore(t, g, &now)
-	a, err := s.StartSession(repo.StartOptions{Name: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	issues := []string{"td-aaaaaa", "td-bbbbbb", "td-cccccc"}
-	for _, issue := range issues {
-		if _, err := Take(s, a, issue, "start", HandOver{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, a := claimedStore(t, issues...)
 	all := func() []string {
 		t.Helper()
 		cs, err := Load(s)
@@ -112,16 +120,7 @@ func TestRecordCache(t *testing.T) {
 // written by anything else cannot change what td check decides.
 func TestCommittedClaimsIgnoreTheCache(t *testing.T) {
 	cacheEveryRead(t)
-	g := repotest.NewGitStore(t)
-	now := repotest.Clock
-	s := clockStore(t, g, &now)
-	a, err := s.StartSession(repo.StartOptions{Name: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Take(s, a, "td-aaaaaa", "start", HandOver{}); err != nil {
-		t.Fatal(err)
-	}
+	s, a := claimedStore(t, "td-aaaaaa")
 	cs, err := Load(s)
 	if err != nil || cs.Get("td-aaaaaa") == nil {
 		t.Fatalf("Load = %v, %v", cs, err)
@@ -160,16 +159,7 @@ func TestCommittedClaimsIgnoreTheCache(t *testing.T) {
 // TestFewRecordsSkipTheCache: a command about one claim reads its commit,
 // not the file of every record.
 func TestFewRecordsSkipTheCache(t *testing.T) {
-	g := repotest.NewGitStore(t)
-	now := repotest.Clock
-	s := clockStore(t, g, &now)
-	a, err := s.StartSession(repo.StartOptions{Name: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Take(s, a, "td-aaaaaa", "start", HandOver{}); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := claimedStore(t, "td-aaaaaa")
 	cs, err := LoadIssues(s, "td-aaaaaa")
 	if err != nil || cs.Get("td-aaaaaa") == nil {
 		t.Fatalf("LoadIssues = %v, %v", cs, err)
