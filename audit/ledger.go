@@ -60,6 +60,29 @@ type Entry struct {
 	Type    string
 }
 
+// Change is what an entry says it changed, from its details: a comment's
+// text, the names of the fields an edit changed, or a link as its kind and
+// target ("child_of td-k3x9qa"). At most one is set; what a view prints
+// of an entry besides who did what.
+func (e Entry) Change() (text string, fields []string, link string) {
+	if t, ok := e.Details["text"].(string); ok && t != "" {
+		return t, nil, ""
+	}
+	if fs, ok := e.Details["fields"].([]any); ok && len(fs) > 0 {
+		names := make([]string, len(fs))
+		for i, f := range fs {
+			names[i] = fmt.Sprint(f)
+		}
+		return "", names, ""
+	}
+	if kind, ok := e.Details["kind"].(string); ok {
+		if to, ok := e.Details["to"].(string); ok {
+			return "", nil, kind + " " + to
+		}
+	}
+	return "", nil, ""
+}
+
 var reservedKeys = map[string]bool{"ts": true, "session": true, "action": true, "reason": true, "type": true}
 
 // MarshalJSON writes ts, session, action, the details in key order, then

@@ -85,3 +85,22 @@ func FuzzParseLedger(f *testing.F) {
 		}
 	})
 }
+
+func TestEntryChange(t *testing.T) {
+	for _, tt := range []struct {
+		details            map[string]any
+		text, fields, link string
+	}{
+		{map[string]any{"text": "looks good"}, "looks good", "", ""},
+		{map[string]any{"text": "", "fields": []any{"title", "priority"}}, "", "title, priority", ""},
+		{map[string]any{"kind": "child_of", "to": "td-k3x9qa"}, "", "", "child_of td-k3x9qa"},
+		{map[string]any{"kind": "child_of"}, "", "", ""},
+		{map[string]any{"fields": []any{}}, "", "", ""},
+		{nil, "", "", ""},
+	} {
+		text, fields, link := Entry{Details: tt.details}.Change()
+		if text != tt.text || strings.Join(fields, ", ") != tt.fields || link != tt.link {
+			t.Errorf("Change of %v = %q, %q, %q; want %q, %q, %q", tt.details, text, fields, link, tt.text, tt.fields, tt.link)
+		}
+	}
+}

@@ -60,18 +60,13 @@ func diffText(d *review.TodosDiff) string {
 // text what people wrote.
 func ledgerSummary(e audit.Entry, id, text func(string) string) string {
 	s := "ledger: " + e.Action + " by " + id(orDash(e.Session))
-	if t, ok := e.Details["text"].(string); ok && t != "" {
-		s += ": " + text(fmt.Sprintf("%q", t))
-	} else if fields, ok := e.Details["fields"].([]any); ok && len(fields) > 0 {
-		names := make([]string, len(fields))
-		for i, f := range fields {
-			names[i] = fmt.Sprint(f)
-		}
-		s += ": " + strings.Join(names, ", ")
-	} else if kind, ok := e.Details["kind"].(string); ok {
-		if to, ok := e.Details["to"].(string); ok {
-			s += ": " + text(kind+" "+to)
-		}
+	switch said, fields, link := e.Change(); {
+	case said != "":
+		s += ": " + text(fmt.Sprintf("%q", said))
+	case len(fields) > 0:
+		s += ": " + strings.Join(fields, ", ")
+	case link != "":
+		s += ": " + text(link)
 	}
 	if e.Reason != "" {
 		s += " (reason: " + text(fmt.Sprintf("%q", e.Reason)) + ")"

@@ -231,18 +231,13 @@ func ledgerWords(e *audit.Entry, who string) string {
 		who = "-"
 	}
 	s := strings.ReplaceAll(e.Action, "_", " ") + " by " + who
-	if t, ok := e.Details["text"].(string); ok && t != "" {
-		s += ": “" + t + "”"
-	} else if fields, ok := e.Details["fields"].([]any); ok && len(fields) > 0 {
-		names := make([]string, len(fields))
-		for i, f := range fields {
-			names[i] = fmt.Sprint(f)
-		}
-		s += ": " + strings.Join(names, ", ")
-	} else if kind, ok := e.Details["kind"].(string); ok {
-		if to, ok := e.Details["to"].(string); ok {
-			s += ": " + kind + " " + to
-		}
+	switch text, fields, link := e.Change(); {
+	case text != "":
+		s += ": “" + text + "”"
+	case len(fields) > 0:
+		s += ": " + strings.Join(fields, ", ")
+	case link != "":
+		s += ": " + link
 	}
 	if e.Reason != "" {
 		s += " (reason: “" + e.Reason + "”)"
