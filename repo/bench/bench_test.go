@@ -30,29 +30,15 @@ import (
 
 const benchIssues = 10_000
 
-// benchDir is where this test binary generates the shared repository: one
-// directory per process, found again from the process ID, so that neither a
-// package variable nor a second generation is needed. TestMain removes it.
-func benchDir() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("td-bench-%d", os.Getpid()))
-}
+const benchPrefix = "td-bench"
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	os.RemoveAll(benchDir())
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { repotest.BenchMain(m, benchPrefix) }
 
 func benchEnv(key string) string {
-	switch key {
-	case "GIT_AUTHOR_NAME":
-		return gen.AuthorName
-	case "GIT_AUTHOR_EMAIL":
-		return gen.AuthorEmail
-	case "TD_SESSION":
+	if key == "TD_SESSION" {
 		return gen.Session
 	}
-	return ""
+	return repotest.GeneratedAuthor(key)
 }
 
 // benchRoot returns the work tree of the shared generated repository,
@@ -60,7 +46,7 @@ func benchEnv(key string) string {
 // file written after a complete generation is all the coordination needed.
 func benchRoot(b *testing.B) string {
 	b.Helper()
-	return repotest.Generated(b, benchDir(), benchIssues)
+	return repotest.Generated(b, repotest.BenchDir(benchPrefix), benchIssues)
 }
 
 // benchOpen opens the shared store as a td process would.
@@ -366,7 +352,7 @@ func BenchmarkCheck10k(b *testing.B) {
 // 10,000-issue directory, as it would in a real project.
 func benchAutoRoot(b *testing.B) string {
 	b.Helper()
-	dir := filepath.Join(benchDir(), "auto")
+	dir := filepath.Join(repotest.BenchDir(benchPrefix), "auto")
 	root := filepath.Join(dir, "repo")
 	done := filepath.Join(dir, "generated")
 	if _, err := os.Stat(done); err == nil {

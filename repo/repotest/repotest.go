@@ -8,6 +8,7 @@
 package repotest
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -172,6 +173,34 @@ func NewAutoStore(t *testing.T) *GitStore {
 		t.Fatalf("git mode %q", g.S.Config.Git.Mode)
 	}
 	return g
+}
+
+// BenchDir is where a test binary generates its shared benchmark
+// repository: one directory per process, found again from the process ID,
+// so that neither a package variable nor a second generation is needed.
+// BenchMain removes it.
+func BenchDir(prefix string) string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("%s-%d", prefix, os.Getpid()))
+}
+
+// BenchMain runs a package's tests and benchmarks, then removes the
+// benchmark repository BenchDir(prefix) holds: for TestMain.
+func BenchMain(m *testing.M, prefix string) {
+	code := m.Run()
+	os.RemoveAll(BenchDir(prefix))
+	os.Exit(code)
+}
+
+// GeneratedAuthor answers the git identity of the generated repository's
+// author, for a Store's Env: gen.AuthorName and gen.AuthorEmail.
+func GeneratedAuthor(key string) string {
+	switch key {
+	case "GIT_AUTHOR_NAME":
+		return gen.AuthorName
+	case "GIT_AUTHOR_EMAIL":
+		return gen.AuthorEmail
+	}
+	return ""
 }
 
 // Generated returns the work tree of a repository of n generated issues

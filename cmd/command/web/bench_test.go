@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,25 +14,9 @@ import (
 
 const benchIssues = 10_000
 
-func benchDir() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("td-web-bench-%d", os.Getpid()))
-}
+const benchPrefix = "td-web-bench"
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	os.RemoveAll(benchDir())
-	os.Exit(code)
-}
-
-func benchEnv(key string) string {
-	switch key {
-	case "GIT_AUTHOR_NAME":
-		return gen.AuthorName
-	case "GIT_AUTHOR_EMAIL":
-		return gen.AuthorEmail
-	}
-	return ""
-}
+func TestMain(m *testing.M) { repotest.BenchMain(m, benchPrefix) }
 
 // benchRoot is a generated repository of 10,000 issues, made once per test
 // binary and only when a benchmark runs ($TD_BENCH_REPO names one to reuse).
@@ -42,12 +25,12 @@ func benchRoot(b *testing.B) string {
 	if r := os.Getenv("TD_BENCH_REPO"); r != "" {
 		return r
 	}
-	return repotest.Generated(b, benchDir(), benchIssues)
+	return repotest.Generated(b, repotest.BenchDir(benchPrefix), benchIssues)
 }
 
 func benchOpen(b *testing.B, root string) *repo.Store {
 	b.Helper()
-	s, err := repo.Open(root, repo.Options{Env: benchEnv})
+	s, err := repo.Open(root, repo.Options{Env: repotest.GeneratedAuthor})
 	if err != nil {
 		b.Fatal(err)
 	}
