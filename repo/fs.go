@@ -53,10 +53,19 @@ func ReadTail(path string, n int64) ([]byte, error) {
 	return io.ReadAll(io.NewSectionReader(f, off, fi.Size()-off))
 }
 
-// WriteCacheFile replaces path with data atomically but without waiting
-// for the disk: for caches that can be rebuilt, which a crash may take
-// back to an older whole version but never tear.
-func WriteCacheFile(path string, data []byte) error { return writeCacheFile(path, data) }
+// ReadCache reads the cache file name under .todos/local, refusing a
+// symlink or a file over the caches' size limit, as td's own caches are.
+func (s *Store) ReadCache(name string) ([]byte, error) { return s.readCache(name) }
+
+// WriteCache replaces the cache file name under .todos/local atomically,
+// without waiting for the disk; its temporary file is swept after a kill
+// as the other caches' are.
+func (s *Store) WriteCache(name string, data []byte) error {
+	if err := os.MkdirAll(s.Path(LocalDir), 0o755); err != nil {
+		return err
+	}
+	return writeCacheFile(s.Path(LocalDir, name), data)
+}
 
 // Temporary files: a file under .todos is written first to
 // .todos/local/tmp, which .todos/.gitignore keeps out of git add -A, and

@@ -3,11 +3,7 @@ package claims
 import (
 	"bytes"
 	"hash/crc32"
-	"os"
-	"path/filepath"
 	"strconv"
-
-	"github.com/tdproject/td/repo"
 )
 
 // The record cache. A claim is a commit, and a commit never changes: the
@@ -15,7 +11,8 @@ import (
 // stale. td ready, list and board read every claim; with 500 claims,
 // opening 500 loose objects (and decoding the pack index to learn they
 // are not packed) was a fifth of td ready's time. The cache,
-// <common dir>/td-claims.cache, keeps each message read, by commit:
+// .todos/local/claims.cache, keeps each message read, by commit, as the
+// store's other caches are kept (one per work tree):
 //
 //	td claims cache 1 <CRC-32 of the rest>
 //	<object name> <length>
@@ -34,22 +31,15 @@ import (
 // td check's rule reads the commits (LoadCommitted), and taking or
 // releasing a claim reads its reference's commit directly.
 const (
-	cacheName   = "td-claims.cache"
+	cacheName   = "claims.cache"
 	cacheHeader = "td claims cache 1 "
-	// maxCacheSize bounds what is read: a few hundred bytes a claim.
-	maxCacheSize = 64 << 20
 )
 
 // loadCache returns the cached messages by commit, empty when there is
 // no cache or it cannot be read.
 func (cs *Set) loadCache() map[string]string {
 	out := map[string]string{}
-	path := filepath.Join(cs.g.CommonDir(), cacheName)
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxCacheSize {
-		return out
-	}
-	data, err := os.ReadFile(path)
+	data, err := cs.store.ReadCache(cacheName)
 	if err != nil {
 		return out
 	}
@@ -117,5 +107,5 @@ func (cs *Set) saveCache(messages map[string]string) {
 		b.WriteByte('\n')
 	}
 	head := cacheHeader + strconv.FormatUint(uint64(crc32.ChecksumIEEE(b.Bytes())), 16) + "\n"
-	_ = repo.WriteCacheFile(filepath.Join(cs.g.CommonDir(), cacheName), append([]byte(head), b.Bytes()...))
+	_ = cs.store.WriteCache(cacheName, append([]byte(head), b.Bytes()...))
 }

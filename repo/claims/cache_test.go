@@ -64,7 +64,7 @@ func TestRecordCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := filepath.Join(gr.CommonDir(), cacheName)
+	cache := s.Path(repo.LocalDir, cacheName)
 	data, err := os.ReadFile(cache)
 	if err != nil {
 		t.Fatalf("the first full read wrote no cache: %v", err)
@@ -125,11 +125,7 @@ func TestCommittedClaimsIgnoreTheCache(t *testing.T) {
 	if err != nil || cs.Get("td-aaaaaa") == nil {
 		t.Fatalf("Load = %v, %v", cs, err)
 	}
-	gr, err := s.GitRepo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := filepath.Join(gr.CommonDir(), cacheName)
+	cache := s.Path(repo.LocalDir, cacheName)
 	data, err := os.ReadFile(cache)
 	if err != nil {
 		t.Fatal(err)
@@ -164,11 +160,27 @@ func TestFewRecordsSkipTheCache(t *testing.T) {
 	if err != nil || cs.Get("td-aaaaaa") == nil {
 		t.Fatalf("LoadIssues = %v, %v", cs, err)
 	}
-	gr, err := s.GitRepo()
-	if err != nil {
+	if _, err := os.Stat(s.Path(repo.LocalDir, cacheName)); err == nil {
+		t.Error("reading one claim wrote the record cache")
+	}
+}
+
+// TestUnwritableCache: when the cache cannot be written (a full disk; here
+// a directory in its place), every read takes the records from their
+// commits and the claims read are the same.
+func TestUnwritableCache(t *testing.T) {
+	cacheEveryRead(t)
+	s, a := claimedStore(t, "td-aaaaaa", "td-bbbbbb")
+	if err := os.MkdirAll(filepath.Join(s.Path(repo.LocalDir, cacheName), "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(gr.CommonDir(), cacheName)); err == nil {
-		t.Error("reading one claim wrote the record cache")
+	for range 2 {
+		cs, err := Load(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := cs.Get("td-bbbbbb"); c == nil || c.Session != a.ID || cs.Get("td-aaaaaa") == nil {
+			t.Fatalf("claims with an unwritable cache: %+v", cs.All())
+		}
 	}
 }

@@ -60,6 +60,7 @@ func Here(s *repo.Store) *Set {
 // for, since a command shows the claims of a few issues among many.
 type Set struct {
 	g      *gitrepo.Repo
+	store  *repo.Store       // for the record cache
 	refs   map[string]string // issue -> commit
 	claims map[string]*domain.Claim
 	// full is true when refs is every claim (Load), not a few (LoadIssues):
@@ -82,7 +83,7 @@ func Load(s *repo.Store) (*Set, error) {
 	if err != nil || g == nil {
 		return cs, err
 	}
-	cs.g = g
+	cs.g, cs.store = g, s
 	refs, err := g.Refs(Prefix)
 	if err != nil {
 		return cs, err
@@ -111,7 +112,7 @@ func LoadIssues(s *repo.Store, issues ...string) (*Set, error) {
 	if err != nil || g == nil {
 		return cs, err
 	}
-	cs.g = g
+	cs.g, cs.store = g, s
 	for _, issue := range issues {
 		h, err := g.ReadRef(RefName(issue))
 		if err != nil {
