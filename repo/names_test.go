@@ -100,3 +100,22 @@ func TestNamesCacheFollowsTheDirectory(t *testing.T) {
 	}
 	resolve("x0", "td-x00001")
 }
+
+// TestNamesCacheUnwritable: when names.bin cannot be written (a full disk;
+// here a directory in its place), short IDs resolve from the directory.
+func TestNamesCacheUnwritable(t *testing.T) {
+	s := newTestStore(t)
+	writeIssueFile(t, s, "td-abc123", "---\nid: td-abc123\ntitle: t\n---\n")
+	if err := os.MkdirAll(filepath.Join(s.Path(LocalDir, namesFile), "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(s.Path(IssuesDir), old, old); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got, err := s.ResolveID("abc"); err != nil || got != "td-abc123" {
+			t.Fatalf("ResolveID = %q, %v", got, err)
+		}
+	}
+}
