@@ -33,6 +33,21 @@ func (s TodoStatus) Valid() bool { return slices.Contains(TodoStatuses(), s) }
 // completed or abandoned.
 func (s TodoStatus) Finished() bool { return s == TodoCompleted || s == TodoAbandoned }
 
+// Words says the status the way a sentence (or a screen reader, which
+// does not read a checkbox's marker) would: "in progress", "done",
+// "dropped"; "pending" and "blocked" as they are.
+func (s TodoStatus) Words() string {
+	switch s {
+	case TodoInProgress:
+		return "in progress"
+	case TodoCompleted:
+		return "done"
+	case TodoAbandoned:
+		return "dropped"
+	}
+	return string(s)
+}
+
 // TodoKind says which section of an issue a todo belongs to.
 type TodoKind string
 

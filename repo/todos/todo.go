@@ -313,7 +313,7 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role doma
 		return -1, nil, repo.Errorf(repo.CodeInvalid, "unknown todo operation %q", req.Op)
 	}
 	if req.Op == TodoUnblock && it.Status != domain.TodoBlocked {
-		return i, nil, repo.Errorf(repo.CodeRefused, "%q is %s, not blocked", it.Text, statusWords(it.Status))
+		return i, nil, repo.Errorf(repo.CodeRefused, "%q is %s, not blocked", it.Text, it.Status.Words())
 	}
 	if it.Status == to {
 		return i, nil, nil
@@ -388,19 +388,6 @@ func todoError(err error) error {
 		return err
 	}
 	return &repo.Error{Code: repo.CodeInvalid, Msg: err.Error(), Err: err}
-}
-
-// statusWords says a todo status the way a sentence would.
-func statusWords(status domain.TodoStatus) string {
-	switch status {
-	case domain.TodoInProgress:
-		return "in progress"
-	case domain.TodoCompleted:
-		return "done"
-	case domain.TodoAbandoned:
-		return "dropped"
-	}
-	return string(status)
 }
 
 // FmtResult names the issue files td fmt rewrote (or, with check, would

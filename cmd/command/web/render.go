@@ -82,7 +82,7 @@ func NewRenderer(version string, file bool) *Renderer {
 		"plural":      plural,
 		"markdown":    r.markdown,
 		"marker":      markdown.Marker,
-		"todoWords":   todoWords,
+		"todoWords":   domain.TodoStatus.Words,
 		"steps":       func(s domain.Summary) int { return s.Done + s.Open + s.Blocked },
 		"linkWords":   linkWords,
 		"ledgerWords": ledgerWords,
@@ -185,22 +185,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// todoWords is a todo's status for the reader (and a screen reader,
-// which does not read the marker).
-func todoWords(s domain.TodoStatus) string {
-	switch s {
-	case domain.TodoCompleted:
-		return "done"
-	case domain.TodoInProgress:
-		return "in progress"
-	case domain.TodoAbandoned:
-		return "dropped"
-	case domain.TodoBlocked:
-		return "blocked"
-	}
-	return "pending"
 }
 
 // linkWords reads a link from the side: "child of", "blocks".
