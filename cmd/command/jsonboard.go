@@ -95,22 +95,10 @@ func appendCardJSON(b []byte, k *board.Card) []byte {
 		b = append(b, ",\n"...)
 	}
 	b = jsonKey(b, in, "labels")
-	switch {
-	case k.Labels == nil:
+	if k.Labels == nil {
 		b = append(b, "null"...)
-	case len(k.Labels) == 0:
-		b = append(b, "[]"...)
-	default:
-		b = append(b, "[\n"...)
-		for i, l := range k.Labels {
-			b = append(b, "            "...)
-			b = appendJSONString(b, l)
-			if i < len(k.Labels)-1 {
-				b = append(b, ',')
-			}
-			b = append(b, '\n')
-		}
-		b = append(b, "          ]"...)
+	} else {
+		b = appendJSONStrings(b, k.Labels, "          ")
 	}
 	for _, f := range [...]struct {
 		key   string

@@ -54,20 +54,8 @@ func writeIssueListJSON(w io.Writer, list []*repo.Issue, claimOf func(*repo.Issu
 		b = strconv.AppendBool(b, j.Minor)
 		b = append(b, ",\n"...)
 		b = append(b, `    "labels": `...)
-		if len(j.Labels) == 0 {
-			b = append(b, "[],\n"...)
-		} else {
-			b = append(b, "[\n"...)
-			for k, l := range j.Labels {
-				b = append(b, "      "...)
-				b = appendJSONString(b, l)
-				if k < len(j.Labels)-1 {
-					b = append(b, ',')
-				}
-				b = append(b, '\n')
-			}
-			b = append(b, "    ],\n"...)
-		}
+		b = appendJSONStrings(b, j.Labels, "    ")
+		b = append(b, ",\n"...)
 		b = field(b, "created_by", j.CreatedBy, false)
 		b = field(b, "implementer", j.Implementer, false)
 		b = field(b, "assignee", j.Assignee, false)
@@ -159,6 +147,27 @@ const hexDigits = "0123456789abcdef"
 // appendJSONString appends s as encoding/json encodes a string with HTML
 // escaping off: quotes, backslashes and control characters escaped, invalid
 // UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped.
+// appendJSONStrings appends ss as json.MarshalIndent lays out an array
+// whose closing bracket is indented by indent: "[]" when empty, else one
+// string a line, two spaces deeper.
+func appendJSONStrings(b []byte, ss []string, indent string) []byte {
+	if len(ss) == 0 {
+		return append(b, "[]"...)
+	}
+	b = append(b, "[\n"...)
+	for i, s := range ss {
+		b = append(b, indent...)
+		b = append(b, "  "...)
+		b = appendJSONString(b, s)
+		if i < len(ss)-1 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+	}
+	b = append(b, indent...)
+	return append(b, ']')
+}
+
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
