@@ -4,9 +4,13 @@
 // It reads the files as text, line by line, without td's markdown and YAML
 // parsers: the issue list (status, priority, title) comes from the store's
 // index cache, and a file is read only to look for the query's words in
-// it, so a search of 10,000 issues costs one read of each issue file and
-// of the ledgers that hold comments (the store's ledger facts say which,
-// checked by one stat each) when the file lacks a word. An issue matches
+// it. Most issues are not read at all: a filter of each issue's words
+// (cache.go, filter.go), kept while its file and its ledger keep their
+// stamps, rules out those that cannot hold a word, so a search of 10,000
+// issues costs a stat of each issue file and ledger and a read of the
+// issues that may match; an issue whose filter is missing or stale is
+// read whole (with its ledger, when the ledger facts say it holds
+// comments) and its filter rebuilt. An issue matches
 // when every word of the query appears in its title, description,
 // criteria, todos, notes or comments (case folded); each line that
 // holds a word is a match, and the issue's score weighs where its words
@@ -103,25 +107,48 @@ func Run(s *repo.Store, query string, o Options) (*Result, []error, error) {
 	if len(words) == 0 {
 		return nil, nil, repo.Errorf(repo.CodeInvalid, "%q has no word to look for; give a word of a title, a todo or a comment", query)
 	}
-	list, errs, err := s.LoadAll()
+	all, stamps, errs, err := s.LoadAllStamped()
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.Open {
-		kept := list[:0]
-		for _, is := range list {
-			if is.Status != domain.StatusClosed {
-				kept = append(kept, is)
-			}
+	exists := make(map[string]bool, len(all))
+	list := all[:0:0]
+	var issueStamps []repo.Stamp
+	for i, is := range all {
+		exists[is.ID] = true
+		if o.Open && is.Status == domain.StatusClosed {
+			continue
 		}
-		list = kept
+		list = append(list, is)
+		issueStamps = append(issueStamps, stamps[i])
 	}
+	ledgerNames := make([]string, len(list))
+	for i, is := range list {
+		ledgerNames[i] = is.ID + ".jsonl"
+	}
+	ledgerStamps := s.StampFiles(repo.HistoryDir, ledgerNames)
+	old := loadCache(s)
+	built := make([]*cacheEntry, len(list))
 	hits := make([]*Hit, len(list))
 	readErrs := make([]error, len(list))
 	repo.ForEach(len(list), repo.IOWorkers(), 64, func(i int) {
-		hits[i], readErrs[i] = searchIssue(s, list[i], words)
+		if e := old.find(list[i].ID); e != nil && e.fresh(issueStamps[i], ledgerStamps[i]) {
+			for _, w := range words {
+				if !e.filter.mayHold(w) {
+					return // a word the issue cannot hold
+				}
+			}
+			hits[i], readErrs[i] = searchIssue(s, list[i], words, nil)
+			return
+		}
+		e := &cacheEntry{id: list[i].ID, issue: issueStamps[i], ledger: ledgerStamps[i]}
+		hits[i], readErrs[i] = searchIssue(s, list[i], words, e)
+		if readErrs[i] == nil && e.filter != nil {
+			built[i] = e
+		}
 	})
 	s.SaveLedgerCache() // the ledger facts read, for the next search
+	saveCache(s, old, built, exists)
 	res := &Result{Query: query, Words: words, Hits: []Hit{}}
 	for i, h := range hits {
 		if readErrs[i] != nil {
@@ -152,7 +179,9 @@ func Run(s *repo.Store, query string, o Options) (*Result, []error, error) {
 }
 
 // searchIssue matches one issue: nil when some word appears nowhere in it.
-func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
+// Given an entry to build, it also reads the comments whatever the words
+// and builds the issue's filter from what it read.
+func searchIssue(s *repo.Store, is *repo.Issue, words []string, build *cacheEntry) (*Hit, error) {
 	body, err := s.ReadRaw(repo.IssuesDir, is.ID+".md")
 	if err != nil {
 		return nil, err
@@ -167,14 +196,27 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
 	if f, err := s.LedgerFactsOf(is.ID); err == nil && !f.Commented {
 		commented = false
 	}
+	if build != nil {
+		if commented {
+			if ledger, err = readLedger(s, is.ID); err != nil {
+				return nil, err
+			}
+		}
+		texts := []string{title, strings.ToLower(string(body))}
+		for _, c := range comments(ledger) {
+			texts = append(texts, strings.ToLower(c.text))
+		}
+		build.filter = newFilter(texts...)
+	}
 	if !all(found) {
 		if !commented {
 			return nil, nil // only comments are searched in a ledger
 		}
 		// Only a ledger that holds the missing words is worth reading.
-		ledger, err = s.ReadRaw(repo.HistoryDir, is.ID+".jsonl")
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+		if ledger == nil {
+			if ledger, err = readLedger(s, is.ID); err != nil {
+				return nil, err
+			}
 		}
 		for i, w := range words {
 			found[i] = found[i] || containsFold(ledger, w)
@@ -215,10 +257,39 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
 		}
 	}
 	if ledger == nil && commented {
-		if ledger, err = s.ReadRaw(repo.HistoryDir, is.ID+".jsonl"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if ledger, err = readLedger(s, is.ID); err != nil {
 			return nil, err
 		}
 	}
+	for _, c := range comments(ledger) {
+		if score(InComment, c.text) {
+			h.Matches = append(h.Matches, Match{Where: InComment, Line: c.line, Text: c.text})
+		}
+	}
+	if !all(seen) {
+		return nil, nil // a word was only in frontmatter keys or ledger fields
+	}
+	return h, nil
+}
+
+// readLedger reads an issue's ledger: nil when it has none.
+func readLedger(s *repo.Store, id string) ([]byte, error) {
+	ledger, err := s.ReadRaw(repo.HistoryDir, id+".jsonl")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return ledger, nil
+}
+
+// comment is a comment of a ledger and its line there.
+type comment struct {
+	line int
+	text string
+}
+
+// comments are the comments a ledger records, in order.
+func comments(ledger []byte) []comment {
+	var out []comment
 	for n, line := range bytes.Split(ledger, []byte("\n")) {
 		if !bytes.Contains(line, []byte(`"commented"`)) {
 			continue
@@ -230,14 +301,9 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string) (*Hit, error) {
 		if json.Unmarshal(line, &e) != nil || e.Action != "commented" {
 			continue
 		}
-		if score(InComment, e.Text) {
-			h.Matches = append(h.Matches, Match{Where: InComment, Line: n + 1, Text: e.Text})
-		}
+		out = append(out, comment{n + 1, e.Text})
 	}
-	if !all(seen) {
-		return nil, nil // a word was only in frontmatter keys or ledger fields
-	}
-	return h, nil
+	return out
 }
 
 func all(b []bool) bool {
