@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -262,16 +263,51 @@ func (s *Store) ListAll(f Filter) (matched, all []*Issue, perrs []error, err err
 }
 
 // SortIssues orders issues by priority, then creation time, then ID.
+// It sorts a slice of keys rather than the issues: comparing two issues
+// through their pointers reached into memory all over the heap, and at
+// 10,000 issues the sort took a tenth of td board's time.
 func SortIssues(list []*Issue) {
-	slices.SortFunc(list, func(a, b *Issue) int {
-		if c := strings.Compare(string(a.Priority), string(b.Priority)); c != 0 {
-			return c
+	type key struct {
+		prio uint64 // the priority's first 8 bytes, big-endian
+		sec  int64
+		nsec int32
+		plen int // the priority's length: over 8, it is compared whole
+		is   *Issue
+	}
+	keys := make([]key, len(list))
+	for i, is := range list {
+		p := is.Priority
+		var v uint64
+		for j := 0; j < 8; j++ {
+			v <<= 8
+			if j < len(p) {
+				v |= uint64(p[j])
+			}
 		}
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
+		keys[i] = key{prio: v, sec: is.CreatedAt.Unix(), nsec: int32(is.CreatedAt.Nanosecond()), plen: len(p), is: is}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.prio != b.prio {
+			return cmp.Compare(a.prio, b.prio)
 		}
-		return strings.Compare(a.ID, b.ID)
+		if a.plen > 8 || b.plen > 8 {
+			if c := strings.Compare(string(a.is.Priority), string(b.is.Priority)); c != 0 {
+				return c
+			}
+		} else if a.plen != b.plen {
+			return cmp.Compare(a.plen, b.plen) // the shorter is the longer's prefix, zeros after
+		}
+		if a.sec != b.sec {
+			return cmp.Compare(a.sec, b.sec)
+		}
+		if a.nsec != b.nsec {
+			return cmp.Compare(a.nsec, b.nsec)
+		}
+		return strings.Compare(a.is.ID, b.is.ID)
 	})
+	for i, k := range keys {
+		list[i] = k.is
+	}
 }
 
 func (s *Store) NewIssueID() (string, error) {
@@ -332,13 +368,8 @@ func (s *Store) FillUpdated(list []*Issue) {
 	if len(list) == 0 {
 		return
 	}
+	s.PreloadLedgerFacts()
 	c := &s.ledgers
-	c.mu.Lock()
-	if !c.loaded {
-		c.loaded = true
-		c.m = s.readLedgerCache()
-	}
-	c.mu.Unlock()
 	root, err := os.OpenRoot(s.Path(HistoryDir))
 	if err != nil {
 		return // no history: the files' times stand

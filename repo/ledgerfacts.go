@@ -107,6 +107,20 @@ const (
 	ledgerCacheVersion = 4
 )
 
+// PreloadLedgerFacts reads the ledger facts cache now, so that the
+// lookups that follow find it decoded: a command that will need the facts
+// of many issues starts it on another goroutine while it reads the
+// issues. Safe to call from any goroutine, and more than once.
+func (s *Store) PreloadLedgerFacts() {
+	c := &s.ledgers
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.loaded {
+		c.loaded = true
+		c.m = s.readLedgerCache()
+	}
+}
+
 // ledgerFactsOf returns the review facts of an issue's ledger, from the
 // cache when the ledger file has not changed since.
 func (s *Store) LedgerFactsOf(id string) (LedgerFacts, error) {

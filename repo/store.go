@@ -136,10 +136,13 @@ type Store struct {
 	Dir    string // Root/.todos
 	Config *Config
 
-	opts     Options
-	git      *gitrepo.Repo
-	gitErr   error
-	gitOpen  bool
+	opts    Options
+	git     *gitrepo.Repo
+	gitErr  error
+	gitOpen bool
+	// warnings is guarded by warnMu: a command may read caches on several
+	// goroutines at once, and any read can warn.
+	warnMu   sync.Mutex
 	warnings []string
 
 	actor string // the session CurrentSession found acting, for commit trailers
@@ -261,7 +264,11 @@ func (s *Store) Env(key string) string { return s.opts.Env(key) }
 
 // Warnings returns problems that did not stop the operation (a failed
 // stage, for example), for the caller to show on stderr.
-func (s *Store) Warnings() []string { return s.warnings }
+func (s *Store) Warnings() []string {
+	s.warnMu.Lock()
+	defer s.warnMu.Unlock()
+	return s.warnings
+}
 
 // Warnf records a problem that did not stop the operation, for Warnings:
 // a use case outside this package warns as the store's own code does, so
@@ -269,7 +276,10 @@ func (s *Store) Warnings() []string { return s.warnings }
 func (s *Store) Warnf(format string, args ...any) { s.warnf(format, args...) }
 
 func (s *Store) warnf(format string, args ...any) {
-	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	s.warnMu.Lock()
+	s.warnings = append(s.warnings, msg)
+	s.warnMu.Unlock()
 }
 
 // path joins elements under .todos.

@@ -84,9 +84,10 @@ func (r *runner) runList(o *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	issueClaims := r.startIssueClaims(s)
 	list, all, perrs, err := s.ListAll(o.Filter)
 	if err != nil {
-		return err
+		return err // the claims, read or not, are not shown
 	}
 	kids := links.ChildCounts(all)
 	if o.Sort == repo.SortUpdated {
@@ -106,7 +107,7 @@ func (r *runner) runList(o *ListOptions) error {
 	if limit > 0 && len(list) > limit {
 		list = list[:limit]
 	}
-	ic := r.loadIssueClaims(s)
+	ic := issueClaims()
 	ic.prefetch(list)
 	return r.st.export(func() any {
 		if o.Sort != repo.SortUpdated {

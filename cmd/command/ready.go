@@ -47,14 +47,15 @@ func (r *runner) runReady(o *ReadyOptions) error {
 	if err != nil {
 		return err
 	}
+	issueClaims := r.startIssueClaims(s)
 	list, perrs, err := links.Ready(s, o.Filter)
 	if err != nil {
-		return err
+		return err // the claims, read or not, are not shown
 	}
 	for _, pe := range perrs {
 		r.st.warnf("%v", pe)
 	}
-	ic := r.loadIssueClaims(s)
+	ic := issueClaims()
 	ic.prefetch(list)
 	return r.st.export(func() any {
 		s.FillUpdated(list)

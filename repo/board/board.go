@@ -124,9 +124,25 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		return nil, repo.Errorf(repo.CodeInvalid, "the closed column cannot look back %d days; give 1 or more", f.RecentDays)
 	}
 	b := &Board{RecentDays: f.RecentDays}
+	// The claims and the ledger facts do not depend on the issues: they
+	// are read on other goroutines while the issues are, which keep one
+	// core of two busy once their files are stated. The repository is
+	// opened first, here, so that the goroutines only share it.
+	_, _ = s.GitRepo() // an error is the claims' warning below
+	type loadedClaims struct {
+		cs  *claims.Set
+		err error
+	}
+	claimsRead := make(chan loadedClaims, 1)
+	go func() {
+		cs, err := claims.Load(s)
+		claimsRead <- loadedClaims{cs, err}
+	}()
+	go s.PreloadLedgerFacts()
 	var below map[string]bool
 	all, perrs, err := s.List(repo.Filter{All: true})
 	if err != nil {
+		<-claimsRead
 		return nil, err
 	}
 	b.Unreadable = perrs
@@ -161,9 +177,10 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 	})
 
 	kids := links.ChildCounts(all)
-	cs, err := claims.Load(s)
-	if err != nil {
-		s.Warnf("claims: %v", err)
+	read := <-claimsRead
+	cs := read.cs
+	if read.err != nil {
+		s.Warnf("claims: %v", read.err)
 	}
 	if cs.Len() > 0 {
 		ids := make([]string, len(shown))
