@@ -388,7 +388,7 @@ func (s *Store) FillUpdated(list []*Issue) {
 			return
 		}
 		c.mu.Lock()
-		f, ok := c.m[is.ID]
+		f, ok := c.lookup(is.ID)
 		c.mu.Unlock()
 		if !ok || f.mtime == -1 || f.size != size || f.mtime != mtime {
 			if f, err = s.LedgerFactsOf(is.ID); err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -93,12 +95,58 @@ func AppendNew(list []string, ids ...string) []string {
 	return list
 }
 
-// ledgerCache holds the cached facts for one Store.
+// ledgerCache holds the cached facts for one Store: those of the cache
+// file, decoded only when asked for (a command asks for a few of 10,000:
+// td board for the closed issues', td search for its candidates'), and
+// those decoded or derived since, in m.
 type ledgerCache struct {
 	mu     sync.Mutex
 	loaded bool
 	dirty  bool
+	file   ledgerTable
 	m      map[string]LedgerFacts
+}
+
+// ledgerTable indexes the entries of ledgers.bin without decoding them.
+type ledgerTable struct {
+	body string   // the cache's body, shared with the buffer it was read into
+	ids  []string // in file order, which is sorted
+	offs []int32  // where each entry's fields start in body, after its ID
+}
+
+// lookup returns the cached facts of id, decoding them from the file the
+// first time. The caller holds c.mu.
+func (c *ledgerCache) lookup(id string) (LedgerFacts, bool) {
+	if f, ok := c.m[id]; ok {
+		return f, true
+	}
+	i, ok := slices.BinarySearch(c.file.ids, id)
+	if !ok {
+		return LedgerFacts{}, false
+	}
+	r := &indexReader{s: c.file.body, off: int(c.file.offs[i])}
+	f := readLedgerFields(r)
+	if r.err != nil {
+		return LedgerFacts{}, false // cannot happen: the scan read it
+	}
+	c.m[id] = f
+	return f, true
+}
+
+// load reads the cache file once. The caller holds c.mu.
+func (c *ledgerCache) load(s *Store) {
+	if c.loaded {
+		return
+	}
+	c.loaded = true
+	c.m = map[string]LedgerFacts{}
+	data, err := s.readCache(ledgerCacheFile)
+	if err != nil {
+		return
+	}
+	if t, err := scanLedgerCache(data); err == nil {
+		c.file = t
+	} // corrupt: rebuilt silently
 }
 
 const (
@@ -115,10 +163,7 @@ func (s *Store) PreloadLedgerFacts() {
 	c := &s.ledgers
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.loaded {
-		c.loaded = true
-		c.m = s.readLedgerCache()
-	}
+	c.load(s)
 }
 
 // ledgerFactsOf returns the review facts of an issue's ledger, from the
@@ -134,11 +179,8 @@ func (s *Store) LedgerFactsOf(id string) (LedgerFacts, error) {
 	}
 	c := &s.ledgers
 	c.mu.Lock()
-	if !c.loaded {
-		c.loaded = true
-		c.m = s.readLedgerCache()
-	}
-	cached, ok := c.m[id]
+	c.load(s)
+	cached, ok := c.lookup(id)
 	c.mu.Unlock()
 	if ok && cached.mtime != -1 && cached.size == fi.Size() && cached.mtime == fi.ModTime().UnixNano() {
 		return cached, nil
@@ -178,19 +220,13 @@ func (s *Store) SaveLedgerCache() {
 	if err := os.MkdirAll(s.Path(LocalDir), 0o755); err != nil {
 		return
 	}
-	_ = writeCacheFile(s.Path(LocalDir, ledgerCacheFile), encodeLedgerCache(c.m, racyCutoff()))
-}
-
-func (s *Store) readLedgerCache() map[string]LedgerFacts {
-	data, err := s.readCache(ledgerCacheFile)
-	if err != nil {
-		return map[string]LedgerFacts{}
+	all := make(map[string]LedgerFacts, len(c.file.ids)+len(c.m))
+	for _, id := range c.file.ids {
+		f, _ := c.lookup(id)
+		all[id] = f
 	}
-	m, err := decodeLedgerCache(data)
-	if err != nil {
-		return map[string]LedgerFacts{} // corrupt: rebuilt silently
-	}
-	return m
+	maps.Copy(all, c.m)
+	_ = writeCacheFile(s.Path(LocalDir, ledgerCacheFile), encodeLedgerCache(all, racyCutoff()))
 }
 
 // encodeLedgerCache writes the cache; entries whose ledger changed after
@@ -232,29 +268,76 @@ func encodeLedgerCache(m map[string]LedgerFacts, racyBefore int64) []byte {
 	return w.seal()
 }
 
+// decodeLedgerCache reads the whole cache into a map: td doctor's check
+// and the tests. Commands read it through scanLedgerCache.
 func decodeLedgerCache(data []byte) (map[string]LedgerFacts, error) {
-	r, err := openCache(data, ledgerCacheMagic, ledgerCacheVersion)
+	t, err := scanLedgerCache(data)
 	if err != nil {
 		return nil, err
 	}
-	n := r.uint()
-	if n > uint64(len(r.s))/4 {
-		return nil, errBadIndex
-	}
-	m := make(map[string]LedgerFacts, n)
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		id := r.str()
-		f := LedgerFacts{size: r.int(), mtime: r.int(), Creator: r.str(), CurrentImplementer: r.str()}
-		flags := r.byte()
-		f.HasCreator, f.Minor, f.Commented = flags&1 != 0, flags&2 != 0, flags&4 != 0
-		f.Implementers, f.Involved, f.MinorMarkedBy = nilIfEmpty(r.strs()), nilIfEmpty(r.strs()), nilIfEmpty(r.strs())
-		f.LastEvent = r.time()
-		m[id] = f
-	}
-	if r.err != nil || r.off != len(r.s) {
-		return nil, errBadIndex
+	m := make(map[string]LedgerFacts, len(t.ids))
+	for i, id := range t.ids {
+		m[id] = readLedgerFields(&indexReader{s: t.body, off: int(t.offs[i])})
 	}
 	return m, nil
+}
+
+// scanLedgerCache checks the cache and indexes its entries, reading each
+// entry's fields only to step over them.
+func scanLedgerCache(data []byte) (ledgerTable, error) {
+	r, err := openCache(data, ledgerCacheMagic, ledgerCacheVersion)
+	if err != nil {
+		return ledgerTable{}, err
+	}
+	n := r.uint()
+	if n > uint64(len(r.s))/4 || len(r.s) > math.MaxInt32 {
+		return ledgerTable{}, errBadIndex
+	}
+	t := ledgerTable{body: r.s, ids: make([]string, 0, n), offs: make([]int32, 0, n)}
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		id := r.str()
+		if len(t.ids) > 0 && id <= t.ids[len(t.ids)-1] {
+			return ledgerTable{}, errBadIndex
+		}
+		t.ids = append(t.ids, id)
+		t.offs = append(t.offs, int32(r.off))
+		skipLedgerFields(r)
+	}
+	if r.err != nil || r.off != len(r.s) {
+		return ledgerTable{}, errBadIndex
+	}
+	return t, nil
+}
+
+// readLedgerFields reads the fields of one entry, after its ID.
+func readLedgerFields(r *indexReader) LedgerFacts {
+	f := LedgerFacts{size: r.int(), mtime: r.int(), Creator: r.str(), CurrentImplementer: r.str()}
+	flags := r.byte()
+	f.HasCreator, f.Minor, f.Commented = flags&1 != 0, flags&2 != 0, flags&4 != 0
+	f.Implementers, f.Involved, f.MinorMarkedBy = nilIfEmpty(r.strs()), nilIfEmpty(r.strs()), nilIfEmpty(r.strs())
+	f.LastEvent = r.time()
+	return f
+}
+
+// skipLedgerFields steps over what readLedgerFields reads, checking the
+// same bounds, without allocating.
+func skipLedgerFields(r *indexReader) {
+	r.int()
+	r.int()
+	r.str()
+	r.str()
+	r.byte()
+	for range 3 {
+		n := r.uint()
+		if n > 1<<16 {
+			r.err = errBadIndex
+			return
+		}
+		for j := uint64(0); j < n && r.err == nil; j++ {
+			r.str()
+		}
+	}
+	r.int()
 }
 
 func nilIfEmpty(ss []string) []string {

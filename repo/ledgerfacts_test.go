@@ -168,3 +168,31 @@ func FuzzDecodeLedgerCache(f *testing.F) {
 		}
 	})
 }
+
+// TestLedgerTableLookup: facts looked up one by one from the indexed
+// cache are those the whole decode gives, and IDs it does not hold are
+// not found.
+func TestLedgerTableLookup(t *testing.T) {
+	want := map[string]LedgerFacts{
+		"td-aaaaaa": {size: 1, mtime: 5, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_b"}, Commented: true},
+		"td-bbbbbb": {size: 2, mtime: 6, CurrentImplementer: "ses_c", Implementers: []string{"ses_c"}, Minor: true, MinorMarkedBy: []string{"ses_a"}},
+		"td-cccccc": {size: 3, mtime: 7, LastEvent: time.Date(2026, 11, 2, 3, 4, 5, 0, time.UTC)},
+	}
+	data := encodeLedgerCache(want, 1<<62)
+	tab, err := scanLedgerCache(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ledgerCache{file: tab, m: map[string]LedgerFacts{}}
+	for _, id := range []string{"td-cccccc", "td-aaaaaa", "td-bbbbbb", "td-aaaaaa"} {
+		got, ok := c.lookup(id)
+		if !ok || !reflect.DeepEqual(got, want[id]) {
+			t.Errorf("lookup(%s) = %+v, %v; want %+v", id, got, ok, want[id])
+		}
+	}
+	for _, id := range []string{"td-", "td-abcdef", "td-zzzzzz", ""} {
+		if got, ok := c.lookup(id); ok {
+			t.Errorf("lookup(%q) found %+v", id, got)
+		}
+	}
+}
