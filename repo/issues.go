@@ -381,16 +381,23 @@ func (s *Store) FillUpdated(list []*Issue) {
 	}
 	defer dir.Close()
 	fd := int(dir.Fd())
+	// The cached facts are looked up under one lock, not one per stat:
+	// four goroutines taking it thousands of times mostly waited.
+	cached := make([]LedgerFacts, len(list))
+	known := make([]bool, len(list))
+	c.mu.Lock()
+	for i, is := range list {
+		cached[i], known[i] = c.lookup(is.ID)
+	}
+	c.mu.Unlock()
 	ForEach(len(list), IOWorkers(), 256, func(i int) {
 		is := list[i]
 		size, mtime, err := statAt(fd, root, is.ID+".jsonl")
 		if err != nil {
 			return
 		}
-		c.mu.Lock()
-		f, ok := c.lookup(is.ID)
-		c.mu.Unlock()
-		if !ok || f.mtime == -1 || f.size != size || f.mtime != mtime {
+		f := cached[i]
+		if !known[i] || f.mtime == -1 || f.size != size || f.mtime != mtime {
 			if f, err = s.LedgerFactsOf(is.ID); err != nil {
 				return
 			}

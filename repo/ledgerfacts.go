@@ -114,8 +114,8 @@ type ledgerTable struct {
 	offs []int32  // where each entry's fields start in body, after its ID
 }
 
-// lookup returns the cached facts of id, decoding them from the file the
-// first time. The caller holds c.mu.
+// lookup returns the cached facts of id, decoding them from the file
+// unless derived since. The caller holds c.mu.
 func (c *ledgerCache) lookup(id string) (LedgerFacts, bool) {
 	if f, ok := c.m[id]; ok {
 		return f, true
@@ -129,7 +129,6 @@ func (c *ledgerCache) lookup(id string) (LedgerFacts, bool) {
 	if r.err != nil {
 		return LedgerFacts{}, false // cannot happen: the scan read it
 	}
-	c.m[id] = f
 	return f, true
 }
 
