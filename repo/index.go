@@ -127,20 +127,8 @@ func (s *Store) statIssues() ([]fileStat, error) {
 // rewrites the cache when anything changed. An issue whose file holds
 // conflict markers is only an error here; List shows it as well.
 func (s *Store) LoadAll() ([]*Issue, []error, error) {
-	entries, err := s.loadEntries()
-	if err != nil {
-		return nil, nil, err
-	}
-	var issues []*Issue
-	var perrs []error
-	for _, e := range entries {
-		if e.err != nil {
-			perrs = append(perrs, e.err)
-			continue
-		}
-		issues = append(issues, e.issue)
-	}
-	return issues, perrs, nil
+	issues, _, perrs, err := s.LoadAllStamped()
+	return issues, perrs, err
 }
 
 // loadEntries reads every issue's cache entry, refreshing the stale ones.

@@ -62,29 +62,18 @@ func (r *runner) loadIssueClaims(s *repo.Store) *issueClaims {
 	return &issueClaims{set: cs, now: s.Now()}
 }
 
-// startIssueClaims is loadIssueClaims on another goroutine, for a
-// command that reads the issues meanwhile: listing the claims reads one
-// reference file per claim and their cache, while reading the issues
-// keeps one core of two busy once their files are stated. The returned
-// function waits for the claims; call it once, on the command's
+// startIssueClaims is loadIssueClaims on another goroutine
+// (claims.LoadAsync), for a command that reads the issues meanwhile. The
+// returned function waits for the claims; call it once, on the command's
 // goroutine, where its warning is recorded in order.
 func (r *runner) startIssueClaims(s *repo.Store) func() *issueClaims {
-	_, _ = s.GitRepo() // opened here, so that the goroutine only shares it
-	type loaded struct {
-		cs  *claims.Set
-		err error
-	}
-	done := make(chan loaded, 1)
-	go func() {
-		cs, err := claims.Load(s)
-		done <- loaded{cs, err}
-	}()
+	wait := claims.LoadAsync(s)
 	return func() *issueClaims {
-		l := <-done
-		if l.err != nil {
-			r.st.warnf("claims: %v", l.err)
+		cs, err := wait()
+		if err != nil {
+			r.st.warnf("claims: %v", err)
 		}
-		return &issueClaims{set: l.cs, now: s.Now()}
+		return &issueClaims{set: cs, now: s.Now()}
 	}
 }
 

@@ -125,24 +125,12 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 	}
 	b := &Board{RecentDays: f.RecentDays}
 	// The claims and the ledger facts do not depend on the issues: they
-	// are read on other goroutines while the issues are, which keep one
-	// core of two busy once their files are stated. The repository is
-	// opened first, here, so that the goroutines only share it.
-	_, _ = s.GitRepo() // an error is the claims' warning below
-	type loadedClaims struct {
-		cs  *claims.Set
-		err error
-	}
-	claimsRead := make(chan loadedClaims, 1)
-	go func() {
-		cs, err := claims.Load(s)
-		claimsRead <- loadedClaims{cs, err}
-	}()
+	// are read on other goroutines while the issues are.
+	claimsRead := claims.LoadAsync(s)
 	go s.PreloadLedgerFacts()
 	var below map[string]bool
 	all, perrs, err := s.List(repo.Filter{All: true})
 	if err != nil {
-		<-claimsRead
 		return nil, err
 	}
 	b.Unreadable = perrs
@@ -177,10 +165,9 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 	})
 
 	kids := links.ChildCounts(all)
-	read := <-claimsRead
-	cs := read.cs
-	if read.err != nil {
-		s.Warnf("claims: %v", read.err)
+	cs, err := claimsRead()
+	if err != nil {
+		s.Warnf("claims: %v", err)
 	}
 	if cs.Len() > 0 {
 		ids := make([]string, len(shown))

@@ -95,6 +95,29 @@ func Load(s *repo.Store) (*Set, error) {
 	return cs, nil
 }
 
+// LoadAsync is Load on another goroutine, for a command that reads the
+// issues meanwhile: listing the claims reads one reference file per claim,
+// while reading the issues keeps one core of two busy once their files are
+// stated. The returned function waits for the set; call it once. The
+// repository is opened before the goroutine starts, so that the two only
+// share it.
+func LoadAsync(s *repo.Store) func() (*Set, error) {
+	_, _ = s.GitRepo() // an error is Load's, again, below
+	type loaded struct {
+		cs  *Set
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		cs, err := Load(s)
+		done <- loaded{cs, err}
+	}()
+	return func() (*Set, error) {
+		l := <-done
+		return l.cs, l.err
+	}
+}
+
 // LoadCommitted is Load for a rule: each record is read from its commit,
 // not from the record cache (cache.go).
 func LoadCommitted(s *repo.Store) (*Set, error) {
