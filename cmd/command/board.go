@@ -128,11 +128,11 @@ func (r *runner) runBoard(o *BoardOptions) error {
 		}
 		if r.st.tty {
 			if w := r.terminalWidth(); w >= boardMinWidth {
-				r.st.printf("%s", r.st.boardColumns(b, w, limit))
+				r.st.print(r.st.boardColumns(b, w, limit))
 				return nil
 			}
 		}
-		r.st.printf("%s", r.st.boardSections(b, limit))
+		r.st.print(r.st.boardSections(b, limit))
 		return nil
 	})
 }

@@ -39,6 +39,10 @@ func isTerminal(w io.Writer) bool {
 
 func (s *streams) printf(format string, args ...any) { fmt.Fprintf(s.out, format, args...) }
 
+// print writes text on stdout as it is: a board of 10,000 cards is a
+// megabyte and a half that printf("%s") would copy once more.
+func (s *streams) print(text string) { io.WriteString(s.out, text) }
+
 // warnf prints a warning on stderr. It often quotes a file or a ledger,
 // so its text goes through safe.
 func (s *streams) warnf(format string, args ...any) {
