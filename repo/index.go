@@ -190,11 +190,19 @@ const progressFrom = 2000
 // some 150 MB live and would spend 40% more CPU collecting under it.
 const parseHeapLimit = 160 << 20
 
+// BoundHeap bounds the Go heap at parseHeapLimit for a command about to
+// read n issue files whole, when n is progressFrom or more: the garbage of
+// reading them would otherwise take its resident memory to several times
+// what it keeps. GOMEMLIMIT, when set, is the user's and stands.
+func BoundHeap(n int) {
+	if n >= progressFrom && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(parseHeapLimit)
+	}
+}
+
 // parseEntries reads and parses the listed entries in parallel.
 func (s *Store) parseEntries(entries []indexEntry, idx []int) {
-	if len(idx) >= progressFrom && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(parseHeapLimit) // GOMEMLIMIT, when set, is the user's
-	}
+	BoundHeap(len(idx))
 	var done atomic.Int64
 	if report := s.opts.Progress; report != nil && len(idx) >= progressFrom {
 		stop, stopped := make(chan struct{}), make(chan struct{})

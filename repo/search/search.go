@@ -128,23 +128,40 @@ func Run(s *repo.Store, query string, o Options) (*Result, []error, error) {
 	}
 	ledgerStamps := s.StampFiles(repo.HistoryDir, ledgerNames)
 	old := loadCache(s)
+	// What each issue needs: nothing (its fresh filter rules a word out),
+	// a read, or a read that rebuilds its filter.
+	const skip, read, rebuild = 0, 1, 2
+	need := make([]byte, len(list))
+	reads := 0
+	for i, is := range list {
+		need[i] = rebuild
+		if e := old.find(is.ID); e != nil && e.fresh(issueStamps[i], ledgerStamps[i]) {
+			need[i] = read
+			for _, w := range words {
+				if !e.filter.mayHold(w) {
+					need[i] = skip
+					break
+				}
+			}
+		}
+		if need[i] != skip {
+			reads++
+		}
+	}
+	repo.BoundHeap(reads)
 	built := make([]*cacheEntry, len(list))
 	hits := make([]*Hit, len(list))
 	readErrs := make([]error, len(list))
 	repo.ForEach(len(list), repo.IOWorkers(), 64, func(i int) {
-		if e := old.find(list[i].ID); e != nil && e.fresh(issueStamps[i], ledgerStamps[i]) {
-			for _, w := range words {
-				if !e.filter.mayHold(w) {
-					return // a word the issue cannot hold
-				}
-			}
+		switch need[i] {
+		case read:
 			hits[i], readErrs[i] = searchIssue(s, list[i], words, nil)
-			return
-		}
-		e := &cacheEntry{id: list[i].ID, issue: issueStamps[i], ledger: ledgerStamps[i]}
-		hits[i], readErrs[i] = searchIssue(s, list[i], words, e)
-		if readErrs[i] == nil && e.filter != nil {
-			built[i] = e
+		case rebuild:
+			e := &cacheEntry{id: list[i].ID, issue: issueStamps[i], ledger: ledgerStamps[i]}
+			hits[i], readErrs[i] = searchIssue(s, list[i], words, e)
+			if readErrs[i] == nil && e.filter != nil {
+				built[i] = e
+			}
 		}
 	})
 	s.SaveLedgerCache() // the ledger facts read, for the next search
