@@ -14,6 +14,7 @@ import (
 
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/claims"
+	"github.com/tdproject/td/repo/search"
 	"github.com/tdproject/td/repo/sessions"
 )
 
@@ -46,6 +47,9 @@ type Problem struct {
 	Fixed bool `json:"fixed"`
 
 	fix func() error
+	// repair names the repair fix makes when it is not the check's one
+	// repair: findings with the same repair have it run once.
+	repair string
 }
 
 // Options configures Run.
@@ -112,6 +116,9 @@ func Run(s *repo.Store, o Options) (*Report, error) {
 	for _, c := range s.CheckCaches() {
 		rep.add(Problem{Check: CheckCaches, Path: c.Path, Message: c.Msg + "; td rebuilds it when it needs it, td doctor --fix does now", fix: s.RebuildCaches})
 	}
+	if c := search.CheckCache(s); c != nil {
+		rep.add(Problem{Check: CheckCaches, Path: c.Path, Message: c.Msg + "; the next td search rebuilds it, td doctor --fix removes it now", fix: func() error { return search.RemoveCache(s) }, repair: "remove the search cache"})
+	}
 	if g != nil {
 		rep.Checks = append(rep.Checks, CheckMerge)
 		todos, err := s.TodosInRepo(g)
@@ -163,6 +170,9 @@ func Run(s *repo.Store, o Options) (*Report, error) {
 				continue
 			}
 			key := p.Check
+			if p.repair != "" {
+				key = p.repair
+			}
 			if p.Check == CheckSessions {
 				key += " " + p.Path
 			}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io/fs"
+	"os"
 	"sort"
 	"unsafe"
 
@@ -191,4 +193,32 @@ func saveCache(s *repo.Store, old cache, built []*cacheEntry, exists map[string]
 	sort.Slice(c, func(i, j int) bool { return c[i].id < c[j].id })
 	// A cache that cannot be written costs the next search its speed.
 	_ = s.WriteCache(cacheFile, encodeCache(c))
+}
+
+// CheckCache reports the filter cache when it exists but cannot be read or
+// decoded, for td doctor: a search rebuilds it without a word, but one
+// that keeps going bad points at something else.
+func CheckCache(s *repo.Store) *repo.CacheProblem {
+	rel := repo.TodosDir + "/" + repo.LocalDir + "/" + cacheFile
+	data, err := s.ReadCache(cacheFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return &repo.CacheProblem{Path: rel, Msg: "cannot be read (" + err.Error() + ")"}
+	}
+	if _, err := decodeCache(data); err != nil {
+		return &repo.CacheProblem{Path: rel, Msg: "is corrupt (its checksum or layout does not match)"}
+	}
+	return nil
+}
+
+// RemoveCache removes the filter cache (a symlink in its place, not what
+// it points to); the next search builds it again.
+func RemoveCache(s *repo.Store) error {
+	p := s.Path(repo.LocalDir, cacheFile)
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return s.FileError(p, err)
+	}
+	return nil
 }
