@@ -200,7 +200,23 @@ func (s *Store) UpdateRuntime(id string, fn func(rt *Runtime) error) error {
 		return err
 	}
 	// Local, rebuilt by the next command if lost: no fsync.
-	return writeCacheFile(s.Path(LocalDir, filepath.FromSlash(runtimeName(id))), append(b, '\n'))
+	p := s.Path(LocalDir, filepath.FromSlash(runtimeName(id)))
+	if err := writeCacheFile(p, append(b, '\n')); err != nil {
+		return err
+	}
+	// The next read in this command finds what was written without
+	// reading it back: stamped while the session's lock is still held,
+	// so no other td can have replaced it in between.
+	if stamp, ok := fileStampOf(p); ok {
+		c := &s.runtimes
+		c.mu.Lock()
+		if c.m == nil {
+			c.m = map[string]cachedRuntime{}
+		}
+		c.m[id] = cachedRuntime{stamp: stamp, rt: rt.clone()}
+		c.mu.Unlock()
+	}
+	return nil
 }
 
 // BoundIssue returns the issue the session is bound to, or "" when none.

@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"os"
 	"testing"
 )
@@ -55,5 +56,39 @@ func TestRuntimeCopyFollowsTheFile(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRuntimeWrittenIsKept: what UpdateRuntime wrote is the Store's copy,
+// so the next read does not parse the file again. Shown by an edit that
+// keeps the file's inode, size and time, which only a read of the file
+// would see.
+func TestRuntimeWrittenIsKept(t *testing.T) {
+	s := newTestStore(t)
+	const id = "ses_aaaaaaaa"
+	if err := s.UpdateRuntime(id, func(rt *Runtime) error { rt.BoundIssue = "td-aaaaaa"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	p := s.Path(LocalDir, "sessions", id+".json")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(bytes.Replace(data, []byte("td-aaaaaa"), []byte("td-zzzzzz"), 1))
+	f.Close()
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := s.Runtime(id)
+	if err != nil || rt.BoundIssue != "td-aaaaaa" {
+		t.Fatalf("Runtime = %+v, %v; want the copy UpdateRuntime kept (td-aaaaaa)", rt, err)
 	}
 }
