@@ -2,12 +2,13 @@ package repo
 
 import (
 	"bytes"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -113,11 +114,7 @@ func notSymlink(p string) bool {
 
 // replaceFileInPlace is replaceFile with the temporary file beside path.
 func replaceFileInPlace(path string, data []byte, durable bool) error {
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := sameDirTemp(path, hex.EncodeToString(rnd[:]))
+	tmp := sameDirTemp(path, tempSuffix())
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
@@ -165,19 +162,27 @@ func sweepTempFiles(todos string) {
 	}
 }
 
+// tempSuffix makes a temporary file's name unique beside the process ID
+// it starts with: 48 random bits, from the generator the runtime seeds
+// from the system's randomness. crypto/rand cost a hook a tenth of a
+// millisecond on its first use; the file is created with O_EXCL, so a
+// name taken already fails rather than being followed or reused.
+func tempSuffix() string {
+	var rnd [8]byte
+	binary.LittleEndian.PutUint64(rnd[:], rand.Uint64())
+	return hex.EncodeToString(rnd[:6])
+}
+
 func replaceFile(path string, data []byte, durable bool) error {
 	if err := refuseSymlink(path); err != nil {
 		return err
 	}
 	dir := filepath.Dir(path)
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := tempPath(path, hex.EncodeToString(rnd[:]))
+	rnd := tempSuffix()
+	tmp := tempPath(path, rnd)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil && tmp != sameDirTemp(path, hex.EncodeToString(rnd[:])) {
-		tmp = sameDirTemp(path, hex.EncodeToString(rnd[:]))
+	if err != nil && tmp != sameDirTemp(path, rnd) {
+		tmp = sameDirTemp(path, rnd)
 		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	}
 	if err != nil {
