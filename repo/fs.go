@@ -62,6 +62,11 @@ func (s *Store) ReadCache(name string) ([]byte, error) { return s.readCache(name
 // without waiting for the disk; its temporary file is swept after a kill
 // as the other caches' are.
 func (s *Store) WriteCache(name string, data []byte) error {
+	if len(data) > maxCacheSize {
+		// ReadCache would refuse it: writing it would cost every command
+		// that builds it the write, for nothing.
+		return fmt.Errorf("%s: %d bytes is over the caches' limit of %d", name, len(data), maxCacheSize)
+	}
 	if err := os.MkdirAll(s.Path(LocalDir), 0o755); err != nil {
 		return err
 	}
