@@ -26,7 +26,7 @@ import (
 const (
 	IndexFile    = "index.bin"
 	indexMagic   = "TDIX"
-	indexVersion = 3
+	indexVersion = 4
 	// racyWindow: a file modified this close to the cache write could change
 	// again within the same mtime tick, so its entry is not trusted later.
 	racyWindow = 2 * time.Second
@@ -300,8 +300,13 @@ func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
 	var w indexWriter
 	w.b.WriteString(indexMagic)
 	w.b.WriteByte(indexVersion)
+	head := w.b.Len() // offsets count from here, where the body starts
 	w.uint(uint64(len(entries)))
-	for _, e := range entries {
+	var starts []int
+	for i, e := range entries {
+		if i%indexChunk == 0 {
+			starts = append(starts, w.b.Len()-head)
+		}
 		mtime := storedMtime(e.mtime, racyBefore)
 		w.str(e.name)
 		w.int(e.size)
@@ -343,6 +348,15 @@ func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
 			w.uint(uint64(v))
 		}
 	}
+	// The chunk table, then where it starts (decodeIndexEntries).
+	table := w.b.Len() - head
+	w.uint(uint64(len(starts)))
+	for _, st := range starts {
+		w.uint(uint64(st))
+	}
+	var at [4]byte
+	binary.BigEndian.PutUint32(at[:], uint32(table))
+	w.b.Write(at[:])
 	return w.seal()
 }
 
@@ -396,6 +410,11 @@ type indexReader struct {
 }
 
 func (r *indexReader) uint() uint64 {
+	// Most values are lengths and counts under 128: one byte.
+	if r.err == nil && r.off < len(r.s) && r.s[r.off] < 0x80 {
+		r.off++
+		return uint64(r.s[r.off-1])
+	}
 	var x uint64
 	for shift := uint(0); shift < 64; shift += 7 {
 		if r.err != nil || r.off >= len(r.s) {
@@ -478,7 +497,9 @@ func decodeIndex(data []byte) (map[string]indexEntry, error) {
 
 // decodeIndexEntries reads the cache written by encodeIndex. Entries come
 // back in file order, which is sorted by name; a cache that is not is
-// corrupt.
+// corrupt. The chunks of the cache are decoded in parallel: decoding is
+// single-threaded work at the end of every listing, while the other core
+// idles once the files are stated.
 func decodeIndexEntries(data []byte) ([]indexEntry, error) {
 	r, err := openCache(data, indexMagic, indexVersion)
 	if err != nil {
@@ -487,26 +508,95 @@ func decodeIndexEntries(data []byte) ([]indexEntry, error) {
 	n := r.uint()
 	// An entry takes at least four bytes (name length, size, mtime, kind),
 	// which bounds n before any allocation is sized by it.
-	if n > 10_000_000 || n > uint64(len(r.s))/4 {
+	if r.err != nil || n > 10_000_000 || n > uint64(len(r.s))/4 {
 		return nil, errBadIndex
 	}
-	out := make([]indexEntry, 0, n)
-	var issues []Issue // allocated in blocks rather than one by one
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		e := indexEntry{name: r.str(), size: r.int(), mtime: r.int()}
-		if i > 0 && e.name <= out[i-1].name {
+	starts, end, err := indexChunks(r, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]indexEntry, n)
+	errs := make([]error, len(starts))
+	ForEach(len(starts), runtime.GOMAXPROCS(0), 2, func(j int) {
+		lo := j * indexChunk
+		hi := min(lo+indexChunk, int(n))
+		stop := end
+		if j+1 < len(starts) {
+			stop = starts[j+1]
+		}
+		c := &indexReader{s: r.s[:stop], off: starts[j]}
+		errs[j] = decodeIndexChunk(c, out[lo:hi])
+		if errs[j] == nil && c.off != stop {
+			errs[j] = errBadIndex
+		}
+	})
+	for j, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+		// Within a chunk the order was checked; across chunks, here.
+		if lo := j * indexChunk; j > 0 && out[lo].name <= out[lo-1].name {
 			return nil, errBadIndex
+		}
+	}
+	return out, nil
+}
+
+// indexChunk is how many entries the index decodes as one piece of work.
+const indexChunk = 1024
+
+// indexChunks reads the table at the end of the body that says where each
+// chunk of indexChunk entries starts: the table's own offset in the last
+// four bytes, then its count and offsets. It returns the offsets and where
+// the entries end (the table's start), checking that they are in order
+// and within the entries.
+func indexChunks(r *indexReader, n uint64) (starts []int, end int, err error) {
+	if len(r.s)-r.off < 4 {
+		return nil, 0, errBadIndex
+	}
+	end = int(binary.BigEndian.Uint32([]byte(r.s[len(r.s)-4:])))
+	if end < r.off || end > len(r.s)-4 {
+		return nil, 0, errBadIndex
+	}
+	t := &indexReader{s: r.s[:len(r.s)-4], off: end}
+	k := t.uint()
+	if t.err != nil || k != (n+indexChunk-1)/indexChunk {
+		return nil, 0, errBadIndex
+	}
+	starts = make([]int, k)
+	for j := range starts {
+		starts[j] = int(t.uint())
+		if t.err != nil || starts[j] >= end || (j == 0 && starts[j] != r.off) || (j > 0 && starts[j] <= starts[j-1]) {
+			return nil, 0, errBadIndex
+		}
+	}
+	if t.off != len(t.s) || (k == 0 && end != r.off) {
+		return nil, 0, errBadIndex
+	}
+	return starts, end, nil
+}
+
+// decodeIndexChunk decodes len(out) entries from r into out.
+func decodeIndexChunk(r *indexReader, out []indexEntry) error {
+	var issues []Issue // allocated in blocks rather than one by one
+	for i := range out {
+		e := indexEntry{name: r.str(), size: r.int(), mtime: r.int()}
+		if r.err != nil {
+			return r.err
+		}
+		if i > 0 && e.name <= out[i-1].name {
+			return errBadIndex
 		}
 		kind := r.byte()
 		if kind > 2 {
-			return nil, errBadIndex
+			return errBadIndex
 		}
 		if kind == 0 || kind == 2 {
 			e.err = &ParseError{Path: r.str(), Line: int(r.uint()), Msg: r.str(), Conflict: kind == 2}
 		}
 		if kind != 0 {
 			if len(issues) == 0 {
-				issues = make([]Issue, min(n-i, 512))
+				issues = make([]Issue, min(len(out)-i, 512))
 			}
 			is := &issues[0]
 			issues = issues[1:]
@@ -517,7 +607,7 @@ func decodeIndexEntries(data []byte) ([]indexEntry, error) {
 			is.Labels = r.strs()
 			nl := r.uint()
 			if nl > 1<<16 {
-				return nil, errBadIndex
+				return errBadIndex
 			}
 			for j := uint64(0); j < nl; j++ {
 				is.Links = append(is.Links, domain.Link{Kind: domain.LinkKind(r.str()), To: r.str()})
@@ -531,10 +621,7 @@ func decodeIndexEntries(data []byte) ([]indexEntry, error) {
 			is.Conflicted = kind == 2
 			e.issue = is
 		}
-		out = append(out, e)
+		out[i] = e
 	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return out, nil
+	return r.err
 }

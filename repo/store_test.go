@@ -1,8 +1,10 @@
 package repo
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -369,9 +371,62 @@ func FuzzDecodeIndex(f *testing.F) {
 			body := data[:len(data)-4]
 			sum := crc32.ChecksumIEEE(body)
 			fixed := binary.BigEndian.AppendUint32(append([]byte{}, body...), sum)
-			decodeIndex(fixed)
+			if got, err := decodeIndexEntries(fixed); err == nil {
+				// What decodes encodes back to what decodes the same.
+				again, err := decodeIndexEntries(encodeIndex(got, 1<<62))
+				if err != nil || len(again) != len(got) {
+					t.Fatalf("re-encoded index: %d entries, %v; want %d", len(again), err, len(got))
+				}
+			}
 		}
 	})
+}
+
+// TestIndexChunks: an index of several chunks decodes to what was encoded,
+// and a chunk table that does not match the entries is refused even
+// under a good checksum.
+func TestIndexChunks(t *testing.T) {
+	var entries []indexEntry
+	for i := range 2*indexChunk + 3 {
+		name := fmt.Sprintf("td-%06d.md", i)
+		e := indexEntry{name: name, size: int64(i), mtime: int64(i + 1)}
+		if i%7 == 3 {
+			e.err = &ParseError{Path: name, Line: i, Msg: "bad"}
+		} else {
+			e.issue = &Issue{Issue: domain.Issue{ID: strings.TrimSuffix(name, ".md"), Title: fmt.Sprint("T", i), Labels: []string{"a"}}}
+		}
+		entries = append(entries, e)
+	}
+	data := encodeIndex(entries, 1<<62)
+	got, err := decodeIndexEntries(data)
+	if err != nil || len(got) != len(entries) {
+		t.Fatalf("decoded %d entries, %v; want %d", len(got), err, len(entries))
+	}
+	for i, e := range entries {
+		g := got[i]
+		if g.name != e.name || g.size != e.size || g.mtime != e.mtime || (g.err == nil) != (e.err == nil) || (e.issue != nil && (g.issue == nil || g.issue.Title != e.issue.Title)) {
+			t.Fatalf("entry %d: %+v, want %+v", i, g, e)
+		}
+	}
+	reseal := func(body []byte) []byte {
+		return binary.BigEndian.AppendUint32(body, crc32.ChecksumIEEE(body))
+	}
+	body := bytes.Clone(data[:len(data)-4])
+	at := binary.BigEndian.Uint32(body[len(body)-4:])
+	for _, delta := range []int{-1, 1, 5} {
+		bad := bytes.Clone(body)
+		binary.BigEndian.PutUint32(bad[len(bad)-4:], uint32(int(at)+delta))
+		if _, err := decodeIndexEntries(reseal(bad)); err == nil {
+			t.Errorf("a table offset moved by %d decoded", delta)
+		}
+	}
+	// The second chunk's start moved by one byte.
+	tab := len(indexMagic) + 1 + int(at)
+	bad := bytes.Clone(body)
+	bad[tab+2]++
+	if _, err := decodeIndexEntries(reseal(bad)); err == nil {
+		t.Error("a chunk start moved by one decoded")
+	}
 }
 
 func TestAtomicWriteKeepsPermissions(t *testing.T) {
