@@ -30,7 +30,9 @@ The best matches come first (a word in the title counts most, then criteria
 and todos, the description, notes and comments), then the more urgent and
 the older. Each issue is listed with the lines that matched, where they are
 and their line in the file (a comment's: in the issue's ledger). Closed
-issues are searched too, unless --open.
+issues are searched too, unless --open. A filter of each issue's words,
+kept in .todos/local/search.bin while the issue file and its ledger do not
+change, spares reading the issues that cannot match (td help performance).
 
 Examples:
    td search oauth callback
