@@ -1,9 +1,11 @@
 // Package repo is td's store: it finds, loads, indexes, locks, writes and
 // stages the files under .todos, and nothing else. Open, Update and Tx,
-// atomic writes, the lock, the caches (index, ledger facts, git facts), IDs,
-// session records and their runtime state, the write journal, the security
-// log and git mode live here; no rule is decided and no command's words are
-// written here.
+// atomic writes, the lock, the caches (index, children, names, ledger
+// facts, git facts), IDs, session records and their runtime state, the
+// write journal, the security log and git mode live here; no rule is
+// decided and no command's words are written here. A use case with a cache
+// of its own (claims' records, search's filters) keeps it under
+// .todos/local through ReadCache and WriteCache, keyed by what it read.
 //
 // Use cases live in one package per concern, each a set of functions
 // taking the store and a plain request and returning a structured result:
