@@ -196,27 +196,36 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		return n
 	}
 
-	byStatus := map[domain.Status]int{}
+	// The column of each shown issue, -1 for a status td does not know
+	// (td check reports it).
+	cols := make([]int, len(shown))
 	counts := make([]int, len(columns))
-	for i, c := range columns {
-		byStatus[c.status] = i
-	}
-	for _, is := range shown {
-		if col, ok := byStatus[is.Status]; ok {
-			counts[col]++
+	for i, is := range shown {
+		cols[i] = -1
+		for c := range columns {
+			if columns[c].status == is.Status {
+				cols[i] = c
+				counts[c]++
+				break
+			}
 		}
 	}
 	for i, c := range columns {
 		b.Columns = append(b.Columns, Column{Key: string(c.status), Title: c.title, Cards: make([]Card, 0, counts[i])})
 	}
-	for _, is := range shown {
-		col, ok := byStatus[is.Status]
-		if !ok {
-			continue // a status td does not know: td check reports it
+	noLabels := []string{} // shown as [] rather than null
+	for i, is := range shown {
+		col := cols[i]
+		if col < 0 {
+			continue
+		}
+		labels := noLabels
+		if len(is.Labels) > 0 {
+			labels = is.Labels // the issue is read for this board alone
 		}
 		t := is.Tally()
 		card := Card{ID: is.ID, Title: is.Title, Priority: string(is.Priority), Type: string(is.Type), Status: string(is.Status),
-			Labels: append([]string{}, is.Labels...),
+			Labels: labels,
 			Done:   t.Done + t.CriteriaDone, Total: t.Done + t.Open + t.Blocked + t.CriteriaTotal,
 			OpenCriteria: t.CriteriaTotal - t.CriteriaDone}
 		if is.Assignee != "" {
