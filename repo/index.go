@@ -180,7 +180,7 @@ func (s *Store) statError(st fileStat) *ParseError {
 
 // progressFrom is how many issue files a read must parse before
 // Options.Progress hears of it.
-const progressFrom = 2000
+var progressFrom = 2000 // a variable only for TestProgressHearsALongRead under -short
 
 // parseHeapLimit bounds the Go heap of a command once it parses
 // progressFrom or more issue files: the first command in a fresh clone of
