@@ -144,9 +144,6 @@ func field(b []byte, key, value string, last bool) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s as encoding/json encodes a string with HTML
-// escaping off: quotes, backslashes and control characters escaped, invalid
-// UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped.
 // appendJSONStrings appends ss as json.MarshalIndent lays out an array
 // whose closing bracket is indented by indent: "[]" when empty, else one
 // string a line, two spaces deeper.
@@ -168,6 +165,9 @@ func appendJSONStrings(b []byte, ss []string, indent string) []byte {
 	return append(b, ']')
 }
 
+// appendJSONString appends s as encoding/json encodes a string with HTML
+// escaping off: quotes, backslashes and control characters escaped, invalid
+// UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
