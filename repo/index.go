@@ -86,39 +86,32 @@ type fileStat struct {
 // files the stat calls dominate the cost of checking the cache.
 func (s *Store) statIssues() ([]fileStat, error) {
 	dir := s.Path(IssuesDir)
-	// Stat through a Root on the directory: a lookup of one name relative to
-	// an open directory costs less than a walk of the absolute path.
-	root, err := os.OpenRoot(dir)
+	// The names come from names.bin while the directory has gained, lost
+	// and renamed nothing (names.go); each file is still stated below, so
+	// an edit in place shows.
+	all, err := s.issueFileNames()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, s.FileError(dir, err)
 	}
-	defer root.Close()
-	f, err := root.Open(".")
-	if err != nil {
-		return nil, s.FileError(dir, err)
-	}
-	defer f.Close()
-	// The names come from names.bin while the directory has gained, lost
-	// and renamed nothing (names.go); each file is still stated below, so
-	// an edit in place shows.
-	names, err := s.issueFileNames()
-	if err != nil {
-		return nil, s.FileError(dir, err)
-	}
-	fd := int(f.Fd())
-	out := make([]fileStat, 0, len(names))
-	for _, n := range names {
+	var names []string
+	for _, n := range all {
 		if strings.HasSuffix(n, ".md") && !strings.HasPrefix(n, ".") {
-			out = append(out, fileStat{name: n})
+			names = append(names, n)
 		}
 	}
-	ForEach(len(out), IOWorkers(), 256, func(i int) {
-		st := &out[i]
-		st.size, st.mtime, st.err = statAt(fd, root, st.name)
+	out := make([]fileStat, len(names))
+	err = statIn(dir, names, func(i int, size, mtime int64, err error) {
+		out[i] = fileStat{name: names[i], size: size, mtime: mtime, err: err}
 	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.FileError(dir, err)
+	}
 	return out, nil
 }
 
@@ -129,6 +122,27 @@ func (s *Store) statIssues() ([]fileStat, error) {
 func (s *Store) LoadAll() ([]*Issue, []error, error) {
 	issues, _, perrs, err := s.LoadAllStamped()
 	return issues, perrs, err
+}
+
+// LoadAllStamped is LoadAll with the stamp of each issue's file, in the
+// order of the issues.
+func (s *Store) LoadAllStamped() ([]*Issue, []Stamp, []error, error) {
+	entries, err := s.loadEntries()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var issues []*Issue
+	var stamps []Stamp
+	var perrs []error
+	for _, e := range entries {
+		if e.err != nil {
+			perrs = append(perrs, e.err)
+			continue
+		}
+		issues = append(issues, e.issue)
+		stamps = append(stamps, Stamp{e.size, e.mtime})
+	}
+	return issues, stamps, perrs, nil
 }
 
 // loadEntries reads every issue's cache entry, refreshing the stale ones.

@@ -370,34 +370,26 @@ func (s *Store) FillUpdated(list []*Issue) {
 	}
 	s.PreloadLedgerFacts()
 	c := &s.ledgers
-	root, err := os.OpenRoot(s.Path(HistoryDir))
-	if err != nil {
-		return // no history: the files' times stand
-	}
-	defer root.Close()
-	dir, err := root.Open(".")
-	if err != nil {
-		return
-	}
-	defer dir.Close()
-	fd := int(dir.Fd())
 	// The cached facts are looked up under one lock, not one per stat:
 	// four goroutines taking it thousands of times mostly waited.
 	cached := make([]LedgerFacts, len(list))
 	known := make([]bool, len(list))
+	names := make([]string, len(list))
 	c.mu.Lock()
 	for i, is := range list {
 		cached[i], known[i] = c.lookup(is.ID)
+		names[i] = is.ID + ".jsonl"
 	}
 	c.mu.Unlock()
+	stamps := s.StampFiles(HistoryDir, names)
 	ForEach(len(list), IOWorkers(), 256, func(i int) {
-		is := list[i]
-		size, mtime, err := statAt(fd, root, is.ID+".jsonl")
-		if err != nil {
-			return
+		is, st := list[i], stamps[i]
+		if st.Size < 0 {
+			return // no ledger, or none td can read: the file's time stands
 		}
 		f := cached[i]
-		if !known[i] || f.mtime == -1 || f.size != size || f.mtime != mtime {
+		if !known[i] || f.mtime == -1 || f.size != st.Size || f.mtime != st.Mtime {
+			var err error
 			if f, err = s.LedgerFactsOf(is.ID); err != nil {
 				return
 			}
