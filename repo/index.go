@@ -96,7 +96,7 @@ func (s *Store) statIssues() ([]fileStat, error) {
 	if err != nil {
 		return nil, s.FileError(dir, err)
 	}
-	var names []string
+	names := make([]string, 0, len(all))
 	for _, n := range all {
 		if strings.HasSuffix(n, ".md") && !strings.HasPrefix(n, ".") {
 			names = append(names, n)

@@ -381,15 +381,14 @@ func (s *Store) FillUpdated(list []*Issue) {
 		names[i] = is.ID + ".jsonl"
 	}
 	c.mu.Unlock()
-	stamps := s.StampFiles(HistoryDir, names)
-	ForEach(len(list), IOWorkers(), 256, func(i int) {
-		is, st := list[i], stamps[i]
-		if st.Size < 0 {
-			return // no ledger, or none td can read: the file's time stands
+	// A ledger that is missing or cannot be stated leaves the file's time;
+	// so does a missing history directory.
+	_ = statIn(s.Path(HistoryDir), names, func(i int, size, mtime int64, err error) {
+		if err != nil {
+			return
 		}
-		f := cached[i]
-		if !known[i] || f.mtime == -1 || f.size != st.Size || f.mtime != st.Mtime {
-			var err error
+		is, f := list[i], cached[i]
+		if !known[i] || f.mtime == -1 || f.size != size || f.mtime != mtime {
 			if f, err = s.LedgerFactsOf(is.ID); err != nil {
 				return
 			}
