@@ -111,12 +111,7 @@ func (s *Store) runtime(id string, cached bool) (*Runtime, error) {
 		}
 	}
 	if stamped {
-		c.mu.Lock()
-		if c.m == nil {
-			c.m = map[string]cachedRuntime{}
-		}
-		c.m[id] = cachedRuntime{stamp: stamp, rt: rt.clone()}
-		c.mu.Unlock()
+		c.keep(id, stamp, rt)
 	}
 	return rt, nil
 }
@@ -131,6 +126,17 @@ type runtimeCache struct {
 type cachedRuntime struct {
 	stamp [3]int64
 	rt    *Runtime
+}
+
+// keep makes a copy of rt the Store's runtime of id, read from or written
+// to the file stamp stamps.
+func (c *runtimeCache) keep(id string, stamp [3]int64, rt *Runtime) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cachedRuntime{}
+	}
+	c.m[id] = cachedRuntime{stamp: stamp, rt: rt.clone()}
 }
 
 // clone copies rt, its actions included.
@@ -208,13 +214,7 @@ func (s *Store) UpdateRuntime(id string, fn func(rt *Runtime) error) error {
 	// reading it back: stamped while the session's lock is still held,
 	// so no other td can have replaced it in between.
 	if stamp, ok := fileStampOf(p); ok {
-		c := &s.runtimes
-		c.mu.Lock()
-		if c.m == nil {
-			c.m = map[string]cachedRuntime{}
-		}
-		c.m[id] = cachedRuntime{stamp: stamp, rt: rt.clone()}
-		c.mu.Unlock()
+		s.runtimes.keep(id, stamp, rt)
 	}
 	return nil
 }
