@@ -376,12 +376,22 @@ func encodeIndex(entries []indexEntry, racyBefore int64) []byte {
 
 // seal appends the CRC-32 of everything written so far and returns the
 // bytes: every local cache file ends with one.
-func (w *indexWriter) seal() []byte {
-	sum := crc32.ChecksumIEEE(w.b.Bytes())
-	var tail [4]byte
-	binary.BigEndian.PutUint32(tail[:], sum)
-	w.b.Write(tail[:])
-	return w.b.Bytes()
+func (w *indexWriter) seal() []byte { return SealCache(w.b.Bytes()) }
+
+// SealCache appends to b, a cache file's magic, version byte and body,
+// the CRC-32 of all of it that every local cache file ends with (the
+// store's own, and those a use case keeps through WriteCache).
+func SealCache(b []byte) []byte {
+	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// CacheBody checks a sealed cache file's magic, version byte and CRC-32
+// and returns the body between them.
+func CacheBody(data []byte, magic string, version byte) ([]byte, error) {
+	if err := checkCache(data, magic, version); err != nil {
+		return nil, err
+	}
+	return data[len(magic)+1 : len(data)-4], nil
 }
 
 // checkCache checks a cache file's magic, version byte and trailing
@@ -402,10 +412,10 @@ func checkCache(data []byte, magic string, version byte) error {
 // data's memory rather than copy it (16 MB at 100,000 issues): data is a
 // buffer the caller read the file into and never writes again.
 func openCache(data []byte, magic string, version byte) (*indexReader, error) {
-	if err := checkCache(data, magic, version); err != nil {
+	body, err := CacheBody(data, magic, version)
+	if err != nil {
 		return nil, err
 	}
-	body := data[len(magic)+1 : len(data)-4]
 	if len(body) == 0 {
 		return &indexReader{}, nil
 	}

@@ -3,7 +3,6 @@ package search
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"sort"
@@ -82,21 +81,17 @@ func encodeCache(c cache) []byte {
 		b = binary.AppendUvarint(b, uint64(len(e.filter)))
 		b = append(b, e.filter...)
 	}
-	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return repo.SealCache(b)
 }
 
 // decodeCache reads what encodeCache wrote. IDs and filters share data's
 // memory: data is a buffer read for this search alone.
 func decodeCache(data []byte) (cache, error) {
-	head := len(cacheMagic) + 1
-	if len(data) < head+1+4 || string(data[:len(cacheMagic)]) != cacheMagic || data[len(cacheMagic)] != cacheVersion {
+	body, err := repo.CacheBody(data, cacheMagic, cacheVersion)
+	if err != nil {
 		return nil, errBadCache
 	}
-	body, sum := data[:len(data)-4], data[len(data)-4:]
-	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(sum) {
-		return nil, errBadCache
-	}
-	d := decoder{b: body[head:]}
+	d := decoder{b: body}
 	n := d.uint()
 	// An entry takes at least 15 bytes (an ID of one byte, four
 	// varints, the smallest filter and two lengths), which bounds n
