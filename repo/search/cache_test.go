@@ -217,3 +217,33 @@ func TestSearchTrustsFilterWhileStampsHold(t *testing.T) {
 		t.Fatalf("after an edit in place, found %d issues, want 1", n)
 	}
 }
+
+// TestSearchWithoutAWritableCache: a cache that cannot be written (a full
+// disk, a directory in its place) costs the next search its speed, never
+// its answer, and leaves no temporary file behind.
+func TestSearchWithoutAWritableCache(t *testing.T) {
+	s := repotest.NewStore(t)
+	se := repotest.Actor(t, s)
+	if _, err := issues.Create(s, se, issues.CreateOptions{Title: "Webhook retries"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(s.Path(repo.LocalDir, cacheFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		res, errs, err := Run(s, "webhook", Options{})
+		if err != nil || len(errs) > 0 || res.Total != 1 {
+			t.Fatalf("Run = %+v, %v, %v; want the one issue", res, errs, err)
+		}
+	}
+	left, err := os.ReadDir(s.Path(repo.LocalDir, "tmp"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	if fi, err := os.Stat(s.Path(repo.LocalDir, cacheFile)); err != nil || !fi.IsDir() {
+		t.Errorf("the directory in the cache's place was replaced: %v, %v", fi, err)
+	}
+}
