@@ -41,6 +41,12 @@ type Snapshot struct {
 	indexed     func() map[string]string
 	indexedOnce sync.Once
 	indexedMap  map[string]string
+
+	// part, for a partial snapshot (PartialSnapshotAt), is where the
+	// issues it has not included are looked up; prefix is .todos's path
+	// in the git work tree.
+	part   *partialTree
+	prefix string
 }
 
 // snapFile is one file of a snapshot. Its content is read once.

@@ -14,8 +14,8 @@ type CheckOptions struct {
 	// Base is --base: also check the history since this revision ("" to
 	// skip the checks that need one).
 	Base string
-	// Full is --full: with a base, parse every file, not only the issues
-	// the range changed.
+	// Full is --full: with a base, check the work tree, every file, not
+	// only the issues the range of commits changed.
 	Full bool
 }
 
@@ -34,8 +34,11 @@ as path:line: message, sorted, then a count on stderr; exit 1 if any:
    link_cycle       child_of, blocked_by and duplicate_of links form no cycle
    security_chain   the hash chain of .todos/security_events.jsonl verifies
 
-With --base REV, td check also compares the work tree with where this branch
-left REV (their merge base; REV itself when the branch is up to date):
+With --base REV, td check judges the commits this branch made since it left
+REV: HEAD against their merge base (REV itself when the branch is up to
+date), as CI sees a pull request. Uncommitted changes are not part of the
+range: td check without --base, and the pre-commit hook (td hooks install)
+judge those. With --base:
 
    append_only      every ledger line and security event there is still there,
                     unchanged and in order (lines a union merge interleaved
@@ -55,12 +58,17 @@ left REV (their merge base; REV itself when the branch is up to date):
 
 Without --base those six are skipped, and td check says so.
 
-With --base, the rules are applied to the issues the range changed (their
-files and ledgers, found by object name, not parsed), with every session,
-the config and the security events; links are checked over every issue,
-the unchanged ones from the index cache. A pull request costs what it
-changed: what it did not change was checked when it landed. --full parses
-every file as well, as td check without --base does.
+The rules are applied to the issues the range changed (their files and
+ledgers, found by comparing the two trees' object names, not by parsing),
+with every session, the config and the security events. Links are checked
+where the range can have broken them: every link of a changed issue must
+resolve, cycles are looked for from the changed issues, and an issue file
+the range deleted or renamed has every issue that mentions it read. A pull
+request costs what it changed: what it did not change was checked when it
+landed.
+
+--full checks the work tree against the merge base instead, every file
+parsed and every link followed, uncommitted changes included.
 
 Examples:
    td check
@@ -69,7 +77,7 @@ Examples:
    td check --base main --full`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "base", Usage: "also check the history since this `REV` (its merge base with HEAD)"},
-			&cli.BoolFlag{Name: "full", Usage: "with --base, parse every file, not only the issues the range changed"},
+			&cli.BoolFlag{Name: "full", Usage: "with --base, check the work tree, every file, not only the issues the range changed"},
 		},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[--base REV]"); err != nil {
@@ -96,7 +104,7 @@ func (r *runner) runCheck(o *CheckOptions) error {
 		return err
 	}
 	err = r.st.export(func() any {
-		return map[string]any{"ok": rep.OK(), "base": rep.Base, "base_commit": rep.BaseCommit,
+		return map[string]any{"ok": rep.OK(), "base": rep.Base, "base_commit": rep.BaseCommit, "head_commit": rep.HeadCommit,
 			"files": rep.Files, "issues": rep.Issues, "skipped": rep.Skipped, "violations": rep.Violations}
 	}, func() error {
 		// One write: a broken tree can have thousands of lines.
@@ -123,8 +131,11 @@ func checkSummary(rep *review.CheckReport) string {
 	n := len(rep.Violations)
 	s := fmt.Sprintf("td check: %s in %s (%s)", domain.Plural(n, "1 violation", fmt.Sprintf("%d violations", n)),
 		domain.Plural(rep.Files, "1 file", fmt.Sprintf("%d files", rep.Files)), domain.Plural(rep.Issues, "1 issue", fmt.Sprintf("%d issues", rep.Issues)))
+	if rep.HeadCommit != "" {
+		return s + fmt.Sprintf(" at HEAD %s, against %s (merge base %s).", shortHash(rep.HeadCommit), rep.Base, shortHash(rep.BaseCommit))
+	}
 	if rep.Base != "" {
-		return s + fmt.Sprintf(", against %s (merge base %s).", rep.Base, shortHash(rep.BaseCommit))
+		return s + fmt.Sprintf(" in the work tree, against %s (merge base %s).", rep.Base, shortHash(rep.BaseCommit))
 	}
 	return s + fmt.Sprintf("; skipped %s, which need a base: pass --base REV.", strings.Join(rep.Skipped, ", "))
 }

@@ -60,6 +60,11 @@ type Repo struct {
 	// by stageMu: each names its pack by checksum and never changes.
 	packIndexes map[string]*idxfile.MemoryIndex
 
+	// bigTrees are the large tree objects read so far, by object name,
+	// guarded by stageMu: td check --base reads a directory of 100,000
+	// issue files to compare it and again to look names up in it.
+	bigTrees map[plumbing.Hash][]byte
+
 	fileModeOnce sync.Once
 	fileMode     bool
 

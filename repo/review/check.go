@@ -82,12 +82,13 @@ type CheckOptions struct {
 	// Base is the revision to compare with: the checks that need history
 	// run against the merge base of Base and HEAD. Empty skips them.
 	Base string
-	// Full parses every file with a base too. Without it a check against
-	// a base parses only the issues the range changed (their files and
-	// ledgers, with every session, the config and the security events),
-	// and checks links over every issue from the index cache: a pull
-	// request costs what it changed, and what it did not change was
-	// checked when it landed.
+	// Full checks the work tree against the base, every file parsed.
+	// Without it a check against a base judges the range of commits: HEAD
+	// against the merge base, reading only the issues the range changed
+	// (their files and ledgers, with every session, the config and the
+	// security events) and the links those can have broken. A pull request
+	// costs what it changed, and what it did not change was checked when
+	// it landed.
 	Full bool
 }
 
@@ -97,6 +98,9 @@ type CheckReport struct {
 	// HEAD that the work tree was compared with. Both empty without a base.
 	Base       string `json:"base"`
 	BaseCommit string `json:"base_commit"`
+	// HeadCommit is the commit checked against the base when the range of
+	// commits was (td check --base); empty when the work tree was.
+	HeadCommit string `json:"head_commit"`
 	// Files counts the files checked; Issues the issue files among them.
 	Files  int `json:"files"`
 	Issues int `json:"issues"`
@@ -151,85 +155,181 @@ func (c *checker) addErr(path, rule string, err error) {
 func Check(s *repo.Store, o CheckOptions) (*CheckReport, error) {
 	c := &checker{s: s, report: &CheckReport{Violations: []Violation{}, Skipped: []string{}},
 		issues: map[string]*repo.Issue{}, ids: map[string]bool{}, ledgers: map[string][]audit.Entry{}, sessions: map[string]*repo.Session{}}
+	if o.Base != "" && !o.Full {
+		return c.checkRange(o.Base)
+	}
 	var err error
 	if c.head, err = s.WorkTreeSnapshot(); err != nil {
 		return nil, err
 	}
-	if o.Base != "" {
-		if err := c.openBase(o.Base); err != nil {
-			return nil, err
-		}
-	} else {
+	if o.Base == "" {
 		c.report.Skipped = append(c.report.Skipped, baseRules...)
-	}
-	if c.base == nil || o.Full {
 		return c.run(true)
 	}
-	// What the range changed, found by comparing object names: a work
-	// tree file is hashed, not parsed.
-	files, issues := len(c.head.Paths()), 0
-	paths := map[string]bool{}
-	for _, p := range c.head.Paths() {
-		paths[p] = true
-		if id, ok := repo.IssueIDOf(p); ok && strings.HasSuffix(p, ".md") && repo.ValidIssueID(id) {
-			issues++
-		}
+	_, mb, err := c.mergeBase(o.Base)
+	if err != nil {
+		return nil, err
 	}
-	for _, p := range c.base.Paths() {
-		paths[p] = true
+	if c.base, err = c.s.SnapshotAt(mb); err != nil {
+		return nil, err
 	}
-	var candidates []string
-	for p := range paths {
-		if _, ok := repo.IssueIDOf(p); ok {
-			candidates = append(candidates, p)
-		}
+	c.base.Rev = o.Base
+	return c.run(true)
+}
+
+// checkRange checks what HEAD's commits changed since the merge base of
+// base and HEAD: the issues whose file or ledger differs between the two
+// trees (found by object name, the unchanged directories unread), with
+// every session, the config and the security events, and the links those
+// issues can have broken. The work tree is not read: a range is commits.
+func (c *checker) checkRange(base string) (*CheckReport, error) {
+	g, mb, err := c.mergeBase(base)
+	if err != nil {
+		return nil, err
 	}
-	changed := make([]bool, len(candidates))
-	repo.ForEach(len(candidates), repo.IOWorkers(), 256, func(i int) {
-		changed[i] = !c.base.Same(c.head, candidates[i])
-	})
+	prefix, err := c.s.TodosInRepo(g)
+	if err != nil {
+		return nil, err
+	}
+	_, head, changes, err := g.DiffTrees(mb, "HEAD", prefix)
+	if err != nil {
+		return nil, err
+	}
 	touched := map[string]bool{}
-	for i, p := range candidates {
-		if changed[i] {
-			id, _ := repo.IssueIDOf(p)
-			touched[id] = true
-		}
-	}
-	keep := func(p string) bool {
+	var deleted []string // issues whose file the range deleted or renamed
+	security := false
+	for _, ch := range changes {
+		rel := strings.TrimPrefix(ch.Path, prefix+"/")
+		p := repo.TodosDir + "/" + rel
 		if id, ok := repo.IssueIDOf(p); ok {
-			return touched[id]
+			touched[id] = true
+			if strings.HasSuffix(p, ".md") && ch.To.Mode == 0 {
+				deleted = append(deleted, id)
+			}
 		}
-		return true
+		security = security || rel == repo.SecurityEvents
 	}
-	c.head.Restrict(keep)
-	c.base.Restrict(keep)
+	ids := sortedKeys(touched)
+	if c.head, err = c.s.PartialSnapshotAt(head, ids); err != nil {
+		return nil, err
+	}
+	if c.base, err = c.s.PartialSnapshotAt(mb, ids); err != nil {
+		return nil, err
+	}
+	c.head.Rev, c.base.Rev = "HEAD", base
+	c.report.HeadCommit = head
+	if security {
+		// A security event names its issue: read the issues of events added.
+		added := c.addedSecurityIssues()
+		c.head.Include(added...)
+		c.base.Include(added...)
+	}
 	rep, err := c.run(false)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkLinksFromCache(); err != nil {
+	if err := c.checkRangeLinks(deleted); err != nil {
 		return nil, err
 	}
 	sortViolations(rep.Violations)
-	rep.Files, rep.Issues = files, issues
+	rep.Files, rep.Issues = c.head.CountFiles()
 	return rep, nil
 }
 
-// checkLinksFromCache checks the links of every issue, as checkLinks does,
-// with the issues the range did not change read from the index cache.
-func (c *checker) checkLinksFromCache() error {
-	all, _, err := c.s.LoadAll()
-	if err != nil {
-		return err
+// checkRangeLinks checks the links a range can have broken, as checkLinks
+// does over every issue: each link of the issues it changed must resolve,
+// and a new cycle runs through a changed issue, so the issues reachable
+// from them over the links that may not loop, read at HEAD as the walk
+// finds them, hold every cycle the range can have made. An issue whose
+// file the range deleted can leave links dangling anywhere: then every
+// issue at HEAD that mentions it is read as well.
+func (c *checker) checkRangeLinks(deleted []string) error {
+	var referrers []*repo.Issue
+	if len(deleted) > 0 {
+		var err error
+		if referrers, err = c.referrersAtHead(deleted); err != nil {
+			return err
+		}
 	}
-	for _, is := range all {
-		c.ids[is.ID] = true
+	c.checkRangeLinksFrom(referrers)
+	return nil
+}
+
+// checkRangeLinksFrom checks the links of the changed issues (c.issues)
+// and of extra, and every cycle among the issues reachable from them.
+func (c *checker) checkRangeLinksFrom(extra []*repo.Issue) {
+	queue := make([]*repo.Issue, 0, len(c.issues)+len(extra))
+	for _, id := range sortedKeys(c.issues) {
+		queue = append(queue, c.issues[id])
+	}
+	for _, is := range extra {
 		if c.issues[is.ID] == nil {
 			c.issues[is.ID] = is
+			queue = append(queue, is)
+		}
+	}
+	read := map[string]bool{}
+	for len(queue) > 0 {
+		is := queue[0]
+		queue = queue[1:]
+		for _, l := range is.Links {
+			if _, known := c.ids[l.To]; !known {
+				c.ids[l.To] = c.head.IssueExists(l.To)
+			}
+			if !c.ids[l.To] || !policy.Acyclic(l.Kind) || c.issues[l.To] != nil || read[l.To] {
+				continue
+			}
+			read[l.To] = true
+			if next := c.issueAtHead(l.To); next != nil {
+				c.issues[l.To] = next
+				queue = append(queue, next)
+			}
 		}
 	}
 	c.checkLinks()
-	return nil
+}
+
+// issueAtHead parses an issue the range did not change, nil when it does
+// not parse (which was the concern of the range that changed it).
+func (c *checker) issueAtHead(id string) *repo.Issue {
+	c.head.Include(id)
+	p := repo.TodosDir + "/" + repo.IssuesDir + "/" + id + ".md"
+	data, err := c.head.Read(p)
+	if err != nil {
+		return nil
+	}
+	is, err := repo.ParseIssue(p, id, data)
+	if err != nil {
+		return nil
+	}
+	return is
+}
+
+// referrersAtHead parses the issues at HEAD whose file mentions one of ids.
+// It reads every issue file, which only a range deleting one needs.
+func (c *checker) referrersAtHead(ids []string) ([]*repo.Issue, error) {
+	all, err := c.s.SnapshotAt(c.report.HeadCommit)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range all.Paths() {
+		if id, ok := repo.IssueIDOf(p); ok && strings.HasSuffix(p, ".md") && repo.ValidIssueID(id) {
+			paths = append(paths, p)
+		}
+	}
+	found := make([]*repo.Issue, len(paths))
+	repo.ForEach(len(paths), repo.IOWorkers(), 64, func(i int) {
+		data, err := all.Read(paths[i])
+		if err != nil || !slices.ContainsFunc(ids, func(id string) bool { return bytes.Contains(data, []byte(id)) }) {
+			return
+		}
+		id, _ := repo.IssueIDOf(paths[i])
+		if is, err := repo.ParseIssue(paths[i], id, data); err == nil {
+			found[i] = is
+		}
+	})
+	return slices.DeleteFunc(found, func(is *repo.Issue) bool { return is == nil }), nil
 }
 
 // run checks what the checker's snapshots hold; whole says they hold the
@@ -267,34 +367,31 @@ func sortViolations(v []Violation) {
 	})
 }
 
-// openBase finds the merge base of base and HEAD and its snapshot.
-func (c *checker) openBase(base string) error {
+// mergeBase finds the merge base of base and HEAD, and records both in
+// the report.
+func (c *checker) mergeBase(base string) (*gitrepo.Repo, string, error) {
 	g, err := c.s.GitRepo()
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if g == nil {
-		return repo.Errorf(repo.CodeRefused, "--base compares with git history, and %s is not in a git repository; run td check without --base", c.s.Root)
+		return nil, "", repo.Errorf(repo.CodeRefused, "--base compares with git history, and %s is not in a git repository; run td check without --base", c.s.Root)
 	}
 	if _, err := g.Resolve(base); err != nil {
-		return repo.RevisionError(base, err)
+		return nil, "", repo.RevisionError(base, err)
 	}
 	if _, err := g.Resolve("HEAD"); err != nil {
-		return &repo.Error{Code: repo.CodeNotFound, Err: err, Msg: "HEAD has no commits yet, so there is no history to check against " + base + "; run td check without --base"}
+		return nil, "", &repo.Error{Code: repo.CodeNotFound, Err: err, Msg: "HEAD has no commits yet, so there is no history to check against " + base + "; run td check without --base"}
 	}
 	mb, err := g.MergeBase(base, "HEAD")
 	if errors.Is(err, gitrepo.ErrNoMergeBase) {
-		return &repo.Error{Code: repo.CodeRefused, Err: err, Msg: fmt.Sprintf("%s and HEAD share no history, so nothing can be checked against it; name a revision this branch grew from", base)}
+		return nil, "", &repo.Error{Code: repo.CodeRefused, Err: err, Msg: fmt.Sprintf("%s and HEAD share no history, so nothing can be checked against it; name a revision this branch grew from", base)}
 	}
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	if c.base, err = c.s.SnapshotAt(mb); err != nil {
-		return err
-	}
-	c.base.Rev = base
 	c.report.Base, c.report.BaseCommit = base, mb
-	return nil
+	return g, mb, nil
 }
 
 // parseAll reads every file of the work tree snapshot with td's parsers.
@@ -500,15 +597,10 @@ func (c *checker) checkLinks() {
 	}
 }
 
-// linksLine is the line of an issue's links key. An issue from the index
-// cache keeps no lines: its file is parsed for the one a violation names.
+// linksLine is the line of an issue's links key.
 func (c *checker) linksLine(is *repo.Issue) int {
 	if is.Doc == nil {
-		full, err := c.s.ReadIssueFile(is.ID)
-		if err != nil || full.Doc == nil {
-			return 0
-		}
-		is = full
+		return 0
 	}
 	return is.Doc.Front.Line("links")
 }
