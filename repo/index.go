@@ -208,9 +208,14 @@ const parseHeapLimit = 160 << 20
 // read n issue files whole, when n is progressFrom or more: the garbage of
 // reading them would otherwise take its resident memory to several times
 // what it keeps. GOMEMLIMIT, when set, is the user's and stands.
-func BoundHeap(n int) {
+func BoundHeap(n int) { BoundHeapTo(n, parseHeapLimit) }
+
+// BoundHeapTo is BoundHeap with another limit, for a command that keeps
+// more live: td check --full against a base holds two listings of every
+// file besides what it parses, and thrashes under parseHeapLimit.
+func BoundHeapTo(n int, limit int64) {
 	if n >= progressFrom && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(parseHeapLimit)
+		debug.SetMemoryLimit(limit)
 	}
 }
 

@@ -55,7 +55,8 @@ type snapFile struct {
 	hash    string // the blob's object name; for the work tree, computed when first compared
 	problem string // why td will not read it ("is a symlink; …"), or ""
 
-	once     sync.Once
+	mu       sync.Mutex // guards loaded, data and err
+	loaded   bool
 	data     []byte
 	err      error
 	hashOnce sync.Once
@@ -86,14 +87,27 @@ func (sn *Snapshot) Read(path string) ([]byte, error) {
 	if f == nil {
 		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	}
-	f.once.Do(func() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.loaded {
+		f.loaded = true
 		if f.problem != "" {
 			f.err = &ParseError{Path: f.path, Msg: f.problem}
-			return
+		} else {
+			f.data, f.err = sn.read(f)
 		}
-		f.data, f.err = sn.read(f)
-	})
+	}
 	return f.data, f.err
+}
+
+// Forget drops the content read of the file at path, to be read again if
+// asked for: a check of 100,000 files keeps only those it judges.
+func (sn *Snapshot) Forget(path string) {
+	if f := sn.files[path]; f != nil {
+		f.mu.Lock()
+		f.loaded, f.data, f.err = false, nil, nil
+		f.mu.Unlock()
+	}
 }
 
 // Same reports whether the file at path has the same content in both
