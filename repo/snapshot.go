@@ -350,8 +350,10 @@ func MemSnapshot(rev string, files map[string]string) *Snapshot {
 // StagedSnapshot is the .todos tree git commit would record: HEAD's,
 // with the staged changes (from gitrepo's StagedChangesIn) applied. A path
 // the index holds a conflict for is a file td will not read. Before the
-// first commit every staged file is new.
-func (s *Store) StagedSnapshot(changes []gitrepo.StagedChange) (*Snapshot, error) {
+// first commit every staged file is new. Of HEAD's issue files and ledgers
+// it holds those of ids (a partial snapshot, see PartialSnapshotAt): the
+// staged changes should name only issues among them.
+func (s *Store) StagedSnapshot(changes []gitrepo.StagedChange, ids []string) (*Snapshot, error) {
 	g, err := s.GitRepo()
 	if err != nil {
 		return nil, err
@@ -363,7 +365,7 @@ func (s *Store) StagedSnapshot(changes []gitrepo.StagedChange) (*Snapshot, error
 	if err != nil {
 		return nil, err
 	}
-	sn, err := s.SnapshotAt("HEAD")
+	sn, err := s.PartialSnapshotAt("HEAD", ids)
 	if err != nil {
 		if _, rerr := g.Resolve("HEAD"); rerr == nil {
 			return nil, err
@@ -399,15 +401,4 @@ func (s *Store) StagedSnapshot(changes []gitrepo.StagedChange) (*Snapshot, error
 	}
 	sn.sortPaths()
 	return sn, nil
-}
-
-// Restrict keeps only the files keep accepts, so that a check of a few
-// issues reads no others.
-func (sn *Snapshot) Restrict(keep func(path string) bool) {
-	for p := range sn.files {
-		if !keep(p) {
-			delete(sn.files, p)
-		}
-	}
-	sn.sortPaths()
 }

@@ -112,9 +112,6 @@ func (sn *Snapshot) IssueExists(id string) bool {
 	return sn.Has(TodosDir + "/" + IssuesDir + "/" + id + ".md")
 }
 
-// Partial reports whether the snapshot holds only some issues.
-func (sn *Snapshot) Partial() bool { return sn.part != nil }
-
 // CountFiles returns how many of td's files the snapshot's revision has
 // and how many of them are issue files, included or not.
 func (sn *Snapshot) CountFiles() (files, issues int) {

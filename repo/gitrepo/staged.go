@@ -315,12 +315,9 @@ func (d *stagedDiff) tree(h plumbing.Hash) ([]headItem, error) {
 // readTreeItems decodes the entries of the tree object h, in the tree's
 // order. Names are slices of the object's bytes.
 func readTreeItems(o *historyReader, h plumbing.Hash) ([]headItem, error) {
-	typ, data, err := o.read(h)
+	data, err := o.treeData(h)
 	if err != nil {
 		return nil, err
-	}
-	if typ != plumbing.TreeObject {
-		return nil, fmt.Errorf("object %s is a %s, not a tree", h, typ)
 	}
 	items := make([]headItem, 0, len(data)/40)
 	for len(data) > 0 {

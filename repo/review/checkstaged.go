@@ -63,26 +63,19 @@ func CheckStaged(s *repo.Store, indexFile string) (*CheckReport, error) {
 	}
 	c := &checker{s: s, report: rep, merging: merging,
 		issues: map[string]*repo.Issue{}, ids: map[string]bool{}, ledgers: map[string][]audit.Entry{}, sessions: map[string]*repo.Session{}}
-	if c.head, err = s.StagedSnapshot(changes); err != nil {
+	ids := sortedKeys(touched)
+	if c.head, err = s.StagedSnapshot(changes, ids); err != nil {
 		return nil, err
 	}
-	if c.base, err = s.SnapshotAt(baseRev); err != nil {
+	if c.base, err = s.PartialSnapshotAt(baseRev, ids); err != nil {
 		return nil, err
 	}
 	if security {
 		// A security event names its issue: read the issues of events added.
-		for _, id := range c.addedSecurityIssues() {
-			touched[id] = true
-		}
+		added := c.addedSecurityIssues()
+		c.head.Include(added...)
+		c.base.Include(added...)
 	}
-	keep := func(p string) bool {
-		if id, ok := repo.IssueIDOf(p); ok {
-			return touched[id]
-		}
-		return true // config, security events, sessions, anchors
-	}
-	c.head.Restrict(keep)
-	c.base.Restrict(keep)
 	c.base.Rev = baseRev
 	if merging {
 		c.base.Rev = "the merge base"
