@@ -148,6 +148,7 @@ func (r *Repo) commit(req CommitRequest, hooks commitHooks) (res CommitResult, e
 	if err != nil {
 		return res, err
 	}
+	defer index.done() // last: the deferred index write below reads it
 	defer ilock.release()
 	// Unless HEAD left the branch, the index is written whatever becomes of
 	// the commit: td's files are then at least staged, as in git mode
@@ -160,7 +161,7 @@ func (r *Repo) commit(req CommitRequest, hooks commitHooks) (res CommitResult, e
 		if index != nil {
 			werr := error(nil)
 			if !indexWritten {
-				werr = ilock.write(index)
+				werr = ilock.writeParts(index.parts)
 			}
 			if werr == nil {
 				werr = ilock.rename()
@@ -200,7 +201,7 @@ func (r *Repo) commit(req CommitRequest, hooks commitHooks) (res CommitResult, e
 	}
 	call(hooks.afterObjects)
 	if index != nil {
-		if err := ilock.write(index); err != nil {
+		if err := ilock.writeParts(index.parts); err != nil {
 			keepIndex = false
 			return res, err
 		}

@@ -278,13 +278,23 @@ func randomTag() string {
 
 // write fills the lock file with data and syncs it, keeping the lock: the
 // target changes only when rename is called.
-func (l *lockFile) write(data []byte) error {
+func (l *lockFile) write(data []byte) error { return l.writeParts([][]byte{data}) }
+
+// writeParts is write of the parts one after the other, without joining
+// them first.
+func (l *lockFile) writeParts(parts [][]byte) error {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
 	l.set.mu.Lock()
-	l.writing = l.stamp.size + int64(len(data))
+	l.writing = l.stamp.size + int64(n)
 	l.set.noteLockLocked(l)
 	l.set.mu.Unlock()
-	if _, err := l.f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", l.path, err)
+	for _, p := range parts {
+		if _, err := l.f.Write(p); err != nil {
+			return fmt.Errorf("write %s: %w", l.path, err)
+		}
 	}
 	if !l.noSync {
 		if err := l.f.Sync(); err != nil {

@@ -60,7 +60,7 @@ func (r *Repo) stage(paths []string, patch indexPatcher) error {
 
 // indexPatcher turns the index bytes into new ones; patchIndex is the fast
 // one, codecIndex the fallback.
-type indexPatcher func(data []byte, indexMtime uint32, changes []*change, trustExecBit func() bool) ([]byte, error)
+type indexPatcher func(data []byte, indexMtime uint32, changes []*change, trustExecBit func() bool) (*indexImage, error)
 
 // updateIndex rewrites the index with changes under index.lock, trying
 // patch first and go-git's codec when patch cannot handle the index.
@@ -70,17 +70,21 @@ func (r *Repo) updateIndex(changes []*change, patch indexPatcher) error {
 		return err
 	}
 	defer lock.release()
+	defer out.done()
 	if out == nil {
 		return nil
 	}
-	return lock.commit(out)
+	if err := lock.writeParts(out.parts); err != nil {
+		return err
+	}
+	return lock.rename()
 }
 
 // patchedIndex takes index.lock and returns it with the index's new content
 // (nil when nothing changed), trying patch first and go-git's codec when
 // patch cannot handle the index. The caller commits or releases the lock, so
 // that a commit can be made while the index cannot move.
-func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, []byte, error) {
+func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, *indexImage, error) {
 	path := filepath.Join(r.gitDir, "index")
 	lock, err := r.acquireLock(path)
 	if err != nil {
@@ -91,7 +95,12 @@ func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, [
 		lock.release()
 		return nil, nil, err
 	}
-	defer unmap()
+	kept := false // the image's parts point into data: it unmaps it
+	defer func() {
+		if !kept {
+			unmap()
+		}
+	}()
 	// git syncs the index only when core.fsync names it; so does td. The
 	// index of 100,000 issues is some 20 MB, and its sync alone cost more
 	// than the rest of a one-issue change.
@@ -106,6 +115,9 @@ func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, [
 	if err != nil {
 		lock.release()
 		return nil, nil, err
+	}
+	if out != nil {
+		out.release, kept = unmap, true
 	}
 	return lock, out, nil
 }
@@ -381,7 +393,7 @@ func describePaths(paths []string) string {
 // intent-to-add entries) at the cost of decoding every entry; go-git's
 // encoder writes no extensions, so the cache tree and resolve-undo data are
 // dropped, which git accepts.
-func codecIndex(data []byte, _ uint32, changes []*change, trustExecBit func() bool) ([]byte, error) {
+func codecIndex(data []byte, _ uint32, changes []*change, trustExecBit func() bool) (*indexImage, error) {
 	idx := &index.Index{Version: 2}
 	if data != nil {
 		if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
@@ -438,7 +450,7 @@ func codecIndex(data []byte, _ uint32, changes []*change, trustExecBit func() bo
 	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return nil, fmt.Errorf("write index: %w", err)
 	}
-	return buf.Bytes(), nil
+	return wholeImage(buf.Bytes()), nil
 }
 
 func unixTime(sec, nsec uint32) time.Time {
