@@ -162,3 +162,52 @@ func TestNewDirRefuses(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNewDir holds the Dir a raw tree decodes to to its entries: each is
+// found by name (as a file, or not at all for a directory), in order, and
+// names that are not entries are not found.
+func FuzzNewDir(f *testing.F) {
+	var h [20]byte
+	entry := func(mode, name string) string { return mode + " " + name + "\x00" + string(h[:]) }
+	f.Add([]byte(entry("100644", "a") + entry("40000", "a") + entry("100644", "a0")))
+	f.Add([]byte(entry("100644", "td-k3x9qa.md") + entry("120000", "td-z.md") + entry("160000", "sub")))
+	f.Add([]byte(entry("100644", "b") + entry("100644", "a")))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := newDir("d", data)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for i := range d.Len() {
+			name := string(d.Name(i))
+			got, ok := d.Lookup(name)
+			e := d.entry(i)
+			switch {
+			case strings.ContainsRune(name, '/'):
+				if ok {
+					t.Fatalf("Lookup(%q) found a name holding a slash", name)
+				}
+			case e.dir || !d.IsFile(i):
+				if ok && !seen[name] {
+					// A directory and a file may share a name.
+					if f, fok := d.File(i); fok || f.Path != "" {
+						t.Fatalf("entry %d %q: File says a directory is a file", i, name)
+					}
+				}
+			case !ok || got.Path != "d/"+name:
+				t.Fatalf("Lookup(%q) = %v %v, entry %d is that file", name, got, ok, i)
+			}
+			seen[name] = true
+			if _, ok := d.Lookup(name + "\x01"); ok && !seen[name+"\x01"] {
+				// Only a later entry may hold that name.
+				found := false
+				for j := i + 1; j < d.Len(); j++ {
+					found = found || string(d.Name(j)) == name+"\x01"
+				}
+				if !found {
+					t.Fatalf("Lookup(%q) found a name that is no entry", name+"\x01")
+				}
+			}
+		}
+	})
+}
