@@ -472,7 +472,7 @@ func Diff(s *repo.Store, r *DiffRange) (*TodosDiff, error) {
 // added.
 func diffSnapshots(base, head *repo.Snapshot) *TodosDiff {
 	d := &TodosDiff{Issues: []IssueDiff{}, Security: []audit.SecurityEvent{}}
-	head.Prefetch(head.Paths())
+	head.PrefetchHashes(head.Paths())
 	paths := unionPaths(base.Paths(), head.Paths())
 	var changed []string
 	for _, p := range paths {
@@ -480,6 +480,7 @@ func diffSnapshots(base, head *repo.Snapshot) *TodosDiff {
 			changed = append(changed, p)
 		}
 	}
+	head.Prefetch(changed)
 	base.Prefetch(changed)
 	byID := map[string]*IssueDiff{}
 	issue := func(id string) *IssueDiff {
