@@ -210,3 +210,23 @@ func FuzzCannotReachLimits(f *testing.F) {
 		}
 	})
 }
+
+// TestPooledParsersStartClean: a body's parser comes from a pool, and a
+// parse that stopped at a limit must leave nothing behind for the next
+// body it parses (a stop flag or a block count would cut that body short).
+func TestPooledParsersStartClean(t *testing.T) {
+	over := strings.Repeat("# a\n", MaxBlocks+1)
+	ok := "## Todos\n\n- [ ] one\n- [x] two\n"
+	for i := range 20 {
+		if _, l := parseBody([]byte(over)); l.past != pastBlocks {
+			t.Fatalf("round %d: an over-long body was not stopped: %+v", i, l.past)
+		}
+		// A heading, a list, two items and their two lines of text.
+		if _, l := parseBody([]byte(ok)); l.past != withinLimits || l.blocks != 6 {
+			t.Fatalf("round %d: a small body after a stopped one: past %d, %d blocks, want 0 and 6", i, l.past, l.blocks)
+		}
+		if items := ParseChecklist([]byte(ok)).Items(); len(items) != 2 {
+			t.Fatalf("round %d: %d items, want 2", i, len(items))
+		}
+	}
+}

@@ -46,11 +46,12 @@ func Main() int {
 // Exit runs td as the process's main and exits with its status: cmd/td's
 // main, and a test binary started under the name td (StartedAsTD). td
 // lives for milliseconds: collecting garbage four times less often saves
-// time on large lists and costs a few megabytes at most (the store bounds
-// the heap of a command that parses thousands of issue files: see
-// repo.Store's parseEntries).
+// time on large lists and costs a few megabytes at most; the heap is
+// bounded all the same (repo.LimitHeap), so that a command that keeps
+// much live collects before its garbage grows to four times that.
 func Exit() {
 	debug.SetGCPercent(400)
+	repo.LimitHeap()
 	os.Exit(Main())
 }
 
