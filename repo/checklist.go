@@ -29,6 +29,9 @@ func (is *Issue) Tally() domain.Summary {
 	if is.Doc == nil {
 		return is.tally
 	}
+	if t, ok := markdown.QuickTally(is.Doc.Body); ok {
+		return t
+	}
 	t := markdown.Summarize(is.Todos())
 	t.Active = nil
 	return t
