@@ -348,10 +348,7 @@ func Ready(s *repo.Store, f repo.Filter) ([]*repo.Issue, []error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	status := make(map[string]domain.Status, len(all))
-	for _, is := range all {
-		status[is.ID] = is.Status
-	}
+	statusOf := statusLookup(all)
 	unreadable := map[string]bool{}
 	for _, pe := range perrs {
 		var p *repo.ParseError
@@ -369,7 +366,7 @@ func Ready(s *repo.Store, f repo.Filter) ([]*repo.Issue, []error, error) {
 			if l.Kind != domain.BlockedBy {
 				continue
 			}
-			st, known := status[l.To]
+			st, known := statusOf(l.To)
 			if !known && !unreadable[l.To] {
 				perrs = append(perrs, repo.Errorf(repo.CodeNotFound, "%s is blocked_by %s, which does not exist; td unlink %s blocked_by %s removes the link", is.ID, l.To, is.ID, l.To))
 			}
@@ -383,6 +380,31 @@ func Ready(s *repo.Store, f repo.Filter) ([]*repo.Issue, []error, error) {
 	}
 	repo.SortIssues(out)
 	return out, perrs, nil
+}
+
+// statusLookup returns a function that finds an issue's status in all.
+// The store lists issues by file name, which for every ID td makes is
+// the order of IDs, and then a binary search needs no map: building one
+// of 100,000 IDs was a twentieth of td ready.
+func statusLookup(all []*repo.Issue) func(id string) (domain.Status, bool) {
+	byID := func(is *repo.Issue, id string) int { return strings.Compare(is.ID, id) }
+	if slices.IsSortedFunc(all, func(a, b *repo.Issue) int { return strings.Compare(a.ID, b.ID) }) {
+		return func(id string) (domain.Status, bool) {
+			i, ok := slices.BinarySearchFunc(all, id, byID)
+			if !ok {
+				return "", false
+			}
+			return all[i].Status, true
+		}
+	}
+	status := make(map[string]domain.Status, len(all))
+	for _, is := range all {
+		status[is.ID] = is.Status
+	}
+	return func(id string) (domain.Status, bool) {
+		st, ok := status[id]
+		return st, ok
+	}
 }
 
 // OpenChildren lists the issues that are child_of id and not closed, for

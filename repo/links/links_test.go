@@ -142,3 +142,29 @@ func TestConcurrentLinks(t *testing.T) {
 		t.Errorf("%d links kept, want 8: %v", len(is.Links), is.Links)
 	}
 }
+
+func TestStatusLookup(t *testing.T) {
+	issue := func(id string, st domain.Status) *repo.Issue {
+		is := &repo.Issue{}
+		is.ID, is.Status = id, st
+		return is
+	}
+	for name, all := range map[string][]*repo.Issue{
+		// In file-name order "td-a-b.md" sorts before "td-a.md": the IDs
+		// are out of order, and the lookup must still find both.
+		"file order": {issue("td-a-b", domain.StatusClosed), issue("td-a", domain.StatusOpen), issue("td-b", domain.StatusBlocked)},
+		"ID order":   {issue("td-a", domain.StatusOpen), issue("td-a-b", domain.StatusClosed), issue("td-b", domain.StatusBlocked)},
+	} {
+		find := links.StatusLookup(all)
+		for id, want := range map[string]domain.Status{"td-a": domain.StatusOpen, "td-a-b": domain.StatusClosed, "td-b": domain.StatusBlocked} {
+			if st, ok := find(id); !ok || st != want {
+				t.Errorf("%s: %s is %q, %v; want %q", name, id, st, ok, want)
+			}
+		}
+		for _, id := range []string{"td-", "td-c", "td-a-"} {
+			if st, ok := find(id); ok {
+				t.Errorf("%s: %s found, %q", name, id, st)
+			}
+		}
+	}
+}
