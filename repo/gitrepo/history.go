@@ -119,11 +119,7 @@ func (r *Repo) FileAt(rev, path string) ([]byte, error) {
 	}
 	o := r.openObjects()
 	defer o.close()
-	h, err := o.resolve(rev)
-	if err != nil {
-		return nil, err
-	}
-	c, err := o.readCommit(h)
+	_, c, err := o.commitAt(rev)
 	if err != nil {
 		return nil, err
 	}
@@ -309,6 +305,16 @@ func splitTreePath(p string) ([]string, error) {
 }
 
 // readCommit reads and decodes the commit named h.
+// commitAt resolves rev and reads its commit.
+func (o *historyReader) commitAt(rev string) (plumbing.Hash, *Commit, error) {
+	h, err := o.resolve(rev)
+	if err != nil {
+		return h, nil, err
+	}
+	c, err := o.readCommit(h)
+	return h, c, err
+}
+
 func (o *historyReader) readCommit(h plumbing.Hash) (*Commit, error) {
 	typ, data, err := o.read(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {

@@ -49,11 +49,7 @@ func (r *Repo) ListTree(rev, dir string) (string, []TreeFile, error) {
 	}
 	o := r.openObjects()
 	defer o.close()
-	h, err := o.resolve(rev)
-	if err != nil {
-		return "", nil, err
-	}
-	c, err := o.readCommit(h)
+	h, c, err := o.commitAt(rev)
 	if err != nil {
 		return "", nil, err
 	}

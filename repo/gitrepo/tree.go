@@ -229,6 +229,16 @@ func compareEntryNames(a, b rawEntry) int {
 	return 0
 }
 
+// nextRawEntryOf reads the first entry of a raw tree's data, reporting
+// false at its end, for the walks that go through two trees side by side.
+func nextRawEntryOf(data []byte) (rawEntry, []byte, bool, error) {
+	if len(data) == 0 {
+		return rawEntry{}, nil, false, nil
+	}
+	e, rest, err := nextRawEntry(data)
+	return e, rest, err == nil, err
+}
+
 // diffRawTrees lists the entries of cur that differ from prev (a new name,
 // another object or another mode) and the names prev had that cur has not,
 // walking both sorted trees once.
@@ -236,13 +246,7 @@ func diffRawTrees(dir string, cur, prev []byte) ([]FileChange, error) {
 	var out []FileChange
 	var a, b rawEntry
 	var err error
-	next := func(data []byte) (rawEntry, []byte, bool, error) {
-		if len(data) == 0 {
-			return rawEntry{}, nil, false, nil
-		}
-		e, rest, err := nextRawEntry(data)
-		return e, rest, err == nil, err
-	}
+	next := nextRawEntryOf
 	var haveA, haveB bool
 	if a, cur, haveA, err = next(cur); err != nil {
 		return nil, err

@@ -43,11 +43,8 @@ func (r *Repo) DiffTrees(from, to, dir string) (fromCommit, toCommit string, cha
 	var ends [2]treeEntry
 	var commits [2]plumbing.Hash
 	for i, rev := range []string{from, to} {
-		if commits[i], err = o.resolve(rev); err != nil {
-			return "", "", nil, err
-		}
-		c, err := o.readCommit(commits[i])
-		if err != nil {
+		var c *Commit
+		if commits[i], c, err = o.commitAt(rev); err != nil {
 			return "", "", nil, err
 		}
 		if ends[i], err = newTreeWalker(o, parts).lookup(0, c.tree); err != nil {
@@ -105,13 +102,7 @@ func (o *historyReader) diffEntries(p string, a, b treeEntry, out *[]TreeChange,
 func (o *historyReader) diffTreeData(dir string, a, b []byte, out *[]TreeChange, depth int) error {
 	var ea, eb rawEntry
 	var err error
-	next := func(data []byte) (rawEntry, []byte, bool, error) {
-		if len(data) == 0 {
-			return rawEntry{}, nil, false, nil
-		}
-		e, rest, err := nextRawEntry(data)
-		return e, rest, err == nil, err
-	}
+	next := nextRawEntryOf
 	var haveA, haveB bool
 	if ea, a, haveA, err = next(a); err != nil {
 		return err
@@ -227,11 +218,7 @@ type Dir struct {
 func (r *Repo) ReadDirs(rev string, dirs ...string) (string, []*Dir, error) {
 	o := r.openObjects()
 	defer o.close()
-	h, err := o.resolve(rev)
-	if err != nil {
-		return "", nil, err
-	}
-	c, err := o.readCommit(h)
+	h, c, err := o.commitAt(rev)
 	if err != nil {
 		return "", nil, err
 	}
