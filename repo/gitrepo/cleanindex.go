@@ -20,7 +20,7 @@ import (
 // in the map must be read to learn its object name. Only version 2 and 3
 // indexes are read this way; others give an empty map.
 func (r *Repo) CleanIndexHashes(dir string) (map[string]string, error) {
-	data, indexSec, err := readIndexFile(filepath.Join(r.gitDir, "index"))
+	data, indexSec, err := readIndexFile(r.gitDir, filepath.Join(r.gitDir, "index"))
 	if err != nil || data == nil {
 		return map[string]string{}, err
 	}

@@ -14,7 +14,7 @@ func (r *Repo) IndexedFile(path string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	data, _, err := readIndexFile(filepath.Join(r.gitDir, "index"))
+	data, _, err := readIndexFile(r.gitDir, filepath.Join(r.gitDir, "index"))
 	if err != nil {
 		return nil, false, err
 	}

@@ -90,7 +90,7 @@ func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, *
 	if err != nil {
 		return nil, nil, err
 	}
-	data, mtime, unmap, err := mapIndexFile(path)
+	data, mtime, unmap, err := mapIndexFile(r.gitDir, path)
 	if err != nil {
 		lock.release()
 		return nil, nil, err
@@ -123,8 +123,9 @@ func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, *
 }
 
 // readIndexFile returns the index file's content, nil when there is none,
-// and its modification time in seconds.
-func readIndexFile(path string) ([]byte, uint32, error) {
+// and its modification time in seconds. A split index comes back whole,
+// merged with its shared index from gitDir (expandSplitIndex).
+func readIndexFile(gitDir, path string) ([]byte, uint32, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
@@ -141,6 +142,9 @@ func readIndexFile(path string) ([]byte, uint32, error) {
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, 0, fmt.Errorf("read index %s: %w", path, err)
 	}
+	if data, err = expandSplitIndex(gitDir, data); err != nil {
+		return nil, 0, err
+	}
 	sec, _ := timeParts(fi.ModTime())
 	return data, sec, nil
 }
@@ -148,7 +152,7 @@ func readIndexFile(path string) ([]byte, uint32, error) {
 // mapIndexFile is readIndexFile for a caller that is done with the bytes
 // before it returns: the index is mapped rather than copied, and the
 // caller calls unmap once it no longer reads them.
-func mapIndexFile(path string) ([]byte, uint32, func(), error) {
+func mapIndexFile(gitDir, path string) ([]byte, uint32, func(), error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, func() {}, nil
@@ -164,6 +168,16 @@ func mapIndexFile(path string) ([]byte, uint32, func(), error) {
 	data, unmap, err := mapFile(f, fi.Size())
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("read index %s: %w", path, err)
+	}
+	whole, err := expandSplitIndex(gitDir, data)
+	if err != nil {
+		unmap()
+		return nil, 0, nil, err
+	}
+	if len(whole) != len(data) || len(data) > 0 && &whole[0] != &data[0] {
+		// A split index, expanded into memory of its own.
+		unmap()
+		data, unmap = whole, func() {}
 	}
 	sec, _ := timeParts(fi.ModTime())
 	return data, sec, unmap, nil
@@ -398,7 +412,7 @@ func codecIndex(data []byte, _ uint32, changes []*change, trustExecBit func() bo
 	if data != nil {
 		if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
 			if errors.Is(err, index.ErrUnknownExtension) {
-				return nil, fmt.Errorf("the index uses a git extension td cannot update, such as a split or sparse index: %w", err)
+				return nil, fmt.Errorf("the index uses a git extension td cannot update, such as a sparse index: %w", err)
 			}
 			return nil, fmt.Errorf("read index: %w", err)
 		}

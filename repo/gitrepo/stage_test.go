@@ -403,30 +403,35 @@ func writeIndexBytes(t *testing.T, path string, body []byte) {
 
 func TestStageRefusesAMandatoryExtension(t *testing.T) {
 	t.Parallel()
-	r := newRepo(t)
-	writeFile(t, r, "a", "a\n")
-	if err := r.Stage("a"); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(r.GitDir(), "index")
-	data, _ := os.ReadFile(path)
-	body := append(data[:len(data)-hashLen:len(data)-hashLen], "link"...)
-	body = binary.BigEndian.AppendUint32(body, hashLen)
-	body = append(body, make([]byte, hashLen)...)
-	writeIndexBytes(t, path, body)
-	before, _ := os.ReadFile(path)
+	for sig, want := range map[string]string{
+		"sdir": "extension",   // a sparse index: not td's to update
+		"link": "split index", // a split index whose shared file is gone
+	} {
+		r := newRepo(t)
+		writeFile(t, r, "a", "a\n")
+		if err := r.Stage("a"); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(r.GitDir(), "index")
+		data, _ := os.ReadFile(path)
+		body := append(data[:len(data)-hashLen:len(data)-hashLen], sig...)
+		body = binary.BigEndian.AppendUint32(body, hashLen)
+		body = append(body, make([]byte, hashLen)...)
+		writeIndexBytes(t, path, body)
+		before, _ := os.ReadFile(path)
 
-	writeFile(t, r, "b", "b\n")
-	err := r.Stage("b")
-	if err == nil || !strings.Contains(err.Error(), "extension") {
-		t.Fatalf("Stage with a split index: %v, want an error naming the extension", err)
-	}
-	after, _ := os.ReadFile(path)
-	if !bytes.Equal(before, after) {
-		t.Error("the index changed")
-	}
-	if _, err := os.Stat(path + ".lock"); !os.IsNotExist(err) {
-		t.Error("index.lock left behind")
+		writeFile(t, r, "b", "b\n")
+		err := r.Stage("b")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Stage with a %q extension: %v, want an error naming the %s", sig, err, want)
+		}
+		after, _ := os.ReadFile(path)
+		if !bytes.Equal(before, after) {
+			t.Errorf("%s: the index changed", sig)
+		}
+		if _, err := os.Stat(path + ".lock"); !os.IsNotExist(err) {
+			t.Errorf("%s: index.lock left behind", sig)
+		}
 	}
 }
 

@@ -60,7 +60,7 @@ func (r *Repo) stagedDiff(indexFile string) (*stagedDiff, error) {
 	if indexFile != "" {
 		path = resolveFrom(r.root, indexFile)
 	}
-	data, _, err := readIndexFile(path)
+	data, _, err := readIndexFile(r.gitDir, path)
 	if err != nil {
 		return nil, fmt.Errorf("staged changes: %w", err)
 	}

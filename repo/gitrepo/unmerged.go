@@ -27,7 +27,7 @@ type Unmerged struct {
 // a stage that is a symlink or a submodule is reported as an error naming
 // the path, since no text merge applies to it.
 func (r *Repo) Unmerged(dir string) ([]Unmerged, error) {
-	data, _, err := readIndexFile(filepath.Join(r.gitDir, "index"))
+	data, _, err := readIndexFile(r.gitDir, filepath.Join(r.gitDir, "index"))
 	if err != nil {
 		return nil, err
 	}

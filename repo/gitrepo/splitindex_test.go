@@ -1,0 +1,289 @@
+package gitrepo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// splitRepo makes a repository whose index git has split, then changed so
+// that its link extension deletes, replaces and adds entries, and a copy
+// of it whose index git wrote whole: the oracle.
+func splitRepo(t *testing.T) (split, whole *Repo) {
+	t.Helper()
+	gitBinary(t)
+	r := newRepo(t)
+	old := time.Now().Add(-time.Hour)
+	put := func(rel, content string) {
+		writeFile(t, r, rel, content)
+		// Older than any index git writes: no entry is racily clean, so
+		// git writes the same stat data into both forms.
+		if err := os.Chtimes(filepath.Join(r.Root(), rel), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 200 {
+		put(fmt.Sprintf(".todos/issues/td-%04d.md", i), fmt.Sprintf("issue %d\n", i))
+	}
+	put("README.md", "readme\n")
+	runGit(t, r.Root(), "add", "-A")
+	runGit(t, r.Root(), "commit", "-q", "-m", "base")
+	runGit(t, r.Root(), "update-index", "--split-index")
+	// Sizes differ from the committed "issue N\n": with the same size and
+	// mtime, git add could take a file for unchanged within a second.
+	put(".todos/issues/td-0007.md", "changed, and longer\n")
+	put(".todos/issues/td-0150.md", "changed too, and longer\n")
+	put(".todos/issues/td-0075x.md", "added in the middle\n")
+	put("zzz.txt", "added last\n")
+	put("a.txt", "added first\n")
+	runGit(t, r.Root(), "rm", "-q", "--cached", ".todos/issues/td-0100.md", ".todos/issues/td-0199.md")
+	runGit(t, r.Root(), "add", ".todos/issues/td-0007.md", ".todos/issues/td-0150.md", ".todos/issues/td-0075x.md", "zzz.txt", "a.txt")
+
+	dir := t.TempDir()
+	cp := exec.Command("cp", "-a", r.Root()+"/.", dir)
+	if out, err := cp.CombinedOutput(); err != nil {
+		t.Fatalf("copy: %v\n%s", err, out)
+	}
+	runGit(t, dir, "update-index", "--no-split-index")
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, w
+}
+
+// TestSplitIndexExpandsAsGitWritesItWhole: the entries td reads from a
+// split index are, byte for byte, those git writes when it unsplits it.
+func TestSplitIndexExpandsAsGitWritesItWhole(t *testing.T) {
+	r, w := splitRepo(t)
+	raw, err := os.ReadFile(filepath.Join(r.gitDir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := scanIndex(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(split.link) <= hashLen {
+		t.Fatalf("git wrote no bitmaps (link of %d bytes): the test tests nothing", len(split.link))
+	}
+	got, _, err := readIndexFile(r.gitDir, filepath.Join(r.gitDir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := readIndexFile(w.gitDir, filepath.Join(w.gitDir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := scanIndex(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := scanIndex(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.entries) != len(o.entries) {
+		t.Fatalf("%d entries, git has %d", len(g.entries), len(o.entries))
+	}
+	for i := range o.entries {
+		ge, oe := g.entries[i], o.entries[i]
+		if !bytes.Equal(got[ge.off:ge.off+ge.size], want[oe.off:oe.off+oe.size]) {
+			t.Fatalf("entry %d: %s, git has %s", i, ge.name, oe.name)
+		}
+	}
+	for _, name := range []string{".todos/issues/td-0100.md", ".todos/issues/td-0199.md"} {
+		for _, e := range g.entries {
+			if string(e.name) == name {
+				t.Fatalf("%s was deleted and is still listed", name)
+			}
+		}
+	}
+
+	// Every reader sees the whole index.
+	hashes, err := r.CleanIndexHashes(".todos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hashes) != 199 { // 200 - 2 deleted + 1 added
+		var missing []string
+		for _, e := range o.entries {
+			if _, ok := hashes[string(e.name)]; !ok && strings.HasPrefix(string(e.name), ".todos/") {
+				missing = append(missing, string(e.name))
+			}
+		}
+		t.Fatalf("CleanIndexHashes vouches for %d files, want 199; not for %v", len(hashes), missing)
+	}
+	changes, err := r.StagedChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range changes {
+		names = append(names, c.Path)
+	}
+	if got, want := strings.Join(names, " "), ".todos/issues/td-0007.md .todos/issues/td-0075x.md .todos/issues/td-0100.md .todos/issues/td-0150.md .todos/issues/td-0199.md a.txt zzz.txt"; got != want {
+		t.Fatalf("staged changes %s\nwant %s", got, want)
+	}
+}
+
+// TestStageIntoSplitIndex: td stages into a split index by writing the
+// whole index, which git reads and agrees with.
+func TestStageIntoSplitIndex(t *testing.T) {
+	r, _ := splitRepo(t)
+	writeFile(t, r, ".todos/issues/td-0008.md", "staged by td\n")
+	writeFile(t, r, ".todos/issues/td-9999.md", "new, staged by td\n")
+	if err := r.Stage(".todos/issues/td-0008.md", ".todos/issues/td-9999.md"); err != nil {
+		t.Fatal(err)
+	}
+	want := "M  .todos/issues/td-0007.md\nM  .todos/issues/td-0008.md\nA  .todos/issues/td-0075x.md\n" +
+		"D  .todos/issues/td-0100.md\nM  .todos/issues/td-0150.md\nD  .todos/issues/td-0199.md\nA  .todos/issues/td-9999.md\nA  a.txt\nA  zzz.txt\n" +
+		"?? .todos/issues/td-0100.md\n?? .todos/issues/td-0199.md\n"
+	checkGit(t, r, want, ".todos/issues/td-0008.md", ".todos/issues/td-9999.md")
+	// git splits it again at its own next write, and still agrees.
+	runGit(t, r.Root(), "update-index", "--split-index")
+	checkGit(t, r, want)
+}
+
+// TestSplitIndexRefusals: what td cannot read of a split index is an
+// error naming it, never an index read as if it held only its own
+// entries.
+func TestSplitIndexRefusals(t *testing.T) {
+	r, _ := splitRepo(t)
+	raw, err := os.ReadFile(filepath.Join(r.gitDir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, _ := scanIndex(raw)
+	shared := filepath.Join(r.gitDir, fmt.Sprintf("sharedindex.%x", split.link[:hashLen]))
+	data, err := os.ReadFile(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, damage := range map[string]func(){
+		"shared index missing": func() { os.Remove(shared) },
+		"shared index cut":     func() { os.WriteFile(shared, data[:len(data)/2], 0o644) },
+		"split index bit flip": func() {
+			b := bytes.Clone(raw)
+			b[len(b)/2] ^= 1
+			os.WriteFile(filepath.Join(r.gitDir, "index"), b, 0o644)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			damage()
+			defer os.WriteFile(shared, data, 0o644)
+			defer os.WriteFile(filepath.Join(r.gitDir, "index"), raw, 0o644)
+			if _, err := r.StagedChanges(); err == nil || !strings.Contains(err.Error(), "split index") {
+				t.Fatalf("StagedChanges: %v, want a split index error", err)
+			}
+		})
+	}
+}
+
+// encodeEWAH is a plain EWAH encoder for the tests: one marker word per
+// run of empty words, then the literal words up to the next empty one.
+func encodeEWAH(set []bool) []byte {
+	words := make([]uint64, (len(set)+63)/64)
+	for i, b := range set {
+		if b {
+			words[i/64] |= 1 << (i % 64)
+		}
+	}
+	var buf []uint64
+	last := 0
+	for i := 0; i < len(words); {
+		run := 0
+		for i < len(words) && words[i] == 0 {
+			run++
+			i++
+		}
+		lit := 0
+		for i+lit < len(words) && words[i+lit] != 0 {
+			lit++
+		}
+		last = len(buf)
+		buf = append(buf, uint64(lit)<<33|uint64(run)<<1)
+		buf = append(buf, words[i:i+lit]...)
+		i += lit
+	}
+	out := binary.BigEndian.AppendUint32(nil, uint32(len(set)))
+	out = binary.BigEndian.AppendUint32(out, uint32(len(buf)))
+	for _, w := range buf {
+		out = binary.BigEndian.AppendUint64(out, w)
+	}
+	return binary.BigEndian.AppendUint32(out, uint32(last))
+}
+
+func TestReadEWAH(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 500 {
+		n := rng.IntN(700)
+		set := make([]bool, n)
+		for i := range set {
+			set[i] = rng.IntN(9) == 0
+		}
+		data := append(encodeEWAH(set), "rest"...)
+		got := make([]bool, n)
+		used, err := readEWAH(data, got)
+		if err != nil || used != len(data)-4 || !slices.Equal(got, set) {
+			t.Fatalf("n=%d: read %v, %d bytes of %d, equal %v", n, err, used, len(data)-4, slices.Equal(got, set))
+		}
+	}
+	// A run of ones: the marker's low bit.
+	ones := binary.BigEndian.AppendUint32(nil, 128)
+	ones = binary.BigEndian.AppendUint32(ones, 1)
+	ones = binary.BigEndian.AppendUint64(ones, 2<<1|1)
+	ones = binary.BigEndian.AppendUint32(ones, 0)
+	got := make([]bool, 128)
+	if _, err := readEWAH(ones, got); err != nil || slices.Contains(got, false) {
+		t.Fatalf("a run of two full words: %v, %v", err, got)
+	}
+	if _, err := readEWAH(ones, make([]bool, 100)); err == nil {
+		t.Fatal("a bit past the shared entries was accepted")
+	}
+	if _, err := readEWAH(ones[:len(ones)-1], got); err == nil {
+		t.Fatal("a bitmap cut short was accepted")
+	}
+}
+
+// FuzzReadEWAH: any bytes read as a bitmap either fail or give bits that
+// encode and read back the same.
+func FuzzReadEWAH(f *testing.F) {
+	f.Add(encodeEWAH([]bool{true, false, true}))
+	f.Add(encodeEWAH(make([]bool, 300)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		set := make([]bool, 1000)
+		if _, err := readEWAH(data, set); err != nil {
+			return
+		}
+		again := make([]bool, 1000)
+		if _, err := readEWAH(encodeEWAH(set), again); err != nil || !slices.Equal(set, again) {
+			t.Fatalf("read back: %v", err)
+		}
+	})
+}
+
+// FuzzScanIndex: scanIndex never panics, and the entries it lays out stay
+// inside the data.
+func FuzzScanIndex(f *testing.F) {
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00link\x00\x00\x00\x14" + strings.Repeat("\x00", 40)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ix, err := scanIndex(data)
+		if err != nil {
+			return
+		}
+		for _, e := range ix.entries {
+			if e.off < indexHeaderLen || e.off+e.size > len(data)-hashLen {
+				t.Fatalf("entry at %d+%d outside %d bytes", e.off, e.size, len(data))
+			}
+		}
+	})
+}
