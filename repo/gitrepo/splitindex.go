@@ -45,6 +45,11 @@ func expandSplitIndex(gitDir string, data []byte) ([]byte, error) {
 	if err != nil || split.link == nil {
 		return data, nil // not split, or not td's to judge here: each reader refuses what it cannot read
 	}
+	return expandScanned(gitDir, data, split)
+}
+
+// expandScanned is expandSplitIndex of data, laid out as split.
+func expandScanned(gitDir string, data []byte, split *scannedIndex) ([]byte, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", errSplitIndex, fmt.Sprintf(format, args...))
 	}
@@ -308,4 +313,49 @@ func readEWAH(data []byte, set []bool) (int, error) {
 		}
 	}
 	return end + 4, nil
+}
+
+// maxSplitChange is the share of the shared entries (in percent) that may
+// be deleted, replaced or added before td writes the whole index instead:
+// git's default for splitIndex.maxPercentChange, past which git writes a
+// new shared index.
+const maxSplitChange = 20
+
+// encodeEWAH encodes set as git's EWAH bitmap (see readEWAH): a marker
+// word for each run of empty words and the literal words after it. git
+// reads at least one marker word, even for an empty set.
+func encodeEWAH(set []bool) []byte {
+	words := make([]uint64, (len(set)+63)/64)
+	for i, b := range set {
+		if b {
+			words[i/64] |= 1 << (i % 64)
+		}
+	}
+	var buf []uint64
+	last := 0
+	for i := 0; i < len(words); {
+		run := 0
+		for i < len(words) && words[i] == 0 {
+			run++
+			i++
+		}
+		lit := 0
+		for i+lit < len(words) && words[i+lit] != 0 {
+			lit++
+		}
+		last = len(buf)
+		buf = append(buf, uint64(lit)<<33|uint64(run)<<1)
+		buf = append(buf, words[i:i+lit]...)
+		i += lit
+	}
+	if len(buf) == 0 {
+		buf = append(buf, 0)
+	}
+	be := binary.BigEndian
+	out := be.AppendUint32(nil, uint32(len(set)))
+	out = be.AppendUint32(out, uint32(len(buf)))
+	for _, w := range buf {
+		out = be.AppendUint64(out, w)
+	}
+	return be.AppendUint32(out, uint32(last))
 }

@@ -90,10 +90,30 @@ func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, *
 	if err != nil {
 		return nil, nil, err
 	}
-	data, mtime, unmap, err := mapIndexFile(r.gitDir, path)
+	data, mtime, unmap, err := mapIndexFile(path)
 	if err != nil {
 		lock.release()
 		return nil, nil, err
+	}
+	// A split index: the change goes into a split index of the same
+	// shared one when patchSplit can write it, else into the whole index.
+	if split, serr := scanIndex(data); data != nil && serr == nil && split.link != nil {
+		out, ok, err := patchSplit(r.gitDir, data, split, mtime, changes, r.trustExecBit)
+		if err == nil && ok {
+			unmap()
+			lock.noSync = !r.syncIndex()
+			return lock, out, nil
+		}
+		for _, c := range changes {
+			c.oldMode, c.oldHash, c.replaced, c.oldStage = 0, [hashLen]byte{}, 0, 0
+		}
+		whole, err := expandScanned(r.gitDir, data, split)
+		unmap()
+		if err != nil {
+			lock.release()
+			return nil, nil, err
+		}
+		data, unmap = whole, func() {}
 	}
 	kept := false // the image's parts point into data: it unmaps it
 	defer func() {
@@ -151,8 +171,9 @@ func readIndexFile(gitDir, path string) ([]byte, uint32, error) {
 
 // mapIndexFile is readIndexFile for a caller that is done with the bytes
 // before it returns: the index is mapped rather than copied, and the
-// caller calls unmap once it no longer reads them.
-func mapIndexFile(gitDir, path string) ([]byte, uint32, func(), error) {
+// caller calls unmap once it no longer reads them. A split index comes
+// back as it is: see patchedIndex.
+func mapIndexFile(path string) ([]byte, uint32, func(), error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, func() {}, nil
@@ -168,16 +189,6 @@ func mapIndexFile(gitDir, path string) ([]byte, uint32, func(), error) {
 	data, unmap, err := mapFile(f, fi.Size())
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("read index %s: %w", path, err)
-	}
-	whole, err := expandSplitIndex(gitDir, data)
-	if err != nil {
-		unmap()
-		return nil, 0, nil, err
-	}
-	if len(whole) != len(data) || len(data) > 0 && &whole[0] != &data[0] {
-		// A split index, expanded into memory of its own.
-		unmap()
-		data, unmap = whole, func() {}
 	}
 	sec, _ := timeParts(fi.ModTime())
 	return data, sec, unmap, nil
