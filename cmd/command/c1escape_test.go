@@ -17,6 +17,7 @@ func TestC1Escaper(t *testing.T) {
 		{"split between the two bytes", []string{"\"a\xc2", "\x9bb\""}, `"a\u009bb"`},
 		{"other two-byte characters pass", []string{"é ¡ \u00a0"}, "é ¡ \u00a0"},
 		{"0xC2 then a lead byte, split", []string{"\xc2", "\xa9"}, "©"},
+		{"plain chunks around a split escape", []string{"a", "\xc2", "\x9b", "b"}, `a\u009bb`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
