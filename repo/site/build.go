@@ -37,12 +37,33 @@ type Source struct {
 // Open reads the store's issues for the pages. Files td cannot read are
 // returned beside the Source, which shows what it could read.
 func Open(s *repo.Store) (*Source, []error, error) {
-	all, errs, err := s.LoadAll()
+	src := New(s)
+	errs, err := src.Load()
 	if err != nil {
 		return nil, nil, err
 	}
-	src := &Source{s: s, repoName: filepath.Base(s.Root), byID: make(map[string]*repo.Issue, len(all)),
+	return src, errs, nil
+}
+
+// New returns a Source that has read no issue yet: enough for the diff
+// pages (Diff), which read what they compare themselves. td board --html
+// builds them before Load, so that the two listings of every file a diff
+// holds and the issues the other pages need are never in memory at once
+// (at 100,000 issues, about 100 MB each).
+func New(s *repo.Store) *Source {
+	return &Source{s: s, repoName: filepath.Base(s.Root), byID: map[string]*repo.Issue{},
 		inverse: map[string][]domain.Link{}, children: map[string][]string{}, names: map[string]string{}}
+}
+
+// Load reads the store's issues and claims for the board and issue pages.
+// Files td cannot read are returned.
+func (src *Source) Load() ([]error, error) {
+	s := src.s
+	all, errs, err := s.LoadAll()
+	if err != nil {
+		return nil, err
+	}
+	src.byID = make(map[string]*repo.Issue, len(all))
 	for _, is := range all {
 		src.byID[is.ID] = is
 	}
@@ -71,7 +92,7 @@ func Open(s *repo.Store) (*Source, []error, error) {
 		errs = append(errs, err)
 	}
 	src.claims = cs
-	return src, errs, nil
+	return errs, nil
 }
 
 func inverseRank(k domain.LinkKind) int {

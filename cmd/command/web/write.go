@@ -78,11 +78,10 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, problems, err := site.Open(s)
-	if err != nil {
-		return nil, err
-	}
-	res := &SiteResult{Dir: dir, Problems: problems}
+	// The diff pages first, before the issues are loaded for the others:
+	// see site.New.
+	src := site.New(s)
+	res := &SiteResult{Dir: dir}
 	r := NewRenderer(o.Version, true)
 	w := &siteWriter{dir: dir, old: old}
 	dirs := []string{site.IssuesDir}
@@ -113,6 +112,12 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 			return nil, err
 		}
 	}
+	diffs = nil
+	problems, err := src.Load()
+	if err != nil {
+		return nil, err
+	}
+	res.Problems = problems
 	bp, err := src.Board(o.Filter, res.Diffs)
 	if err != nil {
 		return nil, err
