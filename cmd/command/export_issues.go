@@ -1,9 +1,12 @@
 package command
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 
+	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/exchange"
 	"github.com/urfave/cli/v2"
 )
@@ -56,26 +59,62 @@ Examples:
 	}
 }
 
-// exportedStream writes the export in its format, with or without --json:
-// the format is JSON already.
+// exportedStream writes the export in its format, with or without --json
+// (the format is JSON already), an issue at a time as it is read: the
+// export of 100,000 issues never holds them all. The files td could not
+// read are left in problems.
 type exportedStream struct {
-	format string
-	issues []*exchange.ExportedIssue
+	format   string
+	s        *repo.Store
+	problems []error
 }
 
-// WriteJSON writes the issues in the export's format.
-func (e exportedStream) WriteJSON(w io.Writer) error {
-	if e.format == exportJSONL {
-		return exchange.WriteJSONL(w, e.issues)
-	}
-	forms := make([]exchange.GitHubIssue, 0, len(e.issues))
-	for _, is := range e.issues {
-		forms = append(forms, exchange.GitHubForm(is))
-	}
-	enc := json.NewEncoder(w)
+// WriteJSON writes the issues in the export's format. The github form is
+// the JSON list encoding/json writes with a two-space indent, written an
+// element at a time.
+func (e *exportedStream) WriteJSON(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var (
+		buf   bytes.Buffer
+		enc   = json.NewEncoder(&buf)
+		first = true
+	)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(forms)
+	if e.format != exportJSONL {
+		enc.SetIndent("  ", "  ")
+	}
+	problems, err := exchange.ExportEach(e.s, func(is *exchange.ExportedIssue) error {
+		buf.Reset()
+		if e.format == exportJSONL {
+			if err := enc.Encode(is); err != nil {
+				return err
+			}
+			_, err := bw.Write(buf.Bytes())
+			return err
+		}
+		if err := enc.Encode(exchange.GitHubForm(is)); err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if first {
+			sep, first = "[\n  ", false
+		}
+		bw.WriteString(sep)
+		_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	})
+	e.problems = problems
+	if err != nil {
+		return err
+	}
+	if e.format != exportJSONL {
+		if first {
+			bw.WriteString("[]\n")
+		} else {
+			bw.WriteString("\n]\n")
+		}
+	}
+	return bw.Flush()
 }
 
 // runExport reads every issue and writes it out; unreadable files are
@@ -85,13 +124,10 @@ func (r *runner) runExport(o *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	ex, err := exchange.Export(s)
-	if err != nil {
-		return err
-	}
-	for _, e := range ex.Errors {
+	out := &exportedStream{format: o.Format, s: s}
+	err = r.st.export(func() any { return out }, func() error { return out.WriteJSON(r.st.out) })
+	for _, e := range out.problems {
 		r.st.warnf("%v (not exported)", e)
 	}
-	out := exportedStream{format: o.Format, issues: ex.Issues}
-	return r.st.export(func() any { return out }, func() error { return out.WriteJSON(r.st.out) })
+	return err
 }

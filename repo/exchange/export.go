@@ -82,24 +82,49 @@ type Exported struct {
 // Export reads every issue with its ledger. Files td cannot read are
 // reported, not exported.
 func Export(s *repo.Store) (*Exported, error) {
+	ex := &Exported{}
+	errs, err := ExportEach(s, func(is *ExportedIssue) error {
+		ex.Issues = append(ex.Issues, is)
+		return nil
+	})
+	ex.Errors = errs
+	return ex, err
+}
+
+// exportBatch is how many issues ExportEach reads ahead of fn.
+var exportBatch = 512
+
+// ExportEach reads every issue with its ledger, in the order of their
+// IDs, and hands each to fn; the files of a batch are read in parallel
+// while nothing else is held, so that an export of 100,000 issues keeps
+// a batch in memory rather than the repository (it took 1.1 GB). Files
+// td cannot read are returned, not handed to fn. An error from fn stops
+// the export and is returned.
+func ExportEach(s *repo.Store, fn func(*ExportedIssue) error) ([]error, error) {
 	ids, err := s.IssueIDs()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*ExportedIssue, len(ids))
-	errs := make([]error, len(ids))
-	repo.ForEach(len(ids), repo.IOWorkers(), 32, func(i int) {
-		out[i], errs[i] = exportIssue(s, ids[i])
-	})
-	ex := &Exported{}
-	for i := range ids {
-		if errs[i] != nil {
-			ex.Errors = append(ex.Errors, errs[i])
-			continue
+	var problems []error
+	out := make([]*ExportedIssue, min(len(ids), exportBatch))
+	errs := make([]error, len(out))
+	for start := 0; start < len(ids); start += exportBatch {
+		batch := ids[start:min(start+exportBatch, len(ids))]
+		repo.ForEach(len(batch), repo.IOWorkers(), 32, func(i int) {
+			out[i], errs[i] = exportIssue(s, batch[i])
+		})
+		for i := range batch {
+			if errs[i] != nil {
+				problems = append(problems, errs[i])
+				continue
+			}
+			if err := fn(out[i]); err != nil {
+				return problems, err
+			}
+			out[i] = nil
 		}
-		ex.Issues = append(ex.Issues, out[i])
 	}
-	return ex, nil
+	return problems, nil
 }
 
 func exportIssue(s *repo.Store, id string) (*ExportedIssue, error) {
