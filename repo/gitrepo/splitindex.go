@@ -114,26 +114,7 @@ func expandScanned(gitDir string, data []byte, split *scannedIndex) ([]byte, err
 	}
 	added := split.entries[next:]
 	merged := make([][]byte, 0, len(entries)+len(added))
-	key := func(b []byte) ([]byte, int) {
-		flags := be.Uint16(b[entryFlagsOff:])
-		fixed := entryFixedLen
-		if flags&flagExtended != 0 {
-			fixed += 2
-		}
-		nameLen := int(flags & flagNameMask)
-		if nameLen == flagNameMask {
-			nameLen = bytes.IndexByte(b[fixed:], 0)
-		}
-		return b[fixed : fixed+nameLen], int(flags&flagStageMask) >> 12
-	}
-	cmp := func(a, b []byte) int {
-		an, as := key(a)
-		bn, bs := key(b)
-		if c := bytes.Compare(an, bn); c != 0 {
-			return c
-		}
-		return as - bs
-	}
+	cmp := compareEntries
 	adds := make([][]byte, len(added))
 	for i, r := range added {
 		if len(r.name) == 0 {
