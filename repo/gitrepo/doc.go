@@ -54,11 +54,13 @@
 //     when core.fsync names the index, as git does: at 100,000 issues the
 //     index is some 20 MB, and copying and syncing it cost more than
 //     everything else a one-issue change does.
-//   - Split indexes (splitindex.go): go-git reads only the entries of
-//     .git/index and ignores the shared index its link extension names.
-//     Every reader of the index goes through readIndexFile or
-//     mapIndexFile, which merge the two; td writes the whole index back,
-//     and git splits it again at its next write.
+//   - Split indexes (splitindex.go, splitpatch.go): go-git reads only the
+//     entries of .git/index and ignores the shared index its link
+//     extension names. Every reader goes through readIndexFile, which
+//     merges the two; the patcher reports a link extension, and
+//     patchedIndex then stages into a split index of the same shared one
+//     (16 to 18 ms a change at 100,000 issues, against 41 ms unsplit), or
+//     into the whole index when too much changed.
 //   - Trees and commits (tree.go, commitformat.go): go-git's object package
 //     links OpenPGP into td and adds its initialisation to every start; a
 //     tree is scanned here only up to the entry looked for, and a commit

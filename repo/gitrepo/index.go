@@ -195,14 +195,10 @@ func patchIndex(data []byte, indexMtime uint32, changes []*change, trustExecBit 
 	// The old checksum is verified while the new index is built: each is a
 	// pass over the whole index, and there are cores for both.
 	verified := make(chan bool, 1)
-	go func() {
-		trailer := data[body:]
-		sum := sha1.Sum(data[:body])
-		verified <- isZero(trailer) || bytes.Equal(sum[:], trailer)
-	}()
+	go func() { verified <- checksumOK(data) }()
 	out, err := patchEntries(data, body, version, changes, trustExecBit, indexMtime)
-	if ok := <-verified; !ok {
-		return nil, errNeedsCodec
+	if ok := <-verified; !ok && !errors.Is(err, errLinkedIndex) {
+		return nil, errNeedsCodec // a split index's own reading says what is wrong
 	}
 	return out, err
 }
@@ -299,6 +295,11 @@ func patchEntries(data []byte, body int, version uint32, changes []*change, trus
 		emit(changes[ci])
 	}
 	if !modified {
+		// Nothing this index holds changes, but a split index holds only
+		// part of the entries: the shared ones may.
+		if hasLink(data) {
+			return nil, errLinkedIndex
+		}
 		return nil, nil
 	}
 
@@ -316,6 +317,8 @@ func patchEntries(data []byte, body int, version uint32, changes []*change, trus
 		}
 		ext := data[p+8 : p+8+n]
 		switch {
+		case string(sig) == "link":
+			return nil, errLinkedIndex
 		case sig[0] < 'A' || sig[0] > 'Z':
 			return nil, errNeedsCodec
 		case string(sig) == "TREE":
@@ -395,8 +398,24 @@ func newIndex(changes []*change, trustExecBit func() bool) []byte {
 		return nil
 	}
 	binary.BigEndian.PutUint32(out[8:], n)
+	return appendChecksum(out)
+}
+
+// appendChecksum appends an index's trailing checksum to its content.
+func appendChecksum(out []byte) []byte {
 	sum := sha1.Sum(out)
 	return append(out, sum[:]...)
+}
+
+// checksumOK reports whether an index ends with the checksum of what it
+// holds, or with zeros (index.skipHash, and td's expanded split indexes).
+func checksumOK(data []byte) bool {
+	body, trailer := data[:len(data)-hashLen], data[len(data)-hashLen:]
+	if isZero(trailer) {
+		return true
+	}
+	sum := sha1.Sum(body)
+	return bytes.Equal(sum[:], trailer)
 }
 
 func isZero(b []byte) bool {

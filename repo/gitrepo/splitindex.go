@@ -2,12 +2,11 @@ package gitrepo
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 )
@@ -22,136 +21,210 @@ import (
 //
 // td reads such an index by expanding it into the whole index it stands
 // for (expandSplitIndex), so that every reader of the index sees every
-// entry, and writes a whole index back when it stages: git reads either
-// form, and splits the index again at its own next write when the
-// repository asks for it. Before this, td read only the entries of
-// .git/index in a split repository, and its pre-commit check took every
-// file of the shared index for deleted.
+// entry. It stages into it as git does, writing a split index of the same
+// shared one (patchSplit), or the whole index when too much changed; git
+// reads either form. Before this, td read only the entries of .git/index
+// in a split repository, and its pre-commit check took every file of the
+// shared index for deleted.
 
 // errSplitIndex wraps what keeps td from reading a split index.
 var errSplitIndex = errors.New("the split index cannot be read")
 
+// errLinkedIndex is what the patcher returns for an index with a link
+// extension: a split index, for patchedIndex to stage into as one.
+var errLinkedIndex = errors.New("the index is split")
+
 // expandSplitIndex returns the index data stands for: data itself when it
-// has no link extension, else the merged entries of the shared index
-// (read from gitDir) and data, followed by data's other extensions, with a
-// zero checksum (the bytes are not a file; git's readers skip the check
-// when it is zero). The split index's own checksum is verified, and the
-// shared file must end with the checksum its name promises.
+// has no link extension, else the whole index of the shared one (read from
+// gitDir) and data (splitView.expand). Finding the link walks the entries
+// without keeping them.
 func expandSplitIndex(gitDir string, data []byte) ([]byte, error) {
-	if data == nil {
-		return nil, nil
-	}
-	split, err := scanIndex(data)
-	if err != nil || split.link == nil {
+	if data == nil || !hasLink(data) {
 		return data, nil // not split, or not td's to judge here: each reader refuses what it cannot read
 	}
-	return expandScanned(gitDir, data, split)
+	v, err := openSplit(gitDir, data)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	return v.expand()
 }
 
-// expandScanned is expandSplitIndex of data, laid out as split.
-func expandScanned(gitDir string, data []byte, split *scannedIndex) ([]byte, error) {
+// splitView is a split index with what it links to: the shared index,
+// mapped, and the two bitmaps over its entries.
+type splitView struct {
+	split      *scannedIndex
+	sharedPath string
+	shared     []byte
+	unmap      func()
+	version    uint32 // the shared index's
+	deleted    []bool
+	replaced   []bool
+	repl, adds []scannedEntry // the split index's replacing and added entries
+}
+
+// openSplit reads what the split index raw links to. Its checksum is
+// verified, and the shared file must end with the checksum its name
+// promises. The caller closes the view.
+func openSplit(gitDir string, raw []byte) (*splitView, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", errSplitIndex, fmt.Sprintf(format, args...))
 	}
-	if sum := sha1.Sum(data[:len(data)-hashLen]); !isZero(data[len(data)-hashLen:]) && !bytes.Equal(sum[:], data[len(data)-hashLen:]) {
+	split, err := scanIndex(raw)
+	if err != nil {
+		return nil, fail(".git/index: %v", err)
+	}
+	if !checksumOK(raw) {
 		return nil, fail(".git/index does not match its checksum")
 	}
 	link := split.link
 	if len(link) < hashLen {
 		return nil, fail("its link extension is %d bytes long", len(link))
 	}
-	name := hex.EncodeToString(link[:hashLen])
-	sharedPath := filepath.Join(gitDir, "sharedindex."+name)
-	shared, err := os.ReadFile(sharedPath)
+	v := &splitView{split: split, sharedPath: filepath.Join(gitDir, "sharedindex."+hex.EncodeToString(link[:hashLen]))}
+	shared, _, unmap, err := mapIndexFile(v.sharedPath)
+	if err == nil && shared == nil {
+		err = fs.ErrNotExist
+	}
 	if err != nil {
 		return nil, fail("read the shared index: %v", err)
 	}
-	if len(shared) < indexHeaderLen+hashLen || !bytes.Equal(shared[len(shared)-hashLen:], link[:hashLen]) {
-		return nil, fail("%s does not end with the checksum its name promises", sharedPath)
+	v.shared, v.unmap = shared, unmap
+	be := binary.BigEndian
+	if len(shared) < indexHeaderLen+hashLen || string(shared[:4]) != indexSignature || !bytes.Equal(shared[len(shared)-hashLen:], link[:hashLen]) {
+		v.close()
+		return nil, fail("%s does not end with the checksum its name promises", v.sharedPath)
 	}
-	base, err := scanIndex(shared)
-	if err != nil {
-		return nil, fail("%s: %v", sharedPath, err)
+	if v.version = be.Uint32(shared[4:]); v.version != 2 && v.version != 3 {
+		v.close()
+		return nil, fail("%s: index version %d", v.sharedPath, v.version)
 	}
-	if base.link != nil {
-		return nil, fail("%s is itself split", sharedPath)
+	n := int(be.Uint32(shared[8:]))
+	if n > len(shared)/entryFixedLen {
+		v.close()
+		return nil, fail("%s: %v", v.sharedPath, errIndexShort)
 	}
-	n := len(base.entries)
-	deleted, replaced := make([]bool, n), make([]bool, n)
+	v.deleted, v.replaced = make([]bool, n), make([]bool, n)
 	if rest := link[hashLen:]; len(rest) > 0 {
-		used, err := readEWAH(rest, deleted)
+		used, err := readEWAH(rest, v.deleted)
 		if err != nil {
+			v.close()
 			return nil, fail("the delete bitmap: %v", err)
 		}
-		if _, err := readEWAH(rest[used:], replaced); err != nil {
+		if _, err := readEWAH(rest[used:], v.replaced); err != nil {
+			v.close()
 			return nil, fail("the replace bitmap: %v", err)
 		}
 	}
-
-	be := binary.BigEndian
-	version := max(split.version, base.version)
-	var entries [][]byte // the merged entries, each encoded whole
-	next := 0            // the next of split's entries to replace a shared one
-	for i, e := range base.entries {
-		switch {
-		case deleted[i] && replaced[i]:
+	nRepl := 0
+	for i, r := range v.replaced {
+		if r && v.deleted[i] {
+			v.close()
 			return nil, fail("shared entry %d is both deleted and replaced", i)
-		case deleted[i]:
-			continue
-		case replaced[i]:
-			if next >= len(split.entries) {
-				return nil, fail("it replaces more entries than it holds")
-			}
-			r := split.entries[next]
-			next++
-			if len(r.name) != 0 {
-				return nil, fail("replacing entry %d has a name", next-1)
-			}
-			entries = append(entries, encodeEntry(split.data[r.off:r.off+entryFixedLen], r.flags, r.xflags, e.name))
-		default:
-			entries = append(entries, base.data[e.off:e.off+e.size])
+		}
+		if r {
+			nRepl++
 		}
 	}
-	added := split.entries[next:]
-	merged := make([][]byte, 0, len(entries)+len(added))
-	cmp := compareEntries
-	adds := make([][]byte, len(added))
-	for i, r := range added {
-		if len(r.name) == 0 {
+	if nRepl > len(split.entries) {
+		v.close()
+		return nil, fail("it replaces more entries than it holds")
+	}
+	v.repl, v.adds = split.entries[:nRepl], split.entries[nRepl:]
+	for _, e := range v.repl {
+		if len(e.name) != 0 {
+			v.close()
+			return nil, fail("a replacing entry has a name")
+		}
+	}
+	for _, e := range v.adds {
+		if len(e.name) == 0 {
+			v.close()
 			return nil, fail("an added entry has no name")
 		}
-		adds[i] = split.data[r.off : r.off+r.size]
 	}
-	slices.SortStableFunc(adds, cmp)
-	i, j := 0, 0
-	for i < len(entries) || j < len(adds) {
-		switch {
-		case j == len(adds) || i < len(entries) && cmp(entries[i], adds[j]) < 0:
-			merged = append(merged, entries[i])
-			i++
-		case i == len(entries) || cmp(entries[i], adds[j]) > 0:
-			merged = append(merged, adds[j])
-			j++
-		default:
-			return nil, fail("an added entry is already in the shared index")
+	return v, nil
+}
+
+func (v *splitView) close() { v.unmap() }
+
+// each walks the shared entries that are not deleted, in order, as the
+// index holds them: cur is the shared entry, or the entry replacing it
+// with the shared name; shared is the shared entry as its file has it.
+func (v *splitView) each(fn func(i int, name, shared, cur []byte, flags, xflags uint16) error) error {
+	body := len(v.shared) - hashLen
+	off, k := indexHeaderLen, 0
+	for i := range v.deleted {
+		rec, err := readIndexRecord(v.shared, off, body, v.version)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", errSplitIndex, v.sharedPath, err)
+		}
+		entry := v.shared[off : off+rec.size]
+		off += rec.size
+		if v.deleted[i] {
+			continue
+		}
+		cur, flags, xflags := entry, rec.flags, rec.xflags
+		if v.replaced[i] {
+			r := v.repl[k]
+			k++
+			cur = encodeEntry(v.split.data[r.off:r.off+entryFixedLen], r.flags, r.xflags, rec.name)
+			flags, xflags = r.flags, r.xflags
+		}
+		if err := fn(i, rec.name, entry, cur, flags, xflags); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
+// expand returns the whole index the view stands for: the shared entries
+// less the deleted, the replaced ones as the split index has them, the
+// added ones merged in order, and the split index's other extensions, with
+// a zero checksum (the bytes are not a file; git's readers skip the check
+// when it is zero).
+func (v *splitView) expand() ([]byte, error) {
+	var entries [][]byte
+	if err := v.each(func(_ int, _, _, cur []byte, _, _ uint16) error {
+		entries = append(entries, cur)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	adds := make([][]byte, len(v.adds))
+	for i, r := range v.adds {
+		adds[i] = v.split.data[r.off : r.off+r.size]
+	}
+	slices.SortStableFunc(adds, compareEntries)
+	merged := make([][]byte, 0, len(entries)+len(adds))
 	size := indexHeaderLen + hashLen
-	for _, e := range merged {
+	for i, j := 0, 0; i < len(entries) || j < len(adds); {
+		var e []byte
+		switch {
+		case j == len(adds) || i < len(entries) && compareEntries(entries[i], adds[j]) < 0:
+			e = entries[i]
+			i++
+		case i == len(entries) || compareEntries(entries[i], adds[j]) > 0:
+			e = adds[j]
+			j++
+		default:
+			return nil, fmt.Errorf("%w: an added entry is already in the shared index", errSplitIndex)
+		}
+		merged = append(merged, e)
 		size += len(e)
 	}
-	for _, x := range split.exts {
+	for _, x := range v.split.exts {
 		size += len(x)
 	}
+	be := binary.BigEndian
 	out := make([]byte, 0, size)
 	out = append(out, indexSignature...)
-	out = be.AppendUint32(out, version)
+	out = be.AppendUint32(out, max(v.split.version, v.version))
 	out = be.AppendUint32(out, uint32(len(merged)))
 	for _, e := range merged {
 		out = append(out, e...)
 	}
-	for _, x := range split.exts {
+	for _, x := range v.split.exts {
 		out = append(out, x...)
 	}
 	return append(out, make([]byte, hashLen)...), nil
@@ -176,45 +249,71 @@ type scannedEntry struct {
 
 // scanIndex lays out the index in data.
 func scanIndex(data []byte) (*scannedIndex, error) {
+	ix := &scannedIndex{data: data}
+	err := walkIndex(data, func(off int, rec indexRecord) {
+		ix.entries = append(ix.entries, scannedEntry{off: off, size: rec.size, flags: rec.flags, xflags: rec.xflags, name: rec.name})
+	}, func(sig string, ext, whole []byte) {
+		if sig == "link" {
+			ix.link = ext
+		} else {
+			ix.exts = append(ix.exts, whole)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	ix.version = binary.BigEndian.Uint32(data[4:])
+	return ix, nil
+}
+
+// hasLink reports whether the version 2 or 3 index in data has a link
+// extension: whether it is split.
+func hasLink(data []byte) bool {
+	found := false
+	err := walkIndex(data, func(int, indexRecord) {}, func(sig string, _, _ []byte) {
+		found = found || sig == "link"
+	})
+	return err == nil && found
+}
+
+// walkIndex calls entry for each entry of the version 2 or 3 index in
+// data and ext for each extension (its signature, content, and the whole
+// of it), without keeping them.
+func walkIndex(data []byte, entry func(off int, rec indexRecord), ext func(sig string, content, whole []byte)) error {
 	be := binary.BigEndian
 	if len(data) < indexHeaderLen+hashLen || string(data[:4]) != indexSignature {
-		return nil, errIndexMalformed
+		return errIndexMalformed
 	}
-	ix := &scannedIndex{data: data, version: be.Uint32(data[4:])}
-	if ix.version != 2 && ix.version != 3 {
-		return nil, fmt.Errorf("index version %d", ix.version)
+	version := be.Uint32(data[4:])
+	if version != 2 && version != 3 {
+		return fmt.Errorf("index version %d", version)
 	}
 	body := len(data) - hashLen
 	count := be.Uint32(data[8:])
 	if int64(count) > int64(body/entryFixedLen) {
-		return nil, errIndexShort
+		return errIndexShort
 	}
-	ix.entries = make([]scannedEntry, 0, count)
 	off := indexHeaderLen
 	for range count {
-		rec, err := readIndexRecord(data, off, body, ix.version)
+		rec, err := readIndexRecord(data, off, body, version)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		ix.entries = append(ix.entries, scannedEntry{off: off, size: rec.size, flags: rec.flags, xflags: rec.xflags, name: rec.name})
+		entry(off, rec)
 		off += rec.size
 	}
 	for off < body {
 		if off+8 > body {
-			return nil, errIndexShort
+			return errIndexShort
 		}
 		n := int(be.Uint32(data[off+4:]))
 		if n < 0 || n > body-off-8 {
-			return nil, errIndexShort
+			return errIndexShort
 		}
-		if string(data[off:off+4]) == "link" {
-			ix.link = data[off+8 : off+8+n]
-		} else {
-			ix.exts = append(ix.exts, data[off:off+8+n])
-		}
+		ext(string(data[off:off+4]), data[off+8:off+8+n], data[off:off+8+n])
 		off += 8 + n
 	}
-	return ix, nil
+	return nil
 }
 
 // encodeEntry encodes an entry from the fixed part of another (stat data,
@@ -295,12 +394,6 @@ func readEWAH(data []byte, set []bool) (int, error) {
 	}
 	return end + 4, nil
 }
-
-// maxSplitChange is the share of the shared entries (in percent) that may
-// be deleted, replaced or added before td writes the whole index instead:
-// git's default for splitIndex.maxPercentChange, past which git writes a
-// new shared index.
-const maxSplitChange = 20
 
 // encodeEWAH encodes set as git's EWAH bitmap (see readEWAH): a marker
 // word for each run of empty words and the literal words after it. git

@@ -60,18 +60,25 @@ func splitRepo(t *testing.T) (split, whole *Repo) {
 	return r, w
 }
 
-// TestSplitIndexExpandsAsGitWritesItWhole: the entries td reads from a
-// split index are, byte for byte, those git writes when it unsplits it.
-func TestSplitIndexExpandsAsGitWritesItWhole(t *testing.T) {
-	r, w := splitRepo(t)
+// readIndexLayout reads r's .git/index as its file has it, and lays it out.
+func readIndexLayout(t *testing.T, r *Repo) ([]byte, *scannedIndex) {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(r.gitDir, "index"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	split, err := scanIndex(raw)
+	ix, err := scanIndex(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return raw, ix
+}
+
+// TestSplitIndexExpandsAsGitWritesItWhole: the entries td reads from a
+// split index are, byte for byte, those git writes when it unsplits it.
+func TestSplitIndexExpandsAsGitWritesItWhole(t *testing.T) {
+	r, w := splitRepo(t)
+	_, split := readIndexLayout(t, r)
 	if len(split.link) <= hashLen {
 		t.Fatalf("git wrote no bitmaps (link of %d bytes): the test tests nothing", len(split.link))
 	}
@@ -140,14 +147,7 @@ func TestSplitIndexExpandsAsGitWritesItWhole(t *testing.T) {
 func TestStageIntoSplitIndex(t *testing.T) {
 	r, _ := splitRepo(t)
 	link := func() []byte {
-		raw, err := os.ReadFile(filepath.Join(r.gitDir, "index"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix, err := scanIndex(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, ix := readIndexLayout(t, r)
 		if len(ix.entries) > 20 {
 			t.Fatalf("the index holds %d entries itself: td wrote it whole", len(ix.entries))
 		}
@@ -177,11 +177,7 @@ func TestStageIntoSplitIndex(t *testing.T) {
 // entries.
 func TestSplitIndexRefusals(t *testing.T) {
 	r, _ := splitRepo(t)
-	raw, err := os.ReadFile(filepath.Join(r.gitDir, "index"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	split, _ := scanIndex(raw)
+	raw, split := readIndexLayout(t, r)
 	shared := filepath.Join(r.gitDir, fmt.Sprintf("sharedindex.%x", split.link[:hashLen]))
 	data, err := os.ReadFile(shared)
 	if err != nil {
@@ -319,10 +315,8 @@ func TestSplitIndexRandomStaging(t *testing.T) {
 				runGit(t, control.Root(), "rm", "-q", "--cached", "--ignore-unmatch", "--", p)
 			}
 		}
-		if raw, err := os.ReadFile(filepath.Join(split.gitDir, "index")); err == nil {
-			if ix, err := scanIndex(raw); err == nil && ix.link != nil {
-				splitWrites++
-			}
+		if _, ix := readIndexLayout(t, split); ix.link != nil {
+			splitWrites++
 		}
 		// The stat data td wrote is the files': git finds them fresh.
 		stale := runGit(t, split.Root(), "diff-files", "--name-only")
@@ -348,5 +342,25 @@ func TestSplitIndexRandomStaging(t *testing.T) {
 	// whole one: both forms were read back by git.
 	if splitWrites < 10 || splitWrites == 25 {
 		t.Fatalf("%d of 25 rounds left a split index: the test no longer tests both forms", splitWrites)
+	}
+}
+
+// TestStageRemovalIntoSplitIndex: a change that only removes a file the
+// shared index holds leaves .git/index's own entries as they were, and
+// still reaches the index.
+func TestStageRemovalIntoSplitIndex(t *testing.T) {
+	r, _ := splitRepo(t)
+	p := ".todos/issues/td-0042.md"
+	if err := os.Remove(filepath.Join(r.Root(), p)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Stage(p); err != nil {
+		t.Fatal(err)
+	}
+	if out := runGit(t, r.Root(), "ls-files", "--", p); out != "" {
+		t.Fatalf("git ls-files still lists %s", out)
+	}
+	if out := runGit(t, r.Root(), "diff", "--cached", "--name-status", "--", p); out != "D\t"+p+"\n" {
+		t.Fatalf("git diff --cached: %q", out)
 	}
 }

@@ -2,87 +2,43 @@ package gitrepo
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"encoding/binary"
-	"encoding/hex"
+	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 )
 
-// patchSplit stages changes into the split index raw (laid out as split)
-// as git writes one: the shared index is read, never written, and the new
-// .git/index holds the shared entries' deletions and replacements and the
-// added entries. It reports false when it leaves the change to the whole
-// index (expandSplitIndex, then the patcher): when more than
-// maxSplitChange percent of the shared entries would differ, as git then
-// writes a new shared index, or for what it does not handle (a file that
-// becomes a directory or the reverse, skip-worktree and intent-to-add
-// entries, mandatory extensions). At 100,000 issues a split index turns
-// the 19 MB rewrite and checksum of a one-issue change into a few hundred
-// bytes.
-func patchSplit(gitDir string, raw []byte, split *scannedIndex, indexMtime uint32, changes []*change, trustExecBit func() bool) (*indexImage, bool, error) {
-	be := binary.BigEndian
-	link := split.link
-	if len(link) <= hashLen {
-		return nil, false, nil
-	}
-	if sum := sha1.Sum(raw[:len(raw)-hashLen]); !isZero(raw[len(raw)-hashLen:]) && !bytes.Equal(sum[:], raw[len(raw)-hashLen:]) {
-		return nil, false, nil // expandSplitIndex says what is wrong
-	}
-	sharedPath := filepath.Join(gitDir, "sharedindex."+hex.EncodeToString(link[:hashLen]))
-	f, err := os.Open(sharedPath)
-	if err != nil {
-		return nil, false, nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, nil
-	}
-	shared, unmap, err := mapFile(f, fi.Size())
-	if err != nil {
-		return nil, false, nil
-	}
-	defer unmap()
-	if len(shared) < indexHeaderLen+hashLen || string(shared[:4]) != indexSignature ||
-		!bytes.Equal(shared[len(shared)-hashLen:], link[:hashLen]) {
-		return nil, false, nil
-	}
-	sharedVersion := be.Uint32(shared[4:])
-	if sharedVersion != 2 && sharedVersion != 3 {
-		return nil, false, nil
-	}
-	n := int(be.Uint32(shared[8:]))
-	if n > len(shared)/entryFixedLen {
-		return nil, false, nil
-	}
-	deleted, replaced := make([]bool, n), make([]bool, n)
-	used, err := readEWAH(link[hashLen:], deleted)
-	if err != nil {
-		return nil, false, nil
-	}
-	if _, err := readEWAH(link[hashLen+used:], replaced); err != nil {
-		return nil, false, nil
-	}
-	nRepl := 0
-	for _, b := range replaced {
-		if b {
-			nRepl++
-		}
-	}
-	if nRepl > len(split.entries) {
-		return nil, false, nil
-	}
-	oldRepl, oldAdds := split.entries[:nRepl], split.entries[nRepl:]
+// maxSplitChange is the share of the shared entries (in percent) that may
+// be deleted, replaced or added before td writes the whole index instead:
+// git's default for splitIndex.maxPercentChange, past which git writes a
+// new shared index.
+const maxSplitChange = 20
 
+// errWholeIndex is patchSplit leaving a change to the whole index.
+var errWholeIndex = errors.New("the change goes into the whole index")
+
+// patchSplit stages changes into the split index v as git writes one: the
+// shared index is read, never written, and the new .git/index holds the
+// shared entries' deletions and replacements and the added entries, with
+// racily clean entries smudged and the TREE extension invalidated as the
+// patcher does. It returns nil when nothing changes, and errWholeIndex
+// when it leaves the change to the whole index (v.expand, then the
+// patcher): when more than maxSplitChange percent of the shared entries
+// would differ, as git then writes a new shared index, or for what it does
+// not handle (a file that becomes a directory or the reverse,
+// skip-worktree and intent-to-add entries, mandatory extensions). At
+// 100,000 issues a split index turns the 19 MB rewrite and checksum of a
+// one-issue change into a few hundred bytes.
+func patchSplit(v *splitView, indexMtime uint32, changes []*change, trustExecBit func() bool) (*indexImage, error) {
+	be := binary.BigEndian
+	n := len(v.deleted)
+	deleted, replaced := slices.Clone(v.deleted), slices.Clone(v.replaced)
 	var (
 		newRepl  = map[int][]byte{} // shared position -> its replacing entry (with its name)
 		reuse    = make([]int, len(changes))
 		changed  []string
 		modified bool
-		k        int // next of oldRepl
 	)
 	for i := range reuse {
 		reuse[i] = -1
@@ -98,13 +54,13 @@ func patchSplit(gitDir string, raw []byte, split *scannedIndex, indexMtime uint3
 	}
 	// take looks for a change to the entry named name, whose current
 	// content is cur (with its flags), at shared position pos (-1 for an
-	// added entry), and reports whether the entry goes, and false for
+	// added entry), and reports whether the entry goes; errWholeIndex for
 	// what patchSplit leaves to the whole index.
 	ci := 0 // the shared entries come in order: the first change not before them
-	take := func(name []byte, cur []byte, flags, xflags uint16, pos int) (drop, ok bool) {
+	take := func(name []byte, cur []byte, flags, xflags uint16, pos int) (bool, error) {
 		for _, c := range changes {
 			if c.conflictsWith(name) {
-				return false, false
+				return false, errWholeIndex
 			}
 		}
 		j := -1
@@ -121,10 +77,10 @@ func patchSplit(gitDir string, raw []byte, split *scannedIndex, indexMtime uint3
 			j = i
 		}
 		if j < 0 {
-			return false, true
+			return false, nil
 		}
 		if xflags&(xflagSkipWorktree|xflagIntentToAdd) != 0 {
-			return false, false
+			return false, errWholeIndex
 		}
 		c := changes[j]
 		stage := int(flags&flagStageMask) >> 12
@@ -136,63 +92,38 @@ func patchSplit(gitDir string, raw []byte, split *scannedIndex, indexMtime uint3
 			reuse[j] = pos
 		}
 		modified = true
-		return true, true
+		return true, nil
 	}
 
 	// The shared entries, in order.
-	body := len(shared) - hashLen
-	off := indexHeaderLen
 	sharedPos := map[int][]byte{} // the shared entries a change drops, by position
-	for i := range n {
-		rec, err := readIndexRecord(shared, off, body, sharedVersion)
-		if err != nil {
-			return nil, false, nil
-		}
-		entry := shared[off : off+rec.size]
-		off += rec.size
-		if deleted[i] {
-			if replaced[i] {
-				return nil, false, nil
-			}
-			continue
-		}
-		cur, flags, xflags := entry, rec.flags, rec.xflags
-		if replaced[i] {
-			r := oldRepl[k]
-			k++
-			if len(r.name) != 0 {
-				return nil, false, nil
-			}
-			cur = encodeEntry(split.data[r.off:r.off+entryFixedLen], r.flags, r.xflags, rec.name)
-			flags, xflags = r.flags, r.xflags
-		}
-		drop, ok := take(rec.name, cur, flags, xflags, i)
-		if !ok {
-			return nil, false, nil
-		}
+	err := v.each(func(i int, name, shared, cur []byte, flags, xflags uint16) error {
+		drop, err := take(name, cur, flags, xflags, i)
 		switch {
+		case err != nil:
+			return err
 		case drop:
 			deleted[i], replaced[i] = true, false
-			sharedPos[i] = entry
+			sharedPos[i] = shared
 		case racy(cur):
 			replaced[i], newRepl[i] = true, smudged(cur)
 		case replaced[i]:
 			newRepl[i] = cur
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	// The added entries.
 	var adds [][]byte
-	for _, a := range oldAdds {
-		if len(a.name) == 0 {
-			return nil, false, nil
-		}
-		e := split.data[a.off : a.off+a.size]
-		drop, ok := take(a.name, e, a.flags, a.xflags, -1)
-		if !ok {
-			return nil, false, nil
-		}
+	for _, a := range v.adds {
+		e := v.split.data[a.off : a.off+a.size]
+		drop, err := take(a.name, e, a.flags, a.xflags, -1)
 		switch {
+		case err != nil:
+			return nil, err
 		case drop:
 		case racy(e):
 			adds = append(adds, smudged(e))
@@ -223,27 +154,30 @@ func patchSplit(gitDir string, raw []byte, split *scannedIndex, indexMtime uint3
 		adds = append(adds, e)
 	}
 	if !modified {
-		return nil, true, nil
+		return nil, nil
 	}
 	slices.SortStableFunc(adds, compareEntries)
 
-	count := len(adds)
+	nRepl, nDel := 0, 0
 	for i := range n {
-		if deleted[i] || replaced[i] {
-			count++
+		if replaced[i] {
+			nRepl++
+		}
+		if deleted[i] {
+			nDel++
 		}
 	}
-	if count*100 > n*maxSplitChange {
-		return nil, false, nil
+	if (nRepl+nDel+len(adds))*100 > n*maxSplitChange {
+		return nil, errWholeIndex
 	}
 
 	// Extensions: as the patcher treats them.
 	var exts [][]byte
-	for _, x := range split.exts {
+	for _, x := range v.split.exts {
 		sig := string(x[:4])
 		switch {
 		case sig[0] < 'A' || sig[0] > 'Z':
-			return nil, false, nil
+			return nil, errWholeIndex
 		case sig == "TREE":
 			if tree := invalidateTree(x[8:], changed); tree != nil {
 				exts = append(exts, append(append([]byte("TREE"), be.AppendUint32(nil, uint32(len(tree)))...), tree...))
@@ -253,18 +187,12 @@ func patchSplit(gitDir string, raw []byte, split *scannedIndex, indexMtime uint3
 		}
 	}
 
-	newLink := append(slices.Clone(link[:hashLen]), encodeEWAH(deleted)...)
-	newLink = append(newLink, encodeEWAH(replaced)...)
+	link := append(slices.Clone(v.split.link[:hashLen]), encodeEWAH(deleted)...)
+	link = append(link, encodeEWAH(replaced)...)
 	out := make([]byte, 0, 4096)
 	out = append(out, indexSignature...)
-	out = be.AppendUint32(out, split.version)
-	nEntries := len(adds)
-	for i := range n {
-		if replaced[i] {
-			nEntries++
-		}
-	}
-	out = be.AppendUint32(out, uint32(nEntries))
+	out = be.AppendUint32(out, v.split.version)
+	out = be.AppendUint32(out, uint32(nRepl+len(adds)))
 	for i := range n {
 		if !replaced[i] {
 			continue
@@ -281,15 +209,14 @@ func patchSplit(gitDir string, raw []byte, split *scannedIndex, indexMtime uint3
 		out = append(out, e...)
 	}
 	out = append(out, "link"...)
-	out = be.AppendUint32(out, uint32(len(newLink)))
-	out = append(out, newLink...)
+	out = be.AppendUint32(out, uint32(len(link)))
+	out = append(out, link...)
 	for _, x := range exts {
 		out = append(out, x...)
 	}
-	sum := sha1.Sum(out)
 	now := time.Now()
-	_ = os.Chtimes(sharedPath, now, now) // as git does: a shared index in use does not expire
-	return wholeImage(append(out, sum[:]...)), true, nil
+	_ = os.Chtimes(v.sharedPath, now, now) // as git does: a shared index in use does not expire
+	return wholeImage(appendChecksum(out)), nil
 }
 
 // compareEntries orders two encoded entries by name, then stage.

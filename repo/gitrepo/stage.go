@@ -95,26 +95,6 @@ func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, *
 		lock.release()
 		return nil, nil, err
 	}
-	// A split index: the change goes into a split index of the same
-	// shared one when patchSplit can write it, else into the whole index.
-	if split, serr := scanIndex(data); data != nil && serr == nil && split.link != nil {
-		out, ok, err := patchSplit(r.gitDir, data, split, mtime, changes, r.trustExecBit)
-		if err == nil && ok {
-			unmap()
-			lock.noSync = !r.syncIndex()
-			return lock, out, nil
-		}
-		for _, c := range changes {
-			c.oldMode, c.oldHash, c.replaced, c.oldStage = 0, [hashLen]byte{}, 0, 0
-		}
-		whole, err := expandScanned(r.gitDir, data, split)
-		unmap()
-		if err != nil {
-			lock.release()
-			return nil, nil, err
-		}
-		data, unmap = whole, func() {}
-	}
 	kept := false // the image's parts point into data: it unmaps it
 	defer func() {
 		if !kept {
@@ -126,10 +106,24 @@ func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, *
 	// than the rest of a one-issue change.
 	lock.noSync = !r.syncIndex()
 	out, err := patch(data, mtime, changes, r.trustExecBit)
-	if errors.Is(err, errNeedsCodec) {
-		for _, c := range changes {
-			c.oldMode, c.oldHash, c.replaced, c.oldStage = 0, [hashLen]byte{}, 0, 0
+	if errors.Is(err, errLinkedIndex) {
+		// A split index: the change goes into a split index of the same
+		// shared one, else into the whole index it stands for.
+		resetChanges(changes)
+		var v *splitView
+		if v, err = openSplit(r.gitDir, data); err == nil {
+			out, err = patchSplit(v, mtime, changes, r.trustExecBit)
+			if errors.Is(err, errWholeIndex) {
+				resetChanges(changes)
+				if data, err = v.expand(); err == nil {
+					out, err = patch(data, mtime, changes, r.trustExecBit)
+				}
+			}
+			v.close()
 		}
+	}
+	if errors.Is(err, errNeedsCodec) {
+		resetChanges(changes)
 		out, err = codecIndex(data, mtime, changes, r.trustExecBit)
 	}
 	if err != nil {
@@ -140,6 +134,14 @@ func (r *Repo) patchedIndex(changes []*change, patch indexPatcher) (*lockFile, *
 		out.release, kept = unmap, true
 	}
 	return lock, out, nil
+}
+
+// resetChanges forgets what a patcher learnt of the entries changes
+// replace, before another patcher reads the index again.
+func resetChanges(changes []*change) {
+	for _, c := range changes {
+		c.oldMode, c.oldHash, c.replaced, c.oldStage = 0, [hashLen]byte{}, 0, 0
+	}
 }
 
 // readIndexFile returns the index file's content, nil when there is none,
@@ -172,7 +174,8 @@ func readIndexFile(gitDir, path string) ([]byte, uint32, error) {
 // mapIndexFile is readIndexFile for a caller that is done with the bytes
 // before it returns: the index is mapped rather than copied, and the
 // caller calls unmap once it no longer reads them. A split index comes
-// back as it is: see patchedIndex.
+// back as it is: the patcher reports it (errLinkedIndex), and
+// patchedIndex stages into it as one.
 func mapIndexFile(path string) ([]byte, uint32, func(), error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -109,10 +108,8 @@ func readIndexEntries(data []byte) ([]indexEntry, *treeNode, error) {
 		return nil, nil, errors.New("not a git index file")
 	}
 	body := len(data) - hashLen
-	if trailer := data[body:]; !isZero(trailer) {
-		if sum := sha1.Sum(data[:body]); !bytes.Equal(sum[:], trailer) {
-			return nil, nil, errors.New("the index checksum does not match its content; git status rebuilds a damaged index")
-		}
+	if !checksumOK(data) {
+		return nil, nil, errors.New("the index checksum does not match its content; git status rebuilds a damaged index")
 	}
 	version := be.Uint32(data[4:])
 	if version != 2 && version != 3 {
