@@ -196,13 +196,13 @@ func (s *Store) statError(st fileStat) *ParseError {
 // Options.Progress hears of it.
 var progressFrom = 2000 // a variable only for TestProgressHearsALongRead under -short
 
-// parseHeapLimit bounds the Go heap of a command once it parses
-// progressFrom or more issue files: the first command in a fresh clone of
-// 100,000 issues parses them all, and at td's GOGC of 400 their garbage
-// took its peak resident memory to 480 MB; under the limit, 170 MB. The
-// td process sets it for every command (LimitHeap): none at 10,000
-// issues comes near it (td check peaks at about 100 MB and is as fast
-// under it), and at 100,000 it kept td board --html, whose garbage
+// parseHeapLimit bounds the Go heap of every td command (LimitHeap). It
+// was first set only for a command that parses progressFrom or more
+// issue files: the first command in a fresh clone of 100,000 issues
+// parses them all, and at td's GOGC of 400 their garbage took its peak
+// resident memory to 480 MB; under the limit, 170 MB. No command at
+// 10,000 issues comes near it (td check peaks at about 100 MB and is as
+// fast under it), and at 100,000 it kept td board --html, whose garbage
 // otherwise grew to five times its 200 MB live, near its live size.
 const parseHeapLimit = 160 << 20
 
@@ -215,15 +215,11 @@ func LimitHeap() {
 	}
 }
 
-// BoundHeap bounds the Go heap at parseHeapLimit for a command about to
-// read n issue files whole, when n is progressFrom or more: the garbage of
-// reading them would otherwise take its resident memory to several times
-// what it keeps. GOMEMLIMIT, when set, is the user's and stands.
-func BoundHeap(n int) { BoundHeapTo(n, parseHeapLimit) }
-
-// BoundHeapTo is BoundHeap with another limit, for a command that keeps
-// more live: td check --full against a base holds two listings of every
-// file besides what it parses, and thrashes under parseHeapLimit.
+// BoundHeapTo raises the process's memory limit (LimitHeap) to limit for a
+// command that will read n files, n being progressFrom or more, and keeps
+// more live than parseHeapLimit allows: td check --full against a base
+// holds two listings of every file besides what it parses, and thrashes
+// under parseHeapLimit. GOMEMLIMIT, when set, is the user's and stands.
 func BoundHeapTo(n int, limit int64) {
 	if n >= progressFrom && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limit)
@@ -232,7 +228,6 @@ func BoundHeapTo(n int, limit int64) {
 
 // parseEntries reads and parses the listed entries in parallel.
 func (s *Store) parseEntries(entries []indexEntry, idx []int) {
-	BoundHeap(len(idx))
 	var done atomic.Int64
 	if report := s.opts.Progress; report != nil && len(idx) >= progressFrom {
 		stop, stopped := make(chan struct{}), make(chan struct{})

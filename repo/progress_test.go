@@ -3,7 +3,6 @@ package repo
 import (
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
@@ -22,8 +21,6 @@ func TestProgressHearsALongRead(t *testing.T) {
 		t.Cleanup(func() { progressFrom = was })
 	}
 	s := newTestStore(t)
-	prev := debug.SetMemoryLimit(-1)
-	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
 	var mu sync.Mutex
 	var heard [][2]int
 	s.opts.Progress = func(done, total int) {

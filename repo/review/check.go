@@ -407,10 +407,7 @@ func (c *checker) parseAll() {
 	}
 	results := make([]result, len(paths))
 	slim := len(paths) > slimAfter
-	switch {
-	case slim && c.base == nil:
-		repo.BoundHeap(len(paths))
-	case slim:
+	if slim && c.base != nil {
 		repo.BoundHeapTo(len(paths), fullHeapLimit)
 	}
 	repo.ForEach(len(paths), repo.IOWorkers(), 64, func(i int) {

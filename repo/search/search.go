@@ -132,7 +132,6 @@ func Run(s *repo.Store, query string, o Options) (*Result, []error, error) {
 	// a read, or a read that rebuilds its filter.
 	const skip, read, rebuild = 0, 1, 2
 	need := make([]byte, len(list))
-	reads := 0
 	for i, is := range list {
 		need[i] = rebuild
 		if e := old.find(is.ID); e != nil && e.fresh(issueStamps[i], ledgerStamps[i]) {
@@ -144,11 +143,7 @@ func Run(s *repo.Store, query string, o Options) (*Result, []error, error) {
 				}
 			}
 		}
-		if need[i] != skip {
-			reads++
-		}
 	}
-	repo.BoundHeap(reads)
 	built := make([]*cacheEntry, len(list))
 	hits := make([]*Hit, len(list))
 	readErrs := make([]error, len(list))
