@@ -32,6 +32,7 @@
 // store's allocator, which never hands out an ID a file already has. A
 // source with bad rows writes nothing unless the caller skips them.
 //
-// Export (export.go) writes td's issues as JSONL, every field with its
-// todos and ledger, or as the JSON gh issue create takes.
+// ExportEach (export.go) reads td's issues a batch at a time, every field
+// with its todos and ledger, for td export to write as JSONL or as the
+// JSON gh issue create takes (GitHubForm).
 package exchange

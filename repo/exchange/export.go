@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -70,25 +69,6 @@ type GitHubIssue struct {
 	State     string   `json:"state"`
 	// TD is the td issue it came from.
 	TD string `json:"td"`
-}
-
-// Exported is what an export read: the issues, in ID order, and the
-// files it could not read, which it left out.
-type Exported struct {
-	Issues []*ExportedIssue
-	Errors []error
-}
-
-// Export reads every issue with its ledger. Files td cannot read are
-// reported, not exported.
-func Export(s *repo.Store) (*Exported, error) {
-	ex := &Exported{}
-	errs, err := ExportEach(s, func(is *ExportedIssue) error {
-		ex.Issues = append(ex.Issues, is)
-		return nil
-	})
-	ex.Errors = errs
-	return ex, err
 }
 
 // exportBatch is how many issues ExportEach reads ahead of fn.
@@ -191,18 +171,6 @@ func jsonable(v any) any {
 		return x
 	}
 	return v
-}
-
-// WriteJSONL writes the issues one JSON object a line.
-func WriteJSONL(w io.Writer, issues []*ExportedIssue) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, is := range issues {
-		if err := enc.Encode(is); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // GitHubForm turns an exported issue into what gh issue create takes: its
