@@ -304,7 +304,6 @@ func splitTreePath(p string) ([]string, error) {
 	return strings.Split(clean, "/"), nil
 }
 
-// readCommit reads and decodes the commit named h.
 // commitAt resolves rev and reads its commit.
 func (o *historyReader) commitAt(rev string) (plumbing.Hash, *Commit, error) {
 	h, err := o.resolve(rev)
@@ -315,6 +314,7 @@ func (o *historyReader) commitAt(rev string) (plumbing.Hash, *Commit, error) {
 	return h, c, err
 }
 
+// readCommit reads and decodes the commit named h.
 func (o *historyReader) readCommit(h plumbing.Hash) (*Commit, error) {
 	typ, data, err := o.read(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {

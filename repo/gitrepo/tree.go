@@ -246,12 +246,11 @@ func diffRawTrees(dir string, cur, prev []byte) ([]FileChange, error) {
 	var out []FileChange
 	var a, b rawEntry
 	var err error
-	next := nextRawEntryOf
 	var haveA, haveB bool
-	if a, cur, haveA, err = next(cur); err != nil {
+	if a, cur, haveA, err = nextRawEntryOf(cur); err != nil {
 		return nil, err
 	}
-	if b, prev, haveB, err = next(prev); err != nil {
+	if b, prev, haveB, err = nextRawEntryOf(prev); err != nil {
 		return nil, err
 	}
 	for haveA || haveB {
@@ -273,12 +272,12 @@ func diffRawTrees(dir string, cur, prev []byte) ([]FileChange, error) {
 			out = append(out, FileChange{Dir: dir, Name: string(a.name)})
 		}
 		if c <= 0 {
-			if a, cur, haveA, err = next(cur); err != nil {
+			if a, cur, haveA, err = nextRawEntryOf(cur); err != nil {
 				return nil, err
 			}
 		}
 		if c >= 0 {
-			if b, prev, haveB, err = next(prev); err != nil {
+			if b, prev, haveB, err = nextRawEntryOf(prev); err != nil {
 				return nil, err
 			}
 		}

@@ -102,12 +102,11 @@ func (o *historyReader) diffEntries(p string, a, b treeEntry, out *[]TreeChange,
 func (o *historyReader) diffTreeData(dir string, a, b []byte, out *[]TreeChange, depth int) error {
 	var ea, eb rawEntry
 	var err error
-	next := nextRawEntryOf
 	var haveA, haveB bool
-	if ea, a, haveA, err = next(a); err != nil {
+	if ea, a, haveA, err = nextRawEntryOf(a); err != nil {
 		return err
 	}
-	if eb, b, haveB, err = next(b); err != nil {
+	if eb, b, haveB, err = nextRawEntryOf(b); err != nil {
 		return err
 	}
 	for haveA || haveB {
@@ -122,10 +121,10 @@ func (o *historyReader) diffTreeData(dir string, a, b []byte, out *[]TreeChange,
 		}
 		if c == 0 && bytes.Equal(ea.whole, eb.whole) {
 			// The same entry: most of a directory the range barely touched.
-			if ea, a, haveA, err = next(a); err != nil {
+			if ea, a, haveA, err = nextRawEntryOf(a); err != nil {
 				return err
 			}
-			if eb, b, haveB, err = next(b); err != nil {
+			if eb, b, haveB, err = nextRawEntryOf(b); err != nil {
 				return err
 			}
 			continue
@@ -148,12 +147,12 @@ func (o *historyReader) diffTreeData(dir string, a, b []byte, out *[]TreeChange,
 			return err
 		}
 		if c <= 0 {
-			if ea, a, haveA, err = next(a); err != nil {
+			if ea, a, haveA, err = nextRawEntryOf(a); err != nil {
 				return err
 			}
 		}
 		if c >= 0 {
-			if eb, b, haveB, err = next(b); err != nil {
+			if eb, b, haveB, err = nextRawEntryOf(b); err != nil {
 				return err
 			}
 		}
