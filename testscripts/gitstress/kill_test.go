@@ -24,7 +24,28 @@ func TestKillAtRandomPoints(t *testing.T) {
 	if os.Getenv("TD_KILLS") == "" && testing.Short() {
 		t.Skip("starts a process per kill")
 	}
+	killAtRandomPoints(t, newWorld(t))
+}
+
+// TestKillAtRandomPointsSplitIndex is TestKillAtRandomPoints in a
+// repository whose git index is split: td writes .git/index as a split
+// index of the shared one, or whole, and a kill must leave git an index
+// it reads either way.
+func TestKillAtRandomPointsSplitIndex(t *testing.T) {
+	if os.Getenv("TD_KILLS") == "" && testing.Short() {
+		t.Skip("starts a process per kill")
+	}
 	w := newWorld(t)
+	w.git("config", "core.splitIndex", "true")
+	w.git("update-index", "--split-index")
+	killAtRandomPoints(t, w)
+	if out := w.git("ls-files", "--stage", ".todos/issues"); !strings.Contains(out, ".todos/issues/") {
+		t.Errorf("git ls-files lists no issue in the split index:\n%s", out)
+	}
+}
+
+// killAtRandomPoints runs the kills of TestKillAtRandomPoints in w.
+func killAtRandomPoints(t *testing.T, w *world) {
 	kills := envInt("TD_KILLS", 12)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 14))
 	t.Logf("seed: kills=%d", kills)
