@@ -87,19 +87,47 @@ func runCrashHelper(t *testing.T, dir, step, sig string) *os.ProcessState {
 // crashRepo makes a repository with git where a is committed as 1 and the
 // person has a change of their own staged (u), then writes a = 2 for td to
 // commit.
-func crashRepo(t *testing.T) string {
+func crashRepo(t *testing.T) string { return crashRepoSplit(t, false) }
+
+// crashRepoSplit is crashRepo, with a split index when split is true: ten
+// more files in the shared index, so that td's change is small enough to
+// be written as a split index.
+func crashRepoSplit(t *testing.T, split bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	runGit(t, dir, "init", "-q", "-b", "main")
 	writeAt(t, dir, "a", "1\n")
 	writeAt(t, dir, "u", "1\n")
-	runGit(t, dir, "add", "a", "u")
+	if split {
+		old := time.Now().Add(-time.Hour)
+		for i := range 10 {
+			writeAt(t, dir, "f"+strconv.Itoa(i), "f\n")
+		}
+		// Older than the index: entries written in its second are racily
+		// clean, and td would replace them all, past what a split index
+		// holds.
+		for _, f := range []string{"a", "u", "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9"} {
+			if err := os.Chtimes(filepath.Join(dir, f), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	runGit(t, dir, "add", ".")
 	runGit(t, dir, "commit", "-q", "-m", "start")
+	if split {
+		runGit(t, dir, "update-index", "--split-index")
+	}
 	writeAt(t, dir, "u", "staged by the person\n")
 	runGit(t, dir, "add", "u")
 	writeAt(t, dir, "a", "2\n")
 	return dir
 }
+
+// crashShapes are the repositories the crash tests run in.
+var crashShapes = []struct {
+	name  string
+	split bool
+}{{"", false}, {"/split index", true}}
 
 func writeAt(t *testing.T, dir, rel, content string) {
 	t.Helper()
@@ -170,45 +198,56 @@ func TestCommitSurvivesSIGKILLAtEveryStep(t *testing.T) {
 	}
 	gitBinary(t)
 	t.Parallel()
-	for _, step := range crashSteps {
-		t.Run(step, func(t *testing.T) {
-			t.Parallel()
-			dir := crashRepo(t)
-			st := runCrashHelper(t, dir, step, "KILL")
-			if ws, ok := st.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-				t.Fatalf("helper ended with %v, want killed at %s", st, step)
-			}
-			// td's next run removes the locks the killed process left,
-			// with a warning, and commits at once.
-			r, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			left := gitLocks(t, dir)
-			n := r.ClearStaleLocks()
-			if n != len(left) {
-				t.Errorf("removed %d locks of %q", n, left)
-			}
-			if n > 0 {
-				w := r.TakeWarnings()
-				if len(w) != 1 || !strings.HasPrefix(w[0], "removed .git/") || !strings.HasSuffix(w[0], ", left by a td process that was killed") {
-					t.Errorf("warnings %q", w)
-				}
-			}
-			if l := gitLocks(t, dir); len(l) != 0 {
-				t.Errorf("locks left: %q", l)
-			}
-			if tmp := tempObjects(t, dir); len(tmp) != 0 {
-				t.Errorf("temporary objects left: %q", tmp)
-			}
-			if _, err := os.Stat(filepath.Join(dir, ".git", lockRecordDir, "")); err == nil {
-				if ents, _ := os.ReadDir(filepath.Join(dir, ".git", lockRecordDir)); len(ents) != 0 {
-					t.Errorf("records left: %v", ents)
-				}
-			}
-			checkNoRevert(t, dir, step)
-		})
+	for _, shape := range crashShapes {
+		for _, step := range crashSteps {
+			commitSurvivesSIGKILLAt(t, step, shape.name, shape.split)
+		}
 	}
+}
+
+func commitSurvivesSIGKILLAt(t *testing.T, step, shape string, split bool) {
+	t.Run(step+shape, func(t *testing.T) {
+		t.Parallel()
+		dir := crashRepoSplit(t, split)
+		st := runCrashHelper(t, dir, step, "KILL")
+		if ws, ok := st.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Fatalf("helper ended with %v, want killed at %s", st, step)
+		}
+		// td's next run removes the locks the killed process left,
+		// with a warning, and commits at once.
+		r, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if split && (step == "index-moved" || step == "ref-moved") {
+			if _, ix := readIndexLayout(t, r); ix.link == nil {
+				t.Errorf("td wrote the whole index, not a split one")
+			}
+		}
+		left := gitLocks(t, dir)
+		n := r.ClearStaleLocks()
+		if n != len(left) {
+			t.Errorf("removed %d locks of %q", n, left)
+		}
+		if n > 0 {
+			w := r.TakeWarnings()
+			if len(w) != 1 || !strings.HasPrefix(w[0], "removed .git/") || !strings.HasSuffix(w[0], ", left by a td process that was killed") {
+				t.Errorf("warnings %q", w)
+			}
+		}
+		if l := gitLocks(t, dir); len(l) != 0 {
+			t.Errorf("locks left: %q", l)
+		}
+		if tmp := tempObjects(t, dir); len(tmp) != 0 {
+			t.Errorf("temporary objects left: %q", tmp)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git", lockRecordDir, "")); err == nil {
+			if ents, _ := os.ReadDir(filepath.Join(dir, ".git", lockRecordDir)); len(ents) != 0 {
+				t.Errorf("records left: %v", ents)
+			}
+		}
+		checkNoRevert(t, dir, step)
+	})
 }
 
 // TestCommitStateAtEveryStepIsOneGitAccepts looks at the repository as the
@@ -220,13 +259,15 @@ func TestCommitStateAtEveryStepIsOneGitAccepts(t *testing.T) {
 	}
 	gitBinary(t)
 	t.Parallel()
-	for _, step := range crashSteps {
-		t.Run(step, func(t *testing.T) {
-			t.Parallel()
-			dir := crashRepo(t)
-			runCrashHelper(t, dir, step, "KILL")
-			checkNoRevert(t, dir, step)
-		})
+	for _, shape := range crashShapes {
+		for _, step := range crashSteps {
+			t.Run(step+shape.name, func(t *testing.T) {
+				t.Parallel()
+				dir := crashRepoSplit(t, shape.split)
+				runCrashHelper(t, dir, step, "KILL")
+				checkNoRevert(t, dir, step)
+			})
+		}
 	}
 }
 
