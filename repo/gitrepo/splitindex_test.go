@@ -199,6 +199,19 @@ func TestSplitIndexRefusals(t *testing.T) {
 			if _, err := r.StagedChanges(); err == nil || !strings.Contains(err.Error(), "split index") {
 				t.Fatalf("StagedChanges: %v, want a split index error", err)
 			}
+			// Staging refuses too, and writes nothing over what it
+			// could not read.
+			index, _ := os.ReadFile(filepath.Join(r.gitDir, "index"))
+			writeFile(t, r, ".todos/issues/td-0003.md", "staged over a damaged index\n")
+			if err := r.Stage(".todos/issues/td-0003.md"); err == nil || !strings.Contains(err.Error(), "split index") {
+				t.Fatalf("Stage: %v, want a split index error", err)
+			}
+			if after, _ := os.ReadFile(filepath.Join(r.gitDir, "index")); !bytes.Equal(after, index) {
+				t.Error("Stage changed the index it could not read")
+			}
+			if l := gitLocks(t, r.Root()); len(l) != 0 {
+				t.Errorf("locks left: %q", l)
+			}
 		})
 	}
 }
