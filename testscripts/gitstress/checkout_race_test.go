@@ -20,8 +20,14 @@ import (
 // TD_RACE_RUNS the number of runs (default 1).
 func TestCheckoutRace(t *testing.T) {
 	for run := range envInt("TD_RACE_RUNS", 1) {
-		t.Run(fmt.Sprint(run), func(t *testing.T) { checkoutRace(t, envInt("TD_RACE_TODOS", 10)) })
+		t.Run(fmt.Sprint(run), func(t *testing.T) { checkoutRace(t, envInt("TD_RACE_TODOS", 10), false) })
 	}
+}
+
+// TestCheckoutRaceSplitIndex is TestCheckoutRace in a repository whose
+// git index is split, which td and git's checkouts both write.
+func TestCheckoutRaceSplitIndex(t *testing.T) {
+	checkoutRace(t, envInt("TD_RACE_TODOS", 10), true)
 }
 
 // flipState follows the person's checkouts: how many succeeded, and
@@ -59,8 +65,12 @@ type outcome struct {
 	stderr string
 }
 
-func checkoutRace(t *testing.T, perWorker int) {
+func checkoutRace(t *testing.T, perWorker int, split bool) {
 	w := newWorld(t)
+	if split {
+		w.git("config", "core.splitIndex", "true")
+		w.git("update-index", "--split-index")
+	}
 	id := w.createIssue("Raced by checkouts")
 	issue := ".todos/issues/" + id + ".md"
 	w.git("branch", "other")
