@@ -410,8 +410,11 @@ func (r *Repo) relPath(p string) (string, error) {
 
 // describePaths names the paths of a Stage call for an error message.
 func describePaths(paths []string) string {
-	if len(paths) == 1 {
+	switch len(paths) {
+	case 1:
 		return paths[0]
+	case 2:
+		return paths[0] + " and 1 more path"
 	}
 	return fmt.Sprintf("%s and %d more paths", paths[0], len(paths)-1)
 }
