@@ -59,14 +59,25 @@ type File struct {
 // A file holding a merge's conflict markers is refused before anything
 // else, with an *Error whose Conflict is set: its frontmatter is not YAML
 // and its body holds both sides, so no reading of it is the issue.
-func Parse(data []byte) (*File, error) {
+func Parse(data []byte) (*File, error) { return parse(data, true) }
+
+// ParseOwned is Parse for data the caller hands over: the File keeps data
+// itself rather than a copy, so nobody may change it afterwards. Reading
+// it is fine: the File never writes into it, nor appends past its length.
+// A check of 100,000 files copies 200 MB less.
+func ParseOwned(data []byte) (*File, error) { return parse(data, false) }
+
+func parse(data []byte, copyData bool) (*File, error) {
 	if c := Conflicts(data); len(c) > 0 {
 		return nil, &Error{Line: c[0].Start, Msg: ConflictMsg, Conflict: true}
 	}
 	if off := invalidUTF8(data); off >= 0 {
 		return nil, &Error{Line: lineOf(data, off), Msg: fmt.Sprintf("invalid UTF-8 byte 0x%02x", data[off])}
 	}
-	buf := bytes.Clone(data)
+	buf := data[:len(data):len(data)]
+	if copyData {
+		buf = bytes.Clone(data)
+	}
 	f := &File{}
 	rest := buf
 	if bytes.HasPrefix(rest, []byte(bom)) {

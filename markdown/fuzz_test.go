@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -28,6 +29,7 @@ func FuzzParse(f *testing.F) {
 		if !bytes.Equal(file.Bytes(), data) {
 			t.Fatalf("Bytes() = %q, want the input %q", file.Bytes(), data)
 		}
+		checkParseOwned(t, data, file)
 		var is issue
 		if err := file.Front.Decode(&is); err != nil {
 			var e *Error
@@ -157,4 +159,32 @@ func FuzzHeadings(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkParseOwned checks that ParseOwned reads data as Parse did, and that
+// the file it gives neither copies data nor writes into it or past its
+// end, even as the file is changed.
+func checkParseOwned(t *testing.T, data []byte, want *File) {
+	t.Helper()
+	const spare = "SPARE"
+	buf := append(append(make([]byte, 0, len(data)+len(spare)), data...), spare...)
+	owned := buf[:len(data)]
+	file, err := ParseOwned(owned)
+	if err != nil {
+		t.Fatalf("ParseOwned fails where Parse did not: %v", err)
+	}
+	if !bytes.Equal(file.Bytes(), want.Bytes()) || !bytes.Equal(file.Body, want.Body) {
+		t.Fatalf("ParseOwned gives %q, Parse %q", file.Bytes(), want.Bytes())
+	}
+	if len(file.Body) > 0 && &file.Body[len(file.Body)-1] != &owned[len(owned)-1] {
+		t.Fatal("ParseOwned copied the data it was given")
+	}
+	file.Body = append(file.Body, '!') // lands in the spare room, if the body reached it
+	// A frontmatter td cannot edit by line refuses; either way, nothing
+	// may land in data.
+	_ = file.Front.Set("title", &yaml.Node{Kind: yaml.ScalarNode, Value: "changed"})
+	_ = file.Bytes()
+	if !bytes.Equal(buf, append(slices.Clone(data), spare...)) {
+		t.Fatalf("the file wrote into the data it was given: %q", buf)
+	}
 }

@@ -53,7 +53,18 @@ type frontFields struct {
 // parseIssue reads an issue file's bytes. wantID is the ID its file name
 // promises. Every problem is a *ParseError naming path and line.
 func ParseIssue(path, wantID string, data []byte) (*Issue, error) {
-	doc, err := markdown.Parse(data)
+	return parseIssue(path, wantID, data, markdown.Parse)
+}
+
+// ParseIssueOwned is ParseIssue for bytes read for it alone, which the
+// issue keeps instead of a copy (markdown.ParseOwned): nobody may change
+// them afterwards.
+func ParseIssueOwned(path, wantID string, data []byte) (*Issue, error) {
+	return parseIssue(path, wantID, data, markdown.ParseOwned)
+}
+
+func parseIssue(path, wantID string, data []byte, parse func([]byte) (*markdown.File, error)) (*Issue, error) {
+	doc, err := parse(data)
 	if err != nil {
 		return nil, toParseError(path, err)
 	}

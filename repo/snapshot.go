@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,11 +37,10 @@ type Snapshot struct {
 
 	// indexed, for the work tree, lists the object names git's index
 	// vouches for (gitrepo.CleanIndexHashes), looked up once, the first
-	// time a file's name is needed: a file the index knows unchanged is
-	// compared without reading it.
+	// time a file's name is needed, and given to the files it names: a
+	// file the index knows unchanged is compared without reading it.
 	indexed     func() map[string]string
 	indexedOnce sync.Once
-	indexedMap  map[string]string
 
 	// part, for a partial snapshot (PartialSnapshotAt), is where the
 	// issues it has not included are looked up; prefix is .todos's path
@@ -49,17 +49,50 @@ type Snapshot struct {
 	prefix string
 }
 
-// snapFile is one file of a snapshot. Its content is read once.
+// snapFile is one file of a snapshot. Its content is read once. A
+// snapshot of 100,000 issues holds 200,000 of them, so it is kept small
+// and with few pointers for the collector to follow: the object name is
+// its 20 bytes, and what was read hangs off it only while it is wanted.
 type snapFile struct {
 	path    string // relative to the work tree root, slash-separated
-	hash    string // the blob's object name; for the work tree, computed when first compared
 	problem string // why td will not read it ("is a symlink; …"), or ""
 
-	mu       sync.Mutex // guards loaded, data and err
-	loaded   bool
-	data     []byte
-	err      error
-	hashOnce sync.Once
+	mu      sync.Mutex   // guards hash and content
+	hash    objectName   // the blob's; for the work tree, learnt when first compared
+	content *snapContent // nil until read, and again after Forget
+}
+
+// objectName is a git object name; the zero value is none known.
+type objectName struct {
+	sum   [20]byte
+	known bool
+}
+
+// nameOf reads a full hexadecimal object name; anything else is none.
+func nameOf(hexName string) objectName {
+	var n objectName
+	if len(hexName) != 2*len(n.sum) {
+		return n
+	}
+	if _, err := hex.Decode(n.sum[:], []byte(hexName)); err != nil {
+		return objectName{}
+	}
+	n.known = true
+	return n
+}
+
+// String is the name in hexadecimal, "" when none is known.
+func (n objectName) String() string {
+	if !n.known {
+		return ""
+	}
+	return hex.EncodeToString(n.sum[:])
+}
+
+// snapContent is what reading a snapFile gave.
+type snapContent struct {
+	data []byte
+	err  error
 }
 
 // WorkTree reports whether the snapshot is of the work tree.
@@ -79,7 +112,8 @@ func (sn *Snapshot) Paths() []string { return sn.paths }
 // Has reports whether the snapshot holds the file at path.
 func (sn *Snapshot) Has(path string) bool { return sn.files[path] != nil }
 
-// Read returns the content of the file at path. A file td will not read
+// Read returns the content of the file at path, shared with every other
+// reader: nobody may change it. A file td will not read
 // (a symlink, one over its size limit) is a *ParseError naming it; a path
 // the snapshot does not hold wraps fs.ErrNotExist.
 func (sn *Snapshot) Read(path string) ([]byte, error) {
@@ -89,15 +123,16 @@ func (sn *Snapshot) Read(path string) ([]byte, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.loaded {
-		f.loaded = true
+	if f.content == nil {
+		c := &snapContent{}
 		if f.problem != "" {
-			f.err = &ParseError{Path: f.path, Msg: f.problem}
+			c.err = &ParseError{Path: f.path, Msg: f.problem}
 		} else {
-			f.data, f.err = sn.read(f)
+			c.data, c.err = sn.read(f)
 		}
+		f.content = c
 	}
-	return f.data, f.err
+	return f.content.data, f.content.err
 }
 
 // Forget drops the content read of the file at path, to be read again if
@@ -105,7 +140,7 @@ func (sn *Snapshot) Read(path string) ([]byte, error) {
 func (sn *Snapshot) Forget(path string) {
 	if f := sn.files[path]; f != nil {
 		f.mu.Lock()
-		f.loaded, f.data, f.err = false, nil, nil
+		f.content = nil
 		f.mu.Unlock()
 	}
 }
@@ -119,28 +154,39 @@ func (sn *Snapshot) Same(other *Snapshot, path string) bool {
 		return a == nil && b == nil
 	}
 	ha, hb := sn.hashOf(a), other.hashOf(b)
-	return ha != "" && ha == hb
+	return ha.known && ha == hb
 }
 
 // hashOf returns the file's object name; a work tree file's is computed
 // from its content the first time it is asked for, "" if unreadable.
-func (sn *Snapshot) hashOf(f *snapFile) string {
-	f.hashOnce.Do(func() {
-		if f.hash != "" {
-			return
-		}
-		if sn.indexed != nil {
-			sn.indexedOnce.Do(func() { sn.indexedMap = sn.indexed() })
-			if h := sn.indexedMap[f.path]; h != "" {
-				f.hash = h
-				return
+func (sn *Snapshot) hashOf(f *snapFile) objectName {
+	if sn.indexed != nil {
+		sn.indexedOnce.Do(func() {
+			for p, h := range sn.indexed() {
+				if f := sn.files[p]; f != nil {
+					f.mu.Lock()
+					f.hash = nameOf(h)
+					f.mu.Unlock()
+				}
 			}
-		}
-		if data, err := sn.Read(f.path); err == nil {
-			f.hash = gitrepo.BlobHash(data)
-		}
-	})
-	return f.hash
+		})
+	}
+	f.mu.Lock()
+	h := f.hash
+	f.mu.Unlock()
+	if h.known {
+		return h
+	}
+	data, err := sn.Read(f.path)
+	if err != nil {
+		return objectName{}
+	}
+	// Two callers may both hash the file; they agree.
+	h = nameOf(gitrepo.BlobHash(data))
+	f.mu.Lock()
+	f.hash = h
+	f.mu.Unlock()
+	return h
 }
 
 // prefetch reads the files at paths in parallel, so that later reads come
@@ -289,14 +335,14 @@ func (s *Store) SnapshotAt(rev string) (*Snapshot, error) {
 		if !snapshotWants(rel) {
 			continue
 		}
-		f := &snapFile{path: TodosDir + "/" + rel, hash: tf.Hash}
+		f := &snapFile{path: TodosDir + "/" + rel, hash: nameOf(tf.Hash)}
 		if !tf.IsRegular() {
 			f.problem = "is a symlink; td does not follow symlinks under .todos"
 		}
 		sn.files[f.path] = f
 	}
 	sn.read = func(f *snapFile) ([]byte, error) {
-		data, err := g.ReadBlob(f.hash)
+		data, err := g.ReadBlob(f.hash.String())
 		if err != nil {
 			return nil, fmt.Errorf("read %s at %s: %w", f.path, rev, err)
 		}
@@ -353,7 +399,7 @@ func MemSnapshot(rev string, files map[string]string) *Snapshot {
 	sn := &Snapshot{Rev: rev, Commit: strings.Repeat("0", 40), files: map[string]*snapFile{}}
 	for p, content := range files {
 		full := TodosDir + "/" + p
-		sn.files[full] = &snapFile{path: full, hash: gitrepo.BlobHash([]byte(content))}
+		sn.files[full] = &snapFile{path: full, hash: nameOf(gitrepo.BlobHash([]byte(content)))}
 	}
 	sn.read = func(f *snapFile) ([]byte, error) { return []byte(files[strings.TrimPrefix(f.path, TodosDir+"/")]), nil }
 	sn.sortPaths()
@@ -398,7 +444,7 @@ func (s *Store) StagedSnapshot(changes []gitrepo.StagedChange, ids []string) (*S
 		case c.Unmerged:
 			sn.files[p] = &snapFile{path: p, problem: "has an unresolved merge conflict in the index"}
 		default:
-			f := &snapFile{path: p, hash: c.Hash}
+			f := &snapFile{path: p, hash: nameOf(c.Hash)}
 			if c.Mode&0o170000 != 0o100000 {
 				f.problem = "is a symlink; td does not follow symlinks under .todos"
 			}
@@ -410,7 +456,7 @@ func (s *Store) StagedSnapshot(changes []gitrepo.StagedChange, ids []string) (*S
 		if read != nil {
 			return read(f)
 		}
-		return g.ReadBlob(f.hash)
+		return g.ReadBlob(f.hash.String())
 	}
 	sn.sortPaths()
 	return sn, nil

@@ -3,6 +3,7 @@ package repo
 import (
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,6 +82,32 @@ func TestPrefetchHashesReadsOnlyWhatMayHaveChanged(t *testing.T) {
 	} {
 		if got := at.Same(head, p); got != same {
 			t.Errorf("Same(%s) = %v, want %v", p, got, same)
+		}
+	}
+}
+
+func TestObjectName(t *testing.T) {
+	const full = "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct {
+		in    string
+		known bool
+	}{
+		{full, true},
+		{strings.ToUpper(full), true},
+		{"", false},
+		{full[:39], false},
+		{full + "8", false},
+		{"g" + full[1:], false},
+	} {
+		n := nameOf(tc.in)
+		if n.known != tc.known {
+			t.Errorf("nameOf(%q).known = %v, want %v", tc.in, n.known, tc.known)
+		}
+		if want := strings.ToLower(tc.in); tc.known && n.String() != want {
+			t.Errorf("nameOf(%q) = %q, want %q", tc.in, n.String(), want)
+		}
+		if !tc.known && (n.String() != "" || n != (objectName{})) {
+			t.Errorf("nameOf(%q) = %q, want none", tc.in, n.String())
 		}
 	}
 }

@@ -48,7 +48,7 @@ func (s *Store) PartialSnapshotAt(rev string, ids []string) (*Snapshot, error) {
 		}
 	}
 	sn.read = func(f *snapFile) ([]byte, error) {
-		data, err := g.ReadBlob(f.hash)
+		data, err := g.ReadBlob(f.hash.String())
 		if err != nil {
 			return nil, fmt.Errorf("read %s at %s: %w", f.path, rev, err)
 		}
@@ -68,7 +68,7 @@ func (sn *Snapshot) addTreeFile(prefix string, tf gitrepo.TreeFile) {
 	if !snapshotWants(rel) {
 		return
 	}
-	f := &snapFile{path: TodosDir + "/" + rel, hash: tf.Hash}
+	f := &snapFile{path: TodosDir + "/" + rel, hash: nameOf(tf.Hash)}
 	if !tf.IsRegular() {
 		f.problem = "is a symlink; td does not follow symlinks under .todos"
 	}

@@ -42,8 +42,8 @@ func (r *Repo) CleanIndexHashes(dir string) (map[string]string, error) {
 		sd   statData
 		hash []byte
 	}
-	var cands []candidate
 	count := be.Uint32(data[8:])
+	cands := make([]candidate, 0, min(int(count), len(data)/62)) // 62: the smallest entry
 	off := indexHeaderLen
 	for range count {
 		rec, err := readIndexRecord(data, off, body, version)
