@@ -38,7 +38,7 @@ func (s *Store) ReadIssueFile(id string) (*Issue, error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	return ParseIssue(rel, id, data)
+	return ParseIssueOwned(rel, id, data) // data was read for it alone
 }
 
 // conflictedIssue reads what can be read of an issue file that holds
@@ -53,7 +53,7 @@ func (s *Store) conflictedIssue(id string) *Issue {
 	if err != nil {
 		return stub
 	}
-	is, err := ParseIssue(rel, id, markdown.Side(data, true))
+	is, err := ParseIssueOwned(rel, id, markdown.Side(data, true))
 	if err != nil {
 		return stub
 	}
