@@ -1,12 +1,14 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -83,7 +85,7 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 	src := site.New(s)
 	res := &SiteResult{Dir: dir}
 	r := NewRenderer(o.Version, true)
-	w := &siteWriter{dir: dir, old: old}
+	w := &siteWriter{dir: dir, shown: shown, old: old}
 	dirs := []string{site.IssuesDir}
 	if len(o.Ranges) > 0 {
 		dirs = append(dirs, site.DiffsDir)
@@ -104,31 +106,27 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 		diffs = append(diffs, d)
 	}
 	for i, d := range diffs {
-		var b bytes.Buffer
-		if err := r.Diff(&b, d, res.Diffs); err != nil {
-			return nil, err
-		}
-		if err := w.write(res.Diffs[i].Path, b.Bytes()); err != nil {
+		if err := w.writeFrom(res.Diffs[i].Path, func(out io.Writer) error { return r.Diff(out, d, res.Diffs) }); err != nil {
 			return nil, err
 		}
 	}
 	diffs = nil
+	// The board next, still before the issues are loaded: it reads the
+	// store's own listing, and at 100,000 issues the two together with the
+	// page's HTML passed 200 MB.
+	bp, err := src.Board(o.Filter, res.Diffs)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.writeFrom(site.BoardPath, func(out io.Writer) error { return r.Board(out, bp) }); err != nil {
+		return nil, err
+	}
+	bp = nil
 	problems, err := src.Load()
 	if err != nil {
 		return nil, err
 	}
 	res.Problems = problems
-	bp, err := src.Board(o.Filter, res.Diffs)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := r.Board(&b, bp); err != nil {
-		return nil, err
-	}
-	if err := w.write(site.BoardPath, b.Bytes()); err != nil {
-		return nil, err
-	}
 	if err := w.write(site.StylePath, Style()); err != nil {
 		return nil, err
 	}
@@ -149,7 +147,7 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 	written, manifest := w.files()
 	res.Files, res.Unchanged = len(written), w.unchanged
 	res.Issues = len(written) - len(res.Diffs) - 2
-	if err := writeAtomic(filepath.Join(dir, ManifestFile), manifest); err != nil {
+	if err := writeAtomic(filepath.Join(dir, ManifestFile), filepath.Join(shown, ManifestFile), manifest); err != nil {
 		return nil, err
 	}
 	for p := range old {
@@ -242,7 +240,8 @@ func mkdirNoLink(dir string) error {
 
 // siteWriter writes a site's files and remembers which, with their hash.
 type siteWriter struct {
-	dir string
+	dir   string
+	shown string // dir as errors name it
 	// old is the last run's manifest: path to hash.
 	old       map[string]string
 	mu        sync.Mutex
@@ -257,16 +256,82 @@ func (w *siteWriter) write(rel string, data []byte) error {
 	sum.Write(data)
 	h := strconv.FormatUint(sum.Sum64(), 16)
 	path := filepath.Join(w.dir, filepath.FromSlash(rel))
-	same := false
-	if w.old[rel] == h {
-		fi, err := os.Lstat(path)
-		same = err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data))
-	}
+	same := w.holds(rel, h, int64(len(data)))
 	if !same {
-		if err := writeAtomic(path, data); err != nil {
+		if err := writeAtomic(path, w.show(rel), data); err != nil {
 			return err
 		}
 	}
+	w.record(rel, h, same)
+	return nil
+}
+
+// holds reports whether the last run wrote content of hash h and size n
+// to rel, and the file still has that size.
+func (w *siteWriter) holds(rel, h string, n int64) bool {
+	if w.old[rel] != h {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(w.dir, filepath.FromSlash(rel)))
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == n
+}
+
+// writeFrom writes the file rel as write does, with what render writes,
+// without holding it in memory: it goes to a temporary file beside rel,
+// which replaces rel unless the last run wrote the same. The board of
+// 100,000 issues is 39 MB of HTML, which a buffer doubled to 64.
+func (w *siteWriter) writeFrom(rel string, render func(io.Writer) error) error {
+	path, shown := filepath.Join(w.dir, filepath.FromSlash(rel)), w.show(rel)
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return notRegular(shown)
+	}
+	tmp, err := tempBeside(path)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", shown, err)
+	}
+	sum := fnv.New64a()
+	n := &countingWriter{}
+	bw := bufio.NewWriterSize(io.MultiWriter(f, sum, n), 64<<10)
+	err = render(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", shown, err)
+	}
+	h := strconv.FormatUint(sum.Sum64(), 16)
+	same := w.holds(rel, h, n.n)
+	if same {
+		os.Remove(tmp)
+	} else if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", shown, err)
+	}
+	w.record(rel, h, same)
+	return nil
+}
+
+// show is the path of the site's file rel as messages name it.
+func (w *siteWriter) show(rel string) string { return filepath.Join(w.shown, filepath.FromSlash(rel)) }
+
+// countingWriter counts the bytes written to it.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+// record notes that rel holds content of hash h, the same as before or not.
+func (w *siteWriter) record(rel, h string, same bool) {
 	w.mu.Lock()
 	if w.written == nil {
 		w.written = map[string]string{}
@@ -276,7 +341,6 @@ func (w *siteWriter) write(rel string, data []byte) error {
 		w.unchanged++
 	}
 	w.mu.Unlock()
-	return nil
 }
 
 // files lists the files written, sorted, and the manifest that lists them.
@@ -294,24 +358,38 @@ func (w *siteWriter) files() ([]string, []byte) {
 }
 
 // writeAtomic replaces path with data through a temporary file beside it
-// and a rename. It does not wait for the disk: a site is rebuilt from the
-// store at will. A symbolic link at path is refused, never followed.
-func writeAtomic(path string, data []byte) error {
+// and a rename; errors name it shown. It does not wait for the disk: a
+// site is rebuilt from the store at will. A symbolic link at path is
+// refused, never followed.
+func writeAtomic(path, shown string, data []byte) error {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return repo.Errorf(repo.CodeRefused, "%s is not a regular file; td replaces only the pages it wrote", path)
+		return notRegular(shown)
 	}
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
+	tmp, err := tempBeside(path)
+	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(rnd[:]))
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", shown, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", shown, err)
 	}
 	return nil
+}
+
+// notRegular refuses to replace path, which is not a regular file.
+func notRegular(path string) error {
+	return repo.Errorf(repo.CodeRefused, "%s is not a regular file; td replaces only the pages it wrote", path)
+}
+
+// tempBeside names a new temporary file in path's directory.
+func tempBeside(path string) (string, error) {
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(rnd[:])), nil
 }
