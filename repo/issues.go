@@ -1,13 +1,11 @@
 package repo
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -235,6 +233,14 @@ func (s *Store) List(f Filter) ([]*Issue, []error, error) {
 // issues the filter leaves out (how many of an epic's children are
 // closed, when closed issues are not listed) without reading them twice.
 func (s *Store) ListAll(f Filter) (matched, all []*Issue, perrs []error, err error) {
+	matched, all, perrs, err = s.ListAllUnordered(f)
+	SortIssues(matched)
+	return matched, all, perrs, err
+}
+
+// ListAllUnordered is ListAll with the matched issues in file name order,
+// for a caller that orders them its own way (SortBy, SortFirst).
+func (s *Store) ListAllUnordered(f Filter) (matched, all []*Issue, perrs []error, err error) {
 	if err := f.Validate(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -258,56 +264,7 @@ func (s *Store) ListAll(f Filter) (matched, all []*Issue, perrs []error, err err
 			matched = append(matched, e.issue)
 		}
 	}
-	SortIssues(matched)
 	return matched, all, perrs, nil
-}
-
-// SortIssues orders issues by priority, then creation time, then ID.
-// It sorts a slice of keys rather than the issues: comparing two issues
-// through their pointers reached into memory all over the heap, and at
-// 10,000 issues the sort took a tenth of td board's time.
-func SortIssues(list []*Issue) {
-	type key struct {
-		prio uint64 // the priority's first 8 bytes, big-endian
-		sec  int64
-		nsec int32
-		plen int // the priority's length: over 8, it is compared whole
-		is   *Issue
-	}
-	keys := make([]key, len(list))
-	for i, is := range list {
-		p := is.Priority
-		var v uint64
-		for j := 0; j < 8; j++ {
-			v <<= 8
-			if j < len(p) {
-				v |= uint64(p[j])
-			}
-		}
-		keys[i] = key{prio: v, sec: is.CreatedAt.Unix(), nsec: int32(is.CreatedAt.Nanosecond()), plen: len(p), is: is}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if a.prio != b.prio {
-			return cmp.Compare(a.prio, b.prio)
-		}
-		if a.plen > 8 || b.plen > 8 {
-			if c := strings.Compare(string(a.is.Priority), string(b.is.Priority)); c != 0 {
-				return c
-			}
-		} else if a.plen != b.plen {
-			return cmp.Compare(a.plen, b.plen) // the shorter is the longer's prefix, zeros after
-		}
-		if a.sec != b.sec {
-			return cmp.Compare(a.sec, b.sec)
-		}
-		if a.nsec != b.nsec {
-			return cmp.Compare(a.nsec, b.nsec)
-		}
-		return strings.Compare(a.is.ID, b.is.ID)
-	})
-	for i, k := range keys {
-		list[i] = k.is
-	}
 }
 
 func (s *Store) NewIssueID() (string, error) {

@@ -44,5 +44,25 @@ func TestSortIssuesAsItsRule(t *testing.T) {
 				t.Fatalf("round %d: position %d holds %q %q %v, want %q %q %v", round, i, got[i].Priority, got[i].ID, got[i].CreatedAt, want[i].Priority, want[i].ID, want[i].CreatedAt)
 			}
 		}
+		// The first n alone, for every n: what a page of td list shows.
+		for n := -1; n <= len(list)+1; n++ {
+			in := slices.Clone(list)
+			first := SortFirst(in, n)
+			wantN := len(list)
+			if n > 0 && n < len(list) {
+				wantN = n
+			}
+			if len(first) != wantN {
+				t.Fatalf("round %d: SortFirst(%d of %d) gave %d", round, n, len(list), len(first))
+			}
+			for i := range first {
+				if rule(first[i], want[i]) != 0 {
+					t.Fatalf("round %d: SortFirst(%d): position %d holds %q %q %v, want %q %q %v", round, n, i, first[i].Priority, first[i].ID, first[i].CreatedAt, want[i].Priority, want[i].ID, want[i].CreatedAt)
+				}
+			}
+			if n > 0 && n < len(list) && !slices.Equal(in, list) {
+				t.Fatalf("round %d: SortFirst(%d) reordered the list it was given", round, n)
+			}
+		}
 	}
 }

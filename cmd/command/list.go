@@ -85,27 +85,31 @@ func (r *runner) runList(o *ListOptions) error {
 		return err
 	}
 	issueClaims := r.startIssueClaims(s)
-	list, all, perrs, err := s.ListAll(o.Filter)
+	list, all, perrs, err := s.ListAllUnordered(o.Filter)
 	if err != nil {
 		return err // the claims, read or not, are not shown
 	}
 	kids := links.ChildCounts(all)
-	if o.Sort == repo.SortUpdated {
-		s.FillUpdated(list)
-	}
-	if err := repo.SortBy(list, o.Sort); err != nil {
-		return err
-	}
-	for _, pe := range perrs {
-		r.st.warnf("%v", pe)
-	}
 	total := len(list)
 	limit := o.Limit
 	if limit < 0 && r.st.tty && !r.st.wantsJSON() {
 		limit = listPage
 	}
-	if limit > 0 && len(list) > limit {
-		list = list[:limit]
+	if (o.Sort == "" || o.Sort == repo.SortPriority) && limit > 0 {
+		list = repo.SortFirst(list, limit) // a page needs no sort of the rest
+	} else {
+		if o.Sort == repo.SortUpdated {
+			s.FillUpdated(list)
+		}
+		if err := repo.SortBy(list, o.Sort); err != nil {
+			return err
+		}
+		if limit > 0 && len(list) > limit {
+			list = list[:limit]
+		}
+	}
+	for _, pe := range perrs {
+		r.st.warnf("%v", pe)
 	}
 	ic := issueClaims()
 	ic.prefetch(list)
