@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -320,7 +321,8 @@ func (s *Store) AppendLedger(tx *Tx, id string, e audit.Entry) error {
 // or an updated_at written by an older td). Ledgers are read through the
 // facts cache, checked by one stat each relative to the history
 // directory (td list --json does this for every issue); one td cannot
-// read leaves the file's time.
+// read leaves the file's time. A list in ID order, as ListAllUnordered
+// returns it, is looked up in the cache by a walk rather than searches.
 func (s *Store) FillUpdated(list []*Issue) {
 	if len(list) == 0 {
 		return
@@ -332,9 +334,15 @@ func (s *Store) FillUpdated(list []*Issue) {
 	cached := make([]LedgerFacts, len(list))
 	known := make([]bool, len(list))
 	names := make([]string, len(list))
+	ascending := slices.IsSortedFunc(list, func(a, b *Issue) int { return strings.Compare(a.ID, b.ID) })
+	at := 0
 	c.mu.Lock()
 	for i, is := range list {
-		cached[i], known[i] = c.lookup(is.ID)
+		if ascending {
+			cached[i], known[i] = c.lookupAscending(is.ID, &at)
+		} else {
+			cached[i], known[i] = c.lookup(is.ID)
+		}
 		names[i] = is.ID + ".jsonl"
 	}
 	c.mu.Unlock()

@@ -1,6 +1,8 @@
 package repo
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -193,6 +195,50 @@ func TestLedgerTableLookup(t *testing.T) {
 	for _, id := range []string{"td-", "td-abcdef", "td-zzzzzz", ""} {
 		if got, ok := c.lookup(id); ok {
 			t.Errorf("lookup(%q) found %+v", id, got)
+		}
+	}
+}
+
+// TestLedgerTableLookupAscending holds lookupAscending to lookup over
+// random tables and random runs of ids, ascending, with repeats, gaps,
+// ids the table lacks and ids out of order.
+func TestLedgerTableLookupAscending(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	name := func(i int) string { return fmt.Sprintf("td-%06d", i) }
+	for round := 0; round < 100; round++ {
+		m := map[string]LedgerFacts{}
+		n := r.IntN(300)
+		for i := 0; i < n; i++ {
+			k := r.IntN(1000)
+			m[name(k)] = LedgerFacts{size: int64(k) + 1, mtime: 5}
+		}
+		tab, err := scanLedgerCache(encodeLedgerCache(m, 1<<62))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := ledgerCache{file: tab, m: map[string]LedgerFacts{}}
+		var asked []string
+		for k := r.IntN(5); k < 1000; k += 1 + r.IntN(1+r.IntN(200)) {
+			asked = append(asked, name(k))
+			if r.IntN(10) == 0 {
+				asked = append(asked, name(k)) // the same again
+			}
+			if r.IntN(20) == 0 {
+				asked = append(asked, name(r.IntN(1000))) // out of order
+			}
+		}
+		if len(tab.ids) >= 2 {
+			// Back to the id just before the last one found.
+			asked = append(asked, tab.ids[1], tab.ids[0])
+		}
+		asked = append(asked, "", "td-", "td-zzzzzz")
+		at := 0
+		for _, id := range asked {
+			want, wantOK := c.lookup(id)
+			got, ok := c.lookupAscending(id, &at)
+			if ok != wantOK || !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d: lookupAscending(%q) = %+v, %v; lookup = %+v, %v", round, id, got, ok, want, wantOK)
+			}
 		}
 	}
 }

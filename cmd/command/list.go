@@ -95,12 +95,16 @@ func (r *runner) runList(o *ListOptions) error {
 	if limit < 0 && r.st.tty && !r.st.wantsJSON() {
 		limit = listPage
 	}
+	// Only JSON shows updated_at, so only it (and that order) pays for
+	// the ledgers; while the list is still in ID order, filling it walks
+	// the ledger cache instead of searching it for each issue.
+	filled := o.Sort == repo.SortUpdated || (r.st.wantsJSON() && (limit <= 0 || limit >= len(list)))
+	if filled {
+		s.FillUpdated(list)
+	}
 	if (o.Sort == "" || o.Sort == repo.SortPriority) && limit > 0 {
 		list = repo.SortFirst(list, limit) // a page needs no sort of the rest
 	} else {
-		if o.Sort == repo.SortUpdated {
-			s.FillUpdated(list)
-		}
 		if err := repo.SortBy(list, o.Sort); err != nil {
 			return err
 		}
@@ -114,8 +118,8 @@ func (r *runner) runList(o *ListOptions) error {
 	ic := issueClaims()
 	ic.prefetch(list)
 	return r.st.export(func() any {
-		if o.Sort != repo.SortUpdated {
-			s.FillUpdated(list) // only JSON shows updated_at: only it pays for the ledgers
+		if !filled {
+			s.FillUpdated(list)
 		}
 		return issueList{list, ic, kids}
 	}, func() error {
