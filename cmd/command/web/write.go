@@ -69,7 +69,9 @@ type SiteResult struct {
 // the style sheet. Each file is written to a temporary file beside it and
 // renamed into place, so a reader or a web server never sees half a page.
 // dir is created when missing; an existing dir must be empty or hold a
-// site td wrote (its manifest), and files td did not list there are never
+// site td wrote (its manifest, written empty before the first page so
+// that a run killed half-way leaves a directory the next run takes up),
+// and files td did not list there are never
 // touched.
 func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 	shown := o.Shown
@@ -171,7 +173,7 @@ func prepareDir(dir, shown string) (map[string]string, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		return nil, nil
+		return nil, claimDir(dir, shown)
 	case err != nil:
 		return nil, err
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -191,11 +193,12 @@ func prepareDir(dir, shown string) (map[string]string, error) {
 		if len(entries) > 0 {
 			return nil, repo.Errorf(repo.CodeRefused, "%s holds files td did not write (it has no %s); name a new or empty directory", shown, ManifestFile)
 		}
-		return nil, nil
+		return nil, claimDir(dir, shown)
 	}
 	if err != nil {
 		return nil, err
 	}
+	removeStaleTemps(dir)
 	old := map[string]string{}
 	for _, l := range strings.Split(string(data), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -392,4 +395,37 @@ func tempBeside(path string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(rnd[:])), nil
+}
+
+// claimDir writes an empty manifest into the new site directory dir, which
+// marks it td's before any page is written.
+func claimDir(dir, shown string) error {
+	return writeAtomic(filepath.Join(dir, ManifestFile), filepath.Join(shown, ManifestFile), nil)
+}
+
+// removeStaleTemps removes the temporary files a killed run left beside
+// the pages of the site in dir (".index.html.tmp-0123456789ab"): a page
+// streamed to disk is as large as the board, 39 MB at 100,000 issues.
+func removeStaleTemps(dir string) {
+	for _, d := range []string{dir, filepath.Join(dir, site.IssuesDir), filepath.Join(dir, site.DiffsDir)} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() && isTempName(e.Name()) {
+				os.Remove(filepath.Join(d, e.Name()))
+			}
+		}
+	}
+}
+
+// isTempName reports whether name is one tempBeside makes.
+func isTempName(name string) bool {
+	i := strings.LastIndex(name, ".tmp-")
+	if !strings.HasPrefix(name, ".") || i < 1 || len(name)-i-len(".tmp-") != 12 {
+		return false
+	}
+	_, err := hex.DecodeString(name[i+len(".tmp-"):])
+	return err == nil
 }
