@@ -124,6 +124,11 @@ func (c *ledgerCache) lookup(id string) (LedgerFacts, bool) {
 	if !ok {
 		return LedgerFacts{}, false
 	}
+	return c.factsAt(i)
+}
+
+// factsAt decodes the facts of the file's i-th entry.
+func (c *ledgerCache) factsAt(i int) (LedgerFacts, bool) {
 	r := &indexReader{s: c.file.body, off: int(c.file.offs[i])}
 	f := readLedgerFields(r)
 	if r.err != nil {
@@ -157,12 +162,7 @@ func (c *ledgerCache) lookupAscending(id string, at *int) (LedgerFacts, bool) {
 	if !ok {
 		return LedgerFacts{}, false
 	}
-	r := &indexReader{s: c.file.body, off: int(c.file.offs[i])}
-	f := readLedgerFields(r)
-	if r.err != nil {
-		return LedgerFacts{}, false // cannot happen: the scan read it
-	}
-	return f, true
+	return c.factsAt(i)
 }
 
 // load reads the cache file once. The caller holds c.mu.
