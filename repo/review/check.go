@@ -405,6 +405,7 @@ func (c *checker) parseAll() {
 	type result struct {
 		issue      *repo.Issue
 		node       linkNode // the links of an issue slimmed away
+		nodeID     string   // its id, as the issue states it
 		slimmed    bool     // the issue or ledger was judged and let go
 		entries    []audit.Entry
 		session    *repo.Session
@@ -429,6 +430,7 @@ func (c *checker) parseAll() {
 				// string cut from the parse would keep its whole text).
 				if r.issue != nil {
 					r.node = linkNode{path: paths[i], links: ownLinks(r.issue.Links)}
+					r.nodeID = strings.Clone(r.issue.ID)
 				}
 				r.issue, r.entries, r.slimmed = nil, nil, true
 				c.head.Forget(paths[i])
@@ -443,11 +445,15 @@ func (c *checker) parseAll() {
 			c.ids[id] = true
 		}
 		switch {
+		// An id is in one of issues and linkOnly, the last file that
+		// states it winning either way.
 		case r.slimmed:
-			if id, ok := repo.IssueIDOf(p); ok && strings.HasSuffix(p, ".md") {
-				c.linkOnly[id] = r.node
+			if r.nodeID != "" {
+				delete(c.issues, r.nodeID)
+				c.linkOnly[r.nodeID] = r.node
 			}
 		case r.issue != nil:
+			delete(c.linkOnly, r.issue.ID)
 			c.issues[r.issue.ID] = r.issue
 		case r.entries != nil:
 			id, _ := repo.IssueIDOf(p)

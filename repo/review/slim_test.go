@@ -22,9 +22,15 @@ func TestSlimCheckAsWhole(t *testing.T) {
 	issue("td-bbbbbb", "open", "{kind: blocked_by, to: td-aaaaaa}", "")
 	issue("td-cccccc", "open", "{kind: relates_to, to: td-zzzzzz}", "")
 	issue("td-dddddd", "open", "", "## Todos\n\n- [ ] one\n")
+	// A file whose id is not its name, in a cycle through the id it states.
+	g.Write(".todos/issues/td-eeeeee.md", "---\nid: td-ffffff\ntitle: Misnamed\nstatus: open\nlinks: [{kind: blocked_by, to: td-gggggg}]\n---\n")
+	issue("td-gggggg", "open", "{kind: blocked_by, to: td-ffffff}", "")
 	g.Commit("base")
 	g.Git("branch", "base")
 	issue("td-dddddd", "closed", "{kind: child_of, to: td-yyyyyy}", "## Todos\n\n- [/] one\n- [/] two\n")
+	// A second file stating an unchanged issue's id: the id is judged
+	// once, as the last file states it.
+	g.Write(".todos/issues/td-hhhhhh.md", "---\nid: td-aaaaaa\ntitle: Twin\nstatus: open\nlinks: [{kind: blocked_by, to: td-zzzzzz}]\n---\n")
 	g.Commit("a change")
 	g.Reopen()
 
