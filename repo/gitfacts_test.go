@@ -93,10 +93,13 @@ func TestGitFactsCacheRoundTripAndCorruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Head != f.Head || !slices.Equal(got.Seen, f.Seen) || len(got.Issues) != 2 {
+	if got.Head != f.Head || !slices.Equal(got.Seen, f.Seen) || !slices.Equal(got.ids(), []string{"td-aaaaaa", "td-bbbbbb"}) {
 		t.Fatalf("round trip: %+v", got)
 	}
-	if a := got.Issues["td-aaaaaa"]; a.AddedBy != "Op <op@example.com>" || a.AddedSession != "ses_a" ||
+	if got.issue("td-cccccc") != nil || got.issue("") != nil {
+		t.Fatal("facts of an issue the cache lacks")
+	}
+	if a := got.issue("td-aaaaaa"); a.AddedBy != "Op <op@example.com>" || a.AddedSession != "ses_a" ||
 		!a.AddedAt.Equal(f.Issues["td-aaaaaa"].AddedAt) || !slices.Equal(a.Implementers, []string{"ses_w"}) {
 		t.Fatalf("round trip of td-aaaaaa: %+v", a)
 	}
@@ -107,4 +110,81 @@ func TestGitFactsCacheRoundTripAndCorruption(t *testing.T) {
 			t.Fatalf("flipping byte %d went unnoticed", i)
 		}
 	}
+}
+
+// TestGitFactsExtendCachedFacts reads the facts from a cache, which decodes
+// an issue only when asked for, after a new commit: the issues the commit
+// did not touch keep their facts, in memory and in the cache written.
+func TestGitFactsExtendCachedFacts(t *testing.T) {
+	g := newGitStore(t)
+	write := func(id, body string) {
+		path := g.s.Path(IssuesDir, id+".md")
+		if err := os.WriteFile(path, []byte("---\nid: "+id+"\ntitle: "+body+"\nstatus: open\n---\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := []string{"td-aaaaaa", "td-bbbbbb", "td-cccccc", "td-dddddd"}
+	for _, id := range ids {
+		write(id, "first")
+	}
+	g.git("-c", "user.name=Op", "-c", "user.email=op@example.com", "add", "-A")
+	g.git("-c", "user.name=Op", "-c", "user.email=op@example.com", "commit", "-q", "-m", "add\n\nTd-Session: ses_first")
+	want := map[string]*IssueGit{}
+	for _, id := range ids {
+		ig, err := g.s.IssueGitFacts(id)
+		if err != nil || ig == nil {
+			t.Fatalf("%s: %v %v", id, ig, err)
+		}
+		want[id] = ig
+	}
+	// A new commit, read over the cached facts.
+	write("td-bbbbbb", "second")
+	write("td-eeeeee", "new")
+	g.git("-c", "user.name=Op", "-c", "user.email=op@example.com", "add", "-A")
+	g.git("-c", "user.name=Op", "-c", "user.email=op@example.com", "commit", "-q", "-m", "more\n\nTd-Session: ses_second")
+	for round := 0; round < 2; round++ {
+		g.reopen() // the second round reads the cache the first wrote
+		for _, id := range ids {
+			ig, err := g.s.IssueGitFacts(id)
+			if err != nil || ig == nil {
+				t.Fatalf("round %d, %s: %v %v", round, id, ig, err)
+			}
+			sessions := []string{"ses_first"}
+			if id == "td-bbbbbb" {
+				sessions = append(sessions, "ses_second")
+			}
+			if ig.AddedBy != want[id].AddedBy || ig.AddedSession != "ses_first" || !slices.Equal(ig.Sessions, sessions) {
+				t.Errorf("round %d, %s: %+v", round, id, ig)
+			}
+		}
+		if ig, err := g.s.IssueGitFacts("td-eeeeee"); err != nil || ig == nil || ig.AddedSession != "ses_second" {
+			t.Errorf("round %d, td-eeeeee: %+v %v", round, ig, err)
+		}
+	}
+}
+
+func FuzzDecodeGitFacts(f *testing.F) {
+	f.Add(encodeGitFacts(&gitFacts{Head: "d7d109ba7fa21ce2dd47c1ab65b05d3549f460c0", Seen: []string{"d7d109ba7fa21ce2dd47c1ab65b05d3549f460c0"},
+		Issues: map[string]*IssueGit{"td-aaaaaa": {AddedBy: "Op <op@example.com>", AddedSession: "ses_a", AddedAt: time.Unix(1795000000, 0).UTC(), Sessions: []string{"ses_a"}}, "td-bbbbbb": {}}}))
+	f.Add(encodeGitFacts(&gitFacts{}))
+	f.Add([]byte("TDGF\x02"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := decodeGitFacts(data)
+		if err != nil {
+			return
+		}
+		// Every id the cache indexes decodes, and whatever decodes encodes
+		// back to the same facts.
+		again, err := decodeGitFacts(encodeGitFacts(got))
+		if err != nil || !slices.Equal(again.ids(), got.ids()) || again.Head != got.Head || !slices.Equal(again.Seen, got.Seen) {
+			t.Fatalf("re-encoding changed the facts: %v", err)
+		}
+		for _, id := range got.ids() {
+			a, b := got.issue(id), again.issue(id)
+			if a == nil || b == nil || a.AddedBy != b.AddedBy || a.AddedSession != b.AddedSession || !a.AddedAt.Equal(b.AddedAt) ||
+				!slices.Equal(a.Sessions, b.Sessions) || !slices.Equal(a.Implementers, b.Implementers) {
+				t.Fatalf("%q: %+v, then %+v", id, a, b)
+			}
+		}
+	})
 }

@@ -509,6 +509,19 @@ func (r *indexReader) strs() []string {
 	}
 	return out
 }
+
+// skipStrs steps over what strs reads, checking the same bounds, without
+// allocating.
+func (r *indexReader) skipStrs() {
+	n := r.uint()
+	if r.err != nil || n > 1<<16 {
+		r.err = errBadIndex
+		return
+	}
+	for j := uint64(0); j < n && r.err == nil; j++ {
+		r.str()
+	}
+}
 func (r *indexReader) time() time.Time {
 	v := r.int()
 	if v == 0 {

@@ -360,14 +360,7 @@ func skipLedgerFields(r *indexReader) {
 	r.str()
 	r.byte()
 	for range 3 {
-		n := r.uint()
-		if n > 1<<16 {
-			r.err = errBadIndex
-			return
-		}
-		for j := uint64(0); j < n && r.err == nil; j++ {
-			r.str()
-		}
+		r.skipStrs()
 	}
 	r.int()
 }
