@@ -163,10 +163,10 @@ func Check(s *repo.Store, o CheckOptions) (*CheckReport, error) {
 		return c.checkRange(o.Base)
 	}
 	var err error
-	if c.head, err = s.WorkTreeSnapshot(); err != nil {
-		return nil, err
-	}
 	if o.Base == "" {
+		if c.head, err = s.WorkTreeSnapshot(); err != nil {
+			return nil, err
+		}
 		c.report.Skipped = append(c.report.Skipped, baseRules...)
 		return c.run(true)
 	}
@@ -174,8 +174,21 @@ func Check(s *repo.Store, o CheckOptions) (*CheckReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.base, err = c.s.SnapshotAt(mb); err != nil {
+	// The base's tree is listed while the work tree's directories are
+	// read: at 100,000 issues each takes about 0.3 s, on a core of its own.
+	var baseErr error
+	listed := make(chan struct{})
+	go func() {
+		defer close(listed)
+		c.base, baseErr = c.s.SnapshotAt(mb)
+	}()
+	c.head, err = s.WorkTreeSnapshot()
+	<-listed
+	if err != nil {
 		return nil, err
+	}
+	if baseErr != nil {
+		return nil, baseErr
 	}
 	c.base.Rev = o.Base
 	return c.run(true)
