@@ -333,13 +333,19 @@ func TestHeadBlobs(t *testing.T) {
 	if err != nil || len(got) != 0 {
 		t.Fatalf("unborn HEAD: %v %v", got, err)
 	}
-	writeFile(t, r, "a.md", "a\n")
-	writeFile(t, r, "d/b.md", "b\n")
-	writeFile(t, r, "d/e/c.md", "c\n")
-	if err := r.Stage("a.md", "d/b.md", "d/e/c.md"); err != nil {
-		t.Fatal(err)
+	commit := func(msg string, files ...string) { // path, content, ...
+		t.Helper()
+		var paths []string
+		for i := 0; i < len(files); i += 2 {
+			writeFile(t, r, files[i], files[i+1])
+			paths = append(paths, files[i])
+		}
+		if err := r.Stage(paths...); err != nil {
+			t.Fatal(err)
+		}
+		commitGoGit(t, r, msg)
 	}
-	commitGoGit(t, r, "first")
+	commit("first", "a.md", "a\n", "d/b.md", "b\n", "d/e/c.md", "c\n")
 	got, err = r.HeadBlobs([]string{"a.md", "d/b.md", "d/e/c.md", "d/missing.md", "nodir/x.md", "d", "a.md/x"})
 	if err != nil {
 		t.Fatal(err)
@@ -356,13 +362,7 @@ func TestHeadBlobs(t *testing.T) {
 	// Asked alone, a path's trees are streamed rather than listed: the
 	// same answers, next to names that sort around it (a directory sorts
 	// as "name/").
-	writeFile(t, r, "d/x.md", "x\n")
-	writeFile(t, r, "d/x/y.md", "y\n")
-	writeFile(t, r, "d/x0", "x0\n")
-	if err := r.Stage("d/x.md", "d/x/y.md", "d/x0"); err != nil {
-		t.Fatal(err)
-	}
-	commitGoGit(t, r, "second")
+	commit("second", "d/x.md", "x\n", "d/x/y.md", "y\n", "d/x0", "x0\n")
 	all := []string{"a.md", "d/b.md", "d/e/c.md", "d/missing.md", "nodir/x.md", "d", "a.md/x", "d/x.md", "d/x/y.md", "d/x0", "d/x", "d/e", "", "..", "d//b.md"}
 	together, err := r.HeadBlobs(all)
 	if err != nil {
