@@ -157,8 +157,9 @@ func (sn *Snapshot) Same(other *Snapshot, path string) bool {
 	return ha.known && ha == hb
 }
 
-// hashOf returns the file's object name; a work tree file's is computed
-// from its content the first time it is asked for, "" if unreadable.
+// hashOf returns the file's object name; a work tree file's is taken
+// from git's index or computed from its content the first time it is
+// asked for, and is none known when the file cannot be read.
 func (sn *Snapshot) hashOf(f *snapFile) objectName {
 	if sn.indexed != nil {
 		sn.indexedOnce.Do(func() {
