@@ -71,8 +71,7 @@ type SiteResult struct {
 // dir is created when missing; an existing dir must be empty or hold a
 // site td wrote (its manifest, written empty before the first page so
 // that a run killed half-way leaves a directory the next run takes up),
-// and files td did not list there are never
-// touched.
+// and files td did not list there are never touched.
 func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 	shown := o.Shown
 	if shown == "" {
