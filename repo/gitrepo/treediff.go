@@ -211,8 +211,8 @@ type Dir struct {
 	offs []int32 // where each entry starts in data
 }
 
-// ReadDirs returns the commit rev names and its directories at dirs, each
-// nil when the commit has no directory there. The error wraps
+// ReadDirs returns the commit rev names and its directories at dirs ("" for
+// the root), each nil when the commit has no directory there. The error wraps
 // ErrUnknownRevision when rev names no commit.
 func (r *Repo) ReadDirs(rev string, dirs ...string) (string, []*Dir, error) {
 	o := r.openObjects()
@@ -223,13 +223,15 @@ func (r *Repo) ReadDirs(rev string, dirs ...string) (string, []*Dir, error) {
 	}
 	out := make([]*Dir, len(dirs))
 	for i, dir := range dirs {
-		parts, err := splitTreePath(dir)
-		if err != nil {
-			return "", nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
-		}
-		e, err := newTreeWalker(o, parts).lookup(0, c.tree)
-		if err != nil {
-			return "", nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
+		e := treeEntry{found: true, mode: modeTree, hash: c.tree} // "" is the root
+		if dir != "" {
+			parts, err := splitTreePath(dir)
+			if err != nil {
+				return "", nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
+			}
+			if e, err = newTreeWalker(o, parts).lookup(0, c.tree); err != nil {
+				return "", nil, fmt.Errorf("read %s at %s: %w", dir, rev, err)
+			}
 		}
 		if !e.found || e.mode&modeTypeMask != modeTree {
 			continue
@@ -264,7 +266,8 @@ func newDir(path string, data []byte) (*Dir, error) {
 		if len(d.offs) > 0 && compareEntryNames(prev, e) >= 0 {
 			return nil, fmt.Errorf("entry %q is out of order", e.name)
 		}
-		if _, err := rawTreeEntry(e); err != nil {
+		// The mode is what precedes " name\0" and the 20-byte name.
+		if _, err := parseMode(e.whole[:len(e.whole)-len(e.name)-2-hashLen]); err != nil {
 			return nil, err
 		}
 		d.offs = append(d.offs, int32(len(data)-len(rest)))
