@@ -70,6 +70,23 @@ func writeFile(t testing.TB, r *Repo, rel, content string) {
 	}
 }
 
+// stagedOne makes a repository with the file name staged, and returns it
+// with the path and the bytes of its index.
+func stagedOne(t testing.TB, name string) (*Repo, string, []byte) {
+	t.Helper()
+	r := newRepo(t)
+	writeFile(t, r, name, name+"\n")
+	if err := r.Stage(name); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(r.GitDir(), "index")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, path, data
+}
+
 // decodeIndex reads the index with go-git's decoder, which also verifies the
 // checksum.
 func decodeIndex(t testing.TB, r *Repo) *index.Index {

@@ -2,12 +2,12 @@ package gitrepo
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -355,13 +355,7 @@ func TestInvalidateTreeWithoutGit(t *testing.T) {
 // on a hand-made index.
 func TestStageDropsPositionalExtensionsAndKeepsREUC(t *testing.T) {
 	t.Parallel()
-	r := newRepo(t)
-	writeFile(t, r, "a", "a\n")
-	if err := r.Stage("a"); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(r.GitDir(), "index")
-	data, _ := os.ReadFile(path)
+	r, path, data := stagedOne(t, "a")
 	body := data[:len(data)-hashLen]
 	reuc := []byte("a\x00100644 0 0\n" + strings.Repeat("\x02", hashLen))
 	for _, ext := range []struct {
@@ -395,8 +389,7 @@ func TestStageDropsPositionalExtensionsAndKeepsREUC(t *testing.T) {
 // writeIndexBytes writes body followed by its SHA-1 as the index.
 func writeIndexBytes(t *testing.T, path string, body []byte) {
 	t.Helper()
-	sum := sha1.Sum(body)
-	if err := os.WriteFile(path, append(append([]byte{}, body...), sum[:]...), 0o666); err != nil {
+	if err := os.WriteFile(path, appendChecksum(slices.Clone(body)), 0o666); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -407,13 +400,7 @@ func TestStageRefusesAMandatoryExtension(t *testing.T) {
 		"sdir": "extension",   // a sparse index: not td's to update
 		"link": "split index", // a split index whose shared file is gone
 	} {
-		r := newRepo(t)
-		writeFile(t, r, "a", "a\n")
-		if err := r.Stage("a"); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(r.GitDir(), "index")
-		data, _ := os.ReadFile(path)
+		r, path, data := stagedOne(t, "a")
 		body := append(data[:len(data)-hashLen:len(data)-hashLen], sig...)
 		body = binary.BigEndian.AppendUint32(body, hashLen)
 		body = append(body, make([]byte, hashLen)...)
@@ -437,13 +424,7 @@ func TestStageRefusesAMandatoryExtension(t *testing.T) {
 
 func TestStageRefusesACorruptIndex(t *testing.T) {
 	t.Parallel()
-	r := newRepo(t)
-	writeFile(t, r, "a", "a\n")
-	if err := r.Stage("a"); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(r.GitDir(), "index")
-	data, _ := os.ReadFile(path)
+	r, path, data := stagedOne(t, "a")
 	data[len(data)-1] ^= 0xff
 	os.WriteFile(path, data, 0o666)
 	writeFile(t, r, "b", "b\n")

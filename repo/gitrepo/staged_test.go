@@ -261,16 +261,7 @@ func TestStagedChangesInAnotherIndex(t *testing.T) {
 
 func TestStagedChangesRefusesADamagedIndex(t *testing.T) {
 	t.Parallel()
-	r := newRepo(t)
-	writeFile(t, r, "a.go", "a\n")
-	if err := r.Stage("a.go"); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(r.GitDir(), "index")
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, p, data := stagedOne(t, "a.go")
 	data[20] ^= 0xff
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
