@@ -25,14 +25,6 @@ func (r *Repo) CleanIndexHashes(dir string) (map[string]string, error) {
 		return map[string]string{}, err
 	}
 	be := binary.BigEndian
-	if len(data) < indexHeaderLen+hashLen || string(data[:4]) != indexSignature {
-		return map[string]string{}, nil
-	}
-	version := be.Uint32(data[4:])
-	if version != 2 && version != 3 {
-		return map[string]string{}, nil
-	}
-	body := len(data) - hashLen
 	prefix := strings.TrimSuffix(dir, "/") + "/"
 	if dir == "" {
 		prefix = ""
@@ -42,19 +34,15 @@ func (r *Repo) CleanIndexHashes(dir string) (map[string]string, error) {
 		sd   statData
 		hash []byte
 	}
-	count := be.Uint32(data[8:])
-	cands := make([]candidate, 0, min(int(count), len(data)/62)) // 62: the smallest entry
-	off := indexHeaderLen
-	for range count {
-		rec, err := readIndexRecord(data, off, body, version)
-		if err != nil {
-			return map[string]string{}, nil // git status rebuilds a damaged index
-		}
+	var cands []candidate
+	if len(data) >= indexHeaderLen {
+		cands = make([]candidate, 0, min(int(be.Uint32(data[8:])), len(data)/62)) // 62: the smallest entry
+	}
+	err = walkIndex(data, func(off int, rec indexRecord) {
 		e := data[off:]
-		off += rec.size
 		mode := be.Uint32(e[entryModeOffset:])
 		if !strings.HasPrefix(string(rec.name), prefix) || rec.flags&flagStageMask != 0 || rec.xflags&xflagIntentToAdd != 0 || mode&modeTypeMask != modeRegular {
-			continue
+			return
 		}
 		var sd statData
 		sd.ctimeSec, sd.ctimeNsec = be.Uint32(e[0:]), be.Uint32(e[4:])
@@ -62,9 +50,12 @@ func (r *Repo) CleanIndexHashes(dir string) (map[string]string, error) {
 		sd.dev, sd.ino = be.Uint32(e[16:]), be.Uint32(e[20:])
 		sd.size = be.Uint32(e[entrySizeOffset:])
 		if sd.mtimeSec >= indexSec {
-			continue // racily clean
+			return // racily clean
 		}
 		cands = append(cands, candidate{name: string(rec.name), sd: sd, hash: e[entryHashOffset : entryHashOffset+hashLen]})
+	}, func(string, []byte, []byte) {})
+	if err != nil {
+		return map[string]string{}, nil // another version, or damaged: git status rebuilds a damaged index
 	}
 	// One lstat per file, a few at a time per core: they are system calls,
 	// each of a name in its directory, open once.

@@ -66,7 +66,7 @@ type splitView struct {
 // openSplit reads what the split index raw links to. Its checksum is
 // verified, and the shared file must end with the checksum its name
 // promises. The caller closes the view.
-func openSplit(gitDir string, raw []byte) (*splitView, error) {
+func openSplit(gitDir string, raw []byte) (_ *splitView, err error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", errSplitIndex, fmt.Sprintf(format, args...))
 	}
@@ -90,36 +90,35 @@ func openSplit(gitDir string, raw []byte) (*splitView, error) {
 		return nil, fail("read the shared index: %v", err)
 	}
 	v.shared, v.unmap = shared, unmap
+	defer func() {
+		if err != nil {
+			v.close()
+		}
+	}()
 	be := binary.BigEndian
 	if len(shared) < indexHeaderLen+hashLen || string(shared[:4]) != indexSignature || !bytes.Equal(shared[len(shared)-hashLen:], link[:hashLen]) {
-		v.close()
 		return nil, fail("%s does not end with the checksum its name promises", v.sharedPath)
 	}
 	if v.version = be.Uint32(shared[4:]); v.version != 2 && v.version != 3 {
-		v.close()
 		return nil, fail("%s: index version %d", v.sharedPath, v.version)
 	}
 	n := int(be.Uint32(shared[8:]))
 	if n > len(shared)/entryFixedLen {
-		v.close()
 		return nil, fail("%s: %v", v.sharedPath, errIndexShort)
 	}
 	v.deleted, v.replaced = make([]bool, n), make([]bool, n)
 	if rest := link[hashLen:]; len(rest) > 0 {
 		used, err := readEWAH(rest, v.deleted)
 		if err != nil {
-			v.close()
 			return nil, fail("the delete bitmap: %v", err)
 		}
 		if _, err := readEWAH(rest[used:], v.replaced); err != nil {
-			v.close()
 			return nil, fail("the replace bitmap: %v", err)
 		}
 	}
 	nRepl := 0
 	for i, r := range v.replaced {
 		if r && v.deleted[i] {
-			v.close()
 			return nil, fail("shared entry %d is both deleted and replaced", i)
 		}
 		if r {
@@ -127,19 +126,16 @@ func openSplit(gitDir string, raw []byte) (*splitView, error) {
 		}
 	}
 	if nRepl > len(split.entries) {
-		v.close()
 		return nil, fail("it replaces more entries than it holds")
 	}
 	v.repl, v.adds = split.entries[:nRepl], split.entries[nRepl:]
 	for _, e := range v.repl {
 		if len(e.name) != 0 {
-			v.close()
 			return nil, fail("a replacing entry has a name")
 		}
 	}
 	for _, e := range v.adds {
 		if len(e.name) == 0 {
-			v.close()
 			return nil, fail("an added entry has no name")
 		}
 	}
