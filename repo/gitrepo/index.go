@@ -278,14 +278,9 @@ func patchEntries(data []byte, body int, version uint32, changes []*change, trus
 			continue
 		}
 		kept++
-		mode := be.Uint32(data[off+entryModeOffset:])
-		if indexMtime != 0 && mode&modeTypeMask != modeGitlink &&
-			be.Uint32(data[off+entryMtimeOff:]) >= indexMtime &&
-			be.Uint32(data[off+entrySizeOffset:]) != 0 {
+		if e := data[off : off+size]; racilyClean(e, indexMtime) {
 			flush(off)
-			entry := slices.Clone(data[off : off+size])
-			be.PutUint32(entry[entrySizeOffset:], 0)
-			im.add(entry)
+			im.add(smudged(e))
 			runStart = off + size
 		}
 		off += size
@@ -303,9 +298,8 @@ func patchEntries(data []byte, body int, version uint32, changes []*change, trus
 		return nil, nil
 	}
 
-	// Extensions: keep REUC, invalidate TREE, drop the optional ones whose
-	// content depends on entry positions or the work tree, refuse mandatory
-	// ones.
+	// Extensions: as patchExtension says; a link extension is a split
+	// index, which patchedIndex stages into as one.
 	for p := off; p < body; {
 		if p+8 > body {
 			return nil, errNeedsCodec
@@ -315,20 +309,14 @@ func patchEntries(data []byte, body int, version uint32, changes []*change, trus
 		if n < 0 || n > body-p-8 {
 			return nil, errNeedsCodec
 		}
-		ext := data[p+8 : p+8+n]
-		switch {
-		case string(sig) == "link":
+		if string(sig) == "link" {
 			return nil, errLinkedIndex
-		case sig[0] < 'A' || sig[0] > 'Z':
-			return nil, errNeedsCodec
-		case string(sig) == "TREE":
-			if tree := invalidateTree(ext, changed); tree != nil {
-				ext := append([]byte("TREE"), be.AppendUint32(nil, uint32(len(tree)))...)
-				im.add(append(ext, tree...))
-			}
-		case string(sig) == "REUC":
-			im.add(data[p : p+8+n])
 		}
+		keep, ok := patchExtension(data[p:p+8+n], changed)
+		if !ok {
+			return nil, errNeedsCodec
+		}
+		im.add(keep)
 		p += 8 + n
 	}
 	be.PutUint32(header[8:], kept)
@@ -338,6 +326,47 @@ func patchEntries(data []byte, body int, version uint32, changes []*change, trus
 	}
 	im.add(h.Sum(nil))
 	return im, nil
+}
+
+// racilyClean reports whether the encoded entry e was modified in the
+// second the index was written (indexMtime, 0 for unknown) or later: its
+// stat data proves nothing then, and a rewritten index smudges it
+// (smudged), as git does, so that git checks its content once the new
+// index is newer than the file. Gitlinks and entries already smudged are
+// left alone.
+func racilyClean(e []byte, indexMtime uint32) bool {
+	be := binary.BigEndian
+	return indexMtime != 0 && be.Uint32(e[entryModeOffset:])&modeTypeMask != modeGitlink &&
+		be.Uint32(e[entryMtimeOff:]) >= indexMtime && be.Uint32(e[entrySizeOffset:]) != 0
+}
+
+// smudged is a copy of the encoded entry e with its size zeroed.
+func smudged(e []byte) []byte {
+	e = slices.Clone(e)
+	binary.BigEndian.PutUint32(e[entrySizeOffset:], 0)
+	return e
+}
+
+// patchExtension says what an index rewritten for the changed paths keeps
+// of the extension whole (signature, size and content): TREE with those
+// paths' trees invalidated (nil when nothing of it stays valid), REUC as
+// it is, and none of the optional others, whose content depends on entry
+// positions or the work tree. ok is false for a mandatory extension (one
+// whose signature does not start with a capital), which td does not
+// update.
+func patchExtension(whole []byte, changed []string) (keep []byte, ok bool) {
+	switch sig := string(whole[:4]); {
+	case sig[0] < 'A' || sig[0] > 'Z':
+		return nil, false
+	case sig == "TREE":
+		if tree := invalidateTree(whole[8:], changed); tree != nil {
+			keep = append([]byte("TREE"), binary.BigEndian.AppendUint32(nil, uint32(len(tree)))...)
+			return append(keep, tree...), true
+		}
+	case sig == "REUC":
+		return whole, true
+	}
+	return nil, true
 }
 
 // indexImage is a new index as the parts it is written from, in order:

@@ -43,15 +43,6 @@ func patchSplit(v *splitView, indexMtime uint32, changes []*change, trustExecBit
 	for i := range reuse {
 		reuse[i] = -1
 	}
-	racy := func(e []byte) bool {
-		return indexMtime != 0 && be.Uint32(e[entryModeOffset:])&modeTypeMask != modeGitlink &&
-			be.Uint32(e[entryMtimeOff:]) >= indexMtime && be.Uint32(e[entrySizeOffset:]) != 0
-	}
-	smudged := func(e []byte) []byte {
-		e = slices.Clone(e)
-		be.PutUint32(e[entrySizeOffset:], 0)
-		return e
-	}
 	// take looks for a change to the entry named name, whose current
 	// content is cur (with its flags), at shared position pos (-1 for an
 	// added entry), and reports whether the entry goes; errWholeIndex for
@@ -105,7 +96,7 @@ func patchSplit(v *splitView, indexMtime uint32, changes []*change, trustExecBit
 		case drop:
 			deleted[i], replaced[i] = true, false
 			sharedPos[i] = shared
-		case racy(cur):
+		case racilyClean(cur, indexMtime):
 			replaced[i], newRepl[i] = true, smudged(cur)
 		case replaced[i]:
 			newRepl[i] = cur
@@ -125,7 +116,7 @@ func patchSplit(v *splitView, indexMtime uint32, changes []*change, trustExecBit
 		case err != nil:
 			return nil, err
 		case drop:
-		case racy(e):
+		case racilyClean(e, indexMtime):
 			adds = append(adds, smudged(e))
 		default:
 			adds = append(adds, e)
@@ -174,16 +165,12 @@ func patchSplit(v *splitView, indexMtime uint32, changes []*change, trustExecBit
 	// Extensions: as the patcher treats them.
 	var exts [][]byte
 	for _, x := range v.split.exts {
-		sig := string(x[:4])
-		switch {
-		case sig[0] < 'A' || sig[0] > 'Z':
+		keep, ok := patchExtension(x, changed)
+		if !ok {
 			return nil, errWholeIndex
-		case sig == "TREE":
-			if tree := invalidateTree(x[8:], changed); tree != nil {
-				exts = append(exts, append(append([]byte("TREE"), be.AppendUint32(nil, uint32(len(tree)))...), tree...))
-			}
-		case sig == "REUC":
-			exts = append(exts, x)
+		}
+		if keep != nil {
+			exts = append(exts, keep)
 		}
 	}
 
