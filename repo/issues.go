@@ -239,6 +239,13 @@ func (s *Store) ListAll(f Filter) (matched, all []*Issue, perrs []error, err err
 	return matched, all, perrs, err
 }
 
+// InIDOrder reports whether list is in the order of its IDs, as the store
+// lists issues (by file name, which for every ID td makes is the same):
+// a caller may then search or walk it by ID instead of building a map.
+func InIDOrder(list []*Issue) bool {
+	return slices.IsSortedFunc(list, func(a, b *Issue) int { return strings.Compare(a.ID, b.ID) })
+}
+
 // ListAllUnordered is ListAll with the matched issues in file name order,
 // for a caller that orders them its own way (SortBy, SortFirst).
 func (s *Store) ListAllUnordered(f Filter) (matched, all []*Issue, perrs []error, err error) {
@@ -334,7 +341,7 @@ func (s *Store) FillUpdated(list []*Issue) {
 	cached := make([]LedgerFacts, len(list))
 	known := make([]bool, len(list))
 	names := make([]string, len(list))
-	ascending := slices.IsSortedFunc(list, func(a, b *Issue) int { return strings.Compare(a.ID, b.ID) })
+	ascending := InIDOrder(list)
 	at := 0
 	c.mu.Lock()
 	for i, is := range list {

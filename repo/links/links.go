@@ -388,7 +388,7 @@ func Ready(s *repo.Store, f repo.Filter) ([]*repo.Issue, []error, error) {
 // of 100,000 IDs was a twentieth of td ready.
 func statusLookup(all []*repo.Issue) func(id string) (domain.Status, bool) {
 	byID := func(is *repo.Issue, id string) int { return strings.Compare(is.ID, id) }
-	if slices.IsSortedFunc(all, func(a, b *repo.Issue) int { return strings.Compare(a.ID, b.ID) }) {
+	if repo.InIDOrder(all) {
 		return func(id string) (domain.Status, bool) {
 			i, ok := slices.BinarySearchFunc(all, id, byID)
 			if !ok {
