@@ -47,12 +47,8 @@ func QuickTally(body []byte) (domain.Summary, bool) {
 		lazy bool
 	)
 	for len(body) > 0 {
-		line := body
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			body = nil
-		}
+		var line []byte
+		line, body, _ = bytes.Cut(body, []byte("\n"))
 		content := bytes.TrimLeft(line, " ")
 		if len(content) == 0 {
 			blank = true
