@@ -17,15 +17,17 @@ const (
 // SortKeys lists the keys SortBy takes, the default first.
 func SortKeys() []string { return []string{SortPriority, SortCreated, SortUpdated, SortTitle} }
 
-// SortBy orders issues by key, ties broken by the default order
-// (priority, then age, then ID). An unknown key is an invalid_argument
-// error naming the keys.
-func SortBy(list []*Issue, key string) error {
-	SortIssues(list)
+// SortBy returns the first limit issues of list (all of them when limit
+// is 0 or less) ordered by key, ties broken by the default order
+// (priority, then age, then ID); list itself may be reordered. In the
+// default order the first are picked without sorting the rest
+// (SortFirst). An unknown key is an invalid_argument error naming the
+// keys.
+func SortBy(list []*Issue, key string, limit int) ([]*Issue, error) {
 	var cmp func(a, b *Issue) int
 	switch key {
 	case "", SortPriority:
-		return nil
+		return SortFirst(list, limit), nil
 	case SortCreated:
 		cmp = func(a, b *Issue) int { return b.CreatedAt.Compare(a.CreatedAt) }
 	case SortUpdated:
@@ -33,10 +35,14 @@ func SortBy(list []*Issue, key string) error {
 	case SortTitle:
 		cmp = func(a, b *Issue) int { return strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title)) }
 	default:
-		return Errorf(CodeInvalid, "--sort %q is not a sort key; use one of %s", key, strings.Join(SortKeys(), ", "))
+		return nil, Errorf(CodeInvalid, "--sort %q is not a sort key; use one of %s", key, strings.Join(SortKeys(), ", "))
 	}
+	SortIssues(list)
 	slices.SortStableFunc(list, cmp)
-	return nil
+	if limit > 0 && len(list) > limit {
+		list = list[:limit]
+	}
+	return list, nil
 }
 
 // SortIssues orders issues by priority, then creation time, then ID.

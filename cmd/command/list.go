@@ -102,15 +102,8 @@ func (r *runner) runList(o *ListOptions) error {
 	if filled {
 		s.FillUpdated(list)
 	}
-	if (o.Sort == "" || o.Sort == repo.SortPriority) && limit > 0 {
-		list = repo.SortFirst(list, limit) // a page needs no sort of the rest
-	} else {
-		if err := repo.SortBy(list, o.Sort); err != nil {
-			return err
-		}
-		if limit > 0 && len(list) > limit {
-			list = list[:limit]
-		}
+	if list, err = repo.SortBy(list, o.Sort, limit); err != nil {
+		return err
 	}
 	for _, pe := range perrs {
 		r.st.warnf("%v", pe)
