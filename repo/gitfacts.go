@@ -2,7 +2,6 @@ package repo
 
 import (
 	"encoding/hex"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -29,16 +28,9 @@ type gitFacts struct {
 	// (issue): a close at 100,000 issues decoded all of them, 31 ms, to
 	// read one.
 	Issues map[string]*IssueGit
-	file   gitFactsTable
+	file   entryTable
 
 	seen map[string]bool
-}
-
-// gitFactsTable indexes the entries of a gitfacts.bin by ID.
-type gitFactsTable struct {
-	body string   // the cache's body
-	ids  []string // sorted, as the file has them
-	offs []int32  // where each entry's fields start in body, after its ID
 }
 
 // issue returns the facts of id, nil for none. Once the scan is done it is
@@ -48,11 +40,11 @@ func (f *gitFacts) issue(id string) *IssueGit {
 	if ig, ok := f.Issues[id]; ok {
 		return ig
 	}
-	i, ok := slices.BinarySearch(f.file.ids, id)
+	i, ok := f.file.find(id)
 	if !ok {
 		return nil
 	}
-	r := &indexReader{s: f.file.body, off: int(f.file.offs[i])}
+	r := f.file.fields(i)
 	ig := readIssueGit(r)
 	if r.err != nil {
 		return nil // cannot happen: the scan read it
@@ -64,7 +56,7 @@ func (f *gitFacts) issue(id string) *IssueGit {
 func (f *gitFacts) ids() []string {
 	ids := slices.Clone(f.file.ids)
 	for id := range f.Issues {
-		if _, ok := slices.BinarySearch(f.file.ids, id); !ok {
+		if _, ok := f.file.find(id); !ok {
 			ids = append(ids, id)
 		}
 	}
@@ -259,29 +251,24 @@ func decodeGitFacts(data []byte) (*gitFacts, error) {
 		r.off += 20
 	}
 	n = r.uint()
-	if r.err != nil || n > uint64(len(r.s)-r.off)/6 || len(r.s) > math.MaxInt32 {
+	if r.err != nil || n > uint64(len(r.s)-r.off)/6 {
 		return nil, errBadIndex
 	}
 	// The entries are indexed, not decoded: issue decodes one when asked.
 	f.Issues = map[string]*IssueGit{}
-	f.file = gitFactsTable{body: r.s, ids: make([]string, 0, n), offs: make([]int32, 0, n)}
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		id := r.str()
-		if len(f.file.ids) > 0 && id <= f.file.ids[len(f.file.ids)-1] {
-			return nil, errBadIndex
-		}
-		f.file.ids = append(f.file.ids, id)
-		f.file.offs = append(f.file.offs, int32(r.off))
-		r.str()
-		r.str()
-		r.int()
-		r.skipStrs()
-		r.skipStrs()
-	}
-	if r.err != nil || r.off != len(r.s) {
-		return nil, errBadIndex
+	if f.file, err = scanEntries(r, n, skipIssueGit); err != nil {
+		return nil, err
 	}
 	return f, nil
+}
+
+// skipIssueGit steps over what readIssueGit reads.
+func skipIssueGit(r *indexReader) {
+	r.str()
+	r.str()
+	r.int()
+	r.skipStrs()
+	r.skipStrs()
 }
 
 // readIssueGit reads one entry's fields, after its ID.
