@@ -284,38 +284,23 @@ func (w *siteWriter) holds(rel, h string, n int64) bool {
 // 100,000 issues is 39 MB of HTML, which a buffer doubled to 64.
 func (w *siteWriter) writeFrom(rel string, render func(io.Writer) error) error {
 	path, shown := filepath.Join(w.dir, filepath.FromSlash(rel)), w.show(rel)
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return notRegular(shown)
-	}
-	tmp, err := tempBeside(path)
+	sum, n := fnv.New64a(), &countingWriter{}
+	tmp, err := writeTemp(path, shown, func(f io.Writer) error {
+		bw := bufio.NewWriterSize(io.MultiWriter(f, sum, n), 64<<10)
+		if err := render(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 	if err != nil {
 		return err
-	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", shown, err)
-	}
-	sum := fnv.New64a()
-	n := &countingWriter{}
-	bw := bufio.NewWriterSize(io.MultiWriter(f, sum, n), 64<<10)
-	err = render(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", shown, err)
 	}
 	h := strconv.FormatUint(sum.Sum64(), 16)
 	same := w.holds(rel, h, n.n)
 	if same {
 		os.Remove(tmp)
-	} else if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", shown, err)
+	} else if err := replaceWith(tmp, path, shown); err != nil {
+		return err
 	}
 	w.record(rel, h, same)
 	return nil
@@ -364,17 +349,45 @@ func (w *siteWriter) files() ([]string, []byte) {
 // site is rebuilt from the store at will. A symbolic link at path is
 // refused, never followed.
 func writeAtomic(path, shown string, data []byte) error {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return notRegular(shown)
-	}
-	tmp, err := tempBeside(path)
+	tmp, err := writeTemp(path, shown, func(f io.Writer) error {
+		_, err := f.Write(data)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", shown, err)
+	return replaceWith(tmp, path, shown)
+}
+
+// writeTemp refuses path when it is there and not a regular file, then
+// writes what render writes to a new temporary file beside it
+// (tempBeside) and returns its name. On an error, a full disk for one,
+// nothing is left. Errors name the file shown.
+func writeTemp(path, shown string, render func(io.Writer) error) (string, error) {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return "", notRegular(shown)
 	}
+	tmp, err := tempBeside(path)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", shown, err)
+	}
+	err = render(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("write %s: %w", shown, err)
+	}
+	return tmp, nil
+}
+
+// replaceWith renames tmp over path, removing tmp when it cannot.
+func replaceWith(tmp, path, shown string) error {
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", shown, err)
