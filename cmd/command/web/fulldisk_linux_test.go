@@ -1,0 +1,71 @@
+package web_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tdproject/td/cmd/command/web"
+)
+
+// TestWriteSiteOnAFullDisk writes a site on a file system with no room
+// left: the first page fails with the disk's error and leaves no
+// temporary file, and once there is room the same directory, marked td's
+// before any page was written, takes the whole site.
+func TestWriteSiteOnAFullDisk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mounts a file system")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small file system needs root")
+	}
+	f := newFixture(t)
+	mnt := t.TempDir()
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=1m"); err != nil {
+		t.Skipf("cannot mount a small file system here: %v", err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(mnt, 0) })
+	filler := filepath.Join(mnt, "filler")
+	fh, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := fh.Write(chunk); errors.Is(err, syscall.ENOSPC) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	fh.Close()
+
+	out := filepath.Join(mnt, "site")
+	_, err = web.WriteSite(f.store(t), out, web.SiteOptions{Version: "test", Ranges: []string{f.rng}})
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "write "+out) {
+		t.Fatalf("WriteSite on a full disk: %v, want no space left, naming the page", err)
+	}
+	err = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("%s left behind", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	res, err := web.WriteSite(f.store(t), out, web.SiteOptions{Version: "test", Ranges: []string{f.rng}})
+	if err != nil {
+		t.Fatalf("WriteSite once there is room: %v", err)
+	}
+	if res.Issues != 6 || res.Files != 9 {
+		t.Errorf("wrote %d issue pages and %d files; want 6 and 9", res.Issues, res.Files)
+	}
+}
