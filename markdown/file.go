@@ -84,7 +84,7 @@ func parse(data []byte, copyData bool) (*File, error) {
 		f.bom = bom
 		rest = rest[len(bom):]
 	}
-	open, rest := cutLine(rest)
+	open, _ := cutLine(rest)
 	if !isDelimiter(open) {
 		return nil, &Error{Line: 1, Msg: "file does not start with a '---' frontmatter line"}
 	}

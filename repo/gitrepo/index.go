@@ -395,9 +395,6 @@ func (im *indexImage) add(b []byte) {
 	}
 }
 
-// bytes joins the parts into one buffer.
-func (im *indexImage) bytes() []byte { return bytes.Join(im.parts, nil) }
-
 // done releases what the image holds; safe on a nil image and twice.
 func (im *indexImage) done() {
 	if im != nil && im.release != nil {

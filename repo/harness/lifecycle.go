@@ -369,13 +369,15 @@ func EditDenial(s *repo.Store, se *repo.Session, dir string, paths []string) (st
 	if err != nil {
 		return "", err
 	}
-	for _, c := range rep.Refused() {
-		if c.Class == "meta" {
-			return c.Path + " is td's own record, which a project agent changes only through td: " + recordCommand(c.Path) + ".", nil
-		}
-		return c.Path + ": " + c.Reason + ".", nil
+	refused := rep.Refused()
+	if len(refused) == 0 {
+		return "", nil
 	}
-	return "", nil
+	c := refused[0] // the first refusal is the one the agent is told
+	if c.Class == "meta" {
+		return c.Path + " is td's own record, which a project agent changes only through td: " + recordCommand(c.Path) + ".", nil
+	}
+	return c.Path + ": " + c.Reason + ".", nil
 }
 
 // recordCommand names the td commands that write one of td's records, for

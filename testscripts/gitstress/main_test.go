@@ -6,7 +6,6 @@ package gitstress
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,5 +133,5 @@ func (w *world) createIssue(title string) string {
 // report logs a figure for the test's summary.
 func (w *world) report(format string, args ...any) {
 	w.t.Helper()
-	w.t.Log(fmt.Sprintf(format, args...))
+	w.t.Logf(format, args...)
 }
