@@ -351,19 +351,10 @@ func (rg *reviewGit) priorEntries(entries []audit.Entry, e addedEntry, added []a
 }
 
 // arrival finds the oldest commit since the base whose ledger holds the
-// line e (as many times as the work tree holds it up to e); "" when none
-// does, as for a line not committed yet.
+// line e; "" when none does, as for a line not committed yet. A line that
+// arrives twice is one entry (addedEntries gives its first copy), so the
+// commit that first held it once brought it.
 func (rg *reviewGit) arrival(path string, changes []gitrepo.PathChange, e addedEntry) (string, error) {
-	after, err := rg.c.head.Read(repo.TodosDir + "/" + repo.HistoryDir + "/" + e.issue + ".jsonl")
-	if err != nil {
-		return "", err
-	}
-	occurrence := 0
-	for _, l := range logLines(after) {
-		if l.n <= e.line && l.text == e.text {
-			occurrence++
-		}
-	}
 	for i := len(changes) - 1; i >= 0; i-- {
 		c := changes[i].Commit
 		if rg.baseAnc[c.Hash] || !rg.headAnc[c.Hash] || changes[i].Deleted {
@@ -376,14 +367,10 @@ func (rg *reviewGit) arrival(path string, changes []gitrepo.PathChange, e addedE
 		if err != nil {
 			return "", err
 		}
-		n := 0
 		for _, l := range logLines(data) {
 			if l.text == e.text {
-				n++
+				return c.Hash, nil
 			}
-		}
-		if n >= occurrence {
-			return c.Hash, nil
 		}
 	}
 	return "", nil

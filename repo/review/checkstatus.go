@@ -35,9 +35,8 @@ func (c *checker) checkStatusTransitions() {
 		had := map[string]bool{string(before): true}
 		broken := false
 		for _, e := range c.addedEntries(id) {
-			from, _ := e.Details["from"].(string)
-			to, _ := e.Details["to"].(string)
-			if to == "" {
+			from, to, ok := e.Transition()
+			if !ok {
 				continue
 			}
 			if from != "" && !had[from] && !broken {

@@ -391,9 +391,8 @@ func ledgerRecords(e audit.Entry, ev IssueEvent) bool {
 		if ev.Kind == EventClosed {
 			want = string(domain.StatusClosed)
 		}
-		_, hasFrom := e.Details["from"]
-		v, _ := e.Details["to"].(string)
-		return hasFrom && v == want
+		_, to, ok := e.Transition()
+		return ok && to == want
 	case ev.Kind == EventDescription:
 		fields, _ := e.Details["fields"].([]any)
 		return e.Action == audit.ActionEdited && slices.ContainsFunc(fields, func(f any) bool { return f == EventDescription })
