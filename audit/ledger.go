@@ -231,6 +231,42 @@ func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e
 // that really are two must differ.
 const RepeatKey = "repeat"
 
+// DistinctLine encodes e as a ledger line that held does not report as
+// already written: e's own line when it is new, else that line with
+// RepeatKey set to 2, 3 and so on until it is. held is asked about lines
+// without their newline.
+func DistinctLine(e Entry, held func(line []byte) bool) ([]byte, error) {
+	line, err := e.Line()
+	if err != nil || !held(line[:len(line)-1]) {
+		return line, err
+	}
+	d := make(map[string]any, len(e.Details)+1)
+	for k, v := range e.Details {
+		d[k] = v
+	}
+	e.Details = d
+	for n := 2; ; n++ {
+		d[RepeatKey] = n
+		if line, err = e.Line(); err != nil || !held(line[:len(line)-1]) {
+			return line, err
+		}
+	}
+}
+
+// HoldsLine reports whether the log data holds line (without its
+// newline) as one of its lines, surrounding space aside.
+func HoldsLine(data, line []byte) bool {
+	if !bytes.Contains(data, line) {
+		return false
+	}
+	for _, l := range splitLines(data) {
+		if bytes.Equal(l.raw, line) {
+			return true
+		}
+	}
+	return false
+}
+
 // LedgerLine is one non-blank line of a ledger file as read.
 type LedgerLine struct {
 	// N is the 1-based line number; Text the line, surrounding space (and

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -205,5 +206,33 @@ func TestReadLedgerLinesMarksRepeats(t *testing.T) {
 	}
 	if got := UniqueLines(data); len(got) != 4 || got[0] != a || got[1] != b || got[2] != "not json" || got[3] != c {
 		t.Fatalf("UniqueLines = %q", got)
+	}
+}
+
+func TestDistinctLine(t *testing.T) {
+	ts := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	e := Entry{TS: ts, Session: "s", Action: ActionCommented, Details: map[string]any{"text": "x"}}
+	plain, _ := e.Line()
+	second, _ := Entry{TS: ts, Session: "s", Action: ActionCommented, Details: map[string]any{"text": "x", RepeatKey: 2}}.Line()
+	third, _ := Entry{TS: ts, Session: "s", Action: ActionCommented, Details: map[string]any{"text": "x", RepeatKey: 3}}.Line()
+	for _, c := range []struct {
+		name string
+		log  []byte
+		want []byte
+	}{
+		{"a new entry", nil, plain},
+		{"another entry's line", []byte(`{"ts":"2026-11-21T10:00:00Z","session":"s","action":"commented","text":"y"}` + "\n"), plain},
+		{"the line is held", plain, second},
+		{"held with CRLF and space", append([]byte("  "), bytes.ReplaceAll(plain, []byte("\n"), []byte("\r\n"))...), second},
+		{"held twice over", slices.Concat(plain, second), third},
+		{"a line that contains it is not it", append([]byte("x"), plain...), plain},
+	} {
+		got, err := DistinctLine(e, func(l []byte) bool { return HoldsLine(c.log, l) })
+		if err != nil || !bytes.Equal(got, c.want) {
+			t.Errorf("%s: %s (%v), want %s", c.name, got, err, c.want)
+		}
+	}
+	if e.Details[RepeatKey] != nil {
+		t.Error("DistinctLine changed the entry's details")
 	}
 }
