@@ -1056,17 +1056,7 @@ type addedEntry struct {
 // roleOf is the role a session had for the rules: an operator session
 // counts only while its author is listed in the operators the config
 // (the base's, when there is one) names.
-func (c *checker) roleOf(id string) domain.Role {
-	se := c.sessions[id]
-	if se == nil || se.IsAgent() {
-		return domain.RoleAgent
-	}
-	name, email := repo.SplitIdentity(se.Author)
-	if c.config.IsOperator(name, email) {
-		return domain.RoleOperator
-	}
-	return domain.RoleAgent
-}
+func (c *checker) roleOf(id string) domain.Role { return repo.RoleUnder(c.config, c.sessions[id]) }
 
 // baseIssue is the issue as the base has it, nil when the base's file
 // cannot be read or parsed (parseAll reports the head's; an unreadable
