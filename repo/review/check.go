@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -245,8 +246,15 @@ func (c *checker) checkRange(base string) (*CheckReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	changed := make(map[string]*repo.Issue, len(c.issues))
+	maps.Copy(changed, c.issues)
 	if err := c.checkRangeLinks(deleted); err != nil {
 		return nil, err
+	}
+	if tip, err := g.Resolve(base); err == nil && tip != mb {
+		if err := c.checkMergedCycles(base, tip, changed); err != nil {
+			return nil, err
+		}
 	}
 	sortViolations(rep.Violations)
 	rep.Files, rep.Issues = c.head.CountFiles()
