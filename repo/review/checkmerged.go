@@ -30,7 +30,7 @@ func (c *checker) checkMergedCycles(target, tip string, changed map[string]*repo
 	}) {
 		return nil
 	}
-	at, err := c.s.PartialSnapshotAt(tip, nil)
+	at, err := c.s.IssueFilesAt(tip)
 	if err != nil {
 		return err
 	}
