@@ -84,6 +84,24 @@ func FuzzParseLedger(f *testing.F) {
 				t.Fatalf("doubled file, entry %d: %s, want %s", i, b, a)
 			}
 		}
+		// ReadLedgerLines marks as repeats exactly the lines ParseLedger
+		// leaves out, and its other readable lines are ParseLedger's.
+		var read []Entry
+		for _, l := range ReadLedgerLines(data) {
+			if !l.Repeat && l.Err == nil {
+				read = append(read, l.Entry)
+			}
+		}
+		if len(read) != len(entries) {
+			t.Fatalf("ReadLedgerLines has %d entries, ParseLedger %d", len(read), len(entries))
+		}
+		for i := range read {
+			a, _ := read[i].Line()
+			b, _ := entries[i].Line()
+			if string(a) != string(b) {
+				t.Fatalf("entry %d: ReadLedgerLines %s, ParseLedger %s", i, a, b)
+			}
+		}
 		for _, e := range entries {
 			line, err := e.Line()
 			if err != nil {

@@ -402,6 +402,16 @@ func FuzzVerifySecurityEvents(f *testing.F) {
 		next, _ := appendEvent(t, file, SecurityEvent{TS: start.Add(time.Hour), IssueID: issue, SessionID: session, Agent: agent, Kind: kind, Reason: rs[0]})
 		checkProblems(t, VerifySecurityEvents(next, file), nil)
 
+		// Any line arriving again, as a union merge after a squash merge
+		// writes it, is the same event: the chain is intact, against the
+		// base or not, and the events read once each.
+		again := append(slices.Clone(lines), lines[int(del)%count])
+		checkProblems(t, VerifySecurityEvents(join(again...), nil), nil)
+		checkProblems(t, VerifySecurityEvents(join(again...), file), nil)
+		if evs, _ := ParseSecurityEvents(join(again...)); len(evs) != count {
+			t.Fatalf("a repeated line reads as %d events, want %d", len(evs), count)
+		}
+
 		d := int(del) % (count - 1)
 		var kept [][]byte
 		kept = append(kept, lines[:d]...)
