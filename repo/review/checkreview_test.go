@@ -1,6 +1,7 @@
 package review
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tdproject/td/audit"
@@ -43,6 +44,37 @@ func TestIssueBefore(t *testing.T) {
 		}
 		if is.Implementer != c.implementer || is.Minor != c.minor {
 			t.Errorf("%s: the issue itself was changed", c.name)
+		}
+	}
+}
+
+func TestMergedLinks(t *testing.T) {
+	l := func(spec string) []domain.Link {
+		var out []domain.Link
+		for _, f := range strings.Fields(spec) {
+			kind, to, _ := strings.Cut(f, ":")
+			out = append(out, domain.Link{Kind: domain.LinkKind(kind), To: to})
+		}
+		return out
+	}
+	cases := []struct{ name, base, ours, theirs, want string }{
+		{"unchanged", "blocked_by:a", "blocked_by:a", "blocked_by:a", "blocked_by:a"},
+		{"ours added", "", "blocked_by:a", "", "blocked_by:a"},
+		{"theirs added", "", "", "blocked_by:b", "blocked_by:b"},
+		{"both added", "", "blocked_by:a", "child_of:b", "blocked_by:a child_of:b"},
+		{"the same added on both", "", "blocked_by:a", "blocked_by:a", "blocked_by:a"},
+		{"theirs removed, ours changed something else", "blocked_by:a", "blocked_by:a relates_to:c", "", "relates_to:c"},
+		{"ours removed", "blocked_by:a", "", "blocked_by:a", ""},
+		{"removed on one side, added on the other", "blocked_by:a", "blocked_by:b", "blocked_by:a child_of:c", "blocked_by:b child_of:c"},
+	}
+	for _, c := range cases {
+		got := mergedLinks(l(c.base), l(c.ours), l(c.theirs))
+		var words []string
+		for _, x := range got {
+			words = append(words, string(x.Kind)+":"+x.To)
+		}
+		if strings.Join(words, " ") != c.want {
+			t.Errorf("%s: %v, want %s", c.name, words, c.want)
 		}
 	}
 }
