@@ -292,7 +292,8 @@ type LedgerLine struct {
 func ReadLedgerLines(data []byte) []LedgerLine {
 	lines := splitLines(data)
 	out := make([]LedgerLine, 0, len(lines))
-	seen := newLineSet(len(lines))
+	var buf [8][]byte
+	seen := newLineSet(len(lines), buf[:])
 	for _, l := range lines {
 		ll := LedgerLine{N: l.n, Text: string(l.raw)}
 		if seen.add(l.raw) {
@@ -311,7 +312,8 @@ func ReadLedgerLines(data []byte) []LedgerLine {
 func ParseLedger(data []byte) ([]Entry, []*LineError) {
 	var out []Entry
 	var errs []*LineError
-	seen := newLineSet(0)
+	var buf [8][]byte
+	seen := newLineSet(0, buf[:])
 	for _, l := range splitLines(data) {
 		if seen.add(l.raw) {
 			continue
@@ -331,7 +333,8 @@ func ParseLedger(data []byte) ([]Entry, []*LineError) {
 func UniqueLines(data []byte) []string {
 	lines := splitLines(data)
 	out := make([]string, 0, len(lines))
-	seen := newLineSet(len(lines))
+	var buf [8][]byte
+	seen := newLineSet(len(lines), buf[:])
 	for _, l := range lines {
 		if !seen.add(l.raw) {
 			out = append(out, string(l.raw))
@@ -340,22 +343,46 @@ func UniqueLines(data []byte) []string {
 	return out
 }
 
-// lineSet is a set of lines, kept by hash: a ledger's lines are read by
-// the thousand, and a map of strings would copy each.
+// lineSet is a set of lines. Most ledgers hold a few lines, compared one
+// by one; past smallSet of them the set keeps them by hash, since a map
+// of strings would copy each.
 type lineSet struct {
-	seed maphash.Seed
-	m    map[uint64][][]byte
+	small [][]byte
+	m     map[uint64][][]byte
 }
 
-func newLineSet(n int) *lineSet {
-	return &lineSet{seed: lineSeed, m: make(map[uint64][][]byte, n)}
+const smallSet = 32
+
+// newLineSet is a set for about n lines, its first few kept in buf.
+func newLineSet(n int, buf [][]byte) lineSet {
+	if n > smallSet {
+		return lineSet{m: make(map[uint64][][]byte, n)}
+	}
+	return lineSet{small: buf[:0]}
 }
 
 var lineSeed = maphash.MakeSeed()
 
 // add adds line and reports whether the set held it already.
 func (s *lineSet) add(line []byte) bool {
-	h := maphash.Bytes(s.seed, line)
+	if s.m == nil {
+		for _, l := range s.small {
+			if len(l) == len(line) && bytes.Equal(l, line) {
+				return true
+			}
+		}
+		if len(s.small) < smallSet {
+			s.small = append(s.small, line)
+			return false
+		}
+		s.m = make(map[uint64][][]byte, 2*smallSet)
+		for _, l := range s.small {
+			h := maphash.Bytes(lineSeed, l)
+			s.m[h] = append(s.m[h], l)
+		}
+		s.small = nil
+	}
+	h := maphash.Bytes(lineSeed, line)
 	for _, l := range s.m[h] {
 		if bytes.Equal(l, line) {
 			return true

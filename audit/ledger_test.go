@@ -254,3 +254,18 @@ func TestDistinctLine(t *testing.T) {
 		t.Error("DistinctLine changed the entry's details")
 	}
 }
+
+// BenchmarkParseLedger reads a ledger of a typical size: td check reads
+// 10,000 of them.
+func BenchmarkParseLedger(b *testing.B) {
+	var data []byte
+	ts := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	for i := range 6 {
+		line, _ := Entry{TS: ts.Add(time.Duration(i) * time.Minute), Session: "ses_eohe8m2y", Action: ActionCommented, Details: map[string]any{"text": "The callback must verify the state parameter."}}.Line()
+		data = append(data, line...)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ParseLedger(data)
+	}
+}

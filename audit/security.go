@@ -233,7 +233,8 @@ func decodeSecurityLine(line []byte) (SecurityEvent, error) {
 func parseSecurity(data []byte) ([]securityRecord, []*LineError) {
 	var recs []securityRecord
 	var errs []*LineError
-	seen := newLineSet(0)
+	var buf [8][]byte
+	seen := newLineSet(0, buf[:])
 	for _, l := range splitLines(data) {
 		if seen.add(l.raw) {
 			continue
