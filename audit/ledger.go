@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"time"
 )
@@ -45,6 +46,47 @@ const (
 	// author). Comments come in as ActionCommented with an author.
 	ActionImported = "imported"
 )
+
+// statusActions are the actions that move an issue's status, and only
+// they: their entries record the move as details from and to (an import's
+// as to alone). Other entries may carry a "to" that is no status (a link's
+// target issue, a reopened criterion's todo status, an edited field's new
+// value), so a status is read only through Transition.
+var statusActions = map[string]bool{
+	ActionStarted: true, ActionUnstarted: true, ActionSubmitted: true,
+	ActionApproved: true, ActionRejected: true, ActionClosed: true,
+	ActionReopened: true, ActionBlocked: true, ActionUnblocked: true,
+	ActionImported: true,
+}
+
+// MovesStatus reports whether entries of action are status transitions.
+func MovesStatus(action string) bool { return statusActions[action] }
+
+// StatusActions lists the actions MovesStatus accepts, sorted.
+func StatusActions() []string {
+	out := make([]string, 0, len(statusActions))
+	for a := range statusActions {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Transition is the status move e records: the status it left ("" when
+// the entry does not say, as an import's does not) and the one it reached.
+// ok is false for every entry that moved no status: any action but the
+// transitions, and a transition entry without a destination.
+func (e Entry) Transition() (from, to string, ok bool) {
+	if !statusActions[e.Action] {
+		return "", "", false
+	}
+	to, _ = e.Details["to"].(string)
+	if to == "" {
+		return "", "", false
+	}
+	from, _ = e.Details["from"].(string)
+	return from, to, true
+}
 
 // TypeSecurity marks a ledger entry that records a policy exception.
 const TypeSecurity = "security"
@@ -182,12 +224,100 @@ type LineError struct {
 
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
-// ParseLedger decodes a ledger file. Blank lines are skipped; a bad line is
-// reported with its number and the rest are still returned.
+// RepeatKey is the detail td adds to an entry that would otherwise be the
+// same line as one the ledger already holds (the same comment by the same
+// session in the same second): 2 for the second such entry, 3 for the
+// third. Identical lines are one entry to every reader, so two entries
+// that really are two must differ.
+const RepeatKey = "repeat"
+
+// DistinctLine encodes e as a ledger line that held does not report as
+// already written: e's own line when it is new, else that line with
+// RepeatKey set to 2, 3 and so on until it is. held is asked about lines
+// without their newline.
+func DistinctLine(e Entry, held func(line []byte) bool) ([]byte, error) {
+	line, err := e.Line()
+	if err != nil || !held(line[:len(line)-1]) {
+		return line, err
+	}
+	d := make(map[string]any, len(e.Details)+1)
+	for k, v := range e.Details {
+		d[k] = v
+	}
+	e.Details = d
+	for n := 2; ; n++ {
+		d[RepeatKey] = n
+		if line, err = e.Line(); err != nil || !held(line[:len(line)-1]) {
+			return line, err
+		}
+	}
+}
+
+// HoldsLine reports whether the log data holds line (without its
+// newline) as one of its lines, surrounding space aside.
+func HoldsLine(data, line []byte) bool {
+	if !bytes.Contains(data, line) {
+		return false
+	}
+	for _, l := range splitLines(data) {
+		if bytes.Equal(l.raw, line) {
+			return true
+		}
+	}
+	return false
+}
+
+// LedgerLine is one non-blank line of a ledger file as read.
+type LedgerLine struct {
+	// N is the 1-based line number; Text the line, surrounding space (and
+	// a CRLF's carriage return) trimmed.
+	N    int
+	Text string
+	// Entry is the line decoded; Err says why it could not be, nil when
+	// it was.
+	Entry Entry
+	Err   *LineError
+	// Repeat marks a line identical to an earlier one: the same entry
+	// arrived twice. Git's union merge of ledgers writes one when a branch
+	// that was squash-merged merges main back, or when two branches that
+	// each merged main in land one after the other. A repeat is not a new
+	// entry: ParseLedger leaves it out, and so does every reader.
+	Repeat bool
+}
+
+// ReadLedgerLines reads every non-blank line of a ledger, repeats marked.
+// Identity is the line's bytes: td writes an entry in one canonical form,
+// and a union merge copies lines whole, so an entry that arrives twice is
+// the same line twice.
+func ReadLedgerLines(data []byte) []LedgerLine {
+	lines := splitLines(data)
+	out := make([]LedgerLine, 0, len(lines))
+	var buf [8][]byte
+	seen := newLineSet(len(lines), buf[:])
+	for _, l := range lines {
+		ll := LedgerLine{N: l.n, Text: string(l.raw)}
+		if seen.add(l.raw) {
+			ll.Repeat = true
+		} else if err := json.Unmarshal(l.raw, &ll.Entry); err != nil {
+			ll.Err = &LineError{Line: l.n, Msg: err.Error()}
+		}
+		out = append(out, ll)
+	}
+	return out
+}
+
+// ParseLedger decodes a ledger file: its entries, each once. Blank lines
+// and repeats (ReadLedgerLines) are skipped; a bad line is reported with
+// its number and the rest are still returned.
 func ParseLedger(data []byte) ([]Entry, []*LineError) {
 	var out []Entry
 	var errs []*LineError
+	var buf [8][]byte
+	seen := newLineSet(0, buf[:])
 	for _, l := range splitLines(data) {
+		if seen.add(l.raw) {
+			continue
+		}
 		var e Entry
 		if err := json.Unmarshal(l.raw, &e); err != nil {
 			errs = append(errs, &LineError{Line: l.n, Msg: err.Error()})
@@ -196,4 +326,68 @@ func ParseLedger(data []byte) ([]Entry, []*LineError) {
 		out = append(out, e)
 	}
 	return out, errs
+}
+
+// UniqueLines returns the non-blank lines of an append-only log, trimmed,
+// each once in the order of its first occurrence.
+func UniqueLines(data []byte) []string {
+	lines := splitLines(data)
+	out := make([]string, 0, len(lines))
+	var buf [8][]byte
+	seen := newLineSet(len(lines), buf[:])
+	for _, l := range lines {
+		if !seen.add(l.raw) {
+			out = append(out, string(l.raw))
+		}
+	}
+	return out
+}
+
+// lineSet is a set of lines. Most ledgers hold a few lines, compared one
+// by one; past smallSet of them the set keeps them by hash, since a map
+// of strings would copy each.
+type lineSet struct {
+	small [][]byte
+	m     map[uint64][][]byte
+}
+
+const smallSet = 32
+
+// newLineSet is a set for about n lines, its first few kept in buf.
+func newLineSet(n int, buf [][]byte) lineSet {
+	if n > smallSet {
+		return lineSet{m: make(map[uint64][][]byte, n)}
+	}
+	return lineSet{small: buf[:0]}
+}
+
+var lineSeed = maphash.MakeSeed()
+
+// add adds line and reports whether the set held it already.
+func (s *lineSet) add(line []byte) bool {
+	if s.m == nil {
+		for _, l := range s.small {
+			if len(l) == len(line) && bytes.Equal(l, line) {
+				return true
+			}
+		}
+		if len(s.small) < smallSet {
+			s.small = append(s.small, line)
+			return false
+		}
+		s.m = make(map[uint64][][]byte, 2*smallSet)
+		for _, l := range s.small {
+			h := maphash.Bytes(lineSeed, l)
+			s.m[h] = append(s.m[h], l)
+		}
+		s.small = nil
+	}
+	h := maphash.Bytes(lineSeed, line)
+	for _, l := range s.m[h] {
+		if bytes.Equal(l, line) {
+			return true
+		}
+	}
+	s.m[h] = append(s.m[h], line)
+	return false
 }

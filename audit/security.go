@@ -226,10 +226,19 @@ func decodeSecurityLine(line []byte) (SecurityEvent, error) {
 	}, nil
 }
 
+// parseSecurity reads the file's lines, each once: a line identical to an
+// earlier one is the same event arrived twice (a union merge after a
+// squash merge writes one), not a second event. Two events td wrote can
+// never be one line, since each names the hash of the line before it.
 func parseSecurity(data []byte) ([]securityRecord, []*LineError) {
 	var recs []securityRecord
 	var errs []*LineError
+	var buf [8][]byte
+	seen := newLineSet(0, buf[:])
 	for _, l := range splitLines(data) {
+		if seen.add(l.raw) {
+			continue
+		}
 		ev, err := decodeSecurityLine(l.raw)
 		if err != nil {
 			errs = append(errs, &LineError{Line: l.n, Msg: err.Error()})
@@ -240,8 +249,8 @@ func parseSecurity(data []byte) ([]securityRecord, []*LineError) {
 	return recs, errs
 }
 
-// ParseSecurityEvents decodes security_events.jsonl. Blank lines are
-// skipped; a bad line is reported with its 1-based number and the rest are
+// ParseSecurityEvents decodes security_events.jsonl. Blank lines and
+// repeats of an earlier line are skipped; a bad line is reported with its 1-based number and the rest are
 // still returned, in file order. Parsing does not check hashes: that is
 // VerifySecurityEvents' work.
 func ParseSecurityEvents(data []byte) ([]SecurityEvent, []*LineError) {
@@ -253,9 +262,11 @@ func ParseSecurityEvents(data []byte) ([]SecurityEvent, []*LineError) {
 	return out, errs
 }
 
-// LinedEvent is a security event with the 1-based line it is on.
+// LinedEvent is a security event with the 1-based line it is on and the
+// line's text, surrounding space trimmed.
 type LinedEvent struct {
 	Line  int
+	Text  string
 	Event SecurityEvent
 }
 
@@ -266,7 +277,7 @@ func LinedSecurityEvents(data []byte) []LinedEvent {
 	recs, _ := parseSecurity(data)
 	out := make([]LinedEvent, 0, len(recs))
 	for _, r := range recs {
-		out = append(out, LinedEvent{Line: r.line, Event: r.ev})
+		out = append(out, LinedEvent{Line: r.line, Text: string(r.raw), Event: r.ev})
 	}
 	return out
 }
@@ -290,10 +301,12 @@ func (p Problem) String() string {
 // VerifySecurityEvents checks the security events file current and, when
 // base is not nil, that it still holds every line of base, the same file at
 // an earlier revision. It reports lines that do not parse, hashes that do
-// not match their line, lines not in the canonical encoding, repeated
-// hashes, prev values naming no event in the file, and base lines missing or
-// altered. After a union merge the events form a DAG, so two lines may share
-// a prev and a prev may name a later line.
+// not match their line, lines not in the canonical encoding, a hash
+// carried by two different lines, prev values naming no event in the file,
+// and base lines missing or altered. After a union merge the events form a
+// DAG, so two lines may share a prev and a prev may name a later line; and
+// a line may appear twice (a branch squash-merged, then merged with main
+// again): that is one event, not a problem.
 //
 // Without a base, deleting a line that no other line names as prev (the
 // last line, or the last line a merged branch added) cannot be detected:
@@ -316,11 +329,8 @@ func VerifySecurityEvents(current, base []byte) []Problem {
 			probs = append(probs, Problem{r.line, "the line is not written the way td writes events (rewritten by hand?)"})
 		}
 		if first, dup := byHash[r.ev.Hash]; dup {
-			msg := fmt.Sprintf("repeats the event on line %d (hash %s)", first.line, short(r.ev.Hash))
-			if !bytes.Equal(first.raw, r.raw) {
-				msg = fmt.Sprintf("carries the hash of line %d (%s) over different content", first.line, short(r.ev.Hash))
-			}
-			probs = append(probs, Problem{r.line, msg})
+			// parseSecurity read an identical line once: this one differs.
+			probs = append(probs, Problem{r.line, fmt.Sprintf("carries the hash of line %d (%s) over different content", first.line, short(r.ev.Hash))})
 			continue
 		}
 		byHash[r.ev.Hash] = r

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -234,8 +235,18 @@ func TestVerifySecurityEvents(t *testing.T) {
 			"line 2: prev " + h(l[1]) + " names no event",
 			"base line 2 (self_close_exception at 2026-11-21T10:01:00Z) is missing",
 		}},
-		{"duplicate line", join(l[0], l[1], l[1], l[2]), nil,
-			[]string{"line 3: repeats the event on line 2 (hash " + h(l[1]) + ")"}},
+		// A union merge after a squash merge writes a line twice: it is one
+		// event, against a base or not; an edit or a deletion is still one.
+		{"duplicate line", join(l[0], l[1], l[1], l[2]), nil, nil},
+		{"duplicate lines after a merge-back, against a base", join(l[0], l[1], l[2], l[1], l[2]), file, nil},
+		{"duplicate line with CRLF", join(l[0], l[1], append(slices.Clone(l[1]), '\r'), l[2]), file, nil},
+		{"duplicate kept, original deleted", join(l[0], l[2], l[1]), file, nil},
+		{"duplicated, then a line deleted", join(l[0], l[1], l[0], l[1]), file,
+			[]string{"base line 3 (feature_flag_changed at 2026-11-21T10:02:00Z) is missing"}},
+		{"duplicated, then a copy edited", join(l[0], l[1], l[2], edited), file, []string{
+			"line 4: hash does not match the line's content",
+			"line 4: carries the hash of line 2 (" + h(l[1]) + ") over different content",
+		}},
 		{"edited copy of a line", join(l[0], l[1], edited, l[2]), nil, []string{
 			"line 3: hash does not match the line's content",
 			"line 3: carries the hash of line 2 (" + h(l[1]) + ") over different content",
@@ -390,6 +401,16 @@ func FuzzVerifySecurityEvents(f *testing.F) {
 
 		next, _ := appendEvent(t, file, SecurityEvent{TS: start.Add(time.Hour), IssueID: issue, SessionID: session, Agent: agent, Kind: kind, Reason: rs[0]})
 		checkProblems(t, VerifySecurityEvents(next, file), nil)
+
+		// Any line arriving again, as a union merge after a squash merge
+		// writes it, is the same event: the chain is intact, against the
+		// base or not, and the events read once each.
+		again := append(slices.Clone(lines), lines[int(del)%count])
+		checkProblems(t, VerifySecurityEvents(join(again...), nil), nil)
+		checkProblems(t, VerifySecurityEvents(join(again...), file), nil)
+		if evs, _ := ParseSecurityEvents(join(again...)); len(evs) != count {
+			t.Fatalf("a repeated line reads as %d events, want %d", len(evs), count)
+		}
 
 		d := int(del) % (count - 1)
 		var kept [][]byte

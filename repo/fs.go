@@ -430,6 +430,37 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
+// readTail reads the last n bytes of a regular file from the start of a
+// line: nil when there is no file (or it is a symlink, or not regular,
+// which the write that follows refuses with its reason).
+func readTail(path string, n int64) []byte {
+	fi, err := os.Lstat(path)
+	if err != nil || checkRegular(fi, -1) != nil || fi.Size() == 0 {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	off := max(fi.Size()-n, 0)
+	data := make([]byte, fi.Size()-off)
+	k, err := f.ReadAt(data, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil
+	}
+	data = data[:k]
+	if off > 0 {
+		// The first line may be cut: it starts after the first newline.
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return nil
+		}
+		data = data[i+1:]
+	}
+	return data
+}
+
 // splitYAMLError splits yaml.v3's "yaml: line N: msg" into N and msg.
 func splitYAMLError(err error) (int, string) {
 	s := strings.TrimPrefix(err.Error(), "yaml: ")

@@ -313,9 +313,19 @@ func (s *Store) dirError(dir string, err error) error {
 	return s.FileError(dir, err)
 }
 
-// appendLedger appends one entry to the ledger.
+// ledgerTail is how much of a ledger's end AppendLedger reads for an
+// identical line: entries are stamped to the second, so an identical one
+// was written moments ago and sits among the last lines.
+const ledgerTail = 64 << 10
+
+// AppendLedger appends one entry to the ledger. Every reader
+// counts identical lines as one entry (git's union merge can write a line
+// twice), so an entry that would repeat a line near the ledger's end (the
+// same comment by the same session in the same second) is written with a
+// repeat detail that tells the two apart (audit.DistinctLine).
 func (s *Store) AppendLedger(tx *Tx, id string, e audit.Entry) error {
-	line, err := e.Line()
+	tail := readTail(s.Path(HistoryDir, id+".jsonl"), ledgerTail)
+	line, err := audit.DistinctLine(e, func(l []byte) bool { return audit.HoldsLine(tail, l) })
 	if err != nil {
 		return err
 	}

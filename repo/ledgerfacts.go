@@ -158,10 +158,13 @@ func (c *ledgerCache) load(s *Store) {
 	} // corrupt: rebuilt silently
 }
 
+// The cache's version changes whenever the facts derived from a ledger
+// do: 5 reads a line that repeats an earlier one as the same entry, so a
+// version 4 cache, derived with each copy counted, is rebuilt.
 const (
 	ledgerCacheFile    = "ledgers.bin"
 	ledgerCacheMagic   = "TDLF"
-	ledgerCacheVersion = 4
+	ledgerCacheVersion = 5
 )
 
 // PreloadLedgerFacts reads the ledger facts cache now, so that the

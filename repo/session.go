@@ -20,12 +20,18 @@ type Session = domain.Session
 
 // EffectiveRole is the role rules use: an operator session counts as an
 // operator only while its git author is listed in config operators.
-func (s *Store) EffectiveRole(se *Session) domain.Role {
-	if se.IsAgent() {
+func (s *Store) EffectiveRole(se *Session) domain.Role { return RoleUnder(s.Config, se) }
+
+// RoleUnder is the role session se has under the operators cfg lists: an
+// operator session counts only while its author is listed; an agent
+// session, or none, is an agent. td check --base judges with the base's
+// config, the commands with the work tree's.
+func RoleUnder(cfg *Config, se *Session) domain.Role {
+	if se == nil || se.IsAgent() {
 		return domain.RoleAgent
 	}
 	name, email := SplitIdentity(se.Author)
-	if s.Config.IsOperator(name, email) {
+	if cfg.IsOperator(name, email) {
 		return domain.RoleOperator
 	}
 	return domain.RoleAgent

@@ -23,6 +23,18 @@ type partialTree struct {
 // files and ledgers of ids only; Include adds more issues and IssueExists
 // answers for any. An unknown revision is a not_found error saying so.
 func (s *Store) PartialSnapshotAt(rev string, ids []string) (*Snapshot, error) {
+	return s.partialSnapshotAt(rev, ids, false)
+}
+
+// IssueFilesAt is the partial snapshot of the commit rev names holding
+// issue files alone, none included yet: what a reader of another
+// revision's links needs, at the cost of one tree (no ledgers, sessions or
+// config).
+func (s *Store) IssueFilesAt(rev string) (*Snapshot, error) {
+	return s.partialSnapshotAt(rev, nil, true)
+}
+
+func (s *Store) partialSnapshotAt(rev string, ids []string, issuesOnly bool) (*Snapshot, error) {
 	g, err := s.GitRepo()
 	if err != nil {
 		return nil, err
@@ -34,7 +46,17 @@ func (s *Store) PartialSnapshotAt(rev string, ids []string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	commit, dirs, err := g.ReadDirs(rev, prefix, prefix+"/"+SessionsDir, prefix+"/"+IssuesDir, prefix+"/"+HistoryDir)
+	var commit string
+	var dirs []*gitrepo.Dir
+	if issuesOnly {
+		var issues []*gitrepo.Dir
+		commit, issues, err = g.ReadDirs(rev, prefix+"/"+IssuesDir)
+		if err == nil {
+			dirs = []*gitrepo.Dir{nil, nil, issues[0], nil}
+		}
+	} else {
+		commit, dirs, err = g.ReadDirs(rev, prefix, prefix+"/"+SessionsDir, prefix+"/"+IssuesDir, prefix+"/"+HistoryDir)
+	}
 	if err != nil {
 		return nil, RevisionError(rev, err)
 	}

@@ -814,10 +814,11 @@ func writePlans(tx *repo.Tx, se *repo.Session, plans []*plan, o Options, n int) 
 			ws = append(ws, repo.Write{Elem: []string{repo.IssuesDir, pl.id + ".md"}, Data: pl.data})
 		}
 		if len(pl.ledger) > 0 {
-			// The issue's new entries in one append.
+			// The issue's new entries in one append, each its own line:
+			// two identical lines would read as one entry.
 			var lines []byte
 			for _, e := range pl.ledger {
-				line, err := e.Line()
+				line, err := audit.DistinctLine(e, func(l []byte) bool { return audit.HoldsLine(lines, l) })
 				if err != nil {
 					return err
 				}

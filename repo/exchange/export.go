@@ -136,11 +136,16 @@ func exportIssue(s *repo.Store, id string) (*ExportedIssue, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, s.FileError(s.Path(repo.HistoryDir, id+".jsonl"), err)
 	}
+	seen := map[string]bool{}
 	for n, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		line = bytes.TrimSpace(line)
+		if seen[string(line)] {
+			continue // the same entry arrived twice: it is exported once
+		}
+		seen[string(line)] = true
 		if _, err := decodeObject(line); err != nil {
 			return nil, &repo.ParseError{Path: repo.TodosDir + "/" + repo.HistoryDir + "/" + id + ".jsonl", Line: n + 1, Msg: err.Error()}
 		}

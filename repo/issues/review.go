@@ -24,22 +24,65 @@ func ReviewMode(s *repo.Store) (policy.Mode, error) {
 	return policy.ModeFor(v), nil
 }
 
-// ReviewFacts gathers what the policy needs to decide whether the session
-// se may approve or close the issue: the frontmatter, the issue's ledger,
-// and the git commits that touched the issue's files. Frontmatter alone is
-// never trusted; the policy reconciles the sources.
-func ReviewFacts(s *repo.Store, is *repo.Issue, se *repo.Session) (policy.Facts, error) {
+// ReviewInput is everything one review decision reads, however it was
+// gathered: td approve, td close and td reviewable read the store as it
+// is now; td check --base reads the committed history as it stood at each
+// approval and close it re-decides. Both decide through DecideReview, so
+// what td accepted locally is what CI accepts, given the same facts.
+type ReviewInput struct {
+	// Issue is the issue as it stood when the decision was made.
+	Issue *repo.Issue
+	// Session decides; Role is its role under the config in force.
+	Session *repo.Session
+	Role    domain.Role
+	// Ledger is what the issue's ledger said up to the decision; Git what
+	// the commits before it said (nil when none touched the issue).
+	Ledger repo.LedgerFacts
+	Git    *repo.IssueGit
+	// ActorSessions lists the sessions that act for the session's actor.
+	ActorSessions []string
+}
+
+// Facts assembles the policy's facts from the input.
+func (in ReviewInput) Facts() policy.Facts {
+	f := ReviewFactsFrom(in.Issue, in.Session, in.Ledger, in.Git)
+	f.ReviewerIsAgent = in.Role != domain.RoleOperator
+	WithActor(&f, in.Session, in.ActorSessions)
+	return f
+}
+
+// DecideReview is the one decision behind an approval (action
+// audit.ActionApproved) and a close (audit.ActionClosed), with reason as
+// given to --reason and selfClose to --self-close-exception.
+func DecideReview(mode policy.Mode, action string, in ReviewInput, reason, selfClose string) policy.Decision {
+	if action == audit.ActionApproved {
+		return policy.Approval(mode, in.Facts(), reason)
+	}
+	return policy.Close(mode, in.Facts(), reason, selfClose)
+}
+
+// reviewInput gathers the input of a decision from the store: the
+// frontmatter, the issue's ledger, and the git commits that touched the
+// issue's files. Frontmatter alone is never trusted; the policy
+// reconciles the sources.
+func reviewInput(s *repo.Store, is *repo.Issue, se *repo.Session) (ReviewInput, error) {
+	in := ReviewInput{Issue: is, Session: se, Role: s.EffectiveRole(se), ActorSessions: s.SessionsOf(se.Actor())}
 	lf, err := s.LedgerFactsOf(is.ID)
 	if err != nil {
-		return ReviewFactsFrom(is, se, repo.LedgerFacts{}, nil), err
+		return in, err
 	}
+	in.Ledger = lf
 	// Committed history: the commit that added the file and the sessions
 	// whose commits touched it, from one cached walk of the history.
-	ig, err := s.IssueGitFacts(is.ID)
-	f := ReviewFactsFrom(is, se, lf, ig)
-	f.ReviewerIsAgent = s.EffectiveRole(se) != domain.RoleOperator
-	WithActor(&f, se, s.SessionsOf(se.Actor()))
-	return f, err
+	in.Git, err = s.IssueGitFacts(is.ID)
+	return in, err
+}
+
+// ReviewFacts gathers what the policy needs to decide whether the session
+// se may approve or close the issue, from the store (reviewInput).
+func ReviewFacts(s *repo.Store, is *repo.Issue, se *repo.Session) (policy.Facts, error) {
+	in, err := reviewInput(s, is, se)
+	return in.Facts(), err
 }
 
 // WithActor tells the facts which sessions act for the reviewer se's
@@ -114,11 +157,11 @@ func approve(s *repo.Store, se *repo.Session, ref string, mode policy.Mode, reas
 		if err != nil {
 			return nil, "", err
 		}
-		facts, err := ReviewFacts(s, is, se)
+		in, err := reviewInput(s, is, se)
 		if err != nil {
 			return nil, "", err
 		}
-		d := policy.Approval(mode, facts, reason)
+		d := DecideReview(mode, audit.ActionApproved, in, reason, "")
 		if d.Allowed {
 			// A decision the policy allows rests on the ledger being whole.
 			if err := s.CheckLedgerKept(is.ID); err != nil {
@@ -192,11 +235,11 @@ func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOp
 				return nil, "", err
 			}
 		}
-		facts, err := ReviewFacts(s, is, se)
+		in, err := reviewInput(s, is, se)
 		if err != nil {
 			return nil, "", err
 		}
-		d := policy.Close(mode, facts, reason, selfClose)
+		d := DecideReview(mode, audit.ActionClosed, in, reason, selfClose)
 		if d.Allowed {
 			// A decision the policy allows rests on the ledger being whole.
 			if err := s.CheckLedgerKept(is.ID); err != nil {
@@ -374,12 +417,12 @@ func ReviewAll(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, err
 	}
 	answers := make([]answer, len(list))
 	repo.ForEach(len(list), repo.IOWorkers(), 2, func(i int) {
-		f, err := ReviewFacts(s, list[i], se)
+		in, err := reviewInput(s, list[i], se)
 		if err != nil {
 			answers[i].err = err
 			return
 		}
-		answers[i].d = policy.Approval(mode, f, "")
+		answers[i].d = DecideReview(mode, audit.ActionApproved, in, "", "")
 	})
 	s.SaveLedgerCache()
 	var out []ReviewableIssue

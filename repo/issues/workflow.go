@@ -363,7 +363,7 @@ func unblockedStatus(entries []audit.Entry, implementer string) domain.Status {
 		if entries[i].Action != audit.ActionBlocked {
 			continue
 		}
-		from, _ := entries[i].Details["from"].(string)
+		from, _, _ := entries[i].Transition()
 		switch st := domain.Status(from); st {
 		case domain.StatusOpen, domain.StatusInReview:
 			return st

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -245,8 +246,15 @@ func (c *checker) checkRange(base string) (*CheckReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	changed := make(map[string]*repo.Issue, len(c.issues))
+	maps.Copy(changed, c.issues)
 	if err := c.checkRangeLinks(deleted); err != nil {
 		return nil, err
+	}
+	if tip, err := g.Resolve(base); err == nil && tip != mb {
+		if err := c.checkMergedCycles(base, tip, changed); err != nil {
+			return nil, err
+		}
 	}
 	sortViolations(rep.Violations)
 	rep.Files, rep.Issues = c.head.CountFiles()
@@ -778,9 +786,16 @@ func (c *checker) checkSecurity() {
 // events and hash the chain again, but not also make the ledger agree
 // without a second, visible edit there.
 func (c *checker) checkSecurityCopies(p string, data, baseData []byte) {
-	events := audit.LinedSecurityEvents(data)
-	added := events[min(len(audit.LinedSecurityEvents(baseData)), len(events)):]
-	for _, le := range added {
+	inBase := map[string]bool{}
+	for _, l := range audit.UniqueLines(baseData) {
+		inBase[l] = true
+	}
+	// Added are the events whose line the base lacks, wherever a union
+	// merge put them; a line the base has, repeated, is not added.
+	for _, le := range audit.LinedSecurityEvents(data) {
+		if inBase[le.Text] {
+			continue
+		}
 		ev := le.Event
 		if ev.IssueID == "" || !ledgerCopied(ev.Kind) {
 			continue
@@ -874,8 +889,11 @@ func (m missingLine) describe(base string) string {
 // each was deleted, changed or moved. A later line standing where a
 // missing one stood (between the matches of its neighbours) and recording
 // the same event reads as an edit of it.
+//
+// A line the base holds twice (the same entry arrived twice) is one entry:
+// only its first copy must still be there.
 func missingLines(before, after []byte) []missingLine {
-	base, cur := logLines(before), logLines(after)
+	base, cur := uniqueLogLines(before), logLines(after)
 	at := matchInOrder(base, cur)
 	matched := make([]bool, len(cur))
 	for _, k := range at {
@@ -995,7 +1013,12 @@ func sameEntry(a, b string) bool {
 }
 
 // addedEntries returns the ledger entries of issue id added since the
-// base, with their index in the work tree's ledger and their line.
+// base, with their index in the work tree's ledger (as ParseLedger reads
+// it, each entry once) and their line. An entry is added when its line is
+// not in the base's ledger: a line the base holds that arrives again
+// through a union merge (a branch squash-merged and then merged with its
+// target again) is the same entry, not a new one, and so is the second
+// copy of a line added twice.
 func (c *checker) addedEntries(id string) []addedEntry {
 	p := repo.TodosDir + "/" + repo.HistoryDir + "/" + id + ".jsonl"
 	if c.base.Same(c.head, p) || !c.head.Has(p) {
@@ -1011,21 +1034,18 @@ func (c *checker) addedEntries(id string) []addedEntry {
 			return nil
 		}
 	}
-	count := map[string]int{}
-	for _, l := range logLines(before) {
-		count[l.text]++
+	inBase := map[string]bool{}
+	for _, l := range audit.UniqueLines(before) {
+		inBase[l] = true
 	}
 	var out []addedEntry
 	idx := 0
-	for _, l := range logLines(after) {
-		entries, errs := audit.ParseLedger([]byte(l.text))
-		if len(errs) > 0 {
+	for _, l := range audit.ReadLedgerLines(after) {
+		if l.Repeat || l.Err != nil {
 			continue
 		}
-		if count[l.text] > 0 {
-			count[l.text]--
-		} else {
-			out = append(out, addedEntry{Entry: entries[0], issue: id, index: idx, line: l.n, text: l.text})
+		if !inBase[l.Text] {
+			out = append(out, addedEntry{Entry: l.Entry, issue: id, index: idx, line: l.N, text: l.Text})
 		}
 		idx++
 	}
@@ -1044,17 +1064,7 @@ type addedEntry struct {
 // roleOf is the role a session had for the rules: an operator session
 // counts only while its author is listed in the operators the config
 // (the base's, when there is one) names.
-func (c *checker) roleOf(id string) domain.Role {
-	se := c.sessions[id]
-	if se == nil || se.IsAgent() {
-		return domain.RoleAgent
-	}
-	name, email := repo.SplitIdentity(se.Author)
-	if c.config.IsOperator(name, email) {
-		return domain.RoleOperator
-	}
-	return domain.RoleAgent
-}
+func (c *checker) roleOf(id string) domain.Role { return repo.RoleUnder(c.config, c.sessions[id]) }
 
 // baseIssue is the issue as the base has it, nil when the base's file
 // cannot be read or parsed (parseAll reports the head's; an unreadable

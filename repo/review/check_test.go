@@ -30,6 +30,15 @@ func TestMissingLines(t *testing.T) {
 		{"moved to the end", "A B C", "B C A", []string{"1:moved:3"}},
 		{"two deleted", "A B C D", "A D", []string{"2:deleted:0", "3:deleted:0"}},
 		{"everything deleted", "A B", "", []string{"1:deleted:0", "2:deleted:0"}},
+		// A squash merge, then main merged back: the branch's lines arrive
+		// a second time, after main's own. Each base entry is still there.
+		{"merge-back after a squash", "A Z B C", "A B C D Z B C", nil},
+		{"a line the base holds twice is one entry", "A B C B C", "A B C", nil},
+		// Order is that of each line's first copy: dropping the first B
+		// puts C before every B, which no merge does.
+		{"the first copy of a repeat dropped", "A B C B", "A C B D", []string{"3:moved:2"}},
+		{"a repeated line deleted entirely", "A B C B", "A C", []string{"2:deleted:0"}},
+		{"deleted, with other lines repeated", "A B C", "A C A C", []string{"2:deleted:0"}},
 	}
 	for _, c := range cases {
 		got := []string{}
@@ -67,9 +76,19 @@ func TestMissingLinesChanged(t *testing.T) {
 }
 
 func TestAddedLines(t *testing.T) {
-	got := string(addedLines(ledgerOf("A B B"), ledgerOf("A X B B B Y")))
-	if got != string(ledgerOf("X B Y")) {
-		t.Errorf("added:\n%s", got)
+	cases := []struct{ name, base, cur, want string }{
+		{"appended", "A B", "A B C D", "C D"},
+		{"interleaved by a union merge", "A B", "A X B Y", "X Y"},
+		{"a base line repeated is not added", "A B B", "A X B B B Y", "X Y"},
+		{"merge-back after a squash", "A Z B C", "A B C D Z B C", "D"},
+		{"a new line twice is added once", "A", "A X X Y X", "X Y"},
+		{"nothing at the base", "", "A B A", "A B"},
+		{"nothing added", "A B", "B A", ""},
+	}
+	for _, c := range cases {
+		if got := string(addedLines(ledgerOf(c.base), ledgerOf(c.cur))); got != string(ledgerOf(c.want)) {
+			t.Errorf("%s: added:\n%swant:\n%s", c.name, got, ledgerOf(c.want))
+		}
 	}
 	if got := addedLines(nil, []byte("\n\n x \n")); string(got) != "x\n" {
 		t.Errorf("blank lines: %q", got)

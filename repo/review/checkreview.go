@@ -62,21 +62,22 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 	if err != nil {
 		return err
 	}
-	prior, err := rg.priorEntries(entries, e, c.addedEntries(is.ID))
+	prior, later, err := rg.priorEntries(entries, e, c.addedEntries(is.ID))
 	if err != nil {
 		return err
 	}
-	f := issues.ReviewFactsFrom(is, se, repo.DeriveLedgerFacts(prior), ig)
-	issues.WithActor(&f, se, c.sessionsOf(se.Actor()))
-	f.ReviewerIsAgent = c.roleOf(se.ID) != domain.RoleOperator
+	// The decision td made, with the facts td had: the issue as it stood
+	// then, the ledger up to the entry, the commits before it.
+	in := issues.ReviewInput{Issue: issueBefore(is, later), Session: se, Role: c.roleOf(se.ID),
+		Ledger: repo.DeriveLedgerFacts(prior), Git: ig, ActorSessions: c.sessionsOf(se.Actor())}
 	var d policy.Decision
 	var audited string // the reason of the exception's security entry
 	if e.Action == audit.ActionApproved {
-		d = policy.Approval(mode, f, e.Reason)
+		d = issues.DecideReview(mode, e.Action, in, e.Reason, "")
 		audited = securityEntryReason(entries[e.index+1:], e.Session, audit.KindCreatorApproval)
 	} else {
 		selfClose := securityEntryReason(entries[e.index+1:], e.Session, audit.KindSelfClose)
-		d = policy.Close(mode, f, e.Reason, selfClose)
+		d = issues.DecideReview(mode, e.Action, in, e.Reason, selfClose)
 		audited = securityEntryReason(entries[e.index+1:], e.Session, audit.KindCreatorApproval)
 		if d.SelfCloseException {
 			audited = selfClose
@@ -299,71 +300,109 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 // union merge puts one side's lines after the other's, so a "started"
 // merged in from a branch that ran beside the approval's sits below the
 // approval and yet was not made after it. Lines of one commit keep their
-// order; a line not committed yet comes after every committed one.
-func (rg *reviewGit) priorEntries(entries []audit.Entry, e addedEntry, added []addedEntry) ([]audit.Entry, error) {
-	prior := entries[:e.index:e.index]
-	var later []addedEntry
+// order; a line not committed yet comes after every committed one. later
+// holds the added lines made after e, in ledger order.
+func (rg *reviewGit) priorEntries(entries []audit.Entry, e addedEntry, added []addedEntry) (prior, later []audit.Entry, err error) {
+	prior = entries[:e.index:e.index]
+	var below []addedEntry
 	for _, x := range added {
 		if x.index > e.index {
-			later = append(later, x)
+			below = append(below, x)
 		}
 	}
-	if len(later) == 0 {
-		return prior, nil
+	all := func() []audit.Entry {
+		out := make([]audit.Entry, len(below))
+		for i, x := range below {
+			out[i] = x.Entry
+		}
+		return out
+	}
+	if len(below) == 0 {
+		return prior, nil, nil
 	}
 	if err := rg.open(); err != nil || rg.g == nil {
-		return prior, err
+		return prior, all(), err
 	}
 	ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + e.issue + ".jsonl"
 	lh, err := rg.history(ledgerPath)
 	if err != nil {
-		return nil, fmt.Errorf("read the history of %s: %w", ledgerPath, err)
+		return nil, nil, fmt.Errorf("read the history of %s: %w", ledgerPath, err)
 	}
 	ce, err := rg.arrival(ledgerPath, lh, e)
 	if err != nil || ce == "" {
-		return prior, err // uncommitted, e is the newest there is
+		return prior, all(), err // uncommitted, e is the newest there is
 	}
-	for _, x := range later {
+	for _, x := range below {
 		cx, err := rg.arrival(ledgerPath, lh, x)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if cx == "" && rg.c.merging {
 			prior = append(prior, x.Entry) // the other side's, beside e
 			continue
 		}
 		if cx == "" || cx == ce {
+			later = append(later, x.Entry)
 			continue
 		}
 		anc := rg.anc[cx]
 		if anc == nil {
 			if anc, err = rg.g.Ancestors(cx); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			delete(anc, cx)
 			rg.anc[cx] = anc
 		}
-		if !anc[ce] {
+		if anc[ce] {
+			later = append(later, x.Entry)
+		} else {
 			prior = append(prior, x.Entry)
 		}
 	}
-	return prior, nil
+	return prior, later, nil
+}
+
+// issueBefore is the issue as it stood before the entries later changed
+// it: the frontmatter fields the review policy reads (implementer, minor)
+// that a later entry records changing (details field: {from, to}), set
+// back to where they were. An unstarted issue closed, reopened and then
+// started was closed with nobody implementing it, as td decided it.
+func issueBefore(is *repo.Issue, later []audit.Entry) *repo.Issue {
+	at := *is
+	changed := false
+	for i := len(later) - 1; i >= 0; i-- {
+		for _, field := range []string{"implementer", "minor"} {
+			m, ok := later[i].Details[field].(map[string]any)
+			if !ok {
+				continue
+			}
+			from, ok := m["from"]
+			if !ok {
+				continue
+			}
+			switch field {
+			case "implementer":
+				if v, ok := from.(string); ok {
+					at.Implementer, changed = v, true
+				}
+			case "minor":
+				if v, ok := from.(bool); ok {
+					at.Minor, changed = v, true
+				}
+			}
+		}
+	}
+	if !changed {
+		return is
+	}
+	return &at
 }
 
 // arrival finds the oldest commit since the base whose ledger holds the
-// line e (as many times as the work tree holds it up to e); "" when none
-// does, as for a line not committed yet.
+// line e; "" when none does, as for a line not committed yet. A line that
+// arrives twice is one entry (addedEntries gives its first copy), so the
+// commit that first held it once brought it.
 func (rg *reviewGit) arrival(path string, changes []gitrepo.PathChange, e addedEntry) (string, error) {
-	after, err := rg.c.head.Read(repo.TodosDir + "/" + repo.HistoryDir + "/" + e.issue + ".jsonl")
-	if err != nil {
-		return "", err
-	}
-	occurrence := 0
-	for _, l := range logLines(after) {
-		if l.n <= e.line && l.text == e.text {
-			occurrence++
-		}
-	}
 	for i := len(changes) - 1; i >= 0; i-- {
 		c := changes[i].Commit
 		if rg.baseAnc[c.Hash] || !rg.headAnc[c.Hash] || changes[i].Deleted {
@@ -376,14 +415,10 @@ func (rg *reviewGit) arrival(path string, changes []gitrepo.PathChange, e addedE
 		if err != nil {
 			return "", err
 		}
-		n := 0
 		for _, l := range logLines(data) {
 			if l.text == e.text {
-				n++
+				return c.Hash, nil
 			}
-		}
-		if n >= occurrence {
-			return c.Hash, nil
 		}
 	}
 	return "", nil

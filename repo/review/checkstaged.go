@@ -96,21 +96,11 @@ func (c *checker) addedSecurityIssues() []string {
 	if c.base.Has(p) {
 		before, _ = c.base.Read(p)
 	}
-	had := map[string]int{}
-	for _, l := range logLines(before) {
-		had[l.text]++
-	}
 	var ids []string
-	for _, l := range logLines(after) {
-		if had[l.text] > 0 {
-			had[l.text]--
-			continue
-		}
-		events, _ := audit.ParseSecurityEvents([]byte(l.text + "\n"))
-		for _, ev := range events {
-			if ev.IssueID != "" {
-				ids = append(ids, ev.IssueID)
-			}
+	events, _ := audit.ParseSecurityEvents(addedLines(before, after))
+	for _, ev := range events {
+		if ev.IssueID != "" {
+			ids = append(ids, ev.IssueID)
 		}
 	}
 	return ids

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 )
@@ -31,26 +32,23 @@ func (c *checker) checkStatusTransitions() {
 			}
 			before = old.Status
 		}
-		last := ""
-		had := map[string]bool{string(before): true}
-		broken := false
-		for _, e := range c.addedEntries(id) {
-			from, _ := e.Details["from"].(string)
-			to, _ := e.Details["to"].(string)
-			if to == "" {
-				continue
-			}
-			if from != "" && !had[from] && !broken {
-				// A status the issue never had, as td recorded it: someone
-				// set it by hand before td moved it on.
-				broken = true
-				c.add(c.ledgerPath(id), e.line, RuleStatusTransition, "%s by %s moved %s from %s, a status it never had since %s (it was %s); statuses move only through td, so restore status: %s and run the td command",
-					e.Action, orNone(e.Session), id, from, c.base.Rev, domain.QuoteList(sortedKeys(had)), before)
-			}
-			had[to] = true
-			last = to
+		added := c.addedEntries(id)
+		entries := make([]audit.Entry, len(added))
+		for i, e := range added {
+			entries[i] = e.Entry
 		}
-		if broken || statusRecorded(before, is.Status, last) {
+		path := replayStatus(before, entries)
+		if path.broken >= 0 {
+			// A status the issue never had, as td recorded it: someone
+			// set it by hand before td moved it on.
+			e := added[path.broken]
+			from, _, _ := e.Transition()
+			c.add(c.ledgerPath(id), e.line, RuleStatusTransition, "%s by %s moved %s from %s, a status it never had since %s (it was %s); statuses move only through td, so restore status: %s and run the td command",
+				e.Action, orNone(e.Session), id, from, c.base.Rev, domain.QuoteList(path.had), before)
+			continue
+		}
+		last := path.last
+		if statusRecorded(before, is.Status, last) {
 			continue
 		}
 		line := c.frontmatterLine(p, "status")
@@ -62,6 +60,42 @@ func (c *checker) checkStatusTransitions() {
 		c.add(p, line, RuleStatusTransition, "status is %s, but the last transition the ledger recorded since %s moved it to %s; restore status: %s, or make the change with td",
 			is.Status, c.base.Rev, last, last)
 	}
+}
+
+// statusPath is what the transitions among a range's ledger entries say
+// of an issue's status, replayed from the status it had before.
+type statusPath struct {
+	// last is the status the last transition moved it to, "" for none.
+	last string
+	// had lists the statuses it had up to broken (all of them when
+	// nothing broke), sorted.
+	had []string
+	// broken is the index of the first transition that moved it from a
+	// status it never had, -1 when none did.
+	broken int
+}
+
+// replayStatus replays the transitions among entries (audit's
+// Entry.Transition: the actions that move a status, and only they) from
+// the status before. An entry of any other action is not a transition,
+// whatever its details say.
+func replayStatus(before domain.Status, entries []audit.Entry) statusPath {
+	p := statusPath{broken: -1}
+	had := map[string]bool{string(before): true}
+	for i, e := range entries {
+		from, to, ok := e.Transition()
+		if !ok {
+			continue
+		}
+		if from != "" && !had[from] {
+			p.broken = i
+			break
+		}
+		had[to] = true
+		p.last = to
+	}
+	p.had = sortedKeys(had)
+	return p
 }
 
 // ledgerPath is the path of issue id's ledger, as violations name it.

@@ -333,32 +333,29 @@ func fileVersions(g *gitrepo.Repo, parent, commit, path string) (before, after [
 
 // ledgerDelta compares two versions of the ledger line by line:
 // the lines after has and before had not are the commit's additions (in
-// file order; "?" names a line td cannot read), and before's lines after
-// lacks are removals.
+// file order, each once; "?" names a line td cannot read), and the lines
+// before had that after lacks altogether are removals. A line before had
+// that arrives again (a union merge after a squash merge) is neither: it
+// is the same entry.
 func (c *LogCommit) ledgerDelta(before, after []byte) {
-	count := map[string]int{}
-	for _, l := range strings.Split(string(before), "\n") {
-		if strings.TrimSpace(l) != "" {
-			count[l]++
-		}
+	had := map[string]bool{}
+	for _, l := range audit.UniqueLines(before) {
+		had[l] = true
 	}
-	for _, l := range strings.Split(string(after), "\n") {
-		if strings.TrimSpace(l) == "" {
+	for _, l := range audit.ReadLedgerLines(after) {
+		if l.Repeat {
 			continue
 		}
-		if count[l] > 0 {
-			count[l]--
+		if had[l.Text] {
+			delete(had, l.Text)
 			continue
 		}
-		entries, errs := audit.ParseLedger([]byte(l + "\n"))
-		if len(errs) > 0 || len(entries) != 1 {
+		if l.Err != nil {
 			c.LedgerAdded = append(c.LedgerAdded, "?")
 			continue
 		}
-		c.LedgerAdded = append(c.LedgerAdded, entries[0].Action)
-		c.ledgerLines = append(c.ledgerLines, entries[0])
+		c.LedgerAdded = append(c.LedgerAdded, l.Entry.Action)
+		c.ledgerLines = append(c.ledgerLines, l.Entry)
 	}
-	for _, n := range count {
-		c.LedgerRemoved += n
-	}
+	c.LedgerRemoved = len(had)
 }

@@ -346,9 +346,24 @@ func describeMergeCommit(g *gitrepo.Repo, c *gitrepo.Commit, file, ledger string
 		if err != nil {
 			return nil, nil, err
 		}
+		// A line the other side holds as well is an entry both sides
+		// made (a squash merge copied it to one of them): the other side
+		// had that change and moved on from it, so it was not lost here.
+		_, other, err := fileVersions(g, "", c.Parents[1-i], ledger)
+		if err != nil {
+			return nil, nil, err
+		}
+		both := map[string]bool{}
+		for _, l := range audit.UniqueLines(other) {
+			both[l] = true
+		}
 		var delta LogCommit
 		delta.ledgerDelta(before, after)
 		for _, e := range delta.ledgerLines {
+			line, err := e.MarshalJSON()
+			if err == nil && both[string(line)] {
+				continue
+			}
 			if slices.ContainsFunc(events, func(ev IssueEvent) bool { return ledgerRecords(e, ev) }) {
 				lost = append(lost, ledgerKey(e))
 			}
@@ -391,9 +406,8 @@ func ledgerRecords(e audit.Entry, ev IssueEvent) bool {
 		if ev.Kind == EventClosed {
 			want = string(domain.StatusClosed)
 		}
-		_, hasFrom := e.Details["from"]
-		v, _ := e.Details["to"].(string)
-		return hasFrom && v == want
+		_, to, ok := e.Transition()
+		return ok && to == want
 	case ev.Kind == EventDescription:
 		fields, _ := e.Details["fields"].([]any)
 		return e.Action == audit.ActionEdited && slices.ContainsFunc(fields, func(f any) bool { return f == EventDescription })

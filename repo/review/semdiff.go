@@ -589,20 +589,21 @@ func unionPaths(a, b []string) []string {
 }
 
 // addedLines returns the lines of an append-only log that after holds
-// beyond those of before: each line of before cancels one identical line
-// of after, wherever a union merge put it. Blank lines are dropped.
+// and before does not, each once, in after's order: a line of before is
+// not added wherever a union merge put it, nor when it arrives again (a
+// branch squash-merged and then merged with its target), and a line after
+// holds twice is one line. Blank lines are dropped.
 func addedLines(before, after []byte) []byte {
-	count := map[string]int{}
-	for _, l := range logLines(before) {
-		count[l.text]++
+	had := map[string]bool{}
+	for _, l := range audit.UniqueLines(before) {
+		had[l] = true
 	}
 	var out []byte
-	for _, l := range logLines(after) {
-		if count[l.text] > 0 {
-			count[l.text]--
+	for _, l := range audit.UniqueLines(after) {
+		if had[l] {
 			continue
 		}
-		out = append(out, l.text...)
+		out = append(out, l...)
 		out = append(out, '\n')
 	}
 	return out
@@ -613,6 +614,19 @@ func addedLines(before, after []byte) []byte {
 type logLine struct {
 	n    int
 	text string
+}
+
+// uniqueLogLines is logLines with each line's later copies left out.
+func uniqueLogLines(data []byte) []logLine {
+	lines := logLines(data)
+	seen := make(map[string]bool, len(lines))
+	return slices.DeleteFunc(lines, func(l logLine) bool {
+		if seen[l.text] {
+			return true
+		}
+		seen[l.text] = true
+		return false
+	})
 }
 
 func logLines(data []byte) []logLine {

@@ -299,13 +299,20 @@ type comment struct {
 	text string
 }
 
-// comments are the comments a ledger records, in order.
+// comments are the comments a ledger records, in order, each once: a
+// line that repeats an earlier one is the same entry arrived twice.
 func comments(ledger []byte) []comment {
 	var out []comment
+	seen := map[string]bool{}
 	for n, line := range bytes.Split(ledger, []byte("\n")) {
 		if !bytes.Contains(line, []byte(`"commented"`)) {
 			continue
 		}
+		line = bytes.TrimSpace(line)
+		if seen[string(line)] {
+			continue
+		}
+		seen[string(line)] = true
 		var e struct {
 			Action string `json:"action"`
 			Text   string `json:"text"`
