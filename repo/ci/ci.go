@@ -87,6 +87,10 @@ if ! td diff --format markdown "$base" >> "$report" 2> td-diff.err; then
 fi
 if td check --base "$base" > td-check.out 2>&1; then
   { echo; echo "td check --base $TD_BASE_REF: no violations."; } >> "$report"
+  # A rule that could not look says so in a note: pass it on.
+  if grep -q '^note: ' td-check.out; then
+    { echo; grep '^note: ' td-check.out | sed 's/^/    /'; } >> "$report"
+  fi
 else
   status=1
   { echo; echo "#### td check --base $TD_BASE_REF"; echo; sed 's/^/    /' td-check.out; } >> "$report"

@@ -259,15 +259,15 @@ func (cs *Set) AllRaw() []*domain.Claim {
 	return out
 }
 
-// Unreadable lists the claimed issues whose record cannot be read.
-func (cs *Set) Unreadable() []string {
-	var out []string
+// Issues lists the claimed issues, sorted, whether or not their record
+// can be read (Raw is nil for one that cannot).
+func (cs *Set) Issues() []string {
+	out := make([]string, 0, len(cs.refs))
 	for issue := range cs.refs {
-		if cs.Raw(issue) == nil {
-			out = append(out, issue)
-		}
+		out = append(out, issue)
 	}
 	sort.Strings(out)
+	cs.Prefetch(out)
 	return out
 }
 
@@ -563,12 +563,12 @@ func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, ope
 	if !policy.ClaimBars(held, workEnds(s, issue), w, se.Actor(), operator, s.Now()) {
 		return nil
 	}
-	who := "the holder does it"
+	who := "the holder does it, or hands the issue back with td unstart " + issue
 	if w == policy.WorkCriterion {
-		who = "the holder or an operator ticks it"
+		who = "the holder or an operator ticks it, or the holder hands the issue back with td unstart " + issue
 	}
-	return repo.Errorf(repo.CodeRefused, "cannot %s: %s is claimed by %s, and td check refuses work on it by %s; %s, or the holder hands the issue back with td unstart %s",
-		what, issue, Here(s).Holder(held), se.Actor().Name(), who, issue)
+	return repo.Errorf(repo.CodeRefused, "cannot %s: %s is claimed by %s, and td check refuses work on it by %s; %s",
+		what, issue, Here(s).Holder(held), se.Actor().Name(), who)
 }
 
 // ReleaseStray ends the claim on an issue that is not in progress in

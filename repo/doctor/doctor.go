@@ -205,18 +205,20 @@ func checkClaims(s *repo.Store, g *gitrepo.Repo, rep *Report) error {
 	if set.Len() == 0 {
 		return nil
 	}
-	for _, issue := range set.Unreadable() {
-		rep.add(Problem{Check: CheckStrayClaims, Path: claims.RefName(issue),
-			Message: fmt.Sprintf("the claim on %s names a record td cannot read, so it is nobody's; td doctor --fix releases it", issue),
-			fixed:   fmt.Sprintf("released the claim on %s, whose record td could not read", issue),
-			fix:     drop(s, issue, nil), repair: "release " + issue})
-	}
 	todos, err := s.TodosInRepo(g)
 	if err != nil {
 		return err
 	}
 	now := s.Now()
-	for _, c := range set.AllRaw() {
+	for _, issue := range set.Issues() {
+		c := set.Raw(issue)
+		if c == nil {
+			rep.add(Problem{Check: CheckStrayClaims, Path: claims.RefName(issue),
+				Message: fmt.Sprintf("the claim on %s names a record td cannot read, so it is nobody's; td doctor --fix releases it", issue),
+				fixed:   fmt.Sprintf("released the claim on %s, whose record td could not read", issue),
+				fix:     drop(s, issue, nil), repair: "release " + issue})
+			continue
+		}
 		holder := fmt.Sprintf("%s (session %s) %s", c.Actor.Name(), c.Session, set.Where(c))
 		if why := strayWhy(s, g, set, todos, c); why != "" {
 			rep.add(Problem{Check: CheckStrayClaims, Path: claims.RefName(c.Issue),
@@ -237,7 +239,9 @@ func checkClaims(s *repo.Store, g *gitrepo.Repo, rep *Report) error {
 // strayWhy says why claim c covers no work, "" when it may: the issue's
 // ledger here ended the work after it was taken; the issue is in no issue
 // file of this work tree or of any branch of this clone; or the work tree
-// holding the claim, on this machine, has the issue open or closed.
+// holding the claim, on this machine, has the issue closed, or open and
+// not assigned to the claim's session (td send assigns the issue to the
+// agent it claims it for, which starts it next).
 func strayWhy(s *repo.Store, g *gitrepo.Repo, set *claims.Set, todos string, c *domain.Claim) string {
 	if end, ok := set.Ended(c); ok {
 		return claims.EndWords(c.Issue, end) + ", after it was taken (td sync releases it on the remote too)"
@@ -256,6 +260,9 @@ func strayWhy(s *repo.Store, g *gitrepo.Repo, set *claims.Set, todos string, c *
 	is, err := repo.ParseIssueOwned(p, c.Issue, data)
 	if err != nil {
 		return ""
+	}
+	if is.Status == domain.StatusOpen && is.Assignee == "session:"+c.Session {
+		return "" // bound to it, as td send leaves an agent: its start is next
 	}
 	switch is.Status {
 	case domain.StatusOpen, domain.StatusClosed:
