@@ -77,7 +77,9 @@ func TestReleasedBy(t *testing.T) {
 func TestClaimEnd(t *testing.T) {
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	claim := func(seen int) *domain.Claim { return &domain.Claim{Session: "ses_a", Claimed: at, EndsSeen: seen} }
-	end := func(d time.Duration, action string) WorkEnd { return WorkEnd{TS: at.Add(d), Action: action, Session: "ses_r"} }
+	end := func(d time.Duration, action string) WorkEnd {
+		return WorkEnd{TS: at.Add(d), Action: action, Session: "ses_r"}
+	}
 	for _, c := range []struct {
 		name   string
 		held   *domain.Claim
