@@ -37,7 +37,8 @@ in this clone:
                      ledger ended the work after it was taken (closed,
                      approved, reopened, handed back), the issue is in no
                      branch of this clone, or the work tree holding the
-                     claim has the issue open or closed (td help claims)
+                     claim is gone or has the issue open or closed (td help
+                     claims)
    expired_claims    no claim's lease has ended unrenewed on work still going
 
 One line per problem, exit 1 if any. --fix repairs what td can (registers

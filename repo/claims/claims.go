@@ -79,6 +79,11 @@ type Set struct {
 	// Here and HereHost are the work tree and machine reading the set, so
 	// that a holder elsewhere can be told from one here.
 	Here, HereHost string
+	// ended holds, for the claims Prefetch read, whether each is stale:
+	// a list asks Get for every issue it prints, and some more than once.
+	// Get only reads it, so that Get stays safe from many goroutines once
+	// the claims are prefetched.
+	ended map[string]bool
 }
 
 // Load lists the claims of the store's repository; a store outside git
@@ -162,7 +167,14 @@ func (cs *Set) Len() int { return len(cs.refs) }
 // tree ended the work after it was taken (Ended).
 func (cs *Set) Get(issue string) *domain.Claim {
 	c := cs.Raw(issue)
-	if _, stale := cs.Ended(c); stale {
+	if c == nil {
+		return nil
+	}
+	stale, known := cs.ended[issue]
+	if !known {
+		_, stale = cs.Ended(c)
+	}
+	if stale {
 		return nil
 	}
 	return c
@@ -231,6 +243,12 @@ func (cs *Set) Prefetch(issues []string) {
 			c = nil
 		}
 		cs.claims[want[i]] = c
+		if c != nil {
+			if cs.ended == nil {
+				cs.ended = map[string]bool{}
+			}
+			_, cs.ended[want[i]] = cs.Ended(c)
+		}
 	}
 }
 

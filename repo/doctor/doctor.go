@@ -12,7 +12,9 @@
 package doctor
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -239,7 +241,7 @@ func checkClaims(s *repo.Store, g *gitrepo.Repo, rep *Report) error {
 // strayWhy says why claim c covers no work, "" when it may: the issue's
 // ledger here ended the work after it was taken; the issue is in no issue
 // file of this work tree or of any branch of this clone; or the work tree
-// holding the claim, on this machine, has the issue closed, or open and
+// holding the claim, on this machine, is gone, or has the issue closed, or open and
 // not assigned to the claim's session (td send assigns the issue to the
 // agent it claims it for, which starts it next).
 func strayWhy(s *repo.Store, g *gitrepo.Repo, set *claims.Set, todos string, c *domain.Claim) string {
@@ -252,10 +254,13 @@ func strayWhy(s *repo.Store, g *gitrepo.Repo, set *claims.Set, todos string, c *
 	if c.Host != set.HereHost {
 		return ""
 	}
+	if _, err := os.Lstat(c.Worktree); errors.Is(err, fs.ErrNotExist) {
+		return "the work tree " + c.Worktree + " that holds it is gone from this machine"
+	}
 	p := filepath.Join(c.Worktree, repo.TodosDir, repo.IssuesDir, c.Issue+".md")
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return "" // that work tree is gone or elsewhere: the lease tells
+		return "" // unreadable, or on another branch there: the lease tells
 	}
 	is, err := repo.ParseIssueOwned(p, c.Issue, data)
 	if err != nil {
