@@ -24,7 +24,10 @@ func (r *runner) syncCommand(runF func(*SyncOptions) error) *cli.Command {
 		Description: `Lists the remote's claims (refs/td/claims/*), fetching the records this
 clone lacks, keeps what changed on one side only, lets the remote's live claim win where both sides took an
 issue, and pushes this clone's claims atomically under leases, so that of
-two clones pushing one issue only the first succeeds. It runs the git
+two clones pushing one issue only the first succeeds. A claim this work
+tree's ledger made stale (the issue was closed, approved, reopened or
+handed back after it was taken, wherever that ran) is released here and
+on the remote, never pushed, and td sync says what ended it. It runs the git
 program for this network step alone, so your credentials, ssh config and
 insteadOf rules apply (td help claims says why). Offline it changes
 nothing and says so.

@@ -254,10 +254,7 @@ func (cs *Set) Prefetch(issues []string) {
 
 // All returns every readable claim that stands, sorted by issue.
 func (cs *Set) All() []*domain.Claim {
-	return slices.DeleteFunc(cs.AllRaw(), func(c *domain.Claim) bool {
-		_, stale := cs.Ended(c)
-		return stale
-	})
+	return slices.DeleteFunc(cs.AllRaw(), func(c *domain.Claim) bool { return cs.Get(c.Issue) == nil })
 }
 
 // AllRaw returns every readable claim, stale or not, sorted by issue.
