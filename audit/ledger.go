@@ -45,6 +45,9 @@ const (
 	// status it set), or it is that tracker's history (details event,
 	// author). Comments come in as ActionCommented with an author.
 	ActionImported = "imported"
+	// ActionReclaimed is td reclaim's entry: the session took over an
+	// ended claim, and with it the work (details implementer from and to).
+	ActionReclaimed = "reclaimed"
 )
 
 // statusActions are the actions that move an issue's status, and only

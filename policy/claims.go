@@ -92,3 +92,99 @@ func MayReclaim(held *domain.Claim, session string, now time.Time) ReclaimVerdic
 func ReleasedBy(held *domain.Claim, session, implementer string) bool {
 	return held != nil && (held.Session == session || implementer != "" && held.Session == implementer)
 }
+
+// WorkEnd is an entry of an issue's ledger that ends the work a claim was
+// taken for: td unstart hands it back, td close and td approve finish it,
+// td reopen begins it anew. A claim taken before it covers nothing after
+// it.
+type WorkEnd struct {
+	TS      time.Time
+	Action  string
+	Session string
+}
+
+// ClaimEnd returns the entry of the issue's ledger (ends, in any order)
+// that ended the work held was taken for: the earliest end recorded after
+// the claim was taken. Times are whole seconds: an end in the very second
+// the claim was taken ended it only when the taker's ledger had not seen
+// it, which the claim's EndsSeen tells (a record that does not say counts
+// such an end as seen). ok is false while the work goes on.
+//
+// The rule reads the ledger of the reader's work tree: a claim on an
+// issue approved in another clone ends once the approval is merged here,
+// and a claim taken on a branch where the issue was reopened stands,
+// since nothing here ended it after it was taken.
+func ClaimEnd(held *domain.Claim, ends []WorkEnd) (end WorkEnd, ok bool) {
+	if held == nil {
+		return WorkEnd{}, false
+	}
+	at := held.Claimed.UTC().Truncate(time.Second)
+	same := 0
+	for _, e := range ends {
+		if e.TS.UTC().Truncate(time.Second).Equal(at) {
+			same++
+		}
+	}
+	for _, e := range ends {
+		t := e.TS.UTC().Truncate(time.Second)
+		after := t.After(at) || t.Equal(at) && held.EndsSeen >= 0 && same > held.EndsSeen
+		if after && (!ok || t.Before(end.TS)) {
+			end, ok = e, true
+		}
+	}
+	return end, ok
+}
+
+// EndsAt counts the ends recorded in the second at: what a claim taken
+// then records as seen (domain.Claim.EndsSeen).
+func EndsAt(ends []WorkEnd, at time.Time) int {
+	at = at.UTC().Truncate(time.Second)
+	n := 0
+	for _, e := range ends {
+		if e.TS.UTC().Truncate(time.Second).Equal(at) {
+			n++
+		}
+	}
+	return n
+}
+
+// Work is what a claim reserves: the work on its issue the ledger records
+// (td start, td review, a criterion ticked). A reviewer's approve or
+// reject is not the holder's to do, and not reserved.
+type Work int
+
+// The kinds of work a claim reserves.
+const (
+	WorkStart Work = iota
+	WorkSubmit
+	WorkCriterion
+)
+
+// ClaimBars is the one decision on work done on a claimed issue, made by
+// td when the work is done and by td check's claims rule when a pull
+// request carries it: whether held bars work w by actor (an operator when
+// operator is true) at at, given the issue's ledger ends. Nothing bars
+// the holder's own actor, work outside the lease (before it was taken, at
+// or after it expired), or work after the ledger ended the claim
+// (ClaimEnd). An operator may tick an acceptance criterion on an issue
+// someone else holds: the criteria are the operator's definition of done,
+// and signing them off is theirs (seed 003; section 13 of the
+// specification). Every other actor's work is barred while the lease runs.
+func ClaimBars(held *domain.Claim, ends []WorkEnd, w Work, actor domain.Actor, operator bool, at time.Time) bool {
+	if held == nil || held.Actor == actor {
+		return false
+	}
+	if at.Before(held.Claimed.UTC().Truncate(time.Second)) || !at.Before(held.Expires) {
+		return false
+	}
+	if end, ok := ClaimEnd(held, ends); ok && !at.Before(end.TS) {
+		return false
+	}
+	return !(w == WorkCriterion && operator)
+}
+
+// MayReleaseStray decides td unstart on an issue that is not in progress
+// but still has a claim: the holder's actor, or an operator, releases it.
+func MayReleaseStray(held *domain.Claim, actor domain.Actor, operator bool) bool {
+	return held != nil && (held.Actor == actor || operator)
+}

@@ -73,3 +73,96 @@ func TestReleasedBy(t *testing.T) {
 		}
 	}
 }
+
+func TestClaimEnd(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	claim := func(seen int) *domain.Claim { return &domain.Claim{Session: "ses_a", Claimed: at, EndsSeen: seen} }
+	end := func(d time.Duration, action string) WorkEnd {
+		return WorkEnd{TS: at.Add(d), Action: action, Session: "ses_r"}
+	}
+	for _, c := range []struct {
+		name   string
+		held   *domain.Claim
+		ends   []WorkEnd
+		want   bool
+		action string // of the end found
+	}{
+		{"no claim", nil, []WorkEnd{end(time.Minute, "closed")}, false, ""},
+		{"no end", claim(0), nil, false, ""},
+		{"an end before the claim is history", claim(0), []WorkEnd{end(-time.Minute, "reopened")}, false, ""},
+		{"an approval after it ends it", claim(0), []WorkEnd{end(-time.Minute, "reopened"), end(time.Minute, "approved")}, true, "approved"},
+		{"the earliest end after it, in any order", claim(0), []WorkEnd{end(2*time.Minute, "reopened"), end(time.Minute, "closed")}, true, "closed"},
+		{"sub-second times count as their second", claim(-1), []WorkEnd{end(500*time.Millisecond, "closed")}, false, ""},
+		{"an end in its second that the taker saw", claim(1), []WorkEnd{end(0, "reopened")}, false, ""},
+		{"an end in its second the taker had not seen", claim(1), []WorkEnd{end(0, "reopened"), end(0, "closed")}, true, "reopened"},
+		{"an end in its second, for a record that does not say", claim(-1), []WorkEnd{end(0, "closed")}, false, ""},
+		{"a later end, for a record that does not say", claim(-1), []WorkEnd{end(time.Second, "unstarted")}, true, "unstarted"},
+	} {
+		got, ok := ClaimEnd(c.held, c.ends)
+		if ok != c.want || ok && got.Action != c.action {
+			t.Errorf("%s: ClaimEnd = %+v, %v; want %v (%s)", c.name, got, ok, c.want, c.action)
+		}
+	}
+	if n := EndsAt([]WorkEnd{end(0, "reopened"), end(time.Second, "closed"), end(300*time.Millisecond, "unstarted")}, at); n != 2 {
+		t.Errorf("EndsAt = %d, want 2", n)
+	}
+}
+
+func TestClaimBars(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	agent := domain.Actor{Identity: "Lead <lead@example.com>", Agent: "primary"}
+	lead := domain.Actor{Identity: "Lead <lead@example.com>"}
+	dana := domain.Actor{Identity: "Dana <dana@example.com>"}
+	held := &domain.Claim{Session: "ses_a", Actor: agent, Claimed: at, Expires: at.Add(2 * time.Hour), EndsSeen: 0}
+	approved := []WorkEnd{{TS: at.Add(time.Hour), Action: "approved"}}
+	for _, c := range []struct {
+		name     string
+		held     *domain.Claim
+		ends     []WorkEnd
+		w        Work
+		actor    domain.Actor
+		operator bool
+		when     time.Duration
+		want     bool
+	}{
+		{"no claim", nil, nil, WorkStart, dana, false, 0, false},
+		{"the holder's actor, in any session", held, nil, WorkSubmit, agent, false, time.Minute, false},
+		{"another actor starts while the lease runs", held, nil, WorkStart, dana, false, time.Minute, true},
+		{"another actor submits", held, nil, WorkSubmit, dana, false, time.Minute, true},
+		{"another agent ticks a criterion", held, nil, WorkCriterion, domain.Actor{Identity: "Dana <dana@example.com>", Agent: "primary"}, false, time.Minute, true},
+		{"a person who is not an operator ticks a criterion", held, nil, WorkCriterion, dana, false, time.Minute, true},
+		{"an operator ticks a criterion: the definition of done is theirs", held, nil, WorkCriterion, lead, true, time.Minute, false},
+		{"an operator still may not start or submit someone else's work", held, nil, WorkSubmit, lead, true, time.Minute, true},
+		{"work before the claim was taken", held, nil, WorkStart, dana, false, -time.Minute, false},
+		{"work once the lease ended", held, nil, WorkStart, dana, false, 2 * time.Hour, false},
+		{"work before the ledger ended the claim", held, approved, WorkStart, dana, false, 59 * time.Minute, true},
+		{"work after the ledger ended the claim", held, approved, WorkStart, dana, false, 61 * time.Minute, false},
+		{"work in the second the ledger ended it", held, approved, WorkStart, dana, false, time.Hour, false},
+	} {
+		if got := ClaimBars(c.held, c.ends, c.w, c.actor, c.operator, at.Add(c.when)); got != c.want {
+			t.Errorf("%s: ClaimBars = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestMayReleaseStray(t *testing.T) {
+	agent := domain.Actor{Identity: "Lead <lead@example.com>", Agent: "primary"}
+	held := &domain.Claim{Session: "ses_a", Actor: agent}
+	for _, c := range []struct {
+		name     string
+		held     *domain.Claim
+		actor    domain.Actor
+		operator bool
+		want     bool
+	}{
+		{"nothing held", nil, agent, true, false},
+		{"the holder's actor", held, agent, false, true},
+		{"an operator", held, domain.Actor{Identity: "Lead <lead@example.com>"}, true, true},
+		{"another agent", held, domain.Actor{Identity: "Lead <lead@example.com>", Agent: "other"}, false, false},
+		{"a person who is not an operator", held, domain.Actor{Identity: "Dana <dana@example.com>"}, false, false},
+	} {
+		if got := MayReleaseStray(c.held, c.actor, c.operator); got != c.want {
+			t.Errorf("%s: MayReleaseStray = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

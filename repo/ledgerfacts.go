@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy"
 )
 
 // ledgerFacts is what the review policy reads from an issue's ledger. td
@@ -41,7 +42,14 @@ type LedgerFacts struct {
 	// anything about the issue. Issue files carry no such field, so that
 	// two branches touching one issue do not both change the same line.
 	LastEvent time.Time
+	// WorkEnds are the entries that ended the work on the issue (unstarted,
+	// closed, approved, reopened), each once, in ledger order: a claim
+	// taken before one of them covers nothing after it (policy.ClaimEnd).
+	WorkEnds []policy.WorkEnd
 }
+
+// endsWork are the ledger actions that end the work a claim covers.
+var endsWork = map[string]bool{audit.ActionUnstarted: true, audit.ActionClosed: true, audit.ActionApproved: true, audit.ActionReopened: true}
 
 // notInvolving are ledger actions that do not make a session "involved"
 // in an issue for the review policy: a reviewer's own review decisions.
@@ -62,10 +70,10 @@ func DeriveLedgerFacts(entries []audit.Entry) LedgerFacts {
 				f.HasCreator, f.Creator = true, e.Session
 				f.Minor = e.Details["minor"] == true
 			}
-		case audit.ActionStarted, audit.ActionUnstarted:
+		case audit.ActionStarted, audit.ActionUnstarted, audit.ActionReclaimed:
 			f.Implementers = AppendNew(f.Implementers, e.Session)
 			f.CurrentImplementer = ""
-			if e.Action == audit.ActionStarted {
+			if e.Action != audit.ActionUnstarted {
 				f.CurrentImplementer = e.Session
 			}
 		case audit.ActionEdited:
@@ -74,6 +82,13 @@ func DeriveLedgerFacts(entries []audit.Entry) LedgerFacts {
 				if f.Minor {
 					f.MinorMarkedBy = AppendNew(f.MinorMarkedBy, e.Session)
 				}
+			}
+		}
+		if endsWork[e.Action] && e.Type != audit.TypeSecurity {
+			end := policy.WorkEnd{TS: e.TS.UTC(), Action: e.Action, Session: e.Session}
+			// A line a squash and a merge-back brought twice is one end.
+			if !slices.Contains(f.WorkEnds, end) {
+				f.WorkEnds = append(f.WorkEnds, end)
 			}
 		}
 		if !notInvolving[e.Action] && e.Type != audit.TypeSecurity {
@@ -276,6 +291,12 @@ func encodeLedgerCache(m map[string]LedgerFacts, racyBefore int64) []byte {
 		w.strs(f.Involved)
 		w.strs(f.MinorMarkedBy)
 		w.time(f.LastEvent)
+		w.uint(uint64(len(f.WorkEnds)))
+		for _, e := range f.WorkEnds {
+			w.time(e.TS)
+			w.str(e.Action)
+			w.str(e.Session)
+		}
 	}
 	return w.seal()
 }
@@ -315,6 +336,14 @@ func readLedgerFields(r *indexReader) LedgerFacts {
 	f.HasCreator, f.Minor, f.Commented = flags&1 != 0, flags&2 != 0, flags&4 != 0
 	f.Implementers, f.Involved, f.MinorMarkedBy = nilIfEmpty(r.strs()), nilIfEmpty(r.strs()), nilIfEmpty(r.strs())
 	f.LastEvent = r.time()
+	n := r.uint()
+	if r.err != nil || n > 1<<16 {
+		r.err = errBadIndex
+		return f
+	}
+	for range n {
+		f.WorkEnds = append(f.WorkEnds, policy.WorkEnd{TS: r.time(), Action: r.str(), Session: r.str()})
+	}
 	return f
 }
 
@@ -330,6 +359,16 @@ func skipLedgerFields(r *indexReader) {
 		r.skipStrs()
 	}
 	r.int()
+	n := r.uint()
+	if r.err != nil || n > 1<<16 {
+		r.err = errBadIndex
+		return
+	}
+	for j := uint64(0); j < n && r.err == nil; j++ {
+		r.int()
+		r.str()
+		r.str()
+	}
 }
 
 func nilIfEmpty(ss []string) []string {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy"
 )
 
 func TestDeriveLedgerFacts(t *testing.T) {
@@ -45,13 +46,29 @@ func TestDeriveLedgerFacts(t *testing.T) {
 			e("ses_w", audit.ActionUnstarted, nil, ""),
 			e("ses_x", audit.ActionStarted, nil, "")},
 			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, CurrentImplementer: "ses_x", Implementers: []string{"ses_w", "ses_x"},
-				Involved: []string{"ses_a", "ses_w", "ses_x"}}},
+				Involved: []string{"ses_a", "ses_w", "ses_x"}, WorkEnds: []policy.WorkEnd{{TS: epoch, Action: audit.ActionUnstarted, Session: "ses_w"}}}},
 		{"unstarted leaves nobody working on it", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
 			e("ses_w", audit.ActionStarted, nil, ""),
 			e("ses_w", audit.ActionUnstarted, nil, "")},
 			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Implementers: []string{"ses_w"},
-				Involved: []string{"ses_a", "ses_w"}}},
+				Involved: []string{"ses_a", "ses_w"}, WorkEnds: []policy.WorkEnd{{TS: epoch, Action: audit.ActionUnstarted, Session: "ses_w"}}}},
+		{"td reclaim makes the reclaimer the one working on it", []audit.Entry{
+			e("ses_a", audit.ActionCreated, nil, ""),
+			e("ses_w", audit.ActionStarted, nil, ""),
+			e("ses_r", audit.ActionReclaimed, nil, "")},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, CurrentImplementer: "ses_r", Implementers: []string{"ses_w", "ses_r"},
+				Involved: []string{"ses_a", "ses_w", "ses_r"}}},
+		{"closes, approvals and reopens end the work, each once", []audit.Entry{
+			{TS: time.Unix(100, 0), Session: "ses_a", Action: audit.ActionCreated},
+			{TS: time.Unix(200, 0), Session: "ses_a", Action: audit.ActionClosed},
+			{TS: time.Unix(300, 0), Session: "ses_b", Action: audit.ActionReopened},
+			{TS: time.Unix(200, 0), Session: "ses_a", Action: audit.ActionClosed},
+			{TS: time.Unix(400, 0), Session: "ses_c", Action: audit.ActionApproved}},
+			LedgerFacts{LastEvent: time.Unix(400, 0).UTC(), Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_b"}, WorkEnds: []policy.WorkEnd{
+				{TS: time.Unix(200, 0).UTC(), Action: audit.ActionClosed, Session: "ses_a"},
+				{TS: time.Unix(300, 0).UTC(), Action: audit.ActionReopened, Session: "ses_b"},
+				{TS: time.Unix(400, 0).UTC(), Action: audit.ActionApproved, Session: "ses_c"}}}},
 		{"review decisions and security records do not involve", []audit.Entry{
 			e("ses_a", audit.ActionCreated, nil, ""),
 			e("ses_r", audit.ActionRejected, nil, ""),
@@ -59,7 +76,8 @@ func TestDeriveLedgerFacts(t *testing.T) {
 			e("ses_r", audit.ActionClosedAgainst, nil, ""),
 			e("ses_s", audit.KindCreatorApproval, nil, audit.TypeSecurity),
 			e("ses_c", audit.ActionCommented, nil, "")},
-			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_c"}, Commented: true}},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_c"}, Commented: true,
+				WorkEnds: []policy.WorkEnd{{TS: epoch, Action: audit.ActionApproved, Session: "ses_r"}}}},
 		{"the last event is the latest time, whatever the order", []audit.Entry{
 			{TS: time.Unix(100, 0), Session: "ses_a", Action: audit.ActionCreated},
 			{TS: time.Unix(300, 0), Session: "ses_a", Action: audit.ActionCommented},
@@ -77,7 +95,8 @@ func TestDeriveLedgerFacts(t *testing.T) {
 func TestLedgerCacheRoundTripAndCorruption(t *testing.T) {
 	m := map[string]LedgerFacts{
 		"td-aaaaaa": {size: 120, mtime: 1000, Creator: "ses_a", HasCreator: true, Minor: true, Commented: true, CurrentImplementer: "ses_w",
-			Implementers: []string{"ses_w"}, Involved: []string{"ses_a", "ses_w"}, MinorMarkedBy: []string{"ses_a"}, LastEvent: time.Unix(1_800_000_000, 0).UTC()},
+			Implementers: []string{"ses_w"}, Involved: []string{"ses_a", "ses_w"}, MinorMarkedBy: []string{"ses_a"}, LastEvent: time.Unix(1_800_000_000, 0).UTC(),
+			WorkEnds: []policy.WorkEnd{{TS: time.Unix(1_700_000_000, 0).UTC(), Action: audit.ActionClosed, Session: "ses_r"}, {TS: time.Unix(1_750_000_000, 0).UTC(), Action: audit.ActionReopened, Session: "ses_a"}}},
 		"td-bbbbbb": {size: 7, mtime: 5000},
 	}
 	data := encodeLedgerCache(m, 2000)

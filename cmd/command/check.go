@@ -55,8 +55,18 @@ judge those. With --base:
    security_ledger  each security event about an issue added since has its
                     copy in that issue's ledger (a re-hashed, edited event
                     does not)
+   claims           work added since (a start, a submission, a criterion
+                    ticked) was done by the actor holding the issue's claim
+                    (refs/td/claims/*), or while no claim covered it; an
+                    operator may tick criteria on anyone's issue, and a
+                    claim the issue's ledger ended (closed, approved,
+                    reopened, handed back after it was taken) covers nothing
 
-Without --base those six are skipped, and td check says so.
+Without --base those seven are skipped, and td check says so. When the
+claims rule has work to judge and this clone has no claim refs, td check
+says so in a note (notes in --json) instead of passing silently: fetch
+them with git fetch origin '+refs/td/claims/*:refs/td/claims/*' (the jobs
+td init --ci writes do).
 
 The rules are applied to the issues the range changed (their files and
 ledgers, found by comparing the two trees' object names, not by parsing),
@@ -105,7 +115,7 @@ func (r *runner) runCheck(o *CheckOptions) error {
 	}
 	err = r.st.export(func() any {
 		return map[string]any{"ok": rep.OK(), "base": rep.Base, "base_commit": rep.BaseCommit, "head_commit": rep.HeadCommit,
-			"files": rep.Files, "issues": rep.Issues, "skipped": rep.Skipped, "violations": rep.Violations}
+			"files": rep.Files, "issues": rep.Issues, "skipped": rep.Skipped, "violations": rep.Violations, "notes": rep.Notes}
 	}, func() error {
 		// One write: a broken tree can have thousands of lines.
 		var b strings.Builder
@@ -114,6 +124,9 @@ func (r *runner) runCheck(o *CheckOptions) error {
 			b.WriteByte('\n')
 		}
 		r.st.printf("%s", safe(b.String()))
+		for _, n := range rep.Notes {
+			fmt.Fprintln(r.st.errOut, "note: "+safe(n))
+		}
 		fmt.Fprintln(r.st.errOut, checkSummary(rep))
 		return nil
 	})

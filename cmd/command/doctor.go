@@ -33,12 +33,19 @@ in this clone:
    unfinished_merge  no merge left a file under .todos conflicted
    idle_sessions     no session's local state has been idle longer than --idle
                      (default 720h, 30 days)
-   expired_claims    no claim's lease has ended unrenewed (td help claims)
+   stray_claims      no claim covers work that is over or nowhere: its issue's
+                     ledger ended the work after it was taken (closed,
+                     approved, reopened, handed back), the issue is in no
+                     branch of this clone, or the work tree holding the
+                     claim is gone or has the issue open or closed (td help
+                     claims)
+   expired_claims    no claim's lease has ended unrenewed on work still going
 
 One line per problem, exit 1 if any. --fix repairs what td can (registers
 the driver, adds the .gitattributes lines, rewrites td's hooks, rebuilds the
-caches, prunes the idle sessions' local state) and prints what it fixed; an
-ended claim is left to td reclaim, which is audited.
+caches, prunes the idle sessions' local state, releases stray claims) and
+prints what it fixed; a claim whose lease ended on work still going is
+left to td reclaim, which is audited.
 See td help conflicts.
 
 Examples:

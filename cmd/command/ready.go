@@ -1,6 +1,14 @@
 package command
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/links"
 	"github.com/urfave/cli/v2"
@@ -8,6 +16,9 @@ import (
 
 // ReadyOptions are td ready's inputs, as parsed from the command line.
 type ReadyOptions struct {
+	// Session is --session: whose work to list ("" for the default);
+	// issues other actors hold a claim on are not theirs to start.
+	Session string
 	// Filter is the filter flags, values split at commas.
 	Filter repo.Filter
 }
@@ -23,6 +34,13 @@ in progress, blocked or in review are left out: someone has them, or they
 wait. A blocker td cannot read counts as open; a blocker that no longer
 exists counts as open too, and td says which unlink removes it.
 
+Two kinds of open issue are not work to start, and are left out with one
+line after the list that counts them: epics (their children are the work;
+--type epic lists them), and issues another actor holds a live claim on
+(td help claims). --json prints {"issues": [...], "left_out": [...]}, each
+issue as td list --json prints it, each left-out one with its reason and,
+for a claim, the claim.
+
 Examples:
    td ready
    td ready -p P0 -p P1 --label auth
@@ -32,7 +50,7 @@ Examples:
 			if _, err := args(c, 0, 0, "[flags]"); err != nil {
 				return err
 			}
-			o := &ReadyOptions{Filter: filterOf(c)}
+			o := &ReadyOptions{Session: c.String("session"), Filter: filterOf(c)}
 			if runF != nil {
 				return runF(o)
 			}
@@ -41,7 +59,54 @@ Examples:
 	}
 }
 
-// runReady lists the open issues whose blockers are all closed.
+// leftOutJSON is an open issue td ready does not list, and why: "epic",
+// or "claimed" by another actor (with the claim).
+type leftOutJSON struct {
+	ID     string     `json:"id"`
+	Title  string     `json:"title"`
+	Reason string     `json:"reason"`
+	Claim  *claimJSON `json:"claim,omitempty"`
+}
+
+// readyList is td ready --json: the issues ready to start, as td list
+// --json writes a list, and those left out.
+type readyList struct {
+	issues  issueList
+	leftOut []leftOutJSON
+}
+
+// WriteJSON writes {"issues": [...], "left_out": [...]}, indented as
+// encoding/json would, the issues by writeIssueListJSON.
+func (l readyList) WriteJSON(w io.Writer) error {
+	var list bytes.Buffer
+	if err := l.issues.WriteJSON(&list); err != nil {
+		return err
+	}
+	// Newlines in JSON are structural only (strings escape theirs).
+	issues := bytes.ReplaceAll(bytes.TrimSuffix(list.Bytes(), []byte("\n")), []byte("\n"), []byte("\n  "))
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	leftOut := l.leftOut
+	if leftOut == nil {
+		leftOut = []leftOutJSON{}
+	}
+	if err := enc.Encode(leftOut); err != nil {
+		return err
+	}
+	b := make([]byte, 0, len(issues)+out.Len()+64)
+	b = append(b, "{\n  \"issues\": "...)
+	b = append(b, issues...)
+	b = append(b, ",\n  \"left_out\": "...)
+	b = append(b, bytes.TrimSuffix(out.Bytes(), []byte("\n"))...)
+	b = append(b, "\n}\n"...)
+	_, err := w.Write(b)
+	return err
+}
+
+// runReady lists the open issues whose blockers are all closed, but for
+// epics and the issues another actor holds a live claim on.
 func (r *runner) runReady(o *ReadyOptions) error {
 	s, err := r.openStore()
 	if err != nil {
@@ -57,15 +122,62 @@ func (r *runner) runReady(o *ReadyOptions) error {
 	}
 	ic := issueClaims()
 	ic.prefetch(list)
+	epics := slices.Contains(o.Filter.Types, string(domain.TypeEpic))
+	// Whose claims are someone else's: read only when an issue has a live
+	// claim, since reading the session needs a git identity.
+	var me *domain.Actor
+	mine := func(c *domain.Claim) bool {
+		if me == nil {
+			me = &domain.Actor{}
+			if _, se, err := r.readSession(o.Session); err == nil {
+				*me = se.Actor()
+			}
+		}
+		return c.Actor == *me
+	}
+	var leftOut []leftOutJSON
+	var claimedBy []string
+	nEpics, nClaimed := 0, 0
+	list = slices.DeleteFunc(list, func(is *repo.Issue) bool {
+		if is.Type == domain.TypeEpic && !epics {
+			nEpics++
+			leftOut = append(leftOut, leftOutJSON{ID: is.ID, Title: is.Title, Reason: "epic"})
+			return true
+		}
+		if ic.set == nil || ic.set.Len() == 0 {
+			return false
+		}
+		c := ic.set.Get(is.ID)
+		if c == nil || c.Expired(ic.now) || mine(c) {
+			return false
+		}
+		nClaimed++
+		if !slices.Contains(claimedBy, c.Actor.Name()) {
+			claimedBy = append(claimedBy, c.Actor.Name())
+		}
+		leftOut = append(leftOut, leftOutJSON{ID: is.ID, Title: is.Title, Reason: "claimed", Claim: toClaimJSON(c, false)})
+		return true
+	})
 	return r.st.export(func() any {
 		s.FillUpdated(list)
-		return issueList{list, ic, nil}
+		return readyList{issueList{list, ic, nil}, leftOut}
 	}, func() error {
 		if len(list) == 0 {
 			r.st.printf("No issue is ready.\n")
+		} else {
+			r.printIssueTable(list, ic, nil)
+		}
+		if len(leftOut) == 0 {
 			return nil
 		}
-		r.printIssueTable(list, ic, nil)
+		var why []string
+		if nEpics > 0 {
+			why = append(why, domain.Plural(nEpics, "1 epic", fmt.Sprintf("%d epics", nEpics)))
+		}
+		if nClaimed > 0 {
+			why = append(why, fmt.Sprintf("%d claimed by %s", nClaimed, safe(strings.Join(claimedBy, ", "))))
+		}
+		r.st.printf("%d left out: %s.\n", len(leftOut), strings.Join(why, ", "))
 		return nil
 	})
 }

@@ -24,7 +24,10 @@ func (r *runner) syncCommand(runF func(*SyncOptions) error) *cli.Command {
 		Description: `Lists the remote's claims (refs/td/claims/*), fetching the records this
 clone lacks, keeps what changed on one side only, lets the remote's live claim win where both sides took an
 issue, and pushes this clone's claims atomically under leases, so that of
-two clones pushing one issue only the first succeeds. It runs the git
+two clones pushing one issue only the first succeeds. A claim this work
+tree's ledger made stale (the issue was closed, approved, reopened or
+handed back after it was taken, wherever that ran) is released here and
+on the remote, never pushed, and td sync says what ended it. It runs the git
 program for this network step alone, so your credentials, ssh config and
 insteadOf rules apply (td help claims says why). Offline it changes
 nothing and says so.
@@ -73,14 +76,30 @@ func (r *runner) runSync(o *SyncOptions) error {
 		for _, l := range res.Lost {
 			lost = append(lost, map[string]any{"mine": toClaimJSON(l.Mine, l.Mine != nil && l.Mine.Expired(now)), "theirs": toClaimJSON(l.Theirs, l.Theirs.Expired(now))})
 		}
+		stale := []map[string]any{}
+		for _, st := range res.Stale {
+			stale = append(stale, map[string]any{"claim": toClaimJSON(st.Claim, st.Claim.Expired(now)), "ended_by": st.End.Action, "ended_at": jsonTime(st.End.TS),
+				"here": st.Here, "remote": st.Remote})
+		}
 		return map[string]any{"remote": res.Remote, "pushed": list(res.Pushed), "released": nonNil(res.Released), "taken": list(res.Adopted),
-			"dropped": nonNil(res.Dropped), "lost": lost, "claims": res.Claims}
+			"dropped": nonNil(res.Dropped), "lost": lost, "stale": stale, "claims": res.Claims}
 	}, func() error {
 		for _, c := range res.Pushed {
 			r.st.printf("Pushed the claim on %s to %s.\n", c.Issue, res.Remote)
 		}
 		for _, id := range res.Released {
 			r.st.printf("Released %s on %s.\n", id, res.Remote)
+		}
+		for _, st := range res.Stale {
+			where := "here"
+			switch {
+			case st.Here && st.Remote:
+				where = "here and on " + res.Remote
+			case st.Remote:
+				where = "on " + res.Remote
+			}
+			r.st.printf("Released the claim on %s %s: %s, after %s (session %s) took it.\n",
+				st.Claim.Issue, where, claims.EndWords(st.Claim.Issue, st.End), st.Claim.Actor.Name(), st.Claim.Session)
 		}
 		for _, c := range res.Adopted {
 			r.st.printf("Took %s's claim on %s: %s.\n", res.Remote, c.Issue, claimLine(cs, c, c.Expired(now)))
@@ -101,7 +120,7 @@ func (r *runner) runSync(o *SyncOptions) error {
 			return nil
 		}
 		r.st.printf("Synced claims with %s: %d pushed, %d released, %d taken, %d dropped, %d lost; %d %s here.\n", res.Remote,
-			len(res.Pushed), len(res.Released), len(res.Adopted), len(res.Dropped), len(res.Lost), res.Claims, domain.Plural(res.Claims, "claim", "claims"))
+			len(res.Pushed), len(res.Released)+len(res.Stale), len(res.Adopted), len(res.Dropped), len(res.Lost), res.Claims, domain.Plural(res.Claims, "claim", "claims"))
 		return nil
 	})
 }

@@ -2,10 +2,12 @@ package command
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 	"github.com/tdproject/td/repo/issues"
 	"github.com/urfave/cli/v2"
 )
@@ -155,6 +157,11 @@ type transitionJSON struct {
 	ClosedAgainstCriteria bool                  `json:"closed_against_criteria"`
 	SecurityEvents        []audit.SecurityEvent `json:"security_events"`
 	OpenChildren          []childJSON           `json:"open_children,omitempty"`
+	// ReleasedClaim is the stray claim td unstart released on an issue
+	// that was not in progress; ReplacedClaim the stale claim td start
+	// replaced.
+	ReleasedClaim *claimJSON `json:"released_claim,omitempty"`
+	ReplacedClaim *claimJSON `json:"replaced_claim,omitempty"`
 }
 
 // printTransition reports the workflow verb name, whose sentence starts
@@ -171,8 +178,27 @@ func (r *runner) printTransition(name, done string, res *issues.TransitionResult
 				SelfCloseException: d.SelfCloseException, ReasonRequired: d.ReasonRequired, Refusal: d.Refusal}
 		}
 		out.SecurityEvents = append(out.SecurityEvents, res.Security...)
+		now := time.Now
+		if clock, err := r.now(); err == nil {
+			now = clock
+		}
+		if c := res.ReleasedClaim; c != nil && c.Session != "" {
+			out.ReleasedClaim = toClaimJSON(c, c.Expired(now()))
+		}
+		if c := res.StaleClaim; c != nil {
+			out.ReplacedClaim = toClaimJSON(c, c.Expired(now()))
+		}
 		return out
 	}, func() error {
+		if c := res.ReleasedClaim; c != nil {
+			if c.Session == "" {
+				r.st.printf("Released the claim on %s, whose record td cannot read; %s is %s, so nothing else changed.\n", is.ID, is.ID, r.st.statusColor(is.Status))
+				return nil
+			}
+			r.st.printf("Released the claim of %s (session %s) on %s; %s is %s, so nothing else changed.\n",
+				c.Actor.Name(), c.Session, is.ID, is.ID, r.st.statusColor(is.Status))
+			return nil
+		}
 		if res.Unchanged {
 			r.st.printf("%s is already %s; nothing to do.\n", is.ID, r.st.statusColor(is.Status))
 			return nil
@@ -189,6 +215,10 @@ func (r *runner) printTransition(name, done string, res *issues.TransitionResult
 			r.st.printf(", implementer %s", is.Implementer)
 		}
 		r.st.printf(".\n")
+		if c := res.StaleClaim; c != nil {
+			r.st.printf("Replaced the stale claim of %s (session %s): %s, after it was taken.\n",
+				c.Actor.Name(), c.Session, claims.EndWords(is.ID, res.StaleEnd))
+		}
 		if len(res.OpenCriteria) > 0 {
 			r.st.warnf("submitted with %d open acceptance %s: %s", len(res.OpenCriteria),
 				domain.Plural(len(res.OpenCriteria), "criterion", "criteria"), quoteAll(res.OpenCriteria))

@@ -17,6 +17,12 @@ type Claim struct {
 	Claimed   time.Time `json:"claimed"`
 	Heartbeat time.Time `json:"heartbeat"`
 	Expires   time.Time `json:"expires"`
+	// EndsSeen is how many entries ending the work (td unstart, close,
+	// approve, reopen) the taker's ledger of the issue held at the second
+	// the claim was taken: an end recorded in that same second is one the
+	// claim came after when the taker had seen it, and one that ended the
+	// claim when not (policy.ClaimEnd). -1 when the record does not say.
+	EndsSeen int `json:"-"`
 }
 
 // Expired reports whether the lease has ended at now.

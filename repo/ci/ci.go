@@ -37,16 +37,30 @@ func Services() []string { return []string{GitHub, GitLab} }
 // to update instead of adding one per run.
 const ReportMarker = "<!-- td-report -->"
 
+// ClaimsRefspec is how the job fetches td's claims, which are git
+// references outside refs/heads that no checkout fetches: forced, since a
+// claim's record is a new parentless commit each time, and with --prune,
+// so that a runner that keeps its clone between jobs drops released ones.
+const ClaimsRefspec = "+refs/td/claims/*:refs/td/claims/*"
+
 // Script is the job's POSIX shell script. It reads TD_BASE_REF (the target
-// branch's name; its tip is origin/TD_BASE_REF), writes the report to
+// branch's name; its tip is origin/TD_BASE_REF), fetches td's claims from
+// origin for td check's claims rule (ClaimsRefspec), writes the report to
 // td-report.md (TD_REPORT overrides), appends it to GITHUB_STEP_SUMMARY
 // when set, and exits 1 when .todos conflicts with the target or td check
-// finds a violation.
+// finds a violation. A failed fetch of the claims is reported and does not
+// fail the job: td check then notes that the claims rule had none to read.
 const Script = `set -u
 base="origin/$TD_BASE_REF"
 report="${TD_REPORT:-td-report.md}"
 status=0
 echo '` + ReportMarker + `' > "$report"
+# td's claims (refs/td/claims/*) are not branches, so no checkout fetches
+# them; td check --base judges the work on claimed issues against them.
+if ! git fetch -q --prune --no-tags origin '` + ClaimsRefspec + `' 2> td-fetch.err; then
+  { echo "td: could not fetch refs/td/claims/* from origin; td check cannot judge claims:"; cat td-fetch.err; } >&2
+fi
+rm -f td-fetch.err
 # git merge-tree (git 2.38 or later) merges without touching the work
 # tree: its first line is the tree, then the conflicted paths.
 conflicts=$(git merge-tree --write-tree --name-only --no-messages "$base" HEAD | sed 1d | grep '^\.todos/' || true)
@@ -73,6 +87,10 @@ if ! td diff --format markdown "$base" >> "$report" 2> td-diff.err; then
 fi
 if td check --base "$base" > td-check.out 2>&1; then
   { echo; echo "td check --base $TD_BASE_REF: no violations."; } >> "$report"
+  # A rule that could not look says so in a note: pass it on.
+  if grep -q '^note: ' td-check.out; then
+    { echo; grep '^note: ' td-check.out | sed 's/^/    /'; } >> "$report"
+  fi
 else
   status=1
   { echo; echo "#### td check --base $TD_BASE_REF"; echo; sed 's/^/    /' td-check.out; } >> "$report"
@@ -137,7 +155,16 @@ jobs:
       - name: td check and td diff
         env:
           TD_BASE_REF: ${{ github.base_ref }}
+          TD_TOKEN: ${{ github.token }}
         run: |
+          # The checkout keeps no credentials (persist-credentials: false):
+          # the job's token reads td's claims for this step only, and is
+          # written to no file.
+          if [ -n "${TD_TOKEN:-}" ] && [ -n "${GITHUB_SERVER_URL:-}" ]; then
+            export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="http.$GITHUB_SERVER_URL/.extraheader"
+            GIT_CONFIG_VALUE_0="AUTHORIZATION: basic $(printf 'x-access-token:%s' "$TD_TOKEN" | base64 | tr -d '\n')"
+            export GIT_CONFIG_VALUE_0
+          fi
 ` + indent(Script, "          ") + `      - name: Comment on the pull request
         if: always() && hashFiles('td-report.md') != ''
         env:

@@ -77,3 +77,34 @@ func BenchmarkLoadPrefetch500(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGetAll500 is what td list and td ready add to the above: each
+// of the 500 claims asked for once the records are read, which judges
+// whether the ledger made it stale.
+func BenchmarkGetAll500(b *testing.B) {
+	s := benchStore(b)
+	se, err := s.StartSession(repo.StartOptions{Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, 500)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("td-b%05d", i)
+		if _, err := Take(s, se, ids[i], "start", HandOver{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		cs, err := Load(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs.Prefetch(ids)
+		for _, id := range ids {
+			if cs.Get(id) == nil {
+				b.Fatal("claim not read")
+			}
+		}
+	}
+}

@@ -3,9 +3,14 @@
 // directory, so that every work tree of a clone sees every claim at once,
 // and td sync exchanges them with a remote. td start and td send take a
 // claim; td unstart, close and approve release it; td heartbeat renews it;
-// td reclaim takes over one whose lease ended, audited. The rules are
-// policy's (MayClaim, MayReclaim, ReleasedBy); this package reads and
-// moves the references, with compare-and-swap, through repo/gitrepo.
+// td reclaim takes over one whose lease ended, audited. A claim follows
+// its issue: once the issue's ledger in this work tree records the end of
+// the work after the claim was taken (td unstart, close, approve or
+// reopen, wherever it ran), the claim is stale: never shown, no bar to
+// td start, released by td sync and td doctor --fix. The rules are
+// policy's (MayClaim, MayReclaim, ReleasedBy, ClaimEnd, ClaimBars); this
+// package reads and moves the references, with compare-and-swap, through
+// repo/gitrepo.
 //
 // A store outside git has no claims: every function here then does
 // nothing and reports nothing.
@@ -15,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -73,6 +79,11 @@ type Set struct {
 	// Here and HereHost are the work tree and machine reading the set, so
 	// that a holder elsewhere can be told from one here.
 	Here, HereHost string
+	// ended holds, for the claims Prefetch read, whether each is stale:
+	// a list asks Get for every issue it prints, and some more than once.
+	// Get only reads it, so that Get stays safe from many goroutines once
+	// the claims are prefetched.
+	ended map[string]bool
 }
 
 // Load lists the claims of the store's repository; a store outside git
@@ -151,9 +162,55 @@ func LoadIssues(s *repo.Store, issues ...string) (*Set, error) {
 // Len is how many issues are claimed.
 func (cs *Set) Len() int { return len(cs.refs) }
 
-// Get returns the claim on issue, nil when there is none or its record
-// cannot be read.
+// Get returns the claim on issue that stands, nil when there is none, its
+// record cannot be read, or it is stale: the issue's ledger in this work
+// tree ended the work after it was taken (Ended).
 func (cs *Set) Get(issue string) *domain.Claim {
+	c := cs.Raw(issue)
+	if c == nil {
+		return nil
+	}
+	stale, known := cs.ended[issue]
+	if !known {
+		_, stale = cs.Ended(c)
+	}
+	if stale {
+		return nil
+	}
+	return c
+}
+
+// Ended returns the entry of the issue's ledger, in the store's work tree,
+// that ended the work c was taken for (policy.ClaimEnd); ok is false for
+// a claim that stands, or one whose ledger td cannot read whole.
+func (cs *Set) Ended(c *domain.Claim) (policy.WorkEnd, bool) {
+	if c == nil || cs.store == nil {
+		return policy.WorkEnd{}, false
+	}
+	return Ended(cs.store, c)
+}
+
+// Ended is Set.Ended for a claim read alone.
+func Ended(s *repo.Store, c *domain.Claim) (policy.WorkEnd, bool) {
+	if c == nil {
+		return policy.WorkEnd{}, false
+	}
+	return policy.ClaimEnd(c, workEnds(s, c.Issue))
+}
+
+// workEnds are the entries of the issue's ledger that end the work, as
+// the ledger cache has them; none when the ledger cannot be read whole.
+func workEnds(s *repo.Store, issue string) []policy.WorkEnd {
+	f, err := s.LedgerFactsOf(issue)
+	if err != nil {
+		return nil
+	}
+	return f.WorkEnds
+}
+
+// Raw returns the claim on issue, stale or not: nil when there is none or
+// its record cannot be read.
+func (cs *Set) Raw(issue string) *domain.Claim {
 	if c, ok := cs.claims[issue]; ok {
 		return c
 	}
@@ -186,11 +243,22 @@ func (cs *Set) Prefetch(issues []string) {
 			c = nil
 		}
 		cs.claims[want[i]] = c
+		if c != nil {
+			if cs.ended == nil {
+				cs.ended = map[string]bool{}
+			}
+			_, cs.ended[want[i]] = cs.Ended(c)
+		}
 	}
 }
 
-// All returns every readable claim, sorted by issue.
+// All returns every readable claim that stands, sorted by issue.
 func (cs *Set) All() []*domain.Claim {
+	return slices.DeleteFunc(cs.AllRaw(), func(c *domain.Claim) bool { return cs.Get(c.Issue) == nil })
+}
+
+// AllRaw returns every readable claim, stale or not, sorted by issue.
+func (cs *Set) AllRaw() []*domain.Claim {
 	issues := make([]string, 0, len(cs.refs))
 	for issue := range cs.refs {
 		issues = append(issues, issue)
@@ -203,6 +271,18 @@ func (cs *Set) All() []*domain.Claim {
 		}
 	}
 	sortClaims(out)
+	return out
+}
+
+// Issues lists the claimed issues, sorted, whether or not their record
+// can be read (Raw is nil for one that cannot).
+func (cs *Set) Issues() []string {
+	out := make([]string, 0, len(cs.refs))
+	for issue := range cs.refs {
+		out = append(out, issue)
+	}
+	sort.Strings(out)
+	cs.Prefetch(out)
 	return out
 }
 
@@ -335,6 +415,10 @@ type TakeResult struct {
 	Claim   *domain.Claim
 	Renewed bool   // the session held it already
 	From    string // the session that handed it over, "" for none
+	// Stale is a claim the issue's ledger had ended (Ended) that the new
+	// one replaced, and End the entry that ended it; nil for none.
+	Stale *domain.Claim
+	End   policy.WorkEnd
 	// previous is the reference's value before, for Undo.
 	previous, made string
 }
@@ -356,14 +440,19 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 		}
 		now := s.Now()
 		res := &TakeResult{previous: old}
+		ends := workEnds(s, issue)
 		c := &domain.Claim{Issue: issue, Session: se.ID, Actor: se.Actor(), Worktree: s.Root, Host: cs.HereHost,
-			Claimed: now, Heartbeat: now, Expires: now.Add(s.Config.ClaimTTL())}
+			Claimed: now, Heartbeat: now, Expires: now.Add(s.Config.ClaimTTL()), EndsSeen: policy.EndsAt(ends, now)}
+		if end, stale := policy.ClaimEnd(held, ends); stale {
+			// The work it was taken for has ended: it is nobody's.
+			res.Stale, res.End, held = held, end, nil
+		}
 		v, err := decide(cs, held, from.ask(cs, held, se.ID), verb, issue, now)
 		if err != nil {
 			return nil, err
 		}
 		if v == policy.ClaimRenew {
-			res.Renewed, c.Claimed = true, held.Claimed
+			res.Renewed, c.Claimed, c.EndsSeen = true, held.Claimed, held.EndsSeen
 		} else if held != nil {
 			res.From = held.Session
 		}
@@ -424,6 +513,9 @@ func Check(s *repo.Store, issue, verb string, from HandOver) error {
 	if err != nil {
 		return err
 	}
+	if _, stale := Ended(s, held); stale {
+		held = nil
+	}
 	cs := Here(s)
 	_, err = decide(cs, held, from.ask(cs, held, ""), verb, issue, s.Now())
 	return err
@@ -467,6 +559,90 @@ func Release(s *repo.Store, issue, session, implementer string) (*domain.Claim, 
 		return held, err
 	}
 	return nil, fmt.Errorf("release the claim on %s: it kept changing", issue)
+}
+
+// CheckWork refuses work w on issue by session se (an operator's when
+// operator is true) that the issue's claim bars, as td check's claims
+// rule would refuse it in the pull request: one decision,
+// policy.ClaimBars, on the claim git holds and this work tree's ledger.
+// what names the work for the refusal ("submit td-k3x9qa").
+func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, operator bool, what string) error {
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return err
+	}
+	_, held, err := current(g, issue)
+	if err != nil || held == nil {
+		return err
+	}
+	if !policy.ClaimBars(held, workEnds(s, issue), w, se.Actor(), operator, s.Now()) {
+		return nil
+	}
+	who := "the holder does it, or hands the issue back with td unstart " + issue
+	if w == policy.WorkCriterion {
+		who = "the holder or an operator ticks it, or the holder hands the issue back with td unstart " + issue
+	}
+	return repo.Errorf(repo.CodeRefused, "cannot %s: %s is claimed by %s, and td check refuses work on it by %s; %s",
+		what, issue, Here(s).Holder(held), se.Actor().Name(), who)
+}
+
+// ReleaseStray ends the claim on an issue that is not in progress in
+// this work tree, for td unstart: the holder's actor or an operator may
+// (policy.MayReleaseStray). It returns the claim released, nil when there
+// was none; a claim someone else holds is refused, naming them.
+func ReleaseStray(s *repo.Store, se *repo.Session, issue string, operator bool, status domain.Status) (*domain.Claim, error) {
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return nil, err
+	}
+	cs := Here(s)
+	for range casTries {
+		old, held, err := current(g, issue)
+		if err != nil || old == "" {
+			return nil, err
+		}
+		// An unreadable record is nobody's: anyone may clear it.
+		if held != nil && !policy.MayReleaseStray(held, se.Actor(), operator) {
+			return nil, repo.Errorf(repo.CodeRefused, "cannot unstart %s: it is %s, and it is claimed by %s; only the holder or an operator releases that claim (td unstart %s)",
+				issue, status, cs.Holder(held), issue)
+		}
+		err = g.UpdateRef(RefName(issue), old, "")
+		if errors.Is(err, gitrepo.ErrRefMoved) {
+			continue
+		}
+		if held == nil {
+			held = &domain.Claim{Issue: issue}
+		}
+		return held, err
+	}
+	return nil, fmt.Errorf("release the claim on %s: it kept changing", issue)
+}
+
+// Drop ends the claim on issue if its reference still names the record
+// c was read from (the same session, taken and renewed at the same
+// times), for td doctor --fix: a claim renewed or taken since is left. c
+// nil drops a record that cannot be read, if it still cannot be.
+func Drop(s *repo.Store, issue string, c *domain.Claim) (bool, error) {
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return false, err
+	}
+	old, held, err := current(g, issue)
+	if err != nil || old == "" {
+		return false, err
+	}
+	same := held == nil && c == nil ||
+		held != nil && c != nil && held.Session == c.Session && held.Claimed.Equal(c.Claimed) && held.Heartbeat.Equal(c.Heartbeat)
+	if !same {
+		return false, nil
+	}
+	if err := g.UpdateRef(RefName(issue), old, ""); err != nil {
+		if errors.Is(err, gitrepo.ErrRefMoved) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // Heartbeat renews the leases the session holds: on the issues named, or
@@ -513,6 +689,9 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 				}
 				return out, repo.Errorf(repo.CodeRefused, "%s", msg)
 			}
+			if end, stale := Ended(s, held); stale {
+				return out, repo.Errorf(repo.CodeRefused, "cannot renew the claim on %s: %s, after the claim was taken, so it covers nothing; td unstart %s releases it", issue, EndWords(issue, end), issue)
+			}
 			now := s.Now()
 			c := *held
 			c.Heartbeat, c.Expires = now, now.Add(s.Config.ClaimTTL())
@@ -558,6 +737,9 @@ func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
 	if err != nil || held == nil || held.Session != se.ID {
 		return nil, err
 	}
+	if _, stale := Ended(s, held); stale {
+		return nil, nil // the work ended: td sync releases it
+	}
 	if s.Now().Sub(held.Heartbeat) < s.Config.ClaimTTL()/4 {
 		return nil, nil
 	}
@@ -577,13 +759,21 @@ type ReclaimResult struct {
 
 // Reclaim takes over the claim on issue, whose lease ended, for session
 // se, and records a security event naming the previous holder and the
-// reason. A live lease, or none, is refused.
-func Reclaim(s *repo.Store, se *repo.Session, ref, reason string) (*ReclaimResult, error) {
+// reason, which is required. A live lease, or none, is refused; so is a
+// stale one (Ended), which covers no work to take over: td start takes
+// the issue. within, when not nil, runs in the transaction that records
+// the event, with the issue's ID (td reclaim makes the session the
+// issue's implementer there): if either fails, the claim is put back.
+func Reclaim(s *repo.Store, se *repo.Session, ref, reason string, within func(tx *repo.Tx, issue string) error) (*ReclaimResult, error) {
 	if err := policy.MayMutate(se.Agent); err != nil {
 		return nil, repo.Errorf(repo.CodeRefused, "subagent sessions cannot take claims; ask the root agent %s to run td reclaim %s", se.Agent.Root(), ref)
 	}
 	if err := policy.CheckText("reason", reason); err != nil {
 		return nil, err
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return nil, repo.Errorf(repo.CodeInvalid, "a reclaim needs a reason, for the security event: td reclaim %s --reason \"why you take it over\"", ref)
 	}
 	g, err := s.GitRepo()
 	if err != nil {
@@ -603,6 +793,11 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string) (*ReclaimResul
 			return nil, err
 		}
 		now := s.Now()
+		ends := workEnds(s, issue)
+		if end, stale := policy.ClaimEnd(held, ends); stale {
+			return nil, repo.Errorf(repo.CodeRefused, "nothing to reclaim on %s: the claim of %s (session %s) %s is stale, since %s, after it was taken; td start %s takes the issue",
+				issue, held.Actor.Name(), held.Session, cs.Where(held), EndWords(issue, end), issue)
+		}
 		switch policy.MayReclaim(held, se.ID, now) {
 		case policy.ReclaimNothing:
 			return nil, repo.Errorf(repo.CodeRefused, "nobody holds a claim on %s; td start %s claims it", issue, issue)
@@ -612,7 +807,7 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string) (*ReclaimResul
 			return nil, repo.Errorf(repo.CodeRefused, "cannot reclaim %s: it is claimed by %s, and the lease has not ended; ask them to hand it back with td unstart %s", issue, cs.Holder(held), issue)
 		}
 		c := &domain.Claim{Issue: issue, Session: se.ID, Actor: se.Actor(), Worktree: s.Root, Host: cs.HereHost,
-			Claimed: now, Heartbeat: now, Expires: now.Add(s.Config.ClaimTTL())}
+			Claimed: now, Heartbeat: now, Expires: now.Add(s.Config.ClaimTTL()), EndsSeen: policy.EndsAt(ends, now)}
 		made, err := write(g, c)
 		if err != nil {
 			return nil, err
@@ -625,14 +820,14 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string) (*ReclaimResul
 			return nil, err
 		}
 		res := &ReclaimResult{Claim: c, Previous: held}
-		why := fmt.Sprintf("took over the claim of %s (session %s) %s, whose lease ended at %s", held.Actor.Name(), held.Session, cs.Where(held), stamp(held.Expires))
-		if reason != "" {
-			why += ": " + reason
-		}
+		why := fmt.Sprintf("took over the claim of %s (session %s) %s, whose lease ended at %s: %s", held.Actor.Name(), held.Session, cs.Where(held), stamp(held.Expires), reason)
 		err = s.Update(func(tx *repo.Tx) error {
 			ev, err := s.AppendSecurityEvent(tx, se, issue, audit.KindClaimReclaimed, why)
 			res.Security = ev
-			return err
+			if err != nil || within == nil {
+				return err
+			}
+			return within(tx, issue)
 		})
 		if err != nil {
 			// Unaudited, the take-over does not stand.
@@ -642,6 +837,16 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string) (*ReclaimResul
 		return res, nil
 	}
 	return nil, repo.Errorf(repo.CodeConflict, "the claim on %s kept changing while td reclaimed it; try again", issue)
+}
+
+// EndWords says how the ledger ended the work on issue, for messages:
+// "td-k3x9qa was approved at 2026-11-21T10:30:00Z".
+func EndWords(issue string, e policy.WorkEnd) string {
+	verb := map[string]string{audit.ActionUnstarted: "handed back (td unstart)", audit.ActionClosed: "closed", audit.ActionApproved: "approved", audit.ActionReopened: "reopened"}[e.Action]
+	if verb == "" {
+		verb = e.Action
+	}
+	return fmt.Sprintf("%s was %s at %s", issue, verb, stamp(e.TS))
 }
 
 // Resolve turns what the user typed into an issue ID: an issue of this

@@ -17,9 +17,12 @@ func TestRecordRoundTrip(t *testing.T) {
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	for _, c := range []domain.Claim{
 		{Issue: "td-aaaaaa", Session: "ses_aaaaaaaa", Actor: domain.Actor{Identity: "Op <op@example.com>"}, Worktree: "/src/app", Host: "laptop",
-			Claimed: at, Heartbeat: at.Add(time.Minute), Expires: at.Add(2 * time.Hour)},
+			Claimed: at, Heartbeat: at.Add(time.Minute), Expires: at.Add(2 * time.Hour), EndsSeen: 0},
 		{Issue: "td-bbbbbb", Session: "ses_bbbbbbbb", Actor: domain.Actor{Identity: "Op <op@example.com>", Agent: "primary"}, Worktree: "/src/app 2",
-			Claimed: at, Heartbeat: at, Expires: at},
+			Claimed: at, Heartbeat: at, Expires: at, EndsSeen: 2},
+		// A record written before td kept ends-seen.
+		{Issue: "td-cccccc", Session: "ses_cccccccc", Actor: domain.Actor{Identity: "Op <op@example.com>"}, Worktree: "/src/app",
+			Claimed: at, Heartbeat: at, Expires: at, EndsSeen: -1},
 	} {
 		msg, err := formatRecord(&c)
 		if err != nil {
@@ -42,6 +45,8 @@ func TestRecordRoundTrip(t *testing.T) {
 		"td claim x\n\ntd-claim: 2\nissue: x\nsession: s\nexpires: 2026-11-21T10:00:00Z\n",
 		"td claim x\n\ntd-claim: 1\nissue: x\nexpires: 2026-11-21T10:00:00Z\n",
 		"td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: soon\n",
+		"td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: 2026-11-21T10:00:00Z\nends-seen: -1\n",
+		"td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: 2026-11-21T10:00:00Z\nends-seen: two\n",
 		"other commit\n\ntd-claim: 1\n",
 	} {
 		if _, err := parseRecord(msg); err == nil {
@@ -120,14 +125,17 @@ func TestTakeReleaseHeartbeatReclaim(t *testing.T) {
 		t.Fatal("Heartbeat of a claim the session does not hold succeeded")
 	}
 	// Reclaim: refused while the lease runs, taken and audited once it ends.
-	if _, err := Reclaim(s, a, issue, ""); err == nil || !strings.Contains(err.Error(), "the lease has not ended") {
+	if _, err := Reclaim(s, a, issue, "b went quiet", nil); err == nil || !strings.Contains(err.Error(), "the lease has not ended") {
 		t.Fatalf("Reclaim of a live lease: %v", err)
 	}
 	now = now.Add(ttl)
 	if _, err := Take(s, a, issue, "start", HandOver{}); err == nil || !strings.Contains(err.Error(), "td reclaim td-aaaaaa takes it over") {
 		t.Fatalf("Take of an ended lease: %v", err)
 	}
-	rc, err := Reclaim(s, a, issue, "b went quiet")
+	if _, err := Reclaim(s, a, issue, "  ", nil); err == nil || !strings.Contains(err.Error(), "a reclaim needs a reason") {
+		t.Fatalf("Reclaim without a reason: %v", err)
+	}
+	rc, err := Reclaim(s, a, issue, "b went quiet", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +147,7 @@ func TestTakeReleaseHeartbeatReclaim(t *testing.T) {
 	if err != nil || len(evs) != 1 || evs[0].Kind != audit.KindClaimReclaimed {
 		t.Fatalf("security events = %+v, %v", evs, err)
 	}
-	if _, err := Reclaim(s, a, issue, ""); err == nil {
+	if _, err := Reclaim(s, a, issue, "mine", nil); err == nil {
 		t.Fatal("reclaiming one's own claim succeeded")
 	}
 	cs, err := Load(s)
@@ -153,7 +161,7 @@ func TestTakeReleaseHeartbeatReclaim(t *testing.T) {
 		t.Fatalf("second Release = %v, %v", c, err)
 	}
 	// Neither an issue here nor a claim anywhere: nothing to name.
-	if _, err := Reclaim(s, a, issue, ""); err == nil || !strings.Contains(err.Error(), "no issue matches") {
+	if _, err := Reclaim(s, a, issue, "gone", nil); err == nil || !strings.Contains(err.Error(), "no issue matches") {
 		t.Fatalf("Reclaim of nothing: %v", err)
 	}
 }
@@ -256,6 +264,7 @@ func FuzzParseRecord(f *testing.F) {
 	f.Add("td claim td-aaaaaa\n\ntd-claim: 1\nissue: td-aaaaaa\nsession: ses_aaaaaaaa\nactor: Op <op@example.com>\nagent: primary\nworktree: /src/app\nhost: laptop\nclaimed: 2026-11-21T10:00:00Z\nheartbeat: 2026-11-21T10:01:00Z\nexpires: 2026-11-21T12:00:00Z\n")
 	f.Add("td claim x\r\n\r\ntd-claim: 1\r\nissue: x\r\nsession: s\r\nexpires: 2026-11-21T10:00:00+02:00\r\n")
 	f.Add("td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: soon\n")
+	f.Add("td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: 2026-11-21T10:00:00Z\nends-seen: 3\nlater-key: kept out\n")
 	f.Add("other commit\n\ntd-claim: 1\n")
 	f.Fuzz(func(t *testing.T, msg string) {
 		c, err := parseRecord(msg)
@@ -271,8 +280,128 @@ func FuzzParseRecord(f *testing.F) {
 			t.Fatalf("the record %q, written back as %q, does not parse: %v", msg, again, err)
 		}
 		if d.Issue != c.Issue || d.Session != c.Session || d.Actor != c.Actor || d.Worktree != c.Worktree || d.Host != c.Host ||
-			!d.Claimed.Equal(c.Claimed) || !d.Heartbeat.Equal(c.Heartbeat) || !d.Expires.Equal(c.Expires) {
+			!d.Claimed.Equal(c.Claimed) || !d.Heartbeat.Equal(c.Heartbeat) || !d.Expires.Equal(c.Expires) || d.EndsSeen != c.EndsSeen {
 			t.Fatalf("the record %q read as %+v, written back and read as %+v", msg, *c, *d)
 		}
 	})
+}
+
+// appendEnd records that the work on issue ended (action) at the store's
+// now, as td unstart, close, approve or reopen would in the ledger.
+func appendEnd(t *testing.T, s *repo.Store, se *repo.Session, issue, action string) {
+	t.Helper()
+	err := s.Update(func(tx *repo.Tx) error {
+		return s.AppendLedger(tx, issue, audit.Entry{TS: s.Now(), Session: se.ID, Action: action})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A claim follows its issue: once the ledger here records the end of the
+// work after the claim was taken, the claim is stale: not shown, no bar
+// to another session's start, not renewed, not reclaimed.
+func TestStaleClaims(t *testing.T) {
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	s := clockStore(t, g, &now)
+	agent, err := s.StartSession(repo.StartOptions{Name: "agent", Agent: "primary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := s.StartSession(repo.StartOptions{Name: "op"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const issue = "td-aaaaaa"
+	if _, err := Take(s, agent, issue, "start", HandOver{}); err != nil {
+		t.Fatal(err)
+	}
+	// An end recorded before the claim was taken is history.
+	cs, _ := Load(s)
+	if cs.Get(issue) == nil {
+		t.Fatal("a fresh claim does not stand")
+	}
+	now = now.Add(10 * time.Minute)
+	appendEnd(t, s, op, issue, audit.ActionApproved)
+	cs, _ = Load(s)
+	if cs.Get(issue) != nil || cs.Raw(issue) == nil || len(cs.All()) != 0 || len(cs.AllRaw()) != 1 {
+		t.Fatalf("a claim the approval ended still stands: %+v", cs.Get(issue))
+	}
+	if end, ok := cs.Ended(cs.Raw(issue)); !ok || end.Action != audit.ActionApproved || !end.TS.Equal(now) {
+		t.Fatalf("Ended = %+v, %v", end, ok)
+	}
+	if _, err := Heartbeat(s, agent, []string{issue}); err == nil || !strings.Contains(err.Error(), "td-aaaaaa was approved at 2026-11-21T10:10:00Z, after the claim was taken") {
+		t.Fatalf("Heartbeat of a stale claim: %v", err)
+	}
+	if c, err := RenewBound(s, agent); c != nil || err != nil {
+		t.Fatalf("RenewBound of a stale claim = %v, %v", c, err)
+	}
+	if _, err := Reclaim(s, op, issue, "gone", nil); err == nil || !strings.Contains(err.Error(), "nothing to reclaim on td-aaaaaa") {
+		t.Fatalf("Reclaim of a stale claim: %v", err)
+	}
+	// Another session takes the issue; the stale claim is reported.
+	now = now.Add(10 * time.Minute)
+	res, err := Take(s, op, issue, "start", HandOver{})
+	if err != nil || res.Stale == nil || res.Stale.Session != agent.ID || res.End.Action != audit.ActionApproved || res.From != "" {
+		t.Fatalf("Take over a stale claim = %+v, %v", res, err)
+	}
+
+	// In one second: reopened, then taken: the claim saw the reopen and
+	// stands; closed in that second after it was taken, it is stale.
+	now = now.Add(10 * time.Minute)
+	appendEnd(t, s, op, issue, audit.ActionReopened)
+	res, err = Take(s, agent, issue, "start", HandOver{})
+	if err != nil || res.Claim.EndsSeen != 1 || res.Stale == nil {
+		t.Fatalf("Take after a reopen in the same second = %+v, %v", res, err)
+	}
+	cs, _ = Load(s)
+	if cs.Get(issue) == nil {
+		t.Fatal("a claim taken after a reopen in the same second does not stand")
+	}
+	appendEnd(t, s, op, issue, audit.ActionClosed)
+	cs, _ = Load(s)
+	if cs.Get(issue) != nil {
+		t.Fatal("a claim closed in the second it was taken still stands")
+	}
+}
+
+// td unstart on an issue that is not in progress releases a stray claim
+// for its holder's actor or an operator, and refuses anyone else.
+func TestReleaseStray(t *testing.T) {
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	s := clockStore(t, g, &now)
+	agent, err := s.StartSession(repo.StartOptions{Name: "agent", Agent: "primary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := s.StartSession(repo.StartOptions{Name: "other", Agent: "reviewer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const issue = "td-aaaaaa"
+	if c, err := ReleaseStray(s, other, issue, false, domain.StatusOpen); c != nil || err != nil {
+		t.Fatalf("nothing to release = %v, %v", c, err)
+	}
+	if _, err := Take(s, agent, issue, "start", HandOver{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReleaseStray(s, other, issue, false, domain.StatusOpen); err == nil || !strings.Contains(err.Error(), "only the holder or an operator releases that claim") {
+		t.Fatalf("another agent's release: %v", err)
+	}
+	if c, err := ReleaseStray(s, other, issue, true, domain.StatusOpen); err != nil || c == nil || c.Session != agent.ID {
+		t.Fatalf("an operator's release = %v, %v", c, err)
+	}
+	if _, err := Take(s, agent, issue, "start", HandOver{}); err != nil {
+		t.Fatal(err)
+	}
+	// Another session of the holder's actor may.
+	again, err := s.StartSession(repo.StartOptions{Name: "again", Agent: "primary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ReleaseStray(s, again, issue, false, domain.StatusClosed); err != nil || c == nil {
+		t.Fatalf("the holder's release = %v, %v", c, err)
+	}
 }

@@ -28,9 +28,15 @@ import (
 //	claimed: 2026-11-21T10:04:11Z
 //	heartbeat: 2026-11-21T10:34:11Z
 //	expires: 2026-11-21T12:34:11Z
+//	ends-seen: 0
 //
-// agent is absent when a person holds the claim. Values are single lines:
-// td refuses to write a record whose values hold a line break.
+// agent is absent when a person holds the claim. ends-seen counts the
+// entries of the issue's ledger that ended the work (unstart, close,
+// approve, reopen) in the second the claim was taken, as the taker's
+// ledger held them (domain.Claim.EndsSeen); a record without it, written
+// before td kept it, reads as -1. Other keys are ignored, so that a later
+// td may add one without a new version. Values are single lines: td
+// refuses to write a record whose values hold a line break.
 
 // recordVersion is the version of the record td writes and reads.
 const recordVersion = 1
@@ -43,8 +49,9 @@ func formatRecord(c *domain.Claim) (string, error) {
 		{"issue", c.Issue}, {"session", c.Session}, {"actor", c.Actor.Identity}, {"agent", string(c.Actor.Agent)},
 		{"worktree", c.Worktree}, {"host", c.Host},
 		{"claimed", stamp(c.Claimed)}, {"heartbeat", stamp(c.Heartbeat)}, {"expires", stamp(c.Expires)},
+		{"ends-seen", strconv.Itoa(c.EndsSeen)},
 	} {
-		if kv[1] == "" && kv[0] == "agent" {
+		if kv[1] == "" && kv[0] == "agent" || kv[0] == "ends-seen" && c.EndsSeen < 0 {
 			continue
 		}
 		if strings.ContainsAny(kv[1], "\r\n\x00") {
@@ -71,7 +78,7 @@ func parseStamp(v string) (time.Time, error) {
 
 // parseRecord decodes a claim from a commit message.
 func parseRecord(msg string) (*domain.Claim, error) {
-	c := &domain.Claim{}
+	c := &domain.Claim{EndsSeen: -1}
 	// The keys a record must hold, crossed off as they are read: td ready
 	// parses every claim, and a map and a line scanner for each cost more
 	// than the parse.
@@ -124,6 +131,12 @@ func parseRecord(msg string) (*domain.Claim, error) {
 			c.Heartbeat, err = parseStamp(v)
 		case "expires":
 			c.Expires, err = parseStamp(v)
+		case "ends-seen":
+			n, perr := strconv.Atoi(v)
+			if perr != nil || n < 0 {
+				err = fmt.Errorf("%q is not a count", v)
+			}
+			c.EndsSeen = n
 		}
 		if err != nil {
 			return nil, fmt.Errorf("claim record %s: %w", k, err)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/gitrepo"
@@ -38,6 +39,10 @@ type SyncResult struct {
 	// Lost are the claims of this clone that the remote's beat: both sides
 	// took the issue since the last sync, and the remote's live claim wins.
 	Lost []LostClaim
+	// Stale are the claims released because the issue's ledger here ended
+	// the work after they were taken (Ended): here, on the remote, or both.
+	// A stale claim is never pushed.
+	Stale []StaleClaim
 	// Claims is how many claims this clone holds after the sync.
 	Claims int
 }
@@ -47,9 +52,31 @@ type LostClaim struct {
 	Mine, Theirs *domain.Claim
 }
 
+// StaleClaim is a claim td sync released because the work it was taken
+// for had ended: End is the ledger entry that ended it; Here and Remote
+// say where it was released.
+type StaleClaim struct {
+	Claim        *domain.Claim
+	End          policy.WorkEnd
+	Here, Remote bool
+}
+
+// addStale records a stale claim released; the same session's claim,
+// renewed here and stale on both sides, is one claim released in both.
+func (r *SyncResult) addStale(st StaleClaim) {
+	for i, had := range r.Stale {
+		if had.Claim.Issue == st.Claim.Issue && had.Claim.Session == st.Claim.Session {
+			r.Stale[i].Here = had.Here || st.Here
+			r.Stale[i].Remote = had.Remote || st.Remote
+			return
+		}
+	}
+	r.Stale = append(r.Stale, st)
+}
+
 // Changed reports whether the sync changed anything here or there.
 func (r *SyncResult) Changed() bool {
-	return len(r.Pushed)+len(r.Released)+len(r.Adopted)+len(r.Dropped)+len(r.Lost) > 0
+	return len(r.Pushed)+len(r.Released)+len(r.Adopted)+len(r.Dropped)+len(r.Lost)+len(r.Stale) > 0
 }
 
 // DefaultRemote is the remote td sync uses when none is named: the
@@ -183,6 +210,7 @@ type pending struct {
 	issue    string
 	claim    *domain.Claim // pushed; nil for a release
 	released bool
+	stale    *StaleClaim // a stale claim released there
 }
 
 // reconcile compares every issue's claim here (local), there (the
@@ -231,6 +259,46 @@ func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]str
 	for _, issue := range sorted {
 		l, r, b := local[issue], there[issue], base[issue]
 		ref := RefName(issue)
+		released := l == "" // released here before this sync
+		// A claim the issue's ledger here ended is released wherever it
+		// is, and never pushed: a close or approval anywhere ends the
+		// claim everywhere once it is merged and synced. (A claim released
+		// here and unchanged there is an ordinary release, below.)
+		mine, theirs := read(l), read(r)
+		endL, staleL := Ended(s, mine)
+		endR, staleR := Ended(s, theirs)
+		if staleL && l != r {
+			if err := setLocal(issue, l, ""); err != nil {
+				return nil, err
+			}
+			res.addStale(StaleClaim{Claim: mine, End: endL, Here: true})
+			l = ""
+		}
+		if staleR && !(released && r == b) {
+			st := &StaleClaim{Claim: theirs, End: endR, Remote: true}
+			if l == r {
+				if err := setLocal(issue, l, ""); err != nil {
+					return nil, err
+				}
+				st.Here, l = true, ""
+			}
+			if l == "" {
+				pushes = append(pushes, pending{update: gitrepo.PushUpdate{Ref: ref, Expect: r}, issue: issue, released: true, stale: st})
+			} else {
+				// This clone's claim stands where the remote's is stale.
+				pushes = append(pushes, pending{update: gitrepo.PushUpdate{Ref: ref, New: l, Expect: r}, issue: issue, claim: mine, stale: st})
+			}
+			continue
+		}
+		if staleL && r == b && r != "" {
+			// The remote's claim is the one this clone last saw: adopt it
+			// rather than read the stale claim's removal as a release.
+			if err := setLocal(issue, "", r); err != nil {
+				return nil, err
+			}
+			res.Adopted = append(res.Adopted, theirs)
+			continue
+		}
 		switch {
 		case l == r:
 			continue
@@ -295,9 +363,13 @@ func push(g *gitrepo.Repo, remote, tracking string, pushes []pending, res *SyncR
 		if err := g.UpdateRef(tracking+p.issue, cur, p.update.New); err != nil {
 			return fmt.Errorf("remember what %s holds for %s: %w", remote, p.issue, err)
 		}
-		if p.released {
+		if p.stale != nil {
+			res.addStale(*p.stale)
+		}
+		switch {
+		case p.released && p.stale == nil:
 			res.Released = append(res.Released, p.issue)
-		} else if p.claim != nil {
+		case p.claim != nil:
 			res.Pushed = append(res.Pushed, p.claim)
 		}
 	}

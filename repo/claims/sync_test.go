@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/repotest"
 )
@@ -102,5 +104,89 @@ func TestSyncConcurrentClones(t *testing.T) {
 		if len(holders) != 1 || lost != 1 {
 			t.Fatalf("round %d: holders %v, %d lost claims reported; want one holder and one loss", round, holders, lost)
 		}
+	}
+}
+
+// reconcile releases a claim the issue's ledger made stale wherever it
+// is, and never pushes it; a claim that stands beside it is kept.
+func TestReconcileStaleClaims(t *testing.T) {
+	g := repotest.NewGitStore(t)
+	now := repotest.Clock
+	s := clockStore(t, g, &now)
+	gr, err := s.GitRepo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := s.StartSession(repo.StartOptions{Name: "op"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const issue = "td-aaaaaa"
+	record := func(session string, claimed, heartbeat time.Time) string {
+		t.Helper()
+		h, err := write(gr, &domain.Claim{Issue: issue, Session: session, Actor: domain.Actor{Identity: "Op <op@example.com>"},
+			Claimed: claimed, Heartbeat: heartbeat, Expires: heartbeat.Add(2 * time.Hour), EndsSeen: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	// The agent's claim, and the same claim renewed later.
+	stale, staleRenewed := record("ses_agent000", now, now), record("ses_agent000", now, now.Add(30*time.Minute))
+	now = now.Add(10 * time.Minute)
+	appendEnd(t, s, op, issue, audit.ActionApproved)
+	now = now.Add(10 * time.Minute)
+	fresh := record("ses_bob00000", now, now)
+
+	for _, c := range []struct {
+		name             string
+		l, r, b          string
+		wantLocal        string
+		wantPush         bool
+		pushNew          string
+		staleHere, stale bool // a stale claim reported here; one there
+		adopted          bool
+	}{
+		{"stale on both sides", stale, stale, stale, "", true, "", true, true, false},
+		{"renewed here, stale on both", staleRenewed, stale, stale, "", true, "", true, true, false},
+		{"a claim of this clone over the remote's stale one", fresh, stale, stale, fresh, true, fresh, false, true, false},
+		{"stale here, none there", stale, "", stale, "", false, "", true, false, false},
+		{"stale here, taken there since", stale, fresh, stale, fresh, false, "", true, false, true},
+		{"stale here, the one there as last seen", staleRenewed, fresh, fresh, fresh, false, "", true, false, true},
+		{"released here, unchanged there: an ordinary release", "", stale, stale, "", true, "", false, false, false},
+		{"stale there, taken there since the last sync", "", stale, fresh, "", true, "", false, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cur, _ := gr.ReadRef(RefName(issue))
+			if err := gr.UpdateRef(RefName(issue), cur, c.l); err != nil {
+				t.Fatal(err)
+			}
+			local, there, base := map[string]string{}, map[string]string{}, map[string]string{}
+			for m, h := range map[*map[string]string]string{&local: c.l, &there: c.r, &base: c.b} {
+				if h != "" {
+					(*m)[issue] = h
+				}
+			}
+			res := &SyncResult{}
+			pushes, err := reconcile(s, gr, local, there, base, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h, _ := gr.ReadRef(RefName(issue)); h != c.wantLocal {
+				t.Errorf("local claim %q, want %q", h, c.wantLocal)
+			}
+			if (len(pushes) == 1) != c.wantPush || c.wantPush && pushes[0].update.New != c.pushNew {
+				t.Errorf("pushes %+v", pushes)
+			}
+			// What is released there is reported once the push lands.
+			staleThere := len(pushes) == 1 && pushes[0].stale != nil
+			staleHere := len(res.Stale) == 1 && res.Stale[0].Here || staleThere && pushes[0].stale.Here
+			if staleHere != c.staleHere || staleThere != c.stale {
+				t.Errorf("stale here %v (%+v), there %v", staleHere, res.Stale, staleThere)
+			}
+			if (len(res.Adopted) == 1) != c.adopted {
+				t.Errorf("adopted %+v", res.Adopted)
+			}
+		})
 	}
 }

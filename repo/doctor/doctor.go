@@ -3,17 +3,26 @@
 // files, that .gitattributes routes them to it, that td's git hooks (when
 // installed) are current, that the local caches are readable, that no
 // merge under .todos is left unfinished, and that sessions that went quiet
-// do not pile up local state, and that no claim's lease has ended unseen.
-// Each finding is one Problem; Fix repairs what td can. An ended claim is
-// reported, never repaired: taking it over is td reclaim's, audited.
+// do not pile up local state, that no claim is stray (its issue's work
+// ended, the issue is nowhere, or its holder's own work tree has it open
+// or closed) and that no claim's lease has ended unseen. Each finding is
+// one Problem; Fix repairs what td can, and releases stray claims. A
+// claim whose lease ended on work still in progress is reported, never
+// released: taking it over is td reclaim's, audited.
 package doctor
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/claims"
+	"github.com/tdproject/td/repo/gitrepo"
 	"github.com/tdproject/td/repo/search"
 	"github.com/tdproject/td/repo/sessions"
 )
@@ -26,6 +35,7 @@ const (
 	CheckCaches        = "caches"
 	CheckMerge         = "unfinished_merge"
 	CheckSessions      = "idle_sessions"
+	CheckStrayClaims   = "stray_claims"
 	CheckClaims        = "expired_claims"
 )
 
@@ -47,6 +57,9 @@ type Problem struct {
 	Fixed bool `json:"fixed"`
 
 	fix func() error
+	// fixed, when not empty, replaces Message once fix has run: what the
+	// repair did, where that says more than the finding.
+	fixed string
 	// repair names the repair fix makes when it is not the check's one
 	// repair: findings with the same repair have it run once.
 	repair string
@@ -144,20 +157,8 @@ func Run(s *repo.Store, o Options) (*Report, error) {
 			fix:     func() error { return s.RemoveRuntime(a.ID) }})
 	}
 	if g != nil {
-		rep.Checks = append(rep.Checks, CheckClaims)
-		set, err := claims.Load(s)
-		if err != nil {
-			rep.add(Problem{Check: CheckClaims, Path: claims.Prefix, Message: err.Error()})
-		} else {
-			now := s.Now()
-			for _, c := range set.All() {
-				if !c.Expired(now) {
-					continue
-				}
-				rep.add(Problem{Check: CheckClaims, Path: claims.RefName(c.Issue),
-					Message: fmt.Sprintf("the claim of %s (session %s) %s on %s ended at %s: nobody renews it, and td start refuses the issue until td reclaim %s takes it over (audited) or its holder runs td unstart %s",
-						c.Actor.Name(), c.Session, set.Where(c), c.Issue, c.Expires.UTC().Format(time.RFC3339), c.Issue, c.Issue)})
-			}
+		if err := checkClaims(s, g, rep); err != nil {
+			return nil, err
 		}
 	}
 	if o.Fix {
@@ -186,9 +187,130 @@ func Run(s *repo.Store, o Options) (*Report, error) {
 				continue
 			}
 			p.Fixed = true
+			if p.fixed != "" {
+				p.Message = p.fixed
+			}
 		}
 	}
 	return rep, nil
+}
+
+// checkClaims reports stray claims, which --fix releases, and claims
+// whose lease ended on work still going, which it leaves to td reclaim.
+func checkClaims(s *repo.Store, g *gitrepo.Repo, rep *Report) error {
+	rep.Checks = append(rep.Checks, CheckStrayClaims, CheckClaims)
+	set, err := claims.Load(s)
+	if err != nil {
+		rep.add(Problem{Check: CheckClaims, Path: claims.Prefix, Message: err.Error()})
+		return nil
+	}
+	if set.Len() == 0 {
+		return nil
+	}
+	todos, err := s.TodosInRepo(g)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	for _, issue := range set.Issues() {
+		c := set.Raw(issue)
+		if c == nil {
+			rep.add(Problem{Check: CheckStrayClaims, Path: claims.RefName(issue),
+				Message: fmt.Sprintf("the claim on %s names a record td cannot read, so it is nobody's; td doctor --fix releases it", issue),
+				fixed:   fmt.Sprintf("released the claim on %s, whose record td could not read", issue),
+				fix:     drop(s, issue, nil), repair: "release " + issue})
+			continue
+		}
+		holder := fmt.Sprintf("%s (session %s) %s", c.Actor.Name(), c.Session, set.Where(c))
+		if why := strayWhy(s, g, set, todos, c); why != "" {
+			rep.add(Problem{Check: CheckStrayClaims, Path: claims.RefName(c.Issue),
+				Message: fmt.Sprintf("the claim of %s on %s is stray: %s; td doctor --fix releases it", holder, c.Issue, why),
+				fixed:   fmt.Sprintf("released the claim of %s on %s: %s", holder, c.Issue, why),
+				fix:     drop(s, c.Issue, c), repair: "release " + c.Issue})
+			continue
+		}
+		if c.Expired(now) {
+			rep.add(Problem{Check: CheckClaims, Path: claims.RefName(c.Issue),
+				Message: fmt.Sprintf("the claim of %s on %s ended at %s: nobody renews it, and td start refuses the issue until td reclaim %s takes it over (audited) or its holder runs td unstart %s",
+					holder, c.Issue, c.Expires.UTC().Format(time.RFC3339), c.Issue, c.Issue)})
+		}
+	}
+	return nil
+}
+
+// strayWhy says why claim c covers no work, "" when it may: the issue's
+// ledger here ended the work after it was taken; the issue is in no issue
+// file of this work tree or of any branch of this clone; or the work tree
+// holding the claim, on this machine, is gone, or has the issue closed, or open and
+// not assigned to the claim's session (td send assigns the issue to the
+// agent it claims it for, which starts it next).
+func strayWhy(s *repo.Store, g *gitrepo.Repo, set *claims.Set, todos string, c *domain.Claim) string {
+	if end, ok := set.Ended(c); ok {
+		return claims.EndWords(c.Issue, end) + ", after it was taken (td sync releases it on the remote too)"
+	}
+	if !issueAnywhere(s, g, todos, c.Issue) {
+		return c.Issue + " is in no issue file of this work tree or of any branch of this clone"
+	}
+	if c.Host != set.HereHost {
+		return ""
+	}
+	if _, err := os.Lstat(c.Worktree); errors.Is(err, fs.ErrNotExist) {
+		return "the work tree " + c.Worktree + " that holds it is gone from this machine"
+	}
+	p := filepath.Join(c.Worktree, repo.TodosDir, repo.IssuesDir, c.Issue+".md")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "" // unreadable, or on another branch there: the lease tells
+	}
+	is, err := repo.ParseIssueOwned(p, c.Issue, data)
+	if err != nil {
+		return ""
+	}
+	if is.Status == domain.StatusOpen && is.Assignee == "session:"+c.Session {
+		return "" // bound to it, as td send leaves an agent: its start is next
+	}
+	switch is.Status {
+	case domain.StatusOpen, domain.StatusClosed:
+		where := "the work tree " + c.Worktree + " that holds it"
+		if c.Worktree == s.Root {
+			where = "this work tree, which holds it"
+		}
+		return fmt.Sprintf("%s is %s in %s, so no work there needs it", c.Issue, is.Status, where)
+	}
+	return ""
+}
+
+// issueAnywhere reports whether the issue has a file in this work tree or
+// at the tip of any local or remote-tracking branch.
+func issueAnywhere(s *repo.Store, g *gitrepo.Repo, todos, issue string) bool {
+	if _, err := os.Lstat(s.IssuePath(issue)); err == nil {
+		return true
+	}
+	p := repo.IssuesDir + "/" + issue + ".md"
+	if todos != "." && todos != "" {
+		p = todos + "/" + p
+	}
+	for _, prefix := range []string{"refs/heads/", "refs/remotes/"} {
+		refs, err := g.Refs(prefix)
+		if err != nil {
+			return true // unsure: not stray
+		}
+		for _, r := range refs {
+			if _, err := g.FileAt(r.Hash, p); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// drop is the repair of a stray claim: release it if it is still the one
+// found (claims.Drop).
+func drop(s *repo.Store, issue string, c *domain.Claim) func() error {
+	return func() error {
+		_, err := claims.Drop(s, issue, c)
+		return err
+	}
 }
 
 func (r *Report) add(p Problem) {

@@ -58,6 +58,17 @@ type TransitionResult struct {
 	// Bound is true when td start bound the session, which had no issue,
 	// to the issue it started: its todos are the session's checklist.
 	Bound bool
+	// StaleClaim is a claim td start replaced because the issue's ledger
+	// had ended the work it was taken for (StaleEnd); nil for none.
+	StaleClaim *domain.Claim
+	StaleEnd   policy.WorkEnd
+	// ReleasedClaim is the stray claim td unstart released on an issue
+	// that was not in progress (Unchanged is then true); nil for none.
+	ReleasedClaim *domain.Claim
+
+	// stray is set by unstart's step when the issue is not in progress:
+	// the refusal stands unless a stray claim is released instead.
+	stray bool
 
 	// implementer is the issue's implementer before the transition, whose
 	// claim a transition that ends the work releases.
@@ -210,6 +221,9 @@ func start(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, erro
 		if taken, err = claims.Take(s, se, is.ID, "start", claims.HandOver{}); err != nil {
 			return nil, "", err
 		}
+		if taken != nil && taken.Stale != nil {
+			res.StaleClaim, res.StaleEnd = taken.Stale, taken.End
+		}
 		if err := is.SetStatus(domain.StatusInProgress); err != nil {
 			return nil, "", err
 		}
@@ -240,15 +254,30 @@ func releaseClaim(s *repo.Store, se *repo.Session, res *TransitionResult, err er
 }
 
 // Unstart hands an issue in progress back: open, with no implementer, and
-// releases its claim.
+// releases its claim. On an issue that is not in progress it releases a
+// stray claim instead, for the claim's holder or an operator: a claim
+// left behind by work that ended elsewhere, or that never started here;
+// the issue is left as it is.
 func Unstart(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, error) {
 	res, err := unstart(s, se, ref)
+	if err != nil && res != nil && res.stray {
+		held, rerr := claims.ReleaseStray(s, se, res.Issue.ID, s.EffectiveRole(se) == domain.RoleOperator, res.Issue.Status)
+		if rerr != nil {
+			return res, rerr
+		}
+		if held == nil {
+			return res, err // no claim either: the refusal stands
+		}
+		res.Unchanged, res.ReleasedClaim = true, held
+		return res, nil
+	}
 	return releaseClaim(s, se, res, err)
 }
 
 func unstart(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, error) {
-	return transition(s, se, ref, audit.ActionUnstarted, func(_ *repo.Tx, is *repo.Issue, _ *TransitionResult) (map[string]any, string, error) {
+	return transition(s, se, ref, audit.ActionUnstarted, func(_ *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
 		if is.Status != domain.StatusInProgress {
+			res.stray = true
 			return nil, "", wrongStatus(is, "unstart")
 		}
 		if err := policy.MayUnstart(domain.Role(s.EffectiveRole(se)), se.ID, is.Implementer, is.ID); err != nil {
@@ -276,6 +305,9 @@ func Review(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (*
 		if len(open) > 0 && !o.Force {
 			return nil, "", repo.Errorf(repo.CodeRefused, "cannot submit %s: %d acceptance %s still open (%s); finish %s, or pass --force to ask for sign-off anyway",
 				is.ID, len(open), domain.Plural(len(open), "criterion is", "criteria are"), domain.QuoteList(open), domain.Plural(len(open), "it", "them"))
+		}
+		if err := claims.CheckWork(s, se, is.ID, policy.WorkSubmit, s.EffectiveRole(se) == domain.RoleOperator, "submit "+is.ID); err != nil {
+			return nil, "", err
 		}
 		res.OpenCriteria = open
 		var d map[string]any

@@ -109,6 +109,9 @@ type CheckReport struct {
 	Skipped []string `json:"skipped"`
 	// Violations are sorted by path, line and message.
 	Violations []Violation `json:"violations"`
+	// Notes say what a rule could not judge, without failing the check:
+	// the claims rule with no claim references to read (NoClaimRefs).
+	Notes []string `json:"notes"`
 }
 
 // OK reports whether nothing was found.
@@ -158,7 +161,7 @@ func (c *checker) addErr(path, rule string, err error) {
 // only grew; approvals and closures added obey the review policy given
 // the ledger and commit metadata; criteria were dropped only by operators.
 func Check(s *repo.Store, o CheckOptions) (*CheckReport, error) {
-	c := &checker{s: s, report: &CheckReport{Violations: []Violation{}, Skipped: []string{}},
+	c := &checker{s: s, report: &CheckReport{Violations: []Violation{}, Skipped: []string{}, Notes: []string{}},
 		issues: map[string]*repo.Issue{}, linkOnly: map[string]linkNode{}, ids: map[string]bool{}, ledgers: map[string][]audit.Entry{}, sessions: map[string]*repo.Session{}}
 	if o.Base != "" && !o.Full {
 		return c.checkRange(o.Base)

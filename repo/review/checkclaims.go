@@ -2,6 +2,8 @@ package review
 
 import (
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/claims"
 )
@@ -10,41 +12,64 @@ import (
 // submitting it, completing its criteria) was done by the actor holding
 // the issue's claim, or while nobody's lease covered it. The claims are
 // the repository's refs/td/claims/*: in CI, fetch them first (git fetch
-// origin '+refs/td/claims/*:refs/td/claims/*', or td sync).
+// origin '+refs/td/claims/*:refs/td/claims/*', which the jobs td init
+// --ci writes do, or td sync).
 const RuleClaims = "claims"
+
+// NoClaimRefs is the note td check gives when the claims rule had work to
+// judge and no claim reference to judge it by: the rule then passes
+// because it could not look, and says so.
+const NoClaimRefs = "claims: no claim refs in this clone; fetch refs/td/claims/* to check them (git fetch origin '+refs/td/claims/*:refs/td/claims/*')"
 
 // claimedWork are the ledger actions that do an issue's work, which a
 // claim reserves: a reviewer's approve or reject is not the holder's to
 // do, and not judged here.
-var claimedWork = map[string]bool{
-	audit.ActionStarted:            true,
-	audit.ActionSubmitted:          true,
-	audit.ActionCriterionCompleted: true,
+var claimedWork = map[string]policy.Work{
+	audit.ActionStarted:            policy.WorkStart,
+	audit.ActionSubmitted:          policy.WorkSubmit,
+	audit.ActionCriterionCompleted: policy.WorkCriterion,
 }
 
 // checkClaims flags work added since the base on an issue whose claim,
 // when the work was recorded, belonged to another actor: a pull request
-// that starts or changes an issue someone else holds.
+// that starts or changes an issue someone else holds. The decision is
+// policy.ClaimBars, the one td todo done and td review make when the work
+// is done; a claim the issue's ledger at HEAD ended before the work (a
+// close or approval merged from anywhere, a reopen) bars nothing, so that
+// claim references left behind in one clone do not change the verdict.
 func (c *checker) checkClaims() {
-	cs, err := claims.LoadCommitted(c.s)
-	if err != nil || cs.Len() == 0 {
+	work := map[string][]addedEntry{}
+	for _, id := range sortedKeys(c.issues) {
+		for _, e := range c.addedEntries(id) {
+			if _, ok := claimedWork[e.Action]; ok {
+				work[id] = append(work[id], e)
+			}
+		}
+	}
+	if len(work) == 0 {
 		return
 	}
-	for _, id := range sortedKeys(c.issues) {
-		cl := cs.Get(id)
+	cs, err := claims.LoadCommitted(c.s)
+	if err != nil {
+		c.report.Notes = append(c.report.Notes, "claims: the claim refs could not be read ("+err.Error()+"); the rule did not run")
+		return
+	}
+	if cs.Len() == 0 {
+		c.report.Notes = append(c.report.Notes, NoClaimRefs)
+		return
+	}
+	for _, id := range sortedKeys(work) {
+		cl := cs.Raw(id)
 		if cl == nil {
 			continue
 		}
-		for _, e := range c.addedEntries(id) {
-			if !claimedWork[e.Action] || e.TS.Before(cl.Claimed) || !e.TS.Before(cl.Expires) {
-				continue
-			}
+		ends := repo.DeriveLedgerFacts(c.ledgers[id]).WorkEnds
+		for _, e := range work[id] {
 			se := c.sessions[e.Session]
-			if se == nil || se.Actor() == cl.Actor {
+			if se == nil || !policy.ClaimBars(cl, ends, claimedWork[e.Action], se.Actor(), c.roleOf(e.Session) == domain.RoleOperator, e.TS) {
 				continue
 			}
-			p := repo.TodosDir + "/" + repo.HistoryDir + "/" + id + ".jsonl"
-			c.add(p, e.line, RuleClaims, "%s %s %s as %s while it was claimed by %s; the holder hands it back with td unstart %s, or the claim ends and td reclaim %s takes it over",
+			c.add(c.ledgerPath(id), e.line, RuleClaims, "%s %s %s as %s while it was claimed by %s; the holder hands it back with td unstart %s, or the claim ends and td reclaim %s takes it over",
 				e.Session, e.Action, id, se.Actor().Name(), cs.Holder(cl), id, id)
 		}
 	}

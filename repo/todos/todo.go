@@ -2,6 +2,7 @@ package todos
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 )
 
 // Todo operations, as the todo command names them.
@@ -211,6 +213,17 @@ func Apply(s *repo.Store, se *repo.Session, req TodoRequest) (*TodoResult, error
 		progress = markdown.CompletedCount(after) > markdown.CompletedCount(before) || (req.Op == TodoAdd && len(after) > len(before))
 		if !changed {
 			return nil
+		}
+		for _, e := range ledger {
+			if e.Action != audit.ActionCriterionCompleted {
+				continue
+			}
+			// What td check's claims rule would refuse in the pull request
+			// is refused here, by the same decision.
+			what := fmt.Sprintf("complete the criterion %q of %s", e.Details["text"], id)
+			if err := claims.CheckWork(s, se, id, policy.WorkCriterion, role == domain.RoleOperator, what); err != nil {
+				return err
+			}
 		}
 		is.Doc.Body = cl.Bytes()
 		if err := s.WriteIssueFile(tx, is); err != nil {
