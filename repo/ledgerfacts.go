@@ -174,12 +174,14 @@ func (c *ledgerCache) load(s *Store) {
 }
 
 // The cache's version changes whenever the facts derived from a ledger
-// do: 5 reads a line that repeats an earlier one as the same entry, so a
-// version 4 cache, derived with each copy counted, is rebuilt.
+// do: 6 reads a line that repeats an earlier one as the same entry and
+// records when the work on an issue ended (WorkEnds), so a cache of an
+// earlier version, derived with each copy counted and without those
+// times, is rebuilt.
 const (
 	ledgerCacheFile    = "ledgers.bin"
 	ledgerCacheMagic   = "TDLF"
-	ledgerCacheVersion = 5
+	ledgerCacheVersion = 6
 )
 
 // PreloadLedgerFacts reads the ledger facts cache now, so that the

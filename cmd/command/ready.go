@@ -1,8 +1,6 @@
 package command
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -37,9 +35,8 @@ exists counts as open too, and td says which unlink removes it.
 Two kinds of open issue are not work to start, and are left out with one
 line after the list that counts them: epics (their children are the work;
 --type epic lists them), and issues another actor holds a live claim on
-(td help claims). --json prints {"issues": [...], "left_out": [...]}, each
-issue as td list --json prints it, each left-out one with its reason and,
-for a claim, the claim.
+(td help claims). --json prints the list as td list --json does, and the
+line that counts what was left out goes to stderr.
 
 Examples:
    td ready
@@ -57,52 +54,6 @@ Examples:
 			return r.runReady(o)
 		},
 	}
-}
-
-// leftOutJSON is an open issue td ready does not list, and why: "epic",
-// or "claimed" by another actor (with the claim).
-type leftOutJSON struct {
-	ID     string     `json:"id"`
-	Title  string     `json:"title"`
-	Reason string     `json:"reason"`
-	Claim  *claimJSON `json:"claim,omitempty"`
-}
-
-// readyList is td ready --json: the issues ready to start, as td list
-// --json writes a list, and those left out.
-type readyList struct {
-	issues  issueList
-	leftOut []leftOutJSON
-}
-
-// WriteJSON writes {"issues": [...], "left_out": [...]}, indented as
-// encoding/json would, the issues by writeIssueListJSON.
-func (l readyList) WriteJSON(w io.Writer) error {
-	var list bytes.Buffer
-	if err := l.issues.WriteJSON(&list); err != nil {
-		return err
-	}
-	// Newlines in JSON are structural only (strings escape theirs).
-	issues := bytes.ReplaceAll(bytes.TrimSuffix(list.Bytes(), []byte("\n")), []byte("\n"), []byte("\n  "))
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("  ", "  ")
-	leftOut := l.leftOut
-	if leftOut == nil {
-		leftOut = []leftOutJSON{}
-	}
-	if err := enc.Encode(leftOut); err != nil {
-		return err
-	}
-	b := make([]byte, 0, len(issues)+out.Len()+64)
-	b = append(b, "{\n  \"issues\": "...)
-	b = append(b, issues...)
-	b = append(b, ",\n  \"left_out\": "...)
-	b = append(b, bytes.TrimSuffix(out.Bytes(), []byte("\n"))...)
-	b = append(b, "\n}\n"...)
-	_, err := w.Write(b)
-	return err
 }
 
 // runReady lists the open issues whose blockers are all closed, but for
@@ -135,13 +86,11 @@ func (r *runner) runReady(o *ReadyOptions) error {
 		}
 		return c.Actor == *me
 	}
-	var leftOut []leftOutJSON
 	var claimedBy []string
 	nEpics, nClaimed := 0, 0
 	list = slices.DeleteFunc(list, func(is *repo.Issue) bool {
 		if is.Type == domain.TypeEpic && !epics {
 			nEpics++
-			leftOut = append(leftOut, leftOutJSON{ID: is.ID, Title: is.Title, Reason: "epic"})
 			return true
 		}
 		if ic.set == nil || ic.set.Len() == 0 {
@@ -155,20 +104,13 @@ func (r *runner) runReady(o *ReadyOptions) error {
 		if !slices.Contains(claimedBy, c.Actor.Name()) {
 			claimedBy = append(claimedBy, c.Actor.Name())
 		}
-		leftOut = append(leftOut, leftOutJSON{ID: is.ID, Title: is.Title, Reason: "claimed", Claim: toClaimJSON(c, false)})
 		return true
 	})
-	return r.st.export(func() any {
-		s.FillUpdated(list)
-		return readyList{issueList{list, ic, nil}, leftOut}
-	}, func() error {
-		if len(list) == 0 {
-			r.st.printf("No issue is ready.\n")
-		} else {
-			r.printIssueTable(list, ic, nil)
-		}
-		if len(leftOut) == 0 {
-			return nil
+	// What was left out is said after the list, or on stderr beside JSON,
+	// so that td ready --json stays the list td list --json prints.
+	leftOut := func(w io.Writer) {
+		if nEpics+nClaimed == 0 {
+			return
 		}
 		var why []string
 		if nEpics > 0 {
@@ -177,7 +119,21 @@ func (r *runner) runReady(o *ReadyOptions) error {
 		if nClaimed > 0 {
 			why = append(why, fmt.Sprintf("%d claimed by %s", nClaimed, safe(strings.Join(claimedBy, ", "))))
 		}
-		r.st.printf("%d left out: %s.\n", len(leftOut), strings.Join(why, ", "))
+		fmt.Fprintf(w, "%d left out: %s.\n", nEpics+nClaimed, strings.Join(why, ", "))
+	}
+	if r.st.json {
+		leftOut(r.st.errOut)
+	}
+	return r.st.export(func() any {
+		s.FillUpdated(list)
+		return issueList{list, ic, nil}
+	}, func() error {
+		if len(list) == 0 {
+			r.st.printf("No issue is ready.\n")
+		} else {
+			r.printIssueTable(list, ic, nil)
+		}
+		leftOut(r.st.out)
 		return nil
 	})
 }
