@@ -2,7 +2,6 @@ package todos
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -158,19 +157,17 @@ func proposalTarget(s *repo.Store, se *repo.Session) (id string, via *repo.Sessi
 		return rt.BoundIssue, nil, nil
 	}
 	root := se.Agent.Root()
-	dir := s.Path(repo.LocalDir, "sessions")
-	ents, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", nil, s.FileError(dir, err)
+	ids, err := s.RuntimeIDs()
+	if err != nil {
+		return "", nil, err
 	}
 	type candidate struct {
 		se    *repo.Session
 		issue string
 	}
 	var best []candidate // the newest root sessions, all started in the same second
-	for _, e := range ents {
-		sid, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !repo.ValidSessionID(sid) || sid == se.ID {
+	for _, sid := range ids {
+		if sid == se.ID {
 			continue
 		}
 		// The local runtime first: it is small, and most sessions are
