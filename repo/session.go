@@ -220,11 +220,22 @@ func parseSession(shown, id string, data []byte) (*Session, error) {
 	return &se, nil
 }
 
+// newSessionID draws a session ID no identity file of this work tree,
+// nor any of the clone's other work trees, has.
 func (s *Store) newSessionID() (string, error) {
-	return s.freeID(sessionSuffixLen, func(suf string) (string, string) {
-		id := "ses_" + suf
-		return id, s.Path(SessionsDir, id+".yaml")
-	})
+	for i := 0; i < 100; i++ {
+		id, err := s.freeID(sessionSuffixLen, func(suf string) (string, string) {
+			id := "ses_" + suf
+			return id, s.Path(SessionsDir, id+".yaml")
+		})
+		if err != nil {
+			return "", err
+		}
+		if data, _, _ := s.sharedRecord(id); data == nil {
+			return id, nil
+		}
+	}
+	return "", Errorf(CodeInternal, "could not find a free session ID after 100 draws")
 }
 
 // author is the git identity of whoever runs td, "Name <email>".

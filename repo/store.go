@@ -158,6 +158,10 @@ type Store struct {
 	runtimes       runtimeCache
 	shared         sharedState // where the state every work tree shares lives (shared.go)
 
+	branchOnce sync.Once
+	branch     *BranchView // the branch as CI judges it (BranchView)
+	branchErr  error
+
 	actorsOnce sync.Once
 	actors     map[domain.Actor][]string // session IDs by actor (SessionsOf)
 

@@ -42,6 +42,47 @@ func ReviewFacts(s *repo.Store, is *repo.Issue, se *repo.Session) (policy.Facts,
 	return f, err
 }
 
+// Verdict is what a reviewer asks td to decide: an approval, or a close
+// (td close) with its reasons.
+type Verdict struct {
+	Close     bool   // td close rather than td approve
+	Reason    string // --reason
+	SelfClose string // --self-close-exception, for a close
+}
+
+// Judge is the one decision on whether se may approve or close is: the
+// review policy in mode, given the facts td check --base will read from
+// the commits (the frontmatter, the ledger, the commits that touched the
+// issue, the sessions of the reviewer's actor, and for an approval the
+// order in which the reviewer's session and an agent's start of the work
+// reach the branch). td approve, td close, td reviewable and td status
+// ask it; td check re-decides each recorded decision with the same policy
+// on the same facts. A reviewer with no session yet (a reading command's
+// stand-in, whose session td starts at the first change) is judged as
+// that new session.
+func Judge(s *repo.Store, is *repo.Issue, se *repo.Session, mode policy.Mode, v Verdict) (policy.Decision, error) {
+	f, err := ReviewFacts(s, is, se)
+	if err != nil {
+		return policy.Decision{}, err
+	}
+	if !v.Close {
+		if err := lateOperator(s, is, se, &f); err != nil {
+			return policy.Decision{}, err
+		}
+	}
+	if f.Reviewer == "" {
+		f.Reviewer = NewSessionName
+	}
+	if v.Close {
+		return policy.Close(mode, f, v.Reason, v.SelfClose), nil
+	}
+	return policy.Approval(mode, f, v.Reason), nil
+}
+
+// NewSessionName names, in refusals, the session td starts for a person
+// at their first change, before it has an ID.
+const NewSessionName = "the session td starts for you"
+
 // WithActor tells the facts which sessions act for the reviewer se's
 // actor (sessions may include se itself), so that the policy judges
 // involvement per actor.
@@ -114,11 +155,10 @@ func approve(s *repo.Store, se *repo.Session, ref string, mode policy.Mode, reas
 		if err != nil {
 			return nil, "", err
 		}
-		facts, err := ReviewFacts(s, is, se)
+		d, err := Judge(s, is, se, mode, Verdict{Reason: reason})
 		if err != nil {
 			return nil, "", err
 		}
-		d := policy.Approval(mode, facts, reason)
 		if d.Allowed {
 			// A decision the policy allows rests on the ledger being whole.
 			if err := s.CheckLedgerKept(is.ID); err != nil {
@@ -192,11 +232,10 @@ func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOp
 				return nil, "", err
 			}
 		}
-		facts, err := ReviewFacts(s, is, se)
+		d, err := Judge(s, is, se, mode, Verdict{Close: true, Reason: reason, SelfClose: selfClose})
 		if err != nil {
 			return nil, "", err
 		}
-		d := policy.Close(mode, facts, reason, selfClose)
 		if d.Allowed {
 			// A decision the policy allows rests on the ledger being whole.
 			if err := s.CheckLedgerKept(is.ID); err != nil {
@@ -374,12 +413,7 @@ func ReviewAll(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, err
 	}
 	answers := make([]answer, len(list))
 	repo.ForEach(len(list), repo.IOWorkers(), 2, func(i int) {
-		f, err := ReviewFacts(s, list[i], se)
-		if err != nil {
-			answers[i].err = err
-			return
-		}
-		answers[i].d = policy.Approval(mode, f, "")
+		answers[i].d, answers[i].err = Judge(s, list[i], se, mode, Verdict{})
 	})
 	s.SaveLedgerCache()
 	var out []ReviewableIssue
