@@ -35,7 +35,12 @@ const MaxActions = 10
 // the project: the bound issue, the lifecycle state, the recent actions and
 // the counters stall detection reads.
 type Runtime struct {
-	BoundIssue   string         `json:"bound_issue,omitempty"`
+	BoundIssue string `json:"bound_issue,omitempty"`
+	// BoundBy says how the binding was made: BoundByStart when td start
+	// bound a session that had none; "" for td session bind, td send and
+	// td promote. A person's td start binds only for the checklist's sake:
+	// it does not make later issues the person files children of it.
+	BoundBy      string         `json:"bound_by,omitempty"`
 	State        string         `json:"state,omitempty"`
 	LastActivity time.Time      `json:"last_activity"`
 	StoppedAt    time.Time      `json:"stopped_at"`
@@ -254,10 +259,13 @@ func (s *Store) BoundIssue(se *Session) (string, error) {
 // setBinding points a session's runtime at an issue ("" for none).
 func (s *Store) SetBinding(sessionID, issueID string) error {
 	return s.UpdateRuntime(sessionID, func(rt *Runtime) error {
-		rt.BoundIssue = issueID
+		rt.BoundIssue, rt.BoundBy = issueID, ""
 		return nil
 	})
 }
+
+// BoundByStart marks a binding td start made (Runtime.BoundBy).
+const BoundByStart = "start"
 
 // boundIssueID returns the issue the session works on, refusing with a
 // message an agent can act on when there is none.
