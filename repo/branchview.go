@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -18,15 +19,18 @@ import (
 // commit: every commit is the branch's. A line or file not committed yet
 // arrives, as td stages it, with the next commit.
 type BranchView struct {
-	g       *gitrepo.Repo
-	prefix  string          // .todos in the repository, slash-separated
-	base    string          // the merge base; "" when there is none
-	baseAnc map[string]bool // the base's commits, the base included
-	headAnc map[string]bool // HEAD's commits, HEAD included
+	g      *gitrepo.Repo
+	prefix string // .todos in the repository, slash-separated
+	head   string // HEAD's commit
+	base   string // the merge base; "" when there is none
 
-	mu   sync.Mutex
-	hist map[string][]gitrepo.PathChange
-	anc  map[string]map[string]bool
+	mu         sync.Mutex
+	baseAnc    map[string]bool // the base's commits, the base included; nil until needed
+	headAnc    map[string]bool // HEAD's commits, HEAD included
+	hist       map[string][]gitrepo.PathChange
+	anc        map[string]map[string]bool
+	config     *Config // the base's, once read
+	configRead bool
 }
 
 // BranchView returns the view of this branch, computed once per Store;
@@ -37,34 +41,55 @@ func (s *Store) BranchView() (*BranchView, error) {
 	return s.branch, s.branchErr
 }
 
+// branchBaseCache names the cache of the last merge base found: HEAD, the
+// default branch's tip and their merge base, one line. Finding it walks
+// the history; the answer stands while neither commit moves.
+const branchBaseCache = "branch-base"
+
 func (s *Store) loadBranchView() (*BranchView, error) {
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return nil, err
 	}
-	if _, err := g.Resolve("HEAD"); err != nil {
+	head, err := g.Resolve("HEAD")
+	if err != nil {
 		return nil, nil // no commit yet
 	}
 	prefix, err := s.TodosInRepo(g)
 	if err != nil {
 		return nil, err
 	}
-	v := &BranchView{g: g, prefix: prefix, baseAnc: map[string]bool{}, hist: map[string][]gitrepo.PathChange{}, anc: map[string]map[string]bool{}}
-	if def, err := g.DefaultBranch(); err == nil {
-		if mb, err := g.MergeBase(def, "HEAD"); err == nil {
-			v.base = mb
-			if v.baseAnc, err = g.Ancestors(mb); err != nil {
-				return nil, err
-			}
-		} else if !errors.Is(err, gitrepo.ErrNoMergeBase) {
-			return nil, err
+	v := &BranchView{g: g, prefix: prefix, head: head, hist: map[string][]gitrepo.PathChange{}, anc: map[string]map[string]bool{}}
+	def, err := g.DefaultBranch()
+	if errors.Is(err, gitrepo.ErrNoDefaultBranch) {
+		return v, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	tip, err := g.Resolve(def)
+	if err != nil {
+		return nil, err
+	}
+	if tip == head {
+		v.base = head
+		return v, nil
+	}
+	if data, err := s.ReadCache(branchBaseCache); err == nil {
+		if f := strings.Fields(string(data)); len(f) == 3 && f[0] == head && f[1] == tip {
+			v.base = f[2]
+			return v, nil
 		}
-	} else if !errors.Is(err, gitrepo.ErrNoDefaultBranch) {
+	}
+	mb, err := g.MergeBase(tip, head)
+	if errors.Is(err, gitrepo.ErrNoMergeBase) {
+		return v, nil
+	}
+	if err != nil {
 		return nil, err
 	}
-	if v.headAnc, err = g.Ancestors("HEAD"); err != nil {
-		return nil, err
-	}
+	v.base = mb
+	_ = s.WriteCache(branchBaseCache, []byte(head+" "+tip+" "+mb+"\n")) // lost: found again
 	return v, nil
 }
 
@@ -116,8 +141,25 @@ func (v *BranchView) history(rel string) ([]gitrepo.PathChange, error) {
 }
 
 // inRange reports whether commit c is the branch's: reachable from HEAD,
-// not from the base.
-func (v *BranchView) inRange(c string) bool { return v.headAnc[c] && !v.baseAnc[c] }
+// not from the base. The two histories are walked the first time.
+func (v *BranchView) inRange(c string) (bool, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.headAnc == nil {
+		head, err := v.g.Ancestors(v.head)
+		if err != nil {
+			return false, err
+		}
+		base := map[string]bool{}
+		if v.base != "" {
+			if base, err = v.g.Ancestors(v.base); err != nil {
+				return false, err
+			}
+		}
+		v.headAnc, v.baseAnc = head, base
+	}
+	return v.headAnc[c] && !v.baseAnc[c], nil
+}
 
 // FirstAdded returns the oldest of the branch's commits that added the
 // file at rel, "" when none did (it is not committed yet).
@@ -127,8 +169,15 @@ func (v *BranchView) FirstAdded(rel string) (string, error) {
 		return "", err
 	}
 	for i := len(h) - 1; i >= 0; i-- {
-		if c := h[i].Commit.Hash; h[i].Added && v.inRange(c) {
-			return c, nil
+		if !h[i].Added {
+			continue
+		}
+		in, err := v.inRange(h[i].Commit.Hash)
+		if err != nil {
+			return "", err
+		}
+		if in {
+			return h[i].Commit.Hash, nil
 		}
 	}
 	return "", nil
@@ -145,7 +194,13 @@ func (v *BranchView) Arrival(rel, text string, occurrence int) (string, error) {
 	}
 	for i := len(h) - 1; i >= 0; i-- {
 		c := h[i].Commit.Hash
-		if !v.inRange(c) || h[i].Deleted {
+		if h[i].Deleted {
+			continue
+		}
+		if in, err := v.inRange(c); err != nil || !in {
+			if err != nil {
+				return "", err
+			}
 			continue
 		}
 		data, err := v.g.FileAt(c, v.Path(rel))
@@ -184,4 +239,37 @@ func (v *BranchView) Before(a, b string) (bool, error) {
 		v.mu.Unlock()
 	}
 	return anc[a], nil
+}
+
+// OnBranch reports whether HEAD has commits of its own since the default
+// branch: a pull request's branch, which CI judges against where it
+// started. On the default branch itself (or with none) what is committed
+// next is judged with what the work tree says.
+func (v *BranchView) OnBranch() bool { return v != nil && v.base != "" && v.base != v.head }
+
+// BaseConfig returns the config the merge base has, which td check --base
+// judges operators and flags by; nil when it has none td can read.
+func (v *BranchView) BaseConfig() *Config {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.configRead {
+		v.configRead = true
+		if data, err := v.g.FileAt(v.base, v.Path(ConfigFile)); err == nil {
+			v.config, _ = ParseConfig(TodosDir+"/"+ConfigFile, data)
+		}
+	}
+	return v.config
+}
+
+// RoleUnder is the role se has for the rules under cfg's operators: an
+// operator session counts as an operator only while its author is listed.
+func RoleUnder(cfg *Config, se *Session) domain.Role {
+	if se.IsAgent() {
+		return domain.RoleAgent
+	}
+	name, email := SplitIdentity(se.Author)
+	if cfg.IsOperator(name, email) {
+		return domain.RoleOperator
+	}
+	return domain.RoleAgent
 }

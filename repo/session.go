@@ -21,16 +21,7 @@ type Session = domain.Session
 
 // EffectiveRole is the role rules use: an operator session counts as an
 // operator only while its git author is listed in config operators.
-func (s *Store) EffectiveRole(se *Session) domain.Role {
-	if se.IsAgent() {
-		return domain.RoleAgent
-	}
-	name, email := SplitIdentity(se.Author)
-	if s.Config.IsOperator(name, email) {
-		return domain.RoleOperator
-	}
-	return domain.RoleAgent
-}
+func (s *Store) EffectiveRole(se *Session) domain.Role { return RoleUnder(s.Config, se) }
 
 // How the current session was found.
 const (

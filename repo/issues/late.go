@@ -20,8 +20,8 @@ import (
 // default branch. Lines and files not committed yet arrive with the next
 // commit: an identity file not committed yet comes after a start already
 // committed, and beside a start not committed either.
-func lateOperator(s *repo.Store, is *repo.Issue, se *repo.Session, f *policy.Facts) error {
-	if se.IsAgent() || s.EffectiveRole(se) != domain.RoleOperator {
+func lateOperator(s *repo.Store, role domain.Role, is *repo.Issue, se *repo.Session, f *policy.Facts) error {
+	if se.IsAgent() || role != domain.RoleOperator {
 		return nil
 	}
 	ledgerRel := repo.HistoryDir + "/" + is.ID + ".jsonl"
