@@ -290,6 +290,9 @@ func (s *Store) SessionIDs() map[string]bool {
 			out[id] = true
 		}
 	}
+	for _, id := range s.SharedSessionIDs() { // this clone's, from other work trees
+		out[id] = true
+	}
 	if se := s.pendingDefault; se != nil {
 		out[se.ID] = true
 	}
