@@ -52,6 +52,10 @@ type Runtime struct {
 	SameErrorRun int            `json:"same_error_run,omitempty"`
 	// NoProgressRun counts todo changes in a row that completed nothing.
 	NoProgressRun int `json:"no_progress_run,omitempty"`
+	// WorkTree is the root of the work tree the session last acted in:
+	// runtimes are the clone's, and what a subagent reports to is found
+	// among the root sessions of its own work tree.
+	WorkTree string `json:"work_tree,omitempty"`
 }
 
 // ActionRecord is one td command a session ran.
@@ -224,6 +228,7 @@ func (s *Store) UpdateRuntime(id string, fn func(rt *Runtime) error) error {
 	if err := fn(rt); err != nil {
 		return err
 	}
+	rt.WorkTree = s.Root
 	b, err := json.MarshalIndent(rt, "", "  ")
 	if err != nil {
 		return err

@@ -146,8 +146,9 @@ func PendingProposals(s *repo.Store, id string) ([]Proposal, error) {
 // names an issue and cannot bind one itself, so: the issue its own session
 // is bound to, if any (a session td bound for it); else the issue bound to
 // the most recently started session of its root agent (the first segment of
-// its path) in this checkout. via is that root session, nil when the
-// subagent's own binding decided.
+// its path) that last acted in this work tree: runtimes are the clone's,
+// and another work tree's agent works on another branch. via is that root
+// session, nil when the subagent's own binding decided.
 func proposalTarget(s *repo.Store, se *repo.Session) (id string, via *repo.Session, err error) {
 	rt, err := s.Runtime(se.ID)
 	if err != nil {
@@ -173,8 +174,8 @@ func proposalTarget(s *repo.Store, se *repo.Session) (id string, via *repo.Sessi
 		// The local runtime first: it is small, and most sessions are
 		// not bound.
 		ort, err := s.Runtime(sid)
-		if err != nil || ort.BoundIssue == "" {
-			continue
+		if err != nil || ort.BoundIssue == "" || ort.WorkTree != "" && ort.WorkTree != s.Root {
+			continue // another work tree's agent works on another branch
 		}
 		other, err := s.Session(sid)
 		if err != nil || other.Agent != root || !issueExists(s, ort.BoundIssue) {
