@@ -210,13 +210,14 @@ func (s *Store) UpdateRuntime(id string, fn func(rt *Runtime) error) error {
 		return Errorf(CodeInvalid, "%q is not a session ID", id)
 	}
 	dir := s.SharedPath("sessions")
-	if err := s.refuseSharedLinks(filepath.Join(dir, id+".lock")); err != nil {
+	lock := filepath.Join(dir, id+s.lockSuffix())
+	if err := s.refuseSharedLinks(lock); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", s.shown(dir), err)
 	}
-	unlock, err := lockFile(filepath.Join(dir, id+".lock"))
+	unlock, err := lockFile(lock)
 	if err != nil {
 		return err
 	}
@@ -356,7 +357,7 @@ func (s *Store) RemoveRuntime(id string) error {
 		return Errorf(CodeInvalid, "%q is not a session ID", id)
 	}
 	dir := s.SharedPath("sessions")
-	lock := filepath.Join(dir, id+".lock")
+	lock := filepath.Join(dir, id+s.lockSuffix())
 	if err := s.refuseSharedLinks(lock); err != nil {
 		return err
 	}

@@ -18,10 +18,10 @@ import (
 // tree of a clone shares, as the claims under refs/td/claims are shared:
 //
 //	sessions/<id>.json        a session's runtime: lifecycle state, bound issue, counters
-//	sessions/<id>.lock        the lock of its read-modify-writes
+//	sessions/<id>.flock       the lock of its read-modify-writes
 //	sessions/<id>.yaml        a copy of its identity file, for work trees whose branch lacks it
 //	default-sessions.json     each person's default session in this clone, by git identity
-//	sessions.lock             the lock of default-sessions.json
+//	sessions.flock            the lock of default-sessions.json
 //
 // A session started in one work tree (td send in the main checkout) is
 // found in another (the agent's), bound to the same issue, and its
@@ -155,7 +155,7 @@ func (s *Store) writeSharedFile(p string, data []byte, durable bool) error {
 // one. It is not the store lock, which is per work tree and may be held
 // already.
 func (s *Store) lockShared() (unlock func(), err error) {
-	p := s.SharedPath("sessions.lock")
+	p := s.SharedPath("sessions" + s.lockSuffix())
 	if err := s.refuseSharedLinks(p); err != nil {
 		return nil, err
 	}
@@ -163,6 +163,18 @@ func (s *Store) lockShared() (unlock func(), err error) {
 		return nil, fmt.Errorf("create %s: %w", s.shown(filepath.Dir(p)), err)
 	}
 	return lockFile(p)
+}
+
+// lockSuffix ends the names of td's lock files in the shared directory:
+// .flock in the git directory, where a name ending in .lock is git's
+// sign of a lock held (td's lock files stay, locked or not: the lock is
+// the kernel's, on the open file), .lock under .todos/local as it always
+// was.
+func (s *Store) lockSuffix() string {
+	if s.sharedInGit() {
+		return ".flock"
+	}
+	return ".lock"
 }
 
 // sharedRecordName is the shared copy of a session's identity file.
