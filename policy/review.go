@@ -123,6 +123,17 @@ type Facts struct {
 	// the session of the last "started" not followed by "unstarted"; "" when
 	// the ledger does not say.
 	LedgerImplementer string
+	// LateAfter names the agent session whose start makes the reviewer a
+	// late operator session: the reviewer is a person's session whose
+	// identity file reached the branch after an agent of the same git
+	// identity started the work there (the commits tell the order, never
+	// the dates written in the files). An agent that shares its person's
+	// identity could otherwise start a session of that person's and
+	// approve its own work. "" when the rule does not apply.
+	LateAfter string
+	// LateEarlier names a session of the reviewer's person that predates
+	// the work, for the refusal LateAfter causes to offer; "" when none.
+	LateEarlier string
 }
 
 // Decision is the answer to "may this session approve (or close) this issue",
@@ -392,6 +403,9 @@ func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Deci
 			d.Refusal = fmt.Sprintf("%s marked %s minor itself, so the minor bypass does not apply: %s", r, issue, d.Refusal)
 		}
 	}
+	if v == verbApprove && f.LateAfter != "" && f.ReviewerAgent == "" && (d.Allowed || d.ReasonRequired) {
+		return refused(lateRefusal(f))
+	}
 	if v == verbApprove && f.ReviewerAgent != "" && (d.Allowed || d.ReasonRequired) {
 		// Approval is a person's sign-off: no agent gives it, on any issue.
 		// The rules above still speak first, so an agent that did the work
@@ -403,6 +417,25 @@ func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Deci
 		return refused(fmt.Sprintf("%s acts for %s, and an agent does not approve; ask for sign-off with td review %s and a person approves it", r, actorOrSame(f.ReviewerActor), id))
 	}
 	return d
+}
+
+// lateRefusal says why a late operator session may not approve, and who
+// may: a session of the person's from before the work, or another
+// operator.
+func lateRefusal(f Facts) string {
+	who := f.ReviewerAuthor
+	if who == "" {
+		who = "the same git identity"
+	}
+	instead := "a person signs off from a session that predates the work, or another operator approves"
+	if f.LateEarlier != "" {
+		id := f.IssueID
+		if id == "" {
+			id = "ID"
+		}
+		instead = fmt.Sprintf("a person signs off from a session that predates the work (td approve %s --session %s), or another operator approves", id, f.LateEarlier)
+	}
+	return fmt.Sprintf("%s is an operator session first seen after %s, an agent of the same identity (%s), started the work; %s", f.Reviewer, f.LateAfter, who, instead)
 }
 
 // decideInvolvement applies the rules for a non-minor issue: the hard block

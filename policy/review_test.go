@@ -686,3 +686,49 @@ func TestAgentNeverApproves(t *testing.T) {
 		t.Errorf("an uninvolved agent's close refused: %s", d.Refusal)
 	}
 }
+
+// TestLateOperator: a person's session first seen after an agent of the
+// same identity started the work never approves it, whatever the other
+// rules say; the refusal names the person's earlier session when there is
+// one. Closing is not an approval, and the rule is not the agent's.
+func TestLateOperator(t *testing.T) {
+	const agent = "ses_agnt0001"
+	late := func(earlier string) func(*Facts) {
+		return func(f *Facts) { f.LateAfter, f.LateEarlier = agent, earlier }
+	}
+	// The outsider is another session of the lead's identity here.
+	asLead := func(f *Facts) { f.ReviewerSessions = []string{lead} }
+	plain := "ses_outs0001 is an operator session first seen after ses_agnt0001, an agent of the same identity (Alice <alice@example.com>), started the work; a person signs off from a session that predates the work, or another operator approves"
+	withEarlier := "ses_outs0001 is an operator session first seen after ses_agnt0001, an agent of the same identity (Alice <alice@example.com>), started the work; a person signs off from a session that predates the work (td approve td-abc123 --session ses_lead0001), or another operator approves"
+	rows := []struct {
+		name   string
+		facts  Facts
+		reason string
+		want   Decision
+	}{
+		{name: "uninvolved, not late", facts: issueFacts(outsider), want: allowed},
+		{name: "uninvolved, late", facts: issueFacts(outsider, late("")), want: Decision{Refusal: plain}},
+		{name: "late, with an earlier session", facts: issueFacts(outsider, late(lead)), want: Decision{Refusal: withEarlier}},
+		{name: "creator's actor with a reason, late", facts: issueFacts(outsider, asLead, late(lead)), reason: "read the diff", want: Decision{Refusal: withEarlier}},
+		{name: "creator's actor without a reason, late", facts: issueFacts(outsider, asLead, late("")), want: Decision{Refusal: plain}},
+		{name: "creator's actor with a reason, not late", facts: issueFacts(outsider, asLead), reason: "read the diff", want: creatorAllowed},
+		{name: "implementer, late: its own refusal first", facts: issueFacts(worker, late("")), want: refusedSomehow},
+		{name: "minor, late", facts: issueFacts(outsider, late(""), func(f *Facts) { f.Minor = true }), want: Decision{Refusal: plain}},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			d := Approval(Balanced, r.facts, r.reason)
+			checkDecision(t, d, r.want)
+			if r.name == "implementer, late: its own refusal first" && strings.Contains(d.Refusal, "first seen") {
+				t.Errorf("the implementer heard the late rule, not its own: %q", d.Refusal)
+			}
+		})
+	}
+	// A close is not a sign-off: the rule is the approval's.
+	checkDecision(t, Close(Balanced, issueFacts(outsider, late("")), "", ""), allowed)
+	// An agent hears that agents never approve.
+	f := issueFacts(outsider, late(""), func(f *Facts) { f.ReviewerAgent, f.ReviewerIsAgent = "primary", true })
+	if d := Approval(Balanced, f, ""); !strings.Contains(d.Refusal, "an agent does not approve") {
+		t.Errorf("an agent reviewer got %q", d.Refusal)
+	}
+}

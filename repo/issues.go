@@ -330,6 +330,7 @@ func (s *Store) AppendLedger(tx *Tx, id string, e audit.Entry) error {
 		return err
 	}
 	tx.describe(e.Session, e.Action, id)
+	tx.name(e.Session)
 	return tx.AppendLine(line, HistoryDir, id+".jsonl")
 }
 

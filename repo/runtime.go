@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,7 +35,12 @@ const MaxActions = 10
 // the project: the bound issue, the lifecycle state, the recent actions and
 // the counters stall detection reads.
 type Runtime struct {
-	BoundIssue   string         `json:"bound_issue,omitempty"`
+	BoundIssue string `json:"bound_issue,omitempty"`
+	// BoundBy says how the binding was made: BoundByStart when td start
+	// bound a session that had none; "" for td session bind, td send and
+	// td promote. A person's td start binds only for the checklist's sake:
+	// it does not make later issues the person files children of it.
+	BoundBy      string         `json:"bound_by,omitempty"`
 	State        string         `json:"state,omitempty"`
 	LastActivity time.Time      `json:"last_activity"`
 	StoppedAt    time.Time      `json:"stopped_at"`
@@ -45,6 +52,10 @@ type Runtime struct {
 	SameErrorRun int            `json:"same_error_run,omitempty"`
 	// NoProgressRun counts todo changes in a row that completed nothing.
 	NoProgressRun int `json:"no_progress_run,omitempty"`
+	// WorkTree is the root of the work tree the session last acted in:
+	// runtimes are the clone's, and what a subagent reports to is found
+	// among the root sessions of its own work tree.
+	WorkTree string `json:"work_tree,omitempty"`
 }
 
 // ActionRecord is one td command a session ran.
@@ -92,7 +103,8 @@ func (s *Store) runtime(id string, cached bool) (*Runtime, error) {
 	// A harness hook asks for the same runtime three or four times; the
 	// file is read and decoded again only when it is another file (a
 	// write replaces it by rename, so its inode changes).
-	stamp, stamped := fileStampOf(s.Path(LocalDir, filepath.FromSlash(runtimeName(id))))
+	p := s.SharedPath(runtimeName(id))
+	stamp, stamped := fileStampOf(p)
 	c := &s.runtimes
 	c.mu.Lock()
 	prev, hit := c.m[id]
@@ -100,14 +112,23 @@ func (s *Store) runtime(id string, cached bool) (*Runtime, error) {
 	if cached && stamped && hit && prev.stamp == stamp {
 		return prev.rt.clone(), nil
 	}
-	data, err := s.readLocal(runtimeName(id))
+	data, found, err := s.readSharedFile(p)
 	if err != nil {
 		return nil, err
+	}
+	if !found && s.sharedInGit() {
+		// Written by a td that kept runtimes per work tree: read here,
+		// moved to the shared directory by the next write.
+		stamped = false
+		if data, _, err = s.readSharedFile(s.legacyPath(runtimeName(id))); err != nil {
+			return nil, err
+		}
+		p = s.legacyPath(runtimeName(id))
 	}
 	rt := &Runtime{}
 	if data != "" {
 		if err := json.Unmarshal([]byte(data), rt); err != nil {
-			return nil, s.localParseError(runtimeName(id), []byte(data), err, "the session's binding and counters")
+			return nil, s.stateParseError(p, []byte(data), err, "the session's binding and counters")
 		}
 	}
 	if stamped {
@@ -150,7 +171,13 @@ func (rt *Runtime) clone() *Runtime {
 // and the fix: td never overwrites a file it could not read, since what is
 // in it would be lost unseen. what says what deleting the file forgets.
 func (s *Store) localParseError(name string, data []byte, err error, what string) error {
-	rel := TodosDir + "/" + LocalDir + "/" + name
+	return s.stateParseError(s.Path(LocalDir, filepath.FromSlash(name)), data, err, what)
+}
+
+// stateParseError is localParseError for a file at p, under .todos/local
+// or in the shared directory.
+func (s *Store) stateParseError(p string, data []byte, err error, what string) error {
+	rel := s.shown(p)
 	line := 0
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -182,14 +209,15 @@ func (s *Store) UpdateRuntime(id string, fn func(rt *Runtime) error) error {
 	if !ValidSessionID(id) {
 		return Errorf(CodeInvalid, "%q is not a session ID", id)
 	}
-	dir := s.Path(LocalDir, "sessions")
-	if err := s.refuseLinks(filepath.Join(dir, id+".lock")); err != nil {
+	dir := s.SharedPath("sessions")
+	lock := filepath.Join(dir, id+s.lockSuffix())
+	if err := s.refuseSharedLinks(lock); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", s.rel(dir), err)
+		return fmt.Errorf("create %s: %w", s.shown(dir), err)
 	}
-	unlock, err := lockFile(filepath.Join(dir, id+".lock"))
+	unlock, err := lockFile(lock)
 	if err != nil {
 		return err
 	}
@@ -201,14 +229,19 @@ func (s *Store) UpdateRuntime(id string, fn func(rt *Runtime) error) error {
 	if err := fn(rt); err != nil {
 		return err
 	}
+	rt.WorkTree = s.Root
 	b, err := json.MarshalIndent(rt, "", "  ")
 	if err != nil {
 		return err
 	}
-	// Local, rebuilt by the next command if lost: no fsync.
-	p := s.Path(LocalDir, filepath.FromSlash(runtimeName(id)))
-	if err := writeCacheFile(p, append(b, '\n')); err != nil {
+	// Local to the clone, rebuilt by the next command if lost: no fsync.
+	p := s.SharedPath(runtimeName(id))
+	if err := s.writeSharedFile(p, append(b, '\n'), false); err != nil {
 		return err
+	}
+	if s.sharedInGit() {
+		// Moved: a copy an older td left in this work tree is stale now.
+		s.removeLegacyRuntime(id)
 	}
 	// The next read in this command finds what was written without
 	// reading it back: stamped while the session's lock is still held,
@@ -232,10 +265,13 @@ func (s *Store) BoundIssue(se *Session) (string, error) {
 // setBinding points a session's runtime at an issue ("" for none).
 func (s *Store) SetBinding(sessionID, issueID string) error {
 	return s.UpdateRuntime(sessionID, func(rt *Runtime) error {
-		rt.BoundIssue = issueID
+		rt.BoundIssue, rt.BoundBy = issueID, ""
 		return nil
 	})
 }
+
+// BoundByStart marks a binding td start made (Runtime.BoundBy).
+const BoundByStart = "start"
 
 // boundIssueID returns the issue the session works on, refusing with a
 // message an agent can act on when there is none.
@@ -259,21 +295,58 @@ func (s *Store) BoundIssueID(se *Session) (string, error) {
 // RuntimeIDs lists the sessions that have local state in this checkout
 // (.todos/local/sessions/<id>.json), sorted.
 func (s *Store) RuntimeIDs() ([]string, error) {
-	dir := s.Path(LocalDir, "sessions")
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	dirs := []string{s.SharedPath("sessions")}
+	if s.sharedInGit() {
+		dirs = append(dirs, s.legacyPath("sessions")) // an older td's, not moved yet
 	}
-	if err != nil {
-		return nil, s.FileError(dir, err)
-	}
-	var ids []string
-	for _, e := range ents {
-		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && ValidSessionID(id) && e.Type().IsRegular() {
-			ids = append(ids, id)
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		ents, err := os.ReadDir(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.shown(dir), err)
+		}
+		for _, e := range ents {
+			if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && ValidSessionID(id) && e.Type().IsRegular() {
+				seen[id] = true
+			}
 		}
 	}
+	ids := make([]string, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
 	return ids, nil
+}
+
+// RuntimePath is the file holding a session's runtime, for a caller that
+// reports its modification time; the one an older td left in this work
+// tree when the shared one does not exist yet.
+func (s *Store) RuntimePath(id string) string {
+	p := s.SharedPath(runtimeName(id))
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) && s.sharedInGit() {
+		if _, err := os.Lstat(s.legacyPath(runtimeName(id))); err == nil {
+			return s.legacyPath(runtimeName(id))
+		}
+	}
+	return p
+}
+
+// removeLegacyRuntime deletes the runtime (and lock) an older td kept for
+// id in this work tree: the shared one replaces it.
+func (s *Store) removeLegacyRuntime(id string) {
+	for _, name := range []string{id + ".json", id + ".lock"} {
+		p := s.legacyPath("sessions/" + name)
+		if s.refuseLinks(p) != nil {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.warnf("could not remove %s, which the shared runtime replaces: %v", s.rel(p), err)
+		}
+	}
 }
 
 // RemoveRuntime deletes a session's local state (its runtime file and its
@@ -283,10 +356,13 @@ func (s *Store) RemoveRuntime(id string) error {
 	if !ValidSessionID(id) {
 		return Errorf(CodeInvalid, "%q is not a session ID", id)
 	}
-	dir := s.Path(LocalDir, "sessions")
-	lock := filepath.Join(dir, id+".lock")
-	if err := s.refuseLinks(lock); err != nil {
+	dir := s.SharedPath("sessions")
+	lock := filepath.Join(dir, id+s.lockSuffix())
+	if err := s.refuseSharedLinks(lock); err != nil {
 		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", s.shown(dir), err)
 	}
 	unlock, err := lockFile(lock)
 	if err != nil {
@@ -295,13 +371,16 @@ func (s *Store) RemoveRuntime(id string) error {
 	p := filepath.Join(dir, id+".json")
 	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 		unlock()
-		return s.FileError(p, err)
+		return fmt.Errorf("%s: %w", s.shown(p), err)
+	}
+	if s.sharedInGit() {
+		s.removeLegacyRuntime(id)
 	}
 	unlock()
 	// The lock file goes last: a writer that took it meanwhile recreates
 	// the runtime, which is what it asked for.
 	if err := os.Remove(lock); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return s.FileError(lock, err)
+		return fmt.Errorf("%s: %w", s.shown(lock), err)
 	}
 	return nil
 }

@@ -49,5 +49,6 @@ func (s *Store) AppendSecurityEvent(tx *Tx, se *Session, issueID, kind, reason s
 	if err != nil {
 		return ev, err
 	}
+	tx.name(se.ID)
 	return ev, tx.AppendLine(line, SecurityEvents)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -143,6 +144,8 @@ func (s *Store) newSession(o StartOptions, author string) (*Session, error) {
 		Author: author, CreatedAt: s.Now(), Previous: o.Previous}, nil
 }
 
+// writeSession writes a new session's identity file and, once the
+// transaction lands, its shared copy for the clone's other work trees.
 func (s *Store) writeSession(tx *Tx, se *Session) error {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
@@ -150,14 +153,95 @@ func (s *Store) writeSession(tx *Tx, se *Session) error {
 	if err := enc.Encode(se); err != nil {
 		return fmt.Errorf("encode session: %w", err)
 	}
-	return tx.WriteFile(b.Bytes(), SessionsDir, se.ID+".yaml")
+	if err := tx.WriteFile(b.Bytes(), SessionsDir, se.ID+".yaml"); err != nil {
+		return err
+	}
+	tx.afterCommit = append(tx.afterCommit, func() error {
+		if err := s.shareRecord(se.ID, b.Bytes()); err != nil {
+			s.warnf("session %s is written, but the clone's other work trees will not find it until their branch has its file: %v", se.ID, err)
+		}
+		return nil
+	})
+	return nil
 }
 
+// name notes that the transaction's changes name session id.
+func (tx *Tx) name(id string) {
+	if id != "" && !slices.Contains(tx.named, id) {
+		tx.named = append(tx.named, id)
+	}
+}
+
+// namedRecords writes, into this work tree, the identity file of every
+// session the transaction names (and of the session acting) that the
+// work tree lacks and the clone has a copy of: a session started in
+// another work tree acts here, and the branch that carries its entries
+// carries its identity, as CI reads it. The copy is the bytes the
+// session was started with, so the file merges cleanly with the branch
+// that already has it. A copy td cannot read is left out, with a warning.
+func (tx *Tx) namedRecords() error {
+	s := tx.s
+	if !s.sharedInGit() {
+		return nil
+	}
+	ids := append([]string{}, tx.named...)
+	if s.actor != "" && !slices.Contains(ids, s.actor) {
+		ids = append(ids, s.actor)
+	}
+	for _, id := range ids {
+		if !ValidSessionID(id) {
+			continue
+		}
+		if _, err := os.Lstat(s.Path(SessionsDir, id+".yaml")); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		data, p, err := s.sharedRecord(id)
+		if err != nil || data == nil {
+			if err != nil {
+				s.warnf("%v; the identity file of session %s is not written here", err, id)
+			}
+			continue
+		}
+		if _, err := parseSession(s.shown(p), id, data); err != nil {
+			s.warnf("%v; the identity file of session %s is not written here", err, id)
+			continue
+		}
+		if err := tx.WriteFile(data, SessionsDir, id+".yaml"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseSession reads an identity file's bytes, refusing one whose id is
+// not the one its name gives.
+func parseSession(shown, id string, data []byte) (*Session, error) {
+	var se Session
+	if err := yaml.Unmarshal(data, &se); err != nil {
+		return nil, &ParseError{Path: shown, Line: YAMLErrorLine(err), Msg: YAMLErrorMsg(err)}
+	}
+	if se.ID != id {
+		return nil, &ParseError{Path: shown, Line: 1, Msg: fmt.Sprintf("id %q does not match the file name", se.ID)}
+	}
+	return &se, nil
+}
+
+// newSessionID draws a session ID no identity file of this work tree,
+// nor any of the clone's other work trees, has.
 func (s *Store) newSessionID() (string, error) {
-	return s.freeID(sessionSuffixLen, func(suf string) (string, string) {
-		id := "ses_" + suf
-		return id, s.Path(SessionsDir, id+".yaml")
-	})
+	for i := 0; i < 100; i++ {
+		id, err := s.freeID(sessionSuffixLen, func(suf string) (string, string) {
+			id := "ses_" + suf
+			return id, s.Path(SessionsDir, id+".yaml")
+		})
+		if err != nil {
+			return "", err
+		}
+		if data, _, _ := s.sharedRecord(id); data == nil {
+			return id, nil
+		}
+	}
+	return "", Errorf(CodeInternal, "could not find a free session ID after 100 draws")
 }
 
 // author is the git identity of whoever runs td, "Name <email>".
@@ -193,19 +277,21 @@ func (s *Store) Session(id string) (*Session, error) {
 	p := s.Path(SessionsDir, id+".yaml")
 	data, err := readRegular(p, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, Errorf(CodeNotFound, "no session %s; td session list shows the sessions", id)
+		// Started in another work tree of this clone, on a branch not
+		// merged here: the clone's copy (shared.go).
+		shared, sp, serr := s.sharedRecord(id)
+		if serr != nil {
+			return nil, serr
+		}
+		if shared == nil {
+			return nil, Errorf(CodeNotFound, "no session %s; td session list shows the sessions", id)
+		}
+		return parseSession(s.shown(sp), id, shared)
 	}
 	if err != nil {
 		return nil, s.FileError(p, err)
 	}
-	var se Session
-	if err := yaml.Unmarshal(data, &se); err != nil {
-		return nil, &ParseError{Path: s.rel(p), Line: YAMLErrorLine(err), Msg: YAMLErrorMsg(err)}
-	}
-	if se.ID != id {
-		return nil, &ParseError{Path: s.rel(p), Line: 1, Msg: fmt.Sprintf("id %q does not match the file name", se.ID)}
-	}
-	return &se, nil
+	return parseSession(s.rel(p), id, data)
 }
 
 // SessionIDs lists the sessions that have an identity file, without
@@ -218,6 +304,9 @@ func (s *Store) SessionIDs() map[string]bool {
 		if id, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && ValidSessionID(id) {
 			out[id] = true
 		}
+	}
+	for _, id := range s.SharedSessionIDs() { // this clone's, from other work trees
+		out[id] = true
 	}
 	if se := s.pendingDefault; se != nil {
 		out[se.ID] = true
@@ -362,20 +451,38 @@ func (s *Store) writePendingDefault(tx *Tx) error {
 	if err := s.writeSession(tx, se); err != nil {
 		return err
 	}
-	tx.afterCommit = func() error {
+	tx.afterCommit = append(tx.afterCommit, func() error {
 		s.pendingDefault = nil
-		if other, err := s.defaultSession(se.Author); other != nil || err != nil {
-			return err
-		}
-		defaults, err := s.readDefaults()
-		if err != nil {
-			return err
-		}
-		defaults[se.Author] = se.ID
-		b, _ := json.MarshalIndent(defaults, "", "  ")
-		return s.writeLocal("default-sessions.json", string(b)+"\n")
-	}
+		return s.setDefault(se)
+	})
 	return nil
+}
+
+// setDefault makes se its author's default session in this clone, unless
+// another td process (in any work tree) made one first: looked up again
+// under the shared lock.
+func (s *Store) setDefault(se *Session) error {
+	unlock, err := s.lockShared()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if other, err := s.defaultSession(se.Author); other != nil || err != nil {
+		return err
+	}
+	return s.writeDefault(se.Author, se.ID)
+}
+
+// writeDefault records id as author's default session in the shared
+// defaults; the caller holds the shared lock.
+func (s *Store) writeDefault(author, id string) error {
+	defaults, _, err := s.readDefaultsAt(s.SharedPath(defaultsName))
+	if err != nil {
+		return err
+	}
+	defaults[author] = id
+	b, _ := json.MarshalIndent(defaults, "", "  ")
+	return s.writeSharedFile(s.SharedPath(defaultsName), append(b, '\n'), true)
 }
 
 // ReadingSession is CurrentSession for a command that only reads: when
@@ -396,32 +503,76 @@ func (s *Store) ReadingSession(flag string) (*Session, string, error) {
 		Author: author, CreatedAt: s.Now()}, SourceNone, nil
 }
 
-// defaultSession returns the author's default session for this checkout,
+// defaultSession returns the author's default session in this clone,
 // nil when there is none yet, or when its file is gone. A session file td
 // will not read (a symlink, a parse error) is an error: minting a new
 // session in its place would hide it.
+//
+// The default is per clone and git identity: every work tree of the clone
+// shares it (shared.go), so a person is one session in the main checkout
+// and in an agent's work tree alike, and the session that filed the work
+// is the one that signs it off. A default an older td recorded for this
+// work tree alone (.todos/local/default-sessions.json) is used when the
+// clone has none, and becomes the clone's.
 func (s *Store) defaultSession(author string) (*Session, error) {
-	defaults, err := s.readDefaults()
-	if err != nil || defaults[author] == "" {
+	defaults, _, err := s.readDefaultsAt(s.SharedPath(defaultsName))
+	if err != nil {
 		return nil, err
 	}
-	se, err := s.Session(defaults[author])
+	id := defaults[author]
+	legacy := false
+	if id == "" && s.sharedInGit() {
+		old, _, err := s.readDefaultsAt(s.legacyPath(defaultsName))
+		if err != nil {
+			return nil, err
+		}
+		id, legacy = old[author], true
+	}
+	if id == "" {
+		return nil, nil
+	}
+	se, err := s.Session(id)
 	if CodeOf(err) == CodeNotFound {
 		return nil, nil
+	}
+	if err == nil && legacy {
+		s.adoptLegacyDefault(author, id)
 	}
 	return se, err
 }
 
-func (s *Store) readDefaults() (map[string]string, error) {
+// adoptLegacyDefault makes a work tree's own default, recorded by an
+// older td, the clone's, unless the clone has one by now. Failing costs
+// only the move: a warning.
+func (s *Store) adoptLegacyDefault(author, id string) {
+	unlock, err := s.lockShared()
+	if err == nil {
+		defer unlock()
+		var defaults map[string]string
+		if defaults, _, err = s.readDefaultsAt(s.SharedPath(defaultsName)); err == nil && defaults[author] == "" {
+			err = s.writeDefault(author, id)
+		}
+	}
+	if err != nil {
+		s.warnf("session %s stays the default of this work tree only: %v", id, err)
+	}
+}
+
+// defaultsName is the file naming each person's default session.
+const defaultsName = "default-sessions.json"
+
+// readDefaultsAt reads a defaults file: author to session ID; empty when
+// the file does not exist.
+func (s *Store) readDefaultsAt(p string) (map[string]string, bool, error) {
 	m := map[string]string{}
-	data, err := s.readLocal("default-sessions.json")
+	data, ok, err := s.readSharedFile(p)
 	if err != nil || data == "" {
-		return m, err
+		return m, ok, err
 	}
 	if err := json.Unmarshal([]byte(data), &m); err != nil {
-		return nil, s.localParseError("default-sessions.json", []byte(data), err, "which session is each person's default here (td starts new ones)")
+		return nil, ok, s.stateParseError(p, []byte(data), err, "which session is each person's default in this clone (td starts new ones)")
 	}
-	return m, nil
+	return m, ok, nil
 }
 
 // CurrentID returns the checkout's current session pointer, "" if unset.

@@ -156,6 +156,11 @@ type Store struct {
 	gitFactsLoaded bool
 	ledgers        ledgerCache
 	runtimes       runtimeCache
+	shared         sharedState // where the state every work tree shares lives (shared.go)
+
+	branchOnce sync.Once
+	branch     *BranchView // the branch as CI judges it (BranchView)
+	branchErr  error
 
 	actorsOnce sync.Once
 	actors     map[domain.Actor][]string // session IDs by actor (SessionsOf)
@@ -340,8 +345,12 @@ type Tx struct {
 	failed  error             // the first write that failed: the transaction is undone
 	git     txGit             // HEAD at the start and what was written, for git mode auto (autocommit.go)
 	// afterCommit runs once the transaction has landed (not when it was
-	// undone): local bookkeeping that names what it wrote.
-	afterCommit func() error
+	// undone), in order: local bookkeeping that names what it wrote.
+	afterCommit []func() error
+	// named are the sessions the transaction's ledger lines and security
+	// events name: each gets its identity file written into this work
+	// tree, from the shared copy, when the branch lacks it (namedRecords).
+	named []string
 	// unsynced are files WriteMany wrote without a sync, and the
 	// directories it made entries in: synced once before the commit.
 	unsynced, unsyncedDirs []string
@@ -389,12 +398,17 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 			tx.failed = err
 		}
 	}
+	if len(tx.written) > 0 && tx.failed == nil {
+		if err := tx.namedRecords(); err != nil && tx.failed == nil {
+			tx.failed = err
+		}
+	}
 	// One outcome: every write lands, or none does.
 	if err := tx.settle(); err != nil {
 		return err
 	}
-	if tx.afterCommit != nil {
-		if err := tx.afterCommit(); err != nil && ferr == nil {
+	for _, after := range tx.afterCommit {
+		if err := after(); err != nil && ferr == nil {
 			ferr = err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/repo/issues"
+	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -77,7 +78,7 @@ func (r *runner) runCreate(o *CreateOptions) error {
 	}
 	parent := ""
 	if !o.NoParent {
-		if parent, err = s.BoundIssue(se); err != nil {
+		if parent, err = sessions.Parent(s, se); err != nil {
 			return err
 		}
 	}

@@ -94,6 +94,9 @@ func (r *runner) runReviewable(o *ReviewableOptions) error {
 type reviewableJSON struct {
 	issueJSON
 	NeedsReason bool `json:"needs_reason"`
+	// NeedsOverride: acceptance criteria are open, so approve needs
+	// --override-open-criteria (an operator's).
+	NeedsOverride bool `json:"needs_override"`
 	// Refusal is why you may not approve it (td reviewable --all only).
 	Refusal string `json:"refusal,omitempty"`
 }
@@ -106,7 +109,7 @@ func toReviewableJSON(s *repo.Store, list []issues.ReviewableIssue) []reviewable
 	s.FillUpdated(all)
 	out := []reviewableJSON{}
 	for _, ri := range list {
-		out = append(out, reviewableJSON{issueJSON: toIssueJSON(ri.Issue), NeedsReason: ri.NeedsReason, Refusal: ri.Refusal})
+		out = append(out, reviewableJSON{issueJSON: toIssueJSON(ri.Issue), NeedsReason: ri.NeedsReason, NeedsOverride: ri.NeedsOverride, Refusal: ri.Refusal})
 	}
 	return out
 }
@@ -120,8 +123,13 @@ func (r *runner) printReviewable(list []issues.ReviewableIssue, indent string) {
 	for _, ri := range list {
 		is := ri.Issue
 		fmt.Fprintf(&b, "%s%s  %s  %s", indent, r.st.paint(ansiBold, is.ID), is.Priority, safe(is.Title))
-		if ri.NeedsReason {
+		switch {
+		case ri.NeedsReason && ri.NeedsOverride:
+			fmt.Fprintf(&b, "  %s", r.st.paint(ansiYellow, "(you created it, and acceptance criteria are open: approve with --reason and --override-open-criteria)"))
+		case ri.NeedsReason:
 			fmt.Fprintf(&b, "  %s", r.st.paint(ansiYellow, "(you created it: approve with --reason)"))
+		case ri.NeedsOverride:
+			fmt.Fprintf(&b, "  %s", r.st.paint(ansiYellow, "(acceptance criteria are open: finish them, or approve with --override-open-criteria)"))
 		}
 		if ri.Refusal != "" {
 			fmt.Fprintf(&b, "  %s", r.st.paint(ansiDim, "(not yours to approve: "+shortRefusal(ri.Refusal)+")"))

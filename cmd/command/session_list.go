@@ -20,8 +20,10 @@ func (r *runner) sessionListCommand(runF func(*SessionListOptions) error) *cli.C
 		Description: `One line a session: id, effective role, category, agent path, lifecycle
 state, bound issue, last activity (its last td command, its stop or its
 start), name. The session td acts as here is marked with *. State, binding
-and activity are this checkout's local state: td session prune --idle
-removes it for sessions that went quiet.
+and activity are the clone's local state, shared by its work trees: td
+session prune --idle removes it for sessions that went quiet. Sessions
+started in another work tree of the clone, whose identity file this
+branch does not have yet, are listed after the rest.
 
 Examples:
    td session list
@@ -46,6 +48,14 @@ func (r *runner) runSessionList(o *SessionListOptions) error {
 		return err
 	}
 	list, errs := s.Sessions()
+	for _, id := range s.SharedSessionIDs() {
+		se, err := s.Session(id)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		list = append(list, se)
+	}
 	for _, e := range errs {
 		r.st.warnf("%v", e)
 	}

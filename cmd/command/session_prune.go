@@ -25,8 +25,9 @@ func (r *runner) sessionPruneCommand(runF func(*SessionPruneOptions) error) *cli
 	return &cli.Command{
 		Name:  "prune",
 		Usage: "remove the local state of sessions idle longer than --idle",
-		Description: `Every session that ran td here keeps local state under .todos/local/sessions:
-its lifecycle state, bound issue, recent actions and counters. td session prune
+		Description: `Every session that ran td in this clone keeps local state under td/sessions
+in the git common directory (.todos/local/sessions outside git): its lifecycle
+state, bound issue, recent actions and counters. td session prune
 removes it for each session whose last activity is older than --idle
 (default 720h, 30 days), except the session td acts as here. The session's
 identity file (.todos/sessions/<id>.yaml) is committed history and stays; a

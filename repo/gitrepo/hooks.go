@@ -34,3 +34,23 @@ func (r *Repo) HooksDir() string {
 	}
 	return filepath.Join(r.commonDir, "hooks")
 }
+
+// Locate finds the git work tree containing dir, as Open does, and returns
+// its root and the repository's common directory without opening the
+// repository: for a caller that needs only where the shared directory is.
+// The error wraps ErrNotRepository when there is none.
+func Locate(dir string) (root, commonDir string, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", "", err
+	}
+	root, gitDir, err := findGitDir(abs)
+	if err != nil {
+		return "", "", err
+	}
+	commonDir = gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		commonDir = resolveFrom(gitDir, strings.TrimSpace(string(b)))
+	}
+	return root, commonDir, nil
+}

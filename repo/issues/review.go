@@ -11,10 +11,67 @@ import (
 	"github.com/tdproject/td/repo"
 )
 
-// ReviewMode is the review policy in force: balanced unless the
-// balanced_review_policy flag is off in the environment or the config.
-func ReviewMode(s *repo.Store) (policy.Mode, error) {
-	v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, s.Config.Features)
+// Verdicts is what every review decision of one command shares: the
+// review policy in force and the config whose operators count, both as
+// td check --base will read them. On a branch of its own, CI judges with
+// the config where the branch left the default branch, so an operator
+// added (or a flag changed) on the branch counts once it lands; on the
+// default branch, or with none, with this work tree's.
+type Verdicts struct {
+	s    *repo.Store
+	Mode policy.Mode
+	cfg  *repo.Config
+}
+
+// NewVerdicts reads the review policy and the operators in force.
+func NewVerdicts(s *repo.Store) (*Verdicts, error) {
+	r := &Verdicts{s: s, cfg: s.Config}
+	v, err := s.BranchView()
+	if err != nil {
+		return nil, err
+	}
+	if v.OnBranch() {
+		if cfg := v.BaseConfig(); cfg != nil {
+			r.cfg = cfg
+		}
+	}
+	if r.Mode, err = reviewMode(s, r.cfg); err != nil {
+		return nil, err
+	}
+	if r.cfg != s.Config {
+		r.warnChanged()
+	}
+	return r, nil
+}
+
+// warnChanged says when this branch lists other operators, or sets the
+// review policy otherwise, than where it started: its decisions are
+// judged by the base's until the change lands.
+func (r *Verdicts) warnChanged() {
+	s := r.s
+	var changed []string
+	for _, op := range s.Config.Operators {
+		name, email := repo.SplitIdentity(op)
+		if !r.cfg.IsOperator(name, email) {
+			changed = append(changed, op)
+		}
+	}
+	if len(changed) > 0 {
+		s.Warnf("%s %s on this branch only: td judges reviews as CI will, by the operators listed where the branch left the default branch, until the change lands there", domain.QuoteList(changed), domain.Plural(len(changed), "is an operator", "are operators"))
+	}
+	if v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, s.Config.Features); err == nil && policy.ModeFor(v) != r.Mode {
+		m := policy.ModeFor(v)
+		s.Warnf("this branch sets the %s review policy: td judges reviews as CI will, by the %s policy where the branch left the default branch, until the change lands there", m, r.Mode)
+	}
+}
+
+// Role is se's role for the review rules: under the operators CI reads.
+func (r *Verdicts) Role(se *repo.Session) domain.Role { return repo.RoleUnder(r.cfg, se) }
+
+// reviewMode reads the review policy from cfg's flags; the environment
+// may only make it stricter.
+func reviewMode(s *repo.Store, cfg *repo.Config) (policy.Mode, error) {
+	v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, cfg.Features)
 	if err != nil {
 		return "", repo.Errorf(repo.CodeInvalid, "%v", err)
 	}
@@ -41,6 +98,9 @@ type ReviewInput struct {
 	Git    *repo.IssueGit
 	// ActorSessions lists the sessions that act for the session's actor.
 	ActorSessions []string
+	// LateAfter and LateEarlier are what the late-operator rule found, for
+	// an approval by a person (policy.Facts says what they mean).
+	LateAfter, LateEarlier string
 }
 
 // Facts assembles the policy's facts from the input.
@@ -48,6 +108,10 @@ func (in ReviewInput) Facts() policy.Facts {
 	f := ReviewFactsFrom(in.Issue, in.Session, in.Ledger, in.Git)
 	f.ReviewerIsAgent = in.Role != domain.RoleOperator
 	WithActor(&f, in.Session, in.ActorSessions)
+	f.LateAfter, f.LateEarlier = in.LateAfter, in.LateEarlier
+	if f.Reviewer == "" {
+		f.Reviewer = NewSessionName
+	}
 	return f
 }
 
@@ -84,6 +148,51 @@ func ReviewFacts(s *repo.Store, is *repo.Issue, se *repo.Session) (policy.Facts,
 	in, err := reviewInput(s, is, se)
 	return in.Facts(), err
 }
+
+// reviewFacts is ReviewFacts with the reviewer's role under the operators
+// r reads.
+func (r *Verdicts) reviewFacts(is *repo.Issue, se *repo.Session) (policy.Facts, error) {
+	f, err := ReviewFacts(r.s, is, se)
+	f.ReviewerIsAgent = r.Role(se) != domain.RoleOperator
+	return f, err
+}
+
+// Ask is what a reviewer asks td to decide: an approval, or a close
+// (td close) with its reasons.
+type Ask struct {
+	Close     bool   // td close rather than td approve
+	Reason    string // --reason
+	SelfClose string // --self-close-exception, for a close
+}
+
+// Judge is the one decision on whether se may approve or close is: the
+// review policy in force, given the facts td check --base will read from
+// the commits (the frontmatter, the ledger, the commits that touched the
+// issue, the sessions of the reviewer's actor, the operators where the
+// branch started, and for an approval the order in which the reviewer's
+// session and an agent's start of the work reach the branch). td approve,
+// td close, td reviewable and td status ask it; td check re-decides each
+// recorded decision with the same policy on the same facts. A reviewer
+// with no session yet (a reading command's stand-in, whose session td
+// starts at the first change) is judged as that new session.
+func (r *Verdicts) Judge(is *repo.Issue, se *repo.Session, a Ask) (policy.Decision, error) {
+	in, err := reviewInput(r.s, is, se)
+	if err != nil {
+		return policy.Decision{}, err
+	}
+	in.Role = r.Role(se)
+	if a.Close {
+		return DecideReview(r.Mode, audit.ActionClosed, in, a.Reason, a.SelfClose), nil
+	}
+	if err := lateOperator(r.s, in.Role, is, se, &in); err != nil {
+		return policy.Decision{}, err
+	}
+	return DecideReview(r.Mode, audit.ActionApproved, in, a.Reason, ""), nil
+}
+
+// NewSessionName names, in refusals, the session td starts for a person
+// at their first change, before it has an ID.
+const NewSessionName = "the session td starts for you"
 
 // WithActor tells the facts which sessions act for the reviewer se's
 // actor (sessions may include se itself), so that the policy judges
@@ -140,28 +249,28 @@ func Approve(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (
 		return nil, err
 	}
 	reason := strings.TrimSpace(o.Reason)
-	mode, err := ReviewMode(s)
+	rv, err := NewVerdicts(s)
 	if err != nil {
 		return nil, err
 	}
-	res, err := approve(s, se, ref, mode, reason, o)
+	res, err := approve(s, se, ref, rv, reason, o)
 	return releaseClaim(s, se, res, err)
 }
 
-func approve(s *repo.Store, se *repo.Session, ref string, mode policy.Mode, reason string, o TransitionOptions) (*TransitionResult, error) {
+func approve(s *repo.Store, se *repo.Session, ref string, rv *Verdicts, reason string, o TransitionOptions) (*TransitionResult, error) {
+	mode := rv.Mode
 	return transition(s, se, ref, audit.ActionApproved, func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
 		if is.Status != domain.StatusInReview {
 			return nil, "", wrongStatus(is, "approve")
 		}
-		override, err := criteriaGate(s, se, is, "approve", o.OverrideOpenCriteria)
+		override, err := rv.criteriaGate(se, is, "approve", o.OverrideOpenCriteria)
 		if err != nil {
 			return nil, "", err
 		}
-		in, err := reviewInput(s, is, se)
+		d, err := rv.Judge(is, se, Ask{Reason: reason})
 		if err != nil {
 			return nil, "", err
 		}
-		d := DecideReview(mode, audit.ActionApproved, in, reason, "")
 		if d.Allowed {
 			// A decision the policy allows rests on the ledger being whole.
 			if err := s.CheckLedgerKept(is.ID); err != nil {
@@ -216,10 +325,11 @@ func closeAs(s *repo.Store, se *repo.Session, ref string, o TransitionOptions, r
 func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOptions, resolution domain.Resolution, extra func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) error) (*TransitionResult, error) {
 	reason := strings.TrimSpace(o.Reason)
 	selfClose := strings.TrimSpace(o.SelfCloseException)
-	mode, err := ReviewMode(s)
+	rv, err := NewVerdicts(s)
 	if err != nil {
 		return nil, err
 	}
+	mode := rv.Mode
 	return transition(s, se, ref, audit.ActionClosed, func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
 		if is.Status == domain.StatusClosed {
 			return nil, "", wrongStatus(is, "close")
@@ -231,15 +341,14 @@ func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOp
 		}
 		var override []string
 		if resolution == domain.ResolutionDone {
-			if override, err = criteriaGate(s, se, is, "close", o.OverrideOpenCriteria); err != nil {
+			if override, err = rv.criteriaGate(se, is, "close", o.OverrideOpenCriteria); err != nil {
 				return nil, "", err
 			}
 		}
-		in, err := reviewInput(s, is, se)
+		d, err := rv.Judge(is, se, Ask{Close: true, Reason: reason, SelfClose: selfClose})
 		if err != nil {
 			return nil, "", err
 		}
-		d := DecideReview(mode, audit.ActionClosed, in, reason, selfClose)
 		if d.Allowed {
 			// A decision the policy allows rests on the ledger being whole.
 			if err := s.CheckLedgerKept(is.ID); err != nil {
@@ -313,9 +422,9 @@ func auditException(s *repo.Store, tx *repo.Tx, se *repo.Session, is *repo.Issue
 // criteriaGate refuses to close is as done (verb is approve or close)
 // over open acceptance criteria, unless an operator overrides it with a
 // reason; it returns the criteria an allowed override closes over.
-func criteriaGate(s *repo.Store, se *repo.Session, is *repo.Issue, verb, override string) ([]string, error) {
+func (r *Verdicts) criteriaGate(se *repo.Session, is *repo.Issue, verb, override string) ([]string, error) {
 	open := markdown.OpenCriteria(is.Todos())
-	d := policy.CloseWithOpenCriteria(s.EffectiveRole(se), is.ID, verb, open, strings.TrimSpace(override))
+	d := policy.CloseWithOpenCriteria(r.Role(se), is.ID, verb, open, strings.TrimSpace(override))
 	if !d.Allowed {
 		return nil, repo.Errorf(repo.CodeRefused, "%s", d.Refusal)
 	}
@@ -323,6 +432,22 @@ func criteriaGate(s *repo.Store, se *repo.Session, is *repo.Issue, verb, overrid
 		return open, nil
 	}
 	return nil, nil
+}
+
+// openCriteria is the criteria gate's refusal of an approval by se of an
+// issue whose acceptance criteria are open, as td approve without
+// --override-open-criteria gives it to anyone but an operator; "" for an
+// operator, who may override them.
+func (r *Verdicts) openCriteria(listed *repo.Issue, se *repo.Session) (string, error) {
+	if r.Role(se) == domain.RoleOperator {
+		return "", nil
+	}
+	is, err := r.s.ReadIssueFile(listed.ID)
+	if err != nil {
+		return "", err
+	}
+	d := policy.CloseWithOpenCriteria(r.Role(se), is.ID, "approve", markdown.OpenCriteria(is.Todos()), "")
+	return d.Refusal, nil
 }
 
 // auditOverride records an operator's close over the open criteria named,
@@ -370,6 +495,9 @@ type ReviewableIssue struct {
 	// NeedsReason is true when only the creator exception allows it, so
 	// approve needs --reason.
 	NeedsReason bool
+	// NeedsOverride is true when acceptance criteria are still open, so
+	// only an operator approves it, with --override-open-criteria.
+	NeedsOverride bool
 	// Refusal is why the session may not approve it, "" when it may
 	// (only ReviewAll returns such issues).
 	Refusal string
@@ -398,7 +526,7 @@ func Reviewable(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, er
 // give (td reviewable --all). It writes nothing, not even the provenance
 // conflict td approve would record.
 func ReviewAll(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, error) {
-	mode, err := ReviewMode(s)
+	rv, err := NewVerdicts(s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -412,17 +540,23 @@ func ReviewAll(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, err
 		return nil, nil, err
 	}
 	type answer struct {
-		d   policy.Decision
-		err error
+		d        policy.Decision
+		override bool // the criteria gate wants --override-open-criteria
+		err      error
 	}
 	answers := make([]answer, len(list))
 	repo.ForEach(len(list), repo.IOWorkers(), 2, func(i int) {
-		in, err := reviewInput(s, list[i], se)
-		if err != nil {
-			answers[i].err = err
-			return
+		a := &answers[i]
+		// td approve asks the criteria gate first: open criteria refuse
+		// anyone but an operator, who overrides them with a reason.
+		if t := list[i].Tally(); t.CriteriaDone < t.CriteriaTotal {
+			if refusal, err := rv.openCriteria(list[i], se); err != nil || refusal != "" {
+				a.d.Refusal, a.err = refusal, err
+				return
+			}
+			a.override = true
 		}
-		answers[i].d = DecideReview(mode, audit.ActionApproved, in, "", "")
+		a.d, a.err = rv.Judge(list[i], se, Ask{})
 	})
 	s.SaveLedgerCache()
 	var out []ReviewableIssue
@@ -431,9 +565,9 @@ func ReviewAll(s *repo.Store, se *repo.Session) ([]ReviewableIssue, []error, err
 		case a.err != nil:
 			perrs = append(perrs, a.err)
 		case a.d.Allowed:
-			out = append(out, ReviewableIssue{Issue: list[i]})
+			out = append(out, ReviewableIssue{Issue: list[i], NeedsOverride: a.override})
 		case a.d.ReasonRequired:
-			out = append(out, ReviewableIssue{Issue: list[i], NeedsReason: true})
+			out = append(out, ReviewableIssue{Issue: list[i], NeedsReason: true, NeedsOverride: a.override})
 		default:
 			refusal := a.d.Refusal
 			if refusal == "" {

@@ -186,7 +186,7 @@ func Start(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, erro
 	bound := false
 	err = s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
 		if rt.BoundIssue == "" {
-			rt.BoundIssue, bound = res.Issue.ID, true
+			rt.BoundIssue, rt.BoundBy, bound = res.Issue.ID, repo.BoundByStart, true
 		}
 		return nil
 	})

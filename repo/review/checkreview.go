@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tdproject/td/audit"
@@ -73,6 +74,9 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 	var d policy.Decision
 	var audited string // the reason of the exception's security entry
 	if e.Action == audit.ActionApproved {
+		if err := c.lateOperator(rg, is, e, se, &in); err != nil {
+			return err
+		}
 		d = issues.DecideReview(mode, e.Action, in, e.Reason, "")
 		audited = securityEntryReason(entries[e.index+1:], e.Session, audit.KindCreatorApproval)
 	} else {
@@ -88,11 +92,6 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 		return nil
 	}
 	c.checkOpenCriteria(p, is, e, entries, what)
-	if e.Action == audit.ActionApproved {
-		if err := c.checkLateOperator(rg, is, e, se, what); err != nil {
-			return err
-		}
-	}
 	kind := ""
 	switch {
 	case d.CreatorException:
@@ -424,16 +423,18 @@ func (rg *reviewGit) arrival(path string, changes []gitrepo.PathChange, e addedE
 	return "", nil
 }
 
-// checkLateOperator flags an approval by an operator session that first
-// appeared in the range after an agent of the same git identity started
-// the issue there. An agent that shares its person's identity can start a
-// session of that person's and approve its own work with it; a person
-// signs off from the session they already had, made before the work, or
-// another operator does. Which came first is told by the commits that
-// brought the session's identity file and the "started" line, never by
-// the dates written in them; when either is not committed yet, nothing is
-// flagged.
-func (c *checker) checkLateOperator(rg *reviewGit, is *repo.Issue, e addedEntry, se *repo.Session, what string) error {
+// lateOperator tells the facts of an approval by an operator session
+// whether it first appeared in the range after an agent of the same git
+// identity started the issue there (policy.Facts.LateAfter), and which
+// session of the person's the base already had. An agent that shares its
+// person's identity can start a session of that person's and approve its
+// own work with it; a person signs off from the session they already had,
+// made before the work, or another operator does. Which came first is told
+// by the commits that brought the session's identity file and the
+// "started" line, never by the dates written in them; when the start is
+// not committed yet, it is not late. td approve reads the same facts
+// (issues.Judge), so it refuses what this would flag.
+func (c *checker) lateOperator(rg *reviewGit, is *repo.Issue, e addedEntry, se *repo.Session, in *issues.ReviewInput) error {
 	if se.IsAgent() || c.roleOf(se.ID) != domain.RoleOperator {
 		return nil
 	}
@@ -474,11 +475,32 @@ func (c *checker) checkLateOperator(rg *reviewGit, is *repo.Issue, e addedEntry,
 				return err
 			}
 		}
-		c.add(c.ledgerPath(is.ID), e.line, RuleReviewPolicy, "%s: %s is an operator session first seen after %s, an agent of the same identity (%s), started the work in this range; a person signs off from a session that predates the work, or another operator approves",
-			what, se.ID, x.Session, se.Author)
+		in.LateAfter = x.Session
+		in.LateEarlier = c.earlierSession(se)
 		return nil
 	}
 	return nil
+}
+
+// earlierSession is the oldest other session of se's actor that the base
+// has: one the person had before the work.
+func (c *checker) earlierSession(se *repo.Session) string {
+	var list []*repo.Session
+	for _, id := range c.sessionsOf(se.Actor()) {
+		if other := c.sessions[id]; id != se.ID && c.base.Has(repo.TodosDir+"/"+repo.SessionsDir+"/"+id+".yaml") {
+			list = append(list, other)
+		}
+	}
+	slices.SortFunc(list, func(a, b *repo.Session) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if len(list) == 0 {
+		return ""
+	}
+	return list[0].ID
 }
 
 // firstAdded returns the oldest commit since the base that added path,

@@ -58,7 +58,7 @@ func activityOf(s *repo.Store, id string) Activity {
 	a.Name = se.Name
 	rt, err := s.Runtime(id)
 	if err != nil {
-		if fi, serr := os.Stat(s.Path(repo.LocalDir, "sessions", id+".json")); serr == nil {
+		if fi, serr := os.Stat(s.RuntimePath(id)); serr == nil {
 			a.LastActive = fi.ModTime().UTC().Truncate(time.Second)
 		}
 		return a

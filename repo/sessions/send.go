@@ -1,6 +1,8 @@
 package sessions
 
 import (
+	"os"
+
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
@@ -69,11 +71,11 @@ func Promote(s *repo.Store, se *repo.Session, o issues.CreateOptions, noParent b
 		return nil, nil, err
 	}
 	if !noParent && o.Parent == "" {
-		bound, err := s.BoundIssue(se)
+		parent, err := Parent(s, se)
 		if err != nil {
 			return nil, nil, err
 		}
-		o.Parent = bound
+		o.Parent = parent
 	}
 	is, err := issues.Create(s, se, o)
 	if err != nil {
@@ -84,4 +86,29 @@ func Promote(s *repo.Store, se *repo.Session, o issues.CreateOptions, noParent b
 		return is, nil, err
 	}
 	return b.Issue, b, nil
+}
+
+// Parent is the issue a new issue the session files becomes a child of:
+// the one it is bound to, when an agent's session is bound, or when a
+// person bound it with td session bind (or td send, td promote). A
+// person's td start binds the issue for its checklist alone, so what that
+// person files next stands on its own. A binding to an issue this branch
+// does not have is named in a warning, and the new issue gets no parent:
+// filing work never fails for it.
+func Parent(s *repo.Store, se *repo.Session) (string, error) {
+	rt, err := s.Runtime(se.ID)
+	if err != nil {
+		return "", err
+	}
+	if rt.BoundIssue == "" || !se.IsAgent() && rt.BoundBy == repo.BoundByStart {
+		return "", nil
+	}
+	if !repo.ValidIssueID(rt.BoundIssue) {
+		return "", nil
+	}
+	if _, err := os.Lstat(s.IssuePath(rt.BoundIssue)); err != nil {
+		s.Warnf("session %s is bound to %s, which is not on this branch, so the new issue is filed without a parent (td session unbind drops the binding)", se.ID, rt.BoundIssue)
+		return "", nil
+	}
+	return rt.BoundIssue, nil
 }

@@ -2,7 +2,6 @@ package todos
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -147,8 +146,9 @@ func PendingProposals(s *repo.Store, id string) ([]Proposal, error) {
 // names an issue and cannot bind one itself, so: the issue its own session
 // is bound to, if any (a session td bound for it); else the issue bound to
 // the most recently started session of its root agent (the first segment of
-// its path) in this checkout. via is that root session, nil when the
-// subagent's own binding decided.
+// its path) that last acted in this work tree: runtimes are the clone's,
+// and another work tree's agent works on another branch. via is that root
+// session, nil when the subagent's own binding decided.
 func proposalTarget(s *repo.Store, se *repo.Session) (id string, via *repo.Session, err error) {
 	rt, err := s.Runtime(se.ID)
 	if err != nil {
@@ -158,26 +158,24 @@ func proposalTarget(s *repo.Store, se *repo.Session) (id string, via *repo.Sessi
 		return rt.BoundIssue, nil, nil
 	}
 	root := se.Agent.Root()
-	dir := s.Path(repo.LocalDir, "sessions")
-	ents, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", nil, s.FileError(dir, err)
+	ids, err := s.RuntimeIDs()
+	if err != nil {
+		return "", nil, err
 	}
 	type candidate struct {
 		se    *repo.Session
 		issue string
 	}
 	var best []candidate // the newest root sessions, all started in the same second
-	for _, e := range ents {
-		sid, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !repo.ValidSessionID(sid) || sid == se.ID {
+	for _, sid := range ids {
+		if sid == se.ID {
 			continue
 		}
 		// The local runtime first: it is small, and most sessions are
 		// not bound.
 		ort, err := s.Runtime(sid)
-		if err != nil || ort.BoundIssue == "" {
-			continue
+		if err != nil || ort.BoundIssue == "" || ort.WorkTree != "" && ort.WorkTree != s.Root {
+			continue // another work tree's agent works on another branch
 		}
 		other, err := s.Session(sid)
 		if err != nil || other.Agent != root || !issueExists(s, ort.BoundIssue) {

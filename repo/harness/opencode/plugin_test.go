@@ -137,7 +137,7 @@ func TestPluginInOpenCodeHost(t *testing.T) {
 	if !strings.Contains(log.Compact, "## td: reminder after compaction") || !strings.Contains(log.Compact, "(compaction 1)") {
 		t.Errorf("after compaction the system prompt got %q, want the reminder", log.Compact)
 	}
-	rt, _ := os.ReadFile(filepath.Join(dir, ".todos", "local", "sessions", log.Env+".json"))
+	rt, _ := os.ReadFile(filepath.Join(dir, ".git", "td", "sessions", log.Env+".json"))
 	if !strings.Contains(string(rt), `"state": "interrupted"`) {
 		t.Errorf("after session.idle the runtime is\n%s\nwant the session interrupted", rt)
 	}
