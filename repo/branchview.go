@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -183,10 +184,10 @@ func (v *BranchView) FirstAdded(rel string) (string, error) {
 }
 
 // Arrival returns the oldest of the branch's commits whose version of the
-// log at rel holds the line text at least occurrence times: the commit
-// that brought that copy of the line; "" when none does (the line is not
-// committed yet).
-func (v *BranchView) Arrival(rel, text string, occurrence int) (string, error) {
+// log at rel holds the line text: the commit that brought the entry; ""
+// when none does (the line is not committed yet). A copy of the line that
+// arrives again later is the same entry (audit.ReadLedgerLines).
+func (v *BranchView) Arrival(rel, text string) (string, error) {
 	h, err := v.history(rel)
 	if err != nil {
 		return "", err
@@ -209,13 +210,7 @@ func (v *BranchView) Arrival(rel, text string, occurrence int) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		n := 0
-		for _, l := range strings.Split(string(data), "\n") {
-			if strings.TrimSpace(l) == text {
-				n++
-			}
-		}
-		if n >= occurrence {
+		if audit.HoldsLine(data, []byte(text)) {
 			return c, nil
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"slices"
-	"strings"
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy/domain"
@@ -40,8 +39,10 @@ func lateOperator(s *repo.Store, role domain.Role, is *repo.Issue, se *repo.Sess
 		other, err := s.Session(e.Session)
 		return err == nil && other.IsAgent() && other.Author == se.Author
 	}
-	lines := ledgerLines(data)
-	if !slices.ContainsFunc(lines, func(l ledgerLine) bool { return l.ok && agentOf(l.entry) }) {
+	// A line that repeats an earlier one is the same entry arriving again
+	// (a union merge after a squash): one entry, as td check reads it.
+	lines := slices.DeleteFunc(audit.ReadLedgerLines(data), func(l audit.LedgerLine) bool { return l.Repeat || l.Err != nil })
+	if !slices.ContainsFunc(lines, func(l audit.LedgerLine) bool { return agentOf(l.Entry) }) {
 		return nil
 	}
 	v, err := s.BranchView()
@@ -58,26 +59,17 @@ func lateOperator(s *repo.Store, role domain.Role, is *repo.Issue, se *repo.Sess
 	if err != nil {
 		return err
 	}
-	inBase := map[string]int{}
-	for _, l := range ledgerLines(base) {
-		inBase[l.text]++
+	inBase := map[string]bool{}
+	for _, l := range audit.ReadLedgerLines(base) {
+		inBase[l.Text] = true
 	}
-	seen := map[string]int{}
 	for _, l := range lines {
-		seen[l.text]++
-		if !l.ok {
-			continue
-		}
-		if inBase[l.text] > 0 {
-			inBase[l.text]--
-			continue
-		}
-		if !agentOf(l.entry) {
+		if inBase[l.Text] || !agentOf(l.Entry) {
 			continue
 		}
 		// The first start on the branch by such an agent decides, as in
 		// td check.
-		started, err := v.Arrival(ledgerRel, l.text, seen[l.text])
+		started, err := v.Arrival(ledgerRel, l.Text)
 		if err != nil || started == "" {
 			return err
 		}
@@ -95,7 +87,7 @@ func lateOperator(s *repo.Store, role domain.Role, is *repo.Issue, se *repo.Sess
 				return err
 			}
 		}
-		in.LateAfter = l.entry.Session
+		in.LateAfter = l.Entry.Session
 		for _, id := range s.SessionsOf(se.Actor()) {
 			if id == se.ID {
 				continue
@@ -108,28 +100,4 @@ func lateOperator(s *repo.Store, role domain.Role, is *repo.Issue, se *repo.Sess
 		return nil
 	}
 	return nil
-}
-
-// ledgerLine is one non-blank line of a ledger: its text, trimmed, and
-// its entry when it parses.
-type ledgerLine struct {
-	text  string
-	entry audit.Entry
-	ok    bool
-}
-
-func ledgerLines(data []byte) []ledgerLine {
-	var out []ledgerLine
-	for _, l := range strings.Split(string(data), "\n") {
-		t := strings.TrimSpace(l)
-		if t == "" {
-			continue
-		}
-		ll := ledgerLine{text: t}
-		if entries, errs := audit.ParseLedger([]byte(t)); len(errs) == 0 && len(entries) == 1 {
-			ll.entry, ll.ok = entries[0], true
-		}
-		out = append(out, ll)
-	}
-	return out
 }
