@@ -46,6 +46,9 @@ type todo struct {
 	// residue is what the item says besides its status and notes: its
 	// bytes with the marker masked, the notes cut and blank lines dropped.
 	residue string
+	// conflict marks the region that stands for a todo both sides
+	// changed differently (markedTodo).
+	conflict bool
 }
 
 // run is the todos of one group on one side: consecutive items with
@@ -191,9 +194,10 @@ func residueOf(body []byte, it Item, m itemMarks) string {
 	return out.String()
 }
 
-// mergeBody merges issue bodies: the todos one by one, the rest of the
-// text line by line (see MergeIssue).
-func mergeBody(o, a, b []byte) ([]byte, []string) {
+// mergeChecklist merges three versions of a text that holds todos (a
+// section of td's, or a phase): the todos one by one, the rest of the text
+// line by line (see MergeIssue). what names the text in a conflict phrase.
+func mergeChecklist(o, a, b []byte, what string) ([]byte, []string) {
 	switch {
 	case bytes.Equal(a, b), bytes.Equal(b, o):
 		return a, nil
@@ -204,15 +208,15 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 	la, okA := layoutBody(a)
 	lb, okB := layoutBody(b)
 	if !okO || !okA || !okB {
-		out, conflict := MergeLines(o, a, b, "ours", "theirs")
+		out, conflict := mergeText(o, a, b)
 		if conflict {
-			return nil, []string{"the same lines of the body"}
+			return nil, []string{"the same lines of " + what}
 		}
 		return out, nil
 	}
-	sk, conflict := MergeLines(lo.skeleton, la.skeleton, lb.skeleton, "ours", "theirs")
+	sk, conflict := mergeText(lo.skeleton, la.skeleton, lb.skeleton)
 	if conflict {
-		return nil, []string{"the same lines of the description or other text of the body"}
+		return nil, []string{"the same lines of " + what}
 	}
 	var keys []groupKey
 	for _, l := range []*bodyLayout{lo, la, lb} {
@@ -223,14 +227,18 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 		}
 	}
 	merged := map[groupKey]*run{}
-	var conflicts []string
+	var conflicts, marked []string
 	for _, k := range keys {
-		r, c := mergeRun(k, lo.runs[k], la.runs[k], lb.runs[k], la.eol)
+		r, c, placed := mergeRun(k, lo.runs[k], la.runs[k], lb.runs[k], la.eol)
 		merged[k] = r
-		conflicts = append(conflicts, c...)
+		if placed {
+			marked = append(marked, c...)
+		} else {
+			conflicts = append(conflicts, c...)
+		}
 	}
 	if len(conflicts) > 0 {
-		return nil, conflicts
+		return nil, append(conflicts, marked...)
 	}
 	tokens := map[string]groupKey{}
 	for _, k := range keys {
@@ -266,9 +274,14 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 		}
 	}
 	if len(conflicts) > 0 {
-		return nil, conflicts
+		return nil, append(conflicts, marked...)
 	}
 	body := out.Bytes()
+	if len(marked) > 0 {
+		// Each todo both sides changed differently is marked in its
+		// place; the rest of the list merged.
+		return body, marked
+	}
 	if !slices.EqualFunc(ParseChecklist(body).items, want, sameItem) {
 		return nil, []string{"the checklist (the merged list would not read back as merged)"}
 	}
@@ -278,8 +291,11 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 // mergeRun merges the todos of one group. Each side's run may be nil. The
 // order is the one side's when the other kept the base order and members;
 // otherwise the base todos in base order, then ours' additions, then
-// theirs'.
-func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
+// theirs'. A todo both sides changed differently is kept in its place as
+// a conflict region, ours' lines then theirs'; the run is then returned
+// with its conflicts and true. Any other conflict (the order) returns a
+// nil run, the conflicts and false.
+func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string, bool) {
 	so, sa, sb := o.texts(), a.texts(), b.texts()
 	var all []string
 	seen := map[string]bool{}
@@ -291,13 +307,15 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 			}
 		}
 	}
-	var conflicts []string
+	var conflicts, marked []string
 	result := map[string]*todo{}
 	for _, text := range all {
 		t, c := mergeTodo(o.find(text), a.find(text), b.find(text), eol)
 		if c != "" {
-			conflicts = append(conflicts, c)
-		} else if t != nil {
+			marked = append(marked, c)
+			t = markedTodo(text, a.find(text), b.find(text), eol)
+		}
+		if t != nil {
 			result[text] = t
 		}
 	}
@@ -314,7 +332,7 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 		}
 		inSeq := map[string]bool{}
 		for _, t := range so {
-			if a.find(t) != nil && b.find(t) != nil {
+			if a.find(t) != nil && b.find(t) != nil || result[t] != nil && result[t].conflict {
 				seq = append(seq, t)
 				inSeq[t] = true
 			}
@@ -327,23 +345,37 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 		}
 	}
 	if len(conflicts) > 0 {
-		return nil, conflicts
+		return nil, append(conflicts, marked...), false
+	}
+	// A todo one side deleted and the other changed is in neither's
+	// order: it goes after the todo before it in the base.
+	for _, text := range so {
+		if t := result[text]; t != nil && t.conflict && !slices.Contains(seq, text) {
+			pos := 0
+			for i := slices.Index(so, text) - 1; i >= 0; i-- {
+				if j := slices.Index(seq, so[i]); j >= 0 {
+					pos = j + 1
+					break
+				}
+			}
+			seq = slices.Insert(seq, pos, text)
+		}
 	}
 	out := &run{key: k}
 	for _, text := range seq {
 		t, ok := result[text]
 		if !ok {
-			return nil, []string{fmt.Sprintf("the todo %q", text)}
+			return nil, append([]string{fmt.Sprintf("the todo %q", text)}, marked...), false
 		}
 		out.add(*t)
 	}
 	if len(out.todos) != len(result) {
-		return nil, []string{"the members of " + k.describe()}
+		return nil, append([]string{"the members of " + k.describe()}, marked...), false
 	}
 	for _, side := range []*run{a, b} {
 		if side != nil && sameTodos(out.todos, side.todos) {
 			out.body = side.body
-			return out, nil
+			return out, marked, len(marked) > 0
 		}
 	}
 	for _, side := range []*run{a, b, o} {
@@ -360,7 +392,23 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 		body = append(body, t.raw...)
 	}
 	out.body = body[:len(body)-len(lineEnding(body))]
-	return out, nil
+	return out, marked, len(marked) > 0
+}
+
+// markedTodo is the conflict region that stands for a todo both sides
+// changed differently: ours' lines of it, then theirs' (none where a side
+// deleted it).
+func markedTodo(text string, a, b *todo, eol string) *todo {
+	var ours, theirs []byte
+	if a != nil {
+		ours = a.raw
+	}
+	if b != nil {
+		theirs = b.raw
+	}
+	t := todo{raw: markRegion(ours, theirs, eol), conflict: true}
+	t.Text = text
+	return &t
 }
 
 // keepsOrder reports whether the todos side kept from base are in base
