@@ -104,8 +104,12 @@ func (r *runner) runCheck(o *CheckOptions) error {
 		return err
 	}
 	err = r.st.export(func() any {
-		return map[string]any{"ok": rep.OK(), "base": rep.Base, "base_commit": rep.BaseCommit, "head_commit": rep.HeadCommit,
+		m := map[string]any{"ok": rep.OK(), "base": rep.Base, "base_commit": rep.BaseCommit, "head_commit": rep.HeadCommit,
 			"files": rep.Files, "issues": rep.Issues, "skipped": rep.Skipped, "violations": rep.Violations}
+		if len(rep.Warnings) > 0 {
+			m["warnings"] = rep.Warnings
+		}
+		return m
 	}, func() error {
 		// One write: a broken tree can have thousands of lines.
 		var b strings.Builder
@@ -114,6 +118,9 @@ func (r *runner) runCheck(o *CheckOptions) error {
 			b.WriteByte('\n')
 		}
 		r.st.printf("%s", safe(b.String()))
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(r.st.errOut, "warning: %s\n", safe(w.String()))
+		}
 		fmt.Fprintln(r.st.errOut, checkSummary(rep))
 		return nil
 	})

@@ -108,6 +108,10 @@ type CheckReport struct {
 	Skipped []string `json:"skipped"`
 	// Violations are sorted by path, line and message.
 	Violations []Violation `json:"violations"`
+	// Warnings are what td check reports without failing: a state that
+	// legitimate commands can produce and td's next write repairs (two
+	// todos in progress after a merge made without td's merge driver).
+	Warnings []Violation `json:"warnings,omitempty"`
 }
 
 // OK reports whether nothing was found.
@@ -133,6 +137,11 @@ type checker struct {
 	// line HEAD's history lacks came from the other side, beside HEAD's
 	// lines rather than after them.
 	merging bool
+}
+
+// warn records a warning: reported, never failing the check.
+func (c *checker) warn(path string, line int, rule, format string, args ...any) {
+	c.report.Warnings = append(c.report.Warnings, Violation{Path: path, Line: line, Rule: rule, Message: fmt.Sprintf(format, args...)})
 }
 
 func (c *checker) add(path string, line int, rule, format string, args ...any) {
@@ -249,6 +258,7 @@ func (c *checker) checkRange(base string) (*CheckReport, error) {
 		return nil, err
 	}
 	sortViolations(rep.Violations)
+	sortViolations(rep.Warnings)
 	rep.Files, rep.Issues = c.head.CountFiles()
 	return rep, nil
 }
@@ -368,6 +378,7 @@ func (c *checker) run(whole bool) (*CheckReport, error) {
 		}
 	}
 	sortViolations(c.report.Violations)
+	sortViolations(c.report.Warnings)
 	return c.report, nil
 }
 
@@ -424,6 +435,7 @@ func (c *checker) parseAll() {
 		session    *repo.Session
 		config     *repo.Config
 		violations []Violation
+		warnings   []Violation
 	}
 	results := make([]result, len(paths))
 	slim := len(paths) > slimAfter
@@ -434,7 +446,7 @@ func (c *checker) parseAll() {
 		sub := &checker{report: &CheckReport{}}
 		r := &results[i]
 		r.issue, r.entries, r.session, r.config = sub.parseFile(c.head, paths[i])
-		r.violations = sub.report.Violations
+		r.violations, r.warnings = sub.report.Violations, sub.report.Warnings
 		if slim && (r.issue != nil || r.entries != nil) {
 			id, _ := repo.IssueIDOf(paths[i])
 			if c.unchanged(id) {
@@ -453,6 +465,7 @@ func (c *checker) parseAll() {
 	for i, p := range paths {
 		r := results[i]
 		c.report.Violations = append(c.report.Violations, r.violations...)
+		c.report.Warnings = append(c.report.Warnings, r.warnings...)
 		if id, ok := repo.IssueIDOf(p); ok && repo.ValidIssueID(id) && strings.HasSuffix(p, ".md") {
 			c.report.Issues++
 			c.ids[id] = true
@@ -579,7 +592,11 @@ func (c *checker) parseIssueFile(p, id string, data []byte) *repo.Issue {
 				first = &it
 				continue
 			}
-			c.add(p, offset+it.Line, RuleInProgress, "%q is in progress as well as %q (line %d); at most one todo is in progress: mark all but one pending (\"[ ]\"), or let td's next todo change to %s keep the first", it.Text, first.Text, offset+first.Line, is.ID)
+			// Two branches that each started a todo, merged without
+			// td's driver (a forge's merge button), leave two: a state
+			// legitimate commands make, which must not turn the main
+			// branch red. td's next change to the todos keeps the first.
+			c.warn(p, offset+it.Line, RuleInProgress, "%q is in progress as well as %q (line %d), as a merge without td's merge driver leaves two branches' started todos; td's next change to the todos of %s keeps the first", it.Text, first.Text, offset+first.Line, is.ID)
 		}
 	}
 	return is
