@@ -2,10 +2,12 @@ package command
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/resolve"
 	"github.com/urfave/cli/v2"
 )
 
@@ -90,6 +92,12 @@ func (r *runner) runMergeDriver(o *MergeDriverOptions) error {
 		return err
 	}
 	if conflict {
+		if slices.Contains(conflicts, resolve.StatusConflict) {
+			// td check --base accepts the status of the ledger's last
+			// transition, which the driver cannot read: git merges the
+			// ledger beside it. td resolve can, once git has stopped.
+			return fmt.Errorf("%s: both sides changed %s; td check --base accepts the status the last transition of the merged ledger gives, which td resolve keeps: run td resolve, then resolve what is still marked and commit", o.Path, strings.Join(conflicts, ", "))
+		}
 		return fmt.Errorf("%s: both sides changed %s; resolve the marked regions and commit", o.Path, strings.Join(conflicts, ", "))
 	}
 	return nil

@@ -89,7 +89,11 @@ func (r *runner) runResolve(o *ResolveOptions) error {
 		}
 		for _, f := range res.Files {
 			if f.Merged {
-				r.st.printf("merged %s\n", safe(f.Path))
+				line := "merged " + f.Path
+				if f.Note != "" {
+					line += "; " + f.Note
+				}
+				r.st.printf("%s\n", safe(line))
 				continue
 			}
 			if len(f.Conflicts) == 0 {
@@ -97,7 +101,7 @@ func (r *runner) runResolve(o *ResolveOptions) error {
 			}
 			for _, c := range f.Conflicts {
 				line := fmt.Sprintf("%s: both sides changed %s", f.Path, c)
-				if f.Note != "" {
+				if f.Note != "" && (len(f.Conflicts) == 1 || c == resolve.StatusConflict) {
 					line += "; " + f.Note
 				}
 				r.st.printf("%s\n", safe(line))
