@@ -30,6 +30,10 @@ keeps in the index (base, ours, theirs), as td's merge driver does: issue
 files field by field and todo by todo, ledgers (*.jsonl) by union. A file
 that merges cleanly is written and staged; a real conflict stays marked as
 git left it, with one line per conflict naming what both sides changed.
+Where both sides moved an issue's status, the status the last transition
+of the merged ledger gives is the one td check --base accepts: td resolve
+keeps it when the rest merges, and says which it is either way. It works
+in any clone, td-initialised or not.
 A file whose markers are gone (edited by hand) is left alone. Exit 1 when
 any conflict remains. See td help conflicts.
 
