@@ -2,9 +2,12 @@ package markdown
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // mergeBase is an issue file as td writes it.
@@ -404,7 +407,15 @@ func mergeContent(data []byte) string {
 			for _, t := range l.runs[k].todos {
 				notes := slices.Clone(t.Notes)
 				slices.Sort(notes)
-				items = append(items, string(t.Status)+"|"+t.Text+"|"+strings.Join(notes, "\x01")+"|"+t.residue)
+				// Which of two started todos stays in progress depends on
+				// which side came first in the file (the later is
+				// demoted): in progress reads as pending here, and the
+				// number in progress is compared apart.
+				status := t.Status
+				if status == domain.TodoInProgress {
+					status = domain.TodoPending
+				}
+				items = append(items, string(status)+"|"+t.Text+"|"+strings.Join(notes, "\x01")+"|"+t.residue)
 			}
 			slices.Sort(items)
 			pb.WriteString(k.token() + strings.Join(items, "\x02") + "\n")
@@ -413,6 +424,13 @@ func mergeContent(data []byte) string {
 	}
 	slices.Sort(pieces)
 	b.WriteString(strings.Join(pieces, "\x03"))
+	active := 0
+	for _, it := range ParseChecklist(f.Body).Items() {
+		if it.Status == domain.TodoInProgress {
+			active++
+		}
+	}
+	fmt.Fprintf(&b, "\x04%d in progress", active)
 	return b.String()
 }
 
