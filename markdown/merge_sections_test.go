@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -171,4 +172,37 @@ func TestRelayout(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzEnsureSections checks on any body that EnsureSections only inserts
+// (every byte of the body stays, in order), keeps every todo as it was,
+// and leaves both of td's sections in the body unless it reports that it
+// could not add one.
+func FuzzEnsureSections(f *testing.F) {
+	for _, s := range []string{"", "\nText.\n", "\nText.\n\n## Todos\n\n- [ ] s\n", "\n## Acceptance criteria\n\n- [ ] c\n",
+		"```\n## Todos\n", "<div>\n## Todos\n", "Text", "\r\nText.\r\n", "- [ ] a\n## Notes\n", "## Todos\n### P\n- [/] s\n  > n\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c := ParseChecklist(body)
+		before := c.Items()
+		c.EnsureSections()
+		if !slices.EqualFunc(c.Items(), before, sameItem) {
+			t.Fatalf("EnsureSections changed the todos of %q: %q", body, c.body)
+		}
+		for _, e := range c.touched() {
+			if e.del != 0 {
+				t.Fatalf("EnsureSections deleted bytes of %q", body)
+			}
+		}
+		// The body is a subsequence of the result.
+		rest := c.body
+		for _, b := range body {
+			i := bytes.IndexByte(rest, b)
+			if i < 0 {
+				t.Fatalf("EnsureSections lost a byte of %q: %q", body, c.body)
+			}
+			rest = rest[i+1:]
+		}
+	})
 }
