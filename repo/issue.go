@@ -364,7 +364,10 @@ func (is *Issue) relayout() error {
 	}
 	// A body td wrote, as the frontmatter's keys tell: a file a person
 	// wrote keeps the sections they gave it.
-	if (old || hasKeys(keys, slices.Concat(issueLayout...))) && !bytes.Equal(is.Doc.Body, is.readBody) {
+	body := is.Doc.Body
+	if (old || hasKeys(keys, slices.Concat(issueLayout...))) && !bytes.Equal(body, is.readBody) &&
+		// Most bodies have both headings: no parse for them.
+		!(bytes.Contains(body, []byte("## Acceptance criteria")) && bytes.Contains(body, []byte("## Todos"))) {
 		c := markdown.ParseChecklist(is.Doc.Body)
 		if c.EnsureSections() {
 			is.Doc.Body = c.Bytes()
