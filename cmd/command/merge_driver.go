@@ -90,13 +90,19 @@ func (r *runner) runMergeDriver(o *MergeDriverOptions) error {
 			return err
 		}
 	}
-	merged, conflicts := markdown.MergeIssue(sides[0], sides[1], sides[2], "ours", "theirs")
+	m := markdown.MergeIssueWith(sides[0], sides[1], sides[2], markdown.MergeOptions{})
+	conflicts := m.Conflicts
 	conflict := len(conflicts) > 0
-	if err := repo.WriteFileAtomic(r.path(o.Ours), merged); err != nil {
+	if err := repo.WriteFileAtomic(r.path(o.Ours), m.Data); err != nil {
 		return err
 	}
 	if err := r.st.export(func() any { return map[string]any{"path": o.Path, "conflict": conflict} }, nil); err != nil {
 		return err
+	}
+	if len(m.Demoted) > 0 {
+		// git shows what the driver says: the one change the merge made
+		// that neither side did.
+		r.st.warnf("%s: %s", o.Path, resolve.DemotedNote(m.Demoted))
 	}
 	if conflict {
 		if slices.Contains(conflicts, resolve.StatusConflict) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/gitrepo"
 )
@@ -196,6 +197,9 @@ func mergeOne(root string, u gitrepo.Unmerged, all []gitrepo.Unmerged) (File, []
 			f.Note = v.note(kept)
 		}
 		merged, conflicts = m.Data, m.Conflicts
+		if len(conflicts) == 0 && len(m.Demoted) > 0 {
+			f.Note = strings.TrimPrefix(f.Note+"; ", "; ") + DemotedNote(m.Demoted)
+		}
 	default:
 		var conflict bool
 		merged, conflict = markdown.MergeLines(u.Base, u.Ours, u.Theirs, "ours", "theirs")
@@ -319,4 +323,9 @@ func frontStatus(data []byte) string {
 		return "open"
 	}
 	return fields.Status
+}
+
+// DemotedNote says which todos a merge put back to pending.
+func DemotedNote(texts []string) string {
+	return fmt.Sprintf("%s back to pending: each side started a todo, and the first in the file stays the one in progress", domain.QuoteList(texts))
 }
