@@ -208,7 +208,9 @@ func mergeChecklist(o, a, b []byte, what string) ([]byte, []string) {
 	la, okA := layoutBody(a)
 	lb, okB := layoutBody(b)
 	if !okO || !okA || !okB {
-		out, conflict := mergeText(o, a, b)
+		// Todos td cannot tell apart: git's rule, since keeping both
+		// sides' additions could repeat a todo.
+		out, conflict := MergeLines(o, a, b, "ours", "theirs")
 		if conflict {
 			return nil, []string{"the same lines of " + what}
 		}
@@ -246,6 +248,7 @@ func mergeChecklist(o, a, b []byte, what string) ([]byte, []string) {
 	}
 	var out bytes.Buffer
 	var want []Item
+	var wantRaw [][]byte
 	used := map[groupKey]bool{}
 	for _, line := range splitLines(sk) {
 		if !bytes.HasPrefix(line, []byte(tokenPrefix)) {
@@ -266,6 +269,7 @@ func mergeChecklist(o, a, b []byte, what string) ([]byte, []string) {
 		out.WriteString(ending)
 		for _, t := range r.todos {
 			want = append(want, t.Item)
+			wantRaw = append(wantRaw, t.raw)
 		}
 	}
 	for _, k := range keys {
@@ -282,7 +286,15 @@ func mergeChecklist(o, a, b []byte, what string) ([]byte, []string) {
 		// place; the rest of the list merged.
 		return body, marked
 	}
-	if !slices.EqualFunc(ParseChecklist(body).items, want, sameItem) {
+	// Every todo must read back as merged, with its own bytes: a line the
+	// other side added next to it must not have become part of it.
+	got := ParseChecklist(body)
+	sameRaw := len(got.items) == len(wantRaw)
+	for i := 0; sameRaw && i < len(got.items); i++ {
+		b := got.body[got.items[i].Start:got.items[i].End]
+		sameRaw = bytes.Equal(b, wantRaw[i]) || bytes.Equal(b, wantRaw[i][:len(wantRaw[i])-len(lineEnding(wantRaw[i]))])
+	}
+	if !sameRaw || !slices.EqualFunc(got.items, want, sameItem) {
 		return nil, []string{"the checklist (the merged list would not read back as merged)"}
 	}
 	return body, nil

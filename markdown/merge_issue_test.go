@@ -65,6 +65,20 @@ status: open
 Users sign in with their GitHub account.
 `
 
+// noDesc is an issue file as td creates it without a description.
+const noDesc = `---
+id: td-qkm5oz
+title: Sign in with GitHub
+created_at: 2026-11-21T10:00:00Z
+
+status: open
+---
+
+## Acceptance criteria
+
+## Todos
+`
+
 func TestMergeIssueClean(t *testing.T) {
 	const (
 		upd10 = "updated_at: 2026-11-21T10:00:00Z"
@@ -202,6 +216,14 @@ func TestMergeIssueClean(t *testing.T) {
 			ours:   []string{"account.\n", "account.\n\n## Todos\n\n- [/] step one\n- [ ] step two\n"},
 			theirs: []string{"account.\n", "account.\n\n## Acceptance criteria\n\n- [ ] It works\n"},
 			want:   []string{"account.\n", "account.\n\n## Acceptance criteria\n\n- [ ] It works\n\n## Todos\n\n- [/] step one\n- [ ] step two\n"},
+		},
+		{
+			// No description: its piece is empty on every side, and stays.
+			name:   "the first step on each side of a file with no description",
+			base:   noDesc,
+			ours:   []string{"## Todos\n", "## Todos\n\n- [/] Rotate the secret\n"},
+			theirs: []string{"## Todos\n", "## Todos\n\n- [/] Register the app\n- [ ] Write the callback\n"},
+			want:   []string{"## Todos\n", "## Todos\n\n- [/] Rotate the secret\n- [ ] Register the app\n- [ ] Write the callback\n"},
 		},
 		{
 			name:   "an append to the description on one side, the first criterion on the other",
@@ -384,21 +406,22 @@ func mergeContent(data []byte) string {
 	var pieces []string
 	for _, p := range splitPieces(f.Body) {
 		var pb strings.Builder
-		pb.WriteString(p.key + ":")
+		// Two sections of one heading, one added on each side, come ours
+		// first: their occurrence numbers say which side was ours.
+		key, _, _ := strings.Cut(p.key, "\x00#")
+		pb.WriteString(key + ":")
 		text := p.text
 		if p.kind == phasePiece {
 			text = append([]byte("## Todos\n"), text...)
 		}
 		l, ok := layoutBody(text)
 		if p.kind == prosePiece || !ok {
-			ls := strings.SplitAfter(string(text), "\n")
-			slices.Sort(ls)
+			ls := contentLines(text)
 			pb.WriteString(strings.Join(ls, ""))
 			pieces = append(pieces, pb.String())
 			continue
 		}
-		ls := strings.SplitAfter(string(l.skeleton), "\n")
-		slices.Sort(ls)
+		ls := contentLines(l.skeleton)
 		pb.WriteString(strings.Join(ls, ""))
 		keysOf := slices.Clone(l.order)
 		slices.SortFunc(keysOf, func(x, y groupKey) int { return strings.Compare(x.token(), y.token()) })
@@ -432,6 +455,16 @@ func mergeContent(data []byte) string {
 	}
 	fmt.Fprintf(&b, "\x04%d in progress", active)
 	return b.String()
+}
+
+// contentLines returns the lines of text, sorted, without their line
+// endings: a side's last line without one gains one when the merge puts a
+// piece of the other side after it.
+func contentLines(text []byte) []string {
+	t := strings.TrimSuffix(strings.ReplaceAll(string(text), "\r\n", "\n"), "\n")
+	ls := strings.Split(t, "\n")
+	slices.Sort(ls)
+	return ls
 }
 
 // TestMergeIssuePhaseRename pins a merge the structural reading calls a

@@ -135,7 +135,7 @@ func splitPieces(body []byte) []piece {
 		n := seen[p.key]
 		seen[p.key] = n + 1
 		if n > 0 {
-			p.key += "\x00" + strconv.Itoa(n)
+			p.key += "\x00#" + strconv.Itoa(n)
 		}
 		out = append(out, p)
 		prev = start
@@ -184,15 +184,31 @@ func mergeBody(o, a, b []byte) bodyMerge {
 	case bytes.Equal(a, o):
 		return bodyMerge{text: b}
 	}
+	if m, ok := mergePieces(o, a, b); ok {
+		return m
+	}
+	// Joined ours first, two sides' lines can read as something neither
+	// wrote (a line of theirs under a paragraph of ours is a heading's
+	// underline); theirs first may not.
+	if m, ok := mergePieces(o, b, a); ok && len(m.conflicts) == 0 {
+		return m
+	}
+	text, conflict := MergeLines(o, a, b, "ours", "theirs")
+	if conflict {
+		return bodyMerge{text: text, conflicts: []string{"the same lines of the body (its sections could not be merged one by one)"}}
+	}
+	return bodyMerge{text: text}
+}
+
+// mergePieces merges the bodies piece by piece. It reports false when the
+// pieces cannot be matched or their clean merge does not read back as
+// those pieces in that order.
+func mergePieces(o, a, b []byte) (bodyMerge, bool) {
 	po, pa, pb := splitPieces(o), splitPieces(a), splitPieces(b)
 	eol := dominantEOL(a)
-	order, ok := mergeOrder(keysOf(po), keysOf(pa), keysOf(pb))
+	order, ok := mergePieceOrder(po, pa, pb)
 	if !ok {
-		text, conflict := MergeLines(o, a, b, "ours", "theirs")
-		if conflict {
-			return bodyMerge{text: text, conflicts: []string{"the order of the sections of the body"}}
-		}
-		return bodyMerge{text: text}
+		return bodyMerge{}, false
 	}
 	io, ia, ib := indexPieces(po), indexPieces(pa), indexPieces(pb)
 	var m bodyMerge
@@ -213,11 +229,65 @@ func mergeBody(o, a, b []byte) bodyMerge {
 		clean = append(clean, len(conflicts) == 0)
 	}
 	m.demoted = demoteLater(merged, clean, eol)
-	for _, p := range merged {
-		out.Write(p.text)
+	for i := range merged {
+		if i+1 < len(merged) && len(merged[i].text) > 0 && !bytes.HasSuffix(merged[i].text, []byte("\n")) {
+			// A side's last line, without a line ending, is followed
+			// by a piece the other side added.
+			merged[i].text = append(bytes.Clone(merged[i].text), eol...)
+		}
+		out.Write(merged[i].text)
 	}
 	m.text = out.Bytes()
-	return m
+	if len(m.conflicts) == 0 && !samePieces(splitPieces(m.text), merged) {
+		return bodyMerge{}, false
+	}
+	return m, true
+}
+
+// samePieces reports whether x and y are the same pieces with the same
+// text, in order.
+func samePieces(x, y []piece) bool {
+	return slices.EqualFunc(x, y, func(p, q piece) bool { return p.key == q.key && bytes.Equal(p.text, q.text) })
+}
+
+// mergePieceOrder merges the order of the pieces in two levels: the
+// sections (mergeOrder), then the phases within the Todos section, which
+// stay in it: a phase one side added must not land after a section the
+// other side added, where it would belong to that section instead.
+func mergePieceOrder(o, a, b []piece) ([]string, bool) {
+	split := func(ps []piece) (top, phases []string) {
+		phases = []string{todosKey}
+		for _, p := range ps {
+			if p.kind == phasePiece {
+				phases = append(phases, p.key)
+			} else {
+				top = append(top, p.key)
+			}
+		}
+		return top, phases
+	}
+	to, fo := split(o)
+	ta, fa := split(a)
+	tb, fb := split(b)
+	top, ok := mergeOrder(to, ta, tb, descriptionKey)
+	if !ok {
+		return nil, false
+	}
+	phases, ok := mergeOrder(fo, fa, fb, todosKey)
+	if !ok {
+		return nil, false
+	}
+	if len(phases) > 1 && !slices.Contains(top, todosKey) {
+		return nil, false
+	}
+	var out []string
+	for _, k := range top {
+		out = append(out, k)
+		if k == todosKey {
+			out = append(out, phases[1:]...)
+		}
+	}
+	return out, true
 }
 
 // keysOf returns the pieces' keys in order.
@@ -255,8 +325,10 @@ func firstPiece(ps ...*piece) piece {
 // section, where td puts it. A side that moved base pieces around gives
 // the order when the other side changed no piece's place or presence. It
 // reports false when both did. Every key of every side is in the result:
-// whether a piece stays is mergePiece's to decide.
-func mergeOrder(o, a, b []string) ([]string, bool) {
+// whether a piece stays is mergePiece's to decide. Every side begins with
+// first (the description, or the Todos section for its phases), and so
+// does the result.
+func mergeOrder(o, a, b []string, first string) ([]string, bool) {
 	var out []string
 	switch {
 	case keepsOrder(o, a) && keepsOrder(o, b):
@@ -307,7 +379,7 @@ func mergeOrder(o, a, b []string) ([]string, bool) {
 			}
 		}
 	}
-	if len(out) == 0 || out[0] != descriptionKey {
+	if len(out) == 0 || out[0] != first {
 		return nil, false
 	}
 	return out, true
@@ -343,21 +415,44 @@ func mergePiece(like piece, x, y, z *piece, eol string) ([]byte, []string) {
 	var base []byte
 	if x != nil {
 		base = x.text
+	} else if h := headingLines(y.text); bytes.Equal(h, headingLines(z.text)) {
+		// Both sides added the piece: its heading is theirs in common,
+		// and what each wrote under it is what each added.
+		base = h
 	}
 	if like.kind == prosePiece {
 		text, conflict := mergeText(base, y.text, z.text)
+		if text == nil {
+			text = []byte{} // kept, empty: nil is for a piece that goes
+		}
 		if conflict {
 			return text, []string{"the same lines of " + like.what()}
 		}
 		return text, nil
 	}
+	if x == nil && base == nil {
+		// Both sides added the section under headings written
+		// differently: keeping both would make two of td's sections.
+		marked, conflict := MergeLines(nil, y.text, z.text, "ours", "theirs")
+		if conflict {
+			return marked, []string{"the same lines of " + like.what()}
+		}
+		return marked, nil
+	}
 	prefix := ""
 	if like.kind == phasePiece {
 		prefix = "## " + todosTitle + eol
 	}
-	text, conflicts := mergeChecklist(
-		append([]byte(prefix), base...), append([]byte(prefix), y.text...), append([]byte(prefix), z.text...),
-		like.what())
+	pb, py, pz := append([]byte(prefix), base...), append([]byte(prefix), y.text...), append([]byte(prefix), z.text...)
+	text, conflicts := mergeChecklist(pb, py, pz, like.what())
+	if text == nil {
+		// Lines both sides added at one place go ours first; where that
+		// order changes what the text says (a line of theirs read as
+		// part of our todo above it), theirs first may not.
+		if t, c := mergeChecklist(pb, pz, py, like.what()); len(c) == 0 {
+			text, conflicts = t, nil
+		}
+	}
 	if text != nil && bytes.HasPrefix(text, []byte(prefix)) {
 		// Clean, or each todo both sides changed differently marked in
 		// its place.
@@ -368,6 +463,22 @@ func mergePiece(like piece, x, y, z *piece, eol string) ([]byte, []string) {
 	}
 	marked, _ := MergeLines(base, y.text, z.text, "ours", "theirs")
 	return marked, conflicts
+}
+
+// headingLines returns the start of a piece up to the end of its heading:
+// the blank lines before it and its line. The description has none.
+func headingLines(text []byte) []byte {
+	for pos := 0; pos < len(text); {
+		end := lineEndAt(text, pos)
+		if !isBlank(text[pos:end]) {
+			if !bytes.HasPrefix(bytes.TrimLeft(text[pos:end], " "), []byte("#")) {
+				return nil // a setext heading, or no heading at all
+			}
+			return text[:end]
+		}
+		pos = end
+	}
+	return nil
 }
 
 // markRegion writes ours and theirs between conflict markers.

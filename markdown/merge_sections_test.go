@@ -58,7 +58,7 @@ func TestSplitPieces(t *testing.T) {
 		keys = append(keys, strings.ReplaceAll(p.key, "\x00", "|"))
 		texts = append(texts, string(p.text))
 	}
-	wantKeys := []string{"description", "section|2|anchors", "criteria", "todos", "phase|backend", "phase|frontend (from primary.subagents.ui)", "section|2|notes", "section|2|notes|1"}
+	wantKeys := []string{"description", "section|2|anchors", "criteria", "todos", "phase|backend", "phase|frontend (from primary.subagents.ui)", "section|2|notes", "section|2|notes|#1"}
 	if !slices.Equal(keys, wantKeys) {
 		t.Fatalf("keys %q\nwant %q", keys, wantKeys)
 	}
@@ -96,7 +96,7 @@ func TestMergeOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := mergeOrder(tt.o, tt.a, tt.b)
+			got, ok := mergeOrder(tt.o, tt.a, tt.b, descriptionKey)
 			if ok != (tt.want != nil) || !slices.Equal(got, tt.want) {
 				t.Fatalf("mergeOrder = %q, %v; want %q", got, ok, tt.want)
 			}
