@@ -496,9 +496,23 @@ func mergeTodo(o, a, b *todo, eol string) (*todo, string) {
 	if hasRepeats(base) || hasRepeats(a.Notes) || hasRepeats(b.Notes) {
 		return nil, conflict + " (a note repeats, so the notes cannot be merged as a set)"
 	}
-	// Notes merge as sets: a note one side added is kept, a note one side
-	// removed (td removes a "blocked: …" note when the todo stops being
-	// blocked) goes.
+	t, ok := mergeNotes(carrier, other, base, status, eol)
+	if !ok && a.residue == b.residue {
+		// Either side's bytes can carry the merge: one may take the
+		// other's notes where the other cannot take its (a note td would
+		// not write, as an empty one).
+		t, ok = mergeNotes(other, carrier, base, status, eol)
+	}
+	if !ok {
+		return nil, conflict
+	}
+	return t, ""
+}
+
+// mergeNotes merges the notes of a todo as sets onto carrier's bytes: a
+// note one side added is kept, a note one side removed (td removes a
+// "blocked: …" note when the todo stops being blocked) goes.
+func mergeNotes(carrier, other *todo, base []string, status domain.TodoStatus, eol string) (*todo, bool) {
 	var extra, gone []string
 	for _, n := range carrier.Notes {
 		if slices.Contains(base, n) && !slices.Contains(other.Notes, n) {
@@ -510,11 +524,7 @@ func mergeTodo(o, a, b *todo, eol string) (*todo, string) {
 			extra = append(extra, n)
 		}
 	}
-	t, ok := rewriteTodo(carrier, status, gone, extra, eol)
-	if !ok {
-		return nil, conflict
-	}
-	return t, ""
+	return rewriteTodo(carrier, status, gone, extra, eol)
 }
 
 // hasRepeats reports whether a text occurs twice in ss.
