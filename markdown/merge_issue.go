@@ -43,10 +43,6 @@ type IssueMerge struct {
 	// Demoted are the todos put back to pending because an earlier todo
 	// of the merged file is in progress: each side started one.
 	Demoted []string
-	// Whole is set when the file was merged line by line as a whole, its
-	// conflict markers where git would put them: a side td cannot read,
-	// or parts it cannot match.
-	Whole bool
 }
 
 // MergeIssueWith merges two edits of an issue file that share the base,
@@ -108,9 +104,9 @@ func MergeIssueWith(base, ours, theirs []byte, opt MergeOptions) IssueMerge {
 	}
 	if !parsed {
 		if !conflict {
-			return IssueMerge{Data: lines, Whole: true}
+			return IssueMerge{Data: lines}
 		}
-		return IssueMerge{Data: lines, Whole: true, Conflicts: []string{"the same lines (one side is not a readable issue file, so it was merged line by line)"}}
+		return IssueMerge{Data: lines, Conflicts: []string{"the same lines (one side is not a readable issue file, so it was merged line by line)"}}
 	}
 	if m.Data != nil {
 		if opt.OursLabel != "ours" || opt.TheirsLabel != "theirs" {
@@ -118,7 +114,7 @@ func MergeIssueWith(base, ours, theirs []byte, opt MergeOptions) IssueMerge {
 		}
 		return m
 	}
-	return IssueMerge{Data: lines, Conflicts: m.Conflicts, Whole: true}
+	return IssueMerge{Data: lines, Conflicts: m.Conflicts}
 }
 
 // mergeIssue merges the three files structurally. It reports false when a
