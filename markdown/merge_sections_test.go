@@ -206,3 +206,16 @@ func FuzzEnsureSections(f *testing.F) {
 		}
 	})
 }
+
+// TestMergeIssueLabels: the conflict markers td places where the conflict
+// is carry the labels asked for, as git's do.
+func TestMergeIssueLabels(t *testing.T) {
+	ours := strings.Replace(mergeBase, "title: Sign in with GitHub", "title: Sign in with GitLab", 1)
+	theirs := strings.Replace(mergeBase, "title: Sign in with GitHub", "title: Sign in with Bitbucket", 1)
+	got, conflicts := MergeIssue([]byte(mergeBase), []byte(ours), []byte(theirs), "HEAD", "feature")
+	want := strings.Replace(mergeBase, "title: Sign in with GitHub\n",
+		"<<<<<<< HEAD\ntitle: Sign in with GitLab\n=======\ntitle: Sign in with Bitbucket\n>>>>>>> feature\n", 1)
+	if len(conflicts) != 1 || string(got) != want {
+		t.Fatalf("conflicts %q, got\n%s", conflicts, got)
+	}
+}
