@@ -23,7 +23,7 @@ import (
 //
 // A commit that stages nothing under .todos costs one index read.
 func CheckStaged(s *repo.Store, indexFile string) (*CheckReport, error) {
-	rep := &CheckReport{Violations: []Violation{}, Skipped: []string{}, Notes: []string{}}
+	rep := &CheckReport{Violations: []Violation{}, Warnings: []Violation{}, Skipped: []string{}, Notes: []string{}}
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return rep, err
