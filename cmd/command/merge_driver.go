@@ -109,7 +109,7 @@ func (r *runner) runMergeDriver(o *MergeDriverOptions) error {
 			// td check --base accepts the status of the ledger's last
 			// transition, which the driver cannot read: git merges the
 			// ledger beside it. td resolve can, once git has stopped.
-			return fmt.Errorf("%s: both sides changed %s; td check --base accepts the status the last transition of the merged ledger gives, which td resolve keeps: run td resolve, then resolve what is still marked and commit", o.Path, strings.Join(conflicts, ", "))
+			return fmt.Errorf("%s: both sides changed %s; td check --base accepts either side's status, and td resolve keeps the later move's: run td resolve, then resolve what is still marked and commit", o.Path, strings.Join(conflicts, ", "))
 		}
 		return fmt.Errorf("%s: both sides changed %s; resolve the marked regions and commit", o.Path, strings.Join(conflicts, ", "))
 	}

@@ -221,9 +221,9 @@ func isIssueFile(p string) bool {
 	return strings.HasSuffix(dir, repo.TodosDir+"/"+repo.IssuesDir) && strings.HasSuffix(name, ".md")
 }
 
-// StatusConflict is the phrase of a status both sides changed; td resolve
-// says which status td check --base accepts, and keeps it when it is one
-// side's.
+// StatusConflict is the phrase of a status both sides changed: td check
+// --base accepts either side's (each side moved it with td), and td
+// resolve keeps the one the later move gave when it is one side's.
 const StatusConflict = "the field status"
 
 // statusBlock are the fields that change with the status (start sets the
@@ -231,8 +231,9 @@ const StatusConflict = "the field status"
 // changed one, it takes the side whose status is kept.
 var statusBlock = []string{"status", "implementer", "assignee", "resolution"}
 
-// verdict is the status td check --base accepts after a merge where both
-// sides changed an issue's status.
+// verdict is the status td resolve keeps after a merge where both sides
+// changed an issue's status: the later move's, by time; td check --base
+// accepts either side's.
 type verdict struct {
 	status string              // "" when the ledger records no transition
 	last   audit.Entry         // the transition that set it
@@ -246,14 +247,14 @@ func (v verdict) note(kept bool) string {
 	if v.status == "" {
 		return fmt.Sprintf("the ledger records no transition to either status (ours %s, theirs %s): keep the status the issue had before the merge", v.ours, v.theirs)
 	}
-	why := fmt.Sprintf("the last transition in the merged ledger (%s by %s at %s)", v.last.Action, v.last.Session, v.last.TS.UTC().Format("2006-01-02T15:04:05Z"))
+	why := fmt.Sprintf("the later move in the merged ledger (%s by %s at %s)", v.last.Action, v.last.Session, v.last.TS.UTC().Format("2006-01-02T15:04:05Z"))
 	switch {
 	case v.side == 0:
-		return fmt.Sprintf("td check --base accepts status: %s, %s, which neither side has (ours %s, theirs %s)", v.status, why, v.ours, v.theirs)
+		return fmt.Sprintf("keep ours (%s) or theirs (%s): td check --base accepts either side's status; %s set %s, which neither side has", v.ours, v.theirs, why, v.status)
 	case kept:
-		return fmt.Sprintf("status: kept %s (%s) over %s, %s, which td check --base accepts", v.status, sideName(v.side), v.other(), why)
+		return fmt.Sprintf("status: kept %s (%s) over %s, %s; td check --base accepts either side's", v.status, sideName(v.side), v.other(), why)
 	}
-	return fmt.Sprintf("td check --base accepts status: %s (%s), %s", v.status, sideName(v.side), why)
+	return fmt.Sprintf("status: keep ours (%s) or theirs (%s), as td check --base accepts either side's; %s set %s (%s)", v.ours, v.theirs, why, v.status, sideName(v.side))
 }
 
 // other is the status of the side not kept.

@@ -93,9 +93,9 @@ func TestResolveStatusBothSides(t *testing.T) {
 		wantStatus  string
 	}{
 		{"kept", "A", File{Path: issue, Merged: true, Conflicts: []string{},
-			Note: "status: kept closed (ours) over in_progress, the last transition in the merged ledger (closed by ses_lead0001 at 2026-11-21T12:00:00Z), which td check --base accepts"}, "closed"},
+			Note: "status: kept closed (ours) over in_progress, the later move in the merged ledger (closed by ses_lead0001 at 2026-11-21T12:00:00Z); td check --base accepts either side's"}, "closed"},
 		{"advised", "B", File{Path: issue, Conflicts: []string{"the field title", "the field status"},
-			Note: "td check --base accepts status: closed (ours), the last transition in the merged ledger (closed by ses_lead0001 at 2026-11-21T12:00:00Z)"}, ""},
+			Note: "status: keep ours (closed) or theirs (in_progress), as td check --base accepts either side's; the later move in the merged ledger (closed by ses_lead0001 at 2026-11-21T12:00:00Z) set closed (ours)"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g.Git("checkout", "-q", "-B", "main")

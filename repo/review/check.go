@@ -143,6 +143,8 @@ type checker struct {
 	// line HEAD's history lacks came from the other side, beside HEAD's
 	// lines rather than after them.
 	merging bool
+	// rg reads the commits of the range, for the rules that judge them.
+	rg *reviewGit
 }
 
 // warn records a warning: reported, never failing the check.
@@ -384,7 +386,9 @@ func (c *checker) run(whole bool) (*CheckReport, error) {
 		c.checkLedgersGrew()
 		c.checkSessionsUnchanged()
 		c.checkCriteriaDrops()
-		c.checkStatusTransitions()
+		if err := c.checkStatusTransitions(); err != nil {
+			return nil, err
+		}
 		c.checkClaims()
 		if err := c.checkReviews(); err != nil {
 			return nil, err

@@ -31,7 +31,7 @@ func (c *checker) checkReviews() error {
 		return repo.Errorf(repo.CodeInvalid, "%v", err)
 	}
 	mode := policy.ModeFor(balanced)
-	rg := &reviewGit{c: c}
+	rg := c.git()
 	for _, id := range sortedKeys(c.ledgers) {
 		is := c.issues[id]
 		if is == nil {
@@ -194,6 +194,14 @@ type reviewGit struct {
 	headAnc map[string]bool
 	anc     map[string]map[string]bool
 	hist    map[string][]gitrepo.PathChange
+}
+
+// git returns the checker's reviewGit, made on first use.
+func (c *checker) git() *reviewGit {
+	if c.rg == nil {
+		c.rg = &reviewGit{c: c}
+	}
+	return c.rg
 }
 
 func (rg *reviewGit) open() error {

@@ -2,19 +2,32 @@ package review
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tdproject/td/audit"
-	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
 )
 
-// TestReplayStatusEveryAction: an entry of every action td writes, from
+// judged runs judgeStatusStep on one step of an issue and returns the
+// violations it found.
+func judged(st statusStep) []Violation {
+	c := &checker{report: &CheckReport{}, head: &repo.Snapshot{}}
+	is := &repo.Issue{Path: ".todos/issues/td-k3x9qa.md"}
+	is.ID = "td-k3x9qa"
+	c.judgeStatusStep(is, st)
+	return c.report.Violations
+}
+
+// TestJudgeStatusStepEveryAction: an entry of every action td writes, from
 // every status to every status (and to what a link, a reopened criterion
-// or an edit carries as "to"), read after an issue that was open. Only
-// the transition actions move the status; one that moves it from a status
-// the issue never had is the first broken entry.
-func TestReplayStatusEveryAction(t *testing.T) {
+// or an edit carries as "to"), added by a commit whose parent had the
+// issue open, with the file at every status. Only the transition actions
+// move the status; one that moves it from a status the parent did not
+// give is a violation, and so is a file whose status is not where the
+// last transition put it.
+func TestJudgeStatusStepEveryAction(t *testing.T) {
 	actions := []string{
 		audit.ActionCreated, audit.ActionEdited, audit.ActionCommented, audit.ActionStarted, audit.ActionUnstarted,
 		audit.ActionSubmitted, audit.ActionApproved, audit.ActionRejected, audit.ActionClosed, audit.ActionReopened,
@@ -29,31 +42,36 @@ func TestReplayStatusEveryAction(t *testing.T) {
 	for _, action := range actions {
 		for _, from := range append([]string{""}, statuses...) {
 			for _, to := range tos {
-				d := map[string]any{"to": to}
-				if from != "" {
-					d["from"] = from
-				}
-				got := replayStatus(domain.StatusOpen, []audit.Entry{{Action: action, Details: d}}, addedAll)
-				want := statusPath{broken: -1, had: []string{"open"}}
-				switch {
-				case !audit.MovesStatus(action):
-				case from != "" && from != "open":
-					want.broken = 0
-				default:
-					want.last = to
-					if to != "open" {
-						want.had = slices.Sorted(slices.Values([]string{"open", to}))
+				for _, file := range statuses {
+					d := map[string]any{"to": to}
+					if from != "" {
+						d["from"] = from
 					}
-				}
-				if got.last != want.last || got.broken != want.broken || !slices.Equal(got.had, want.had) {
-					t.Fatalf("%s from %q to %q: %+v, want %+v", action, from, to, got, want)
+					got := judged(statusStep{commit: "1a2b3c4d", status: file, parents: []string{"open"}, added: []audit.Entry{{Action: action, Details: d}}})
+					want := ""
+					switch {
+					case !audit.MovesStatus(action):
+						if file != "open" {
+							want = "records no transition"
+						}
+					case from != "" && from != "open":
+						want = "a status it never had"
+					case file != to:
+						want = "the last transition the ledger recorded there moved it to " + to
+					}
+					switch {
+					case want == "" && len(got) > 0:
+						t.Fatalf("%s from %q to %q, file %s: %v, want none", action, from, to, file, got)
+					case want != "" && (len(got) != 1 || !strings.Contains(got[0].Message, want)):
+						t.Fatalf("%s from %q to %q, file %s: %v, want one saying %q", action, from, to, file, got, want)
+					}
 				}
 			}
 		}
 	}
 }
 
-func TestReplayStatus(t *testing.T) {
+func TestJudgeStatusStep(t *testing.T) {
 	at := func(sec int) time.Time { return time.Date(2026, 11, 21, 10, 0, sec, 0, time.UTC) }
 	tr := func(sec int, action, from, to string) audit.Entry {
 		return audit.Entry{TS: at(sec), Action: action, Details: map[string]any{"from": from, "to": to}}
@@ -61,43 +79,57 @@ func TestReplayStatus(t *testing.T) {
 	link := audit.Entry{TS: at(9), Action: audit.ActionLinked, Details: map[string]any{"kind": "blocked_by", "to": "td-k3x9qa"}}
 	cases := []struct {
 		name    string
-		before  domain.Status
-		entries []audit.Entry
-		added   func(int) bool
-		last    string
-		broken  int
+		status  string
+		parents []string
+		added   []audit.Entry
+		want    string // in the one violation; "" for none
 	}{
-		{"nothing", domain.StatusOpen, nil, addedAll, "", -1},
-		{"a link last", domain.StatusOpen, []audit.Entry{tr(1, "started", "open", "in_progress"), link}, addedAll, "in_progress", -1},
-		{"only a link", domain.StatusOpen, []audit.Entry{link}, addedAll, "", -1},
-		{"a round trip", domain.StatusOpen, []audit.Entry{tr(1, "started", "open", "in_progress"), tr(2, "unstarted", "in_progress", "open")}, addedAll, "open", -1},
-		{"close, reopen, start", domain.StatusOpen, []audit.Entry{tr(1, "closed", "open", "closed"), tr(2, "reopened", "closed", "open"), tr(3, "started", "open", "in_progress")}, addedAll, "in_progress", -1},
-		{"moved from a typed status", domain.StatusOpen, []audit.Entry{tr(1, "started", "open", "in_progress"), tr(2, "approved", "in_review", "closed")}, addedAll, "in_progress", 1},
-		{"an import sets a status with no from", domain.StatusOpen, []audit.Entry{{Action: audit.ActionImported, Details: map[string]any{"to": "closed"}}}, addedAll, "closed", -1},
-		{"a reopened criterion", domain.StatusInProgress, []audit.Entry{{Action: audit.ActionCriterionReopened, Details: map[string]any{"text": "x", "to": "pending"}}}, addedAll, "", -1},
-		// After a union merge: ours (main's close at :05), then theirs (the
-		// branch's start at :03). The later by time is the status kept.
-		{"both sides moved it: the later by time", domain.StatusClosed, []audit.Entry{tr(5, "closed", "open", "closed"), tr(3, "started", "open", "in_progress")}, addedOnly(1), "closed", -1},
-		{"both sides moved it: the branch's is later", domain.StatusClosed, []audit.Entry{tr(5, "closed", "open", "closed"), tr(7, "started", "open", "in_progress")}, addedOnly(1), "in_progress", -1},
-		// A branch that forked while the issue was open moves it from open,
-		// which the issue had, though the base has it closed by now.
-		{"from the status the branch saw", domain.StatusClosed, []audit.Entry{tr(1, "closed", "open", "closed"), tr(2, "started", "open", "in_progress")}, addedOnly(1), "in_progress", -1},
-		{"the base's entries are not judged", domain.StatusClosed, []audit.Entry{tr(1, "approved", "in_review", "closed")}, addedOnly(), "closed", -1},
-		{"an added entry from a status nobody recorded", domain.StatusClosed, []audit.Entry{tr(1, "closed", "open", "closed"), tr(2, "approved", "in_review", "closed")}, addedOnly(1), "closed", 1},
-		{"one second: file order", domain.StatusOpen, []audit.Entry{tr(1, "started", "open", "in_progress"), tr(1, "unstarted", "in_progress", "open")}, addedAll, "open", -1},
+		{"nothing changed", "open", []string{"open"}, nil, ""},
+		{"typed into the file", "closed", []string{"in_progress"}, nil, "status changed from in_progress to closed in commit 1a2b3c4, and the ledger records no transition"},
+		{"a link last", "in_progress", []string{"open"}, []audit.Entry{tr(1, "started", "open", "in_progress"), link}, ""},
+		{"only a link", "open", []string{"open"}, []audit.Entry{link}, ""},
+		{"a round trip in one commit", "open", []string{"open"}, []audit.Entry{tr(1, "started", "open", "in_progress"), tr(2, "unstarted", "in_progress", "open")}, ""},
+		{"close, reopen, start", "in_progress", []string{"open"}, []audit.Entry{tr(1, "closed", "open", "closed"), tr(2, "reopened", "closed", "open"), tr(3, "started", "open", "in_progress")}, ""},
+		{"moved from a typed status", "closed", []string{"open"}, []audit.Entry{tr(1, "started", "open", "in_progress"), tr(2, "approved", "in_review", "closed")}, `approved by none moved td-k3x9qa from in_review, a status it never had in commit 1a2b3c4 (it was "open")`},
+		{"typed past the last transition", "closed", []string{"open"}, []audit.Entry{tr(1, "started", "open", "in_progress")}, "status is closed in commit 1a2b3c4, but the last transition the ledger recorded there moved it to in_progress"},
+		{"moved with td, then typed back", "open", []string{"open"}, []audit.Entry{tr(1, "started", "open", "in_progress")}, "moved it to in_progress"},
+		{"an import sets a status with no from", "closed", []string{"open"}, []audit.Entry{{Action: audit.ActionImported, Details: map[string]any{"to": "closed"}}}, ""},
+		{"a reopened criterion is no transition", "in_progress", []string{"in_progress"}, []audit.Entry{{Action: audit.ActionCriterionReopened, Details: map[string]any{"text": "x", "to": "pending"}}}, ""},
+		{"by time, not file order", "in_progress", []string{"open"}, []audit.Entry{tr(5, "unstarted", "in_progress", "open"), tr(3, "started", "open", "in_progress"), tr(7, "started", "open", "in_progress")}, ""},
+		// A merge commit keeps either side's status: both were td's.
+		{"a merge keeps ours", "closed", []string{"closed", "in_progress"}, nil, ""},
+		{"a merge keeps theirs", "in_progress", []string{"closed", "in_progress"}, nil, ""},
+		{"a merge gives neither", "in_review", []string{"closed", "in_progress"}, nil, "status changed from closed or in_progress to in_review in commit 1a2b3c4, and the ledger records no transition"},
+		{"td ran while merging", "in_review", []string{"open", "in_progress"}, []audit.Entry{tr(1, "submitted", "in_progress", "in_review")}, ""},
+		{"a root commit files an issue open", "open", nil, nil, ""},
 	}
 	for _, c := range cases {
-		got := replayStatus(c.before, c.entries, c.added)
-		if got.last != c.last || got.broken != c.broken {
-			t.Errorf("%s: last %q broken %d, want %q and %d", c.name, got.last, got.broken, c.last, c.broken)
+		st := statusStep{commit: "1a2b3c4d", status: c.status, parents: c.parents, added: c.added}
+		if st.parents == nil {
+			st.parents = []string{"open"}
+		}
+		got := judged(st)
+		switch {
+		case c.want == "" && len(got) > 0:
+			t.Errorf("%s: %v, want none", c.name, got)
+		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0].Message, c.want)):
+			t.Errorf("%s: %v, want one saying %q", c.name, got, c.want)
 		}
 	}
 }
 
-// addedAll treats every entry as added by the range.
-func addedAll(int) bool { return true }
-
-// addedOnly treats the entries at the given indexes as added.
-func addedOnly(idx ...int) func(int) bool {
-	return func(i int) bool { return slices.Contains(idx, i) }
+func TestStatusOf(t *testing.T) {
+	cases := map[string]string{
+		"---\nid: td-k3x9qa\nstatus: in_progress\n---\n":                    "in_progress",
+		"---\nid: td-k3x9qa\nstatus: closed            # done\n---\n":       "closed",
+		"---\nid: td-k3x9qa\nstatus: \"open\"\n---\n":                       "open",
+		"---\r\nid: td-k3x9qa\r\nstatus: blocked\r\n---\r\n":                "blocked",
+		"---\nid: td-k3x9qa\n---\nstatus: closed\n":                         "",
+		"---\nid: td-k3x9qa\ntitle: x\n\nstatus: in_review\nimpl: a\n---\n": "in_review",
+	}
+	for file, want := range cases {
+		if got := statusOf([]byte(file)); got != want {
+			t.Errorf("statusOf(%q) = %q, want %q", file, got, want)
+		}
+	}
 }
