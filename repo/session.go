@@ -39,6 +39,18 @@ func RoleUnder(cfg *Config, se *Session) domain.Role {
 	return domain.RoleMember
 }
 
+// RoleNoun names a role in a sentence: "an operator", "a member (a
+// person not listed in operators)", "an agent".
+func RoleNoun(r domain.Role) string {
+	switch r {
+	case domain.RoleOperator:
+		return "an operator"
+	case domain.RoleMember:
+		return "a member (a person not listed in operators)"
+	}
+	return "an agent"
+}
+
 // How the current session was found.
 const (
 	SourceFlag     = "--session"

@@ -10,12 +10,10 @@ func TestEscalation(t *testing.T) {
 		cmd  string
 		deny string // a word the denial must hold; "" for none
 	}{
-		{"td approve td-qkm5oz --reason ok", "td review"},
-		{"TD_SESSION= td approve qkm", "td review"},
-		{"env -u TD_SESSION td approve qkm", "td review"},
-		{"cd /repo && /usr/local/bin/td approve qkm", "td review"},
-		{"echo $(td approve qkm)", "td review"},
-		{"td --session ses_x approve qkm", "td review"},
+		{"td approve td-qkm5oz --reason ok", ""},
+		{"TD_SESSION= td approve qkm", ""},
+		{"td approve qkm --override-open-criteria 'shipped anyway'", "operator's override"},
+		{"td approve qkm --override-open-criteria=later", "operator's override"},
 		{"td session start --name me", "--agent PATH"},
 		{"td session start --use", "--agent PATH"},
 		{"td session start --agent primary.subagents.ui", ""},
@@ -44,6 +42,47 @@ func TestEscalation(t *testing.T) {
 			t.Errorf("Escalation(%q) = %q, want none", c.cmd, got)
 		case c.deny != "" && !strings.Contains(got, c.deny):
 			t.Errorf("Escalation(%q) = %q, want a denial naming %q", c.cmd, got, c.deny)
+		}
+	}
+}
+
+// TestApprovals: the guard reads every td approve of a shell command, with
+// the issue, the reason and the session it would act as, however the
+// command sets or clears TD_SESSION.
+func TestApprovals(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want []Approval
+	}{
+		{"td approve td-qkm5oz --reason ok", []Approval{{Ref: "td-qkm5oz", Reason: "ok"}}},
+		{"td approve qkm -m 'read the diff' --session ses_a", []Approval{{Ref: "qkm", Reason: "read the diff", Session: "ses_a"}}},
+		{"td --session=ses_a approve --reason=ok qkm", []Approval{{Ref: "qkm", Reason: "ok", Session: "ses_a"}}},
+		{"td -C /repo approve qkm", []Approval{{Ref: "qkm"}}},
+		{"TD_SESSION=ses_b td approve qkm", []Approval{{Ref: "qkm", Session: "ses_b"}}},
+		{"TD_SESSION= td approve qkm", []Approval{{Ref: "qkm", Unsets: true}}},
+		{"env -u TD_SESSION td approve qkm", []Approval{{Ref: "qkm", Unsets: true}}},
+		{"env TD_SESSION=ses_c td approve qkm", []Approval{{Ref: "qkm", Session: "ses_c"}}},
+		{"TD_SESSION= td approve qkm --session ses_a", []Approval{{Ref: "qkm", Session: "ses_a"}}},
+		{"cd /repo && /usr/local/bin/td approve qkm; td approve t3y", []Approval{{Ref: "qkm"}, {Ref: "t3y"}}},
+		{"echo $(td approve qkm)", []Approval{{Ref: "qkm"}}},
+		{"td approve", []Approval{{}}},
+		{"td review qkm", nil},
+		{"td list --assignee approve", nil},
+		{`echo "td approve qkm"`, nil},
+		{"git commit -m 'td approve later'", nil},
+	} {
+		got := Approvals(c.cmd)
+		if len(got) != len(c.want) {
+			t.Errorf("Approvals(%q) = %+v, want %+v", c.cmd, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("Approvals(%q)[%d] = %+v, want %+v", c.cmd, i, got[i], c.want[i])
+			}
+		}
+		if Guarded(c.cmd) != (len(c.want) > 0) {
+			t.Errorf("Guarded(%q) = %v", c.cmd, Guarded(c.cmd))
 		}
 	}
 }

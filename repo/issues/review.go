@@ -331,6 +331,42 @@ func approve(s *repo.Store, se *repo.Session, ref string, rv *Verdicts, reason s
 	})
 }
 
+// ApprovalRefusal is what td approve ref --reason reason would refuse
+// with, acting as se, found without writing anything: the issue's status,
+// the open criteria and the review decision, in td approve's order and by
+// the same decision. "" when td approve would go ahead; an issue td
+// cannot find or read is left to td approve to report (""). The harness
+// guards ask it before an agent's td approve runs, so the agent hears the
+// policy's answer, never a guard's blanket refusal.
+func ApprovalRefusal(s *repo.Store, se *repo.Session, ref, reason string) (string, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return fmt.Sprintf("subagent sessions cannot change todos or issues; ask the root agent %s to run td approve %s", se.Agent.Root(), ref), nil
+	}
+	id, err := s.ResolveID(ref)
+	if err != nil {
+		return "", nil
+	}
+	is, err := s.ReadIssueFile(id)
+	if err != nil {
+		return "", nil
+	}
+	if is.Status != domain.StatusInReview {
+		return wrongStatus(is, "approve").Error(), nil
+	}
+	rv, err := NewVerdicts(s)
+	if err != nil {
+		return "", err
+	}
+	if _, err := rv.criteriaGate(se, is, "approve", ""); err != nil {
+		return err.Error(), nil
+	}
+	d, err := rv.Judge(is, se, Ask{Reason: strings.TrimSpace(reason)})
+	if err != nil || d.Allowed {
+		return "", err
+	}
+	return d.Refusal, nil
+}
+
 // Close closes an issue outside review (an admin close) under the same
 // policy as approval. A session the policy refuses may still close with a
 // self-close exception, which is audited like the creator exception.
