@@ -90,11 +90,15 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 			audited = selfClose
 		}
 	}
+	// td approve and td close ask the criteria gate first: a close as
+	// done over open criteria is that, whoever closed.
+	if c.checkOpenCriteria(p, is, e, entries, what) {
+		return nil
+	}
 	if !d.Allowed {
 		c.add(p, e.line, RuleReviewPolicy, "%s, which the %s review policy refuses: %s", what, rules.Mode, d.Refusal)
 		return nil
 	}
-	c.checkOpenCriteria(p, is, e, entries, what)
 	kind := ""
 	switch {
 	case d.CreatorException:
@@ -116,19 +120,21 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 
 // checkOpenCriteria flags a close as done, the last one in the ledger,
 // over acceptance criteria the committed file still has open, unless an
-// operator overrode it with an audited reason.
-func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries []audit.Entry, what string) {
+// operator overrode it with an audited reason; it reports whether it
+// flagged such a close, which td close refuses before the review policy
+// is asked.
+func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries []audit.Entry, what string) bool {
 	if is.Status != domain.StatusClosed || is.Resolution != domain.ResolutionDone {
-		return
+		return false
 	}
 	if e.Action == audit.ActionClosed {
 		if r, _ := e.Details["resolution"].(string); r != "" && r != string(domain.ResolutionDone) {
-			return
+			return false
 		}
 	}
 	for _, later := range entries[e.index+1:] {
 		if later.Action == audit.ActionApproved || later.Action == audit.ActionClosed || later.Action == audit.ActionReopened {
-			return // a later decision is the one the file shows
+			return false // a later decision is the one the file shows
 		}
 	}
 	open := markdown.OpenCriteria(is.Todos())
@@ -138,10 +144,12 @@ func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entr
 	case !d.Allowed:
 		c.add(p, e.line, RuleReviewPolicy, "%s, as done with %d acceptance %s open (%s): only an operator may close over open criteria, with td close --override-open-criteria \"why\" (audited)",
 			what, len(open), domain.Plural(len(open), "criterion", "criteria"), domain.QuoteList(open))
+		return true
 	case d.Override && !c.securityEventOf(is.ID, e.Session, audit.KindOpenCriteriaOverride):
 		c.add(p, e.line, RuleReviewPolicy, "%s, over open acceptance criteria, and %s/%s has no %s event for %s by %s; td close records one, so redo it with td",
 			what, repo.TodosDir, repo.SecurityEvents, audit.KindOpenCriteriaOverride, is.ID, e.Session)
 	}
+	return false
 }
 
 // criteriaAt counts the acceptance criteria of is that were not dropped
