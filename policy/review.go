@@ -255,7 +255,11 @@ func Close(rules Rules, f Facts, asDone bool, reason, selfCloseReason string) De
 		return Decision{Allowed: true, Conflict: conflict}
 	}
 	d, hard := decide(rules, f, reason, verbClose, asDone)
-	if !d.Allowed && !hard && f.Reviewer != "" && strings.TrimSpace(selfCloseReason) != "" {
+	if !d.Allowed && f.Reviewer != "" && strings.TrimSpace(selfCloseReason) != "" {
+		if hard != "" {
+			// Asked for the exception, the reviewer hears why none applies.
+			return Decision{Refusal: hard, Conflict: d.Conflict}
+		}
 		return Decision{Allowed: true, SelfCloseException: true, Conflict: d.Conflict}
 	}
 	return d
@@ -443,9 +447,10 @@ func viewCreator(f Facts) creatorView {
 }
 
 // decide applies the approval rules; v says whether the session approves or
-// closes, and asDone whether a close is as done. hard is true when the
-// refusal is one no self-close exception passes: who may sign off at all.
-func decide(rules Rules, f Facts, reason string, v verb, asDone bool) (d Decision, hard bool) {
+// closes, and asDone whether a close is as done. hard is the refusal of a
+// rule no self-close exception passes, who may sign off at all, when one
+// refuses the reviewer; the table's own refusal may come first in d.
+func decide(rules Rules, f Facts, reason string, v verb, asDone bool) (d Decision, hard string) {
 	cv := viewCreator(f)
 	d, hard = decideRules(rules, f, cv, reason, v, asDone)
 	d.Conflict = cv.conflict
@@ -471,14 +476,15 @@ func implementerConflict(f Facts) string {
 	return "frontmatter says implementer " + f.Implementer + " but the ledger says " + f.LedgerImplementer + " started the work"
 }
 
-func decideRules(rules Rules, f Facts, cv creatorView, reason string, v verb, asDone bool) (Decision, bool) {
+func decideRules(rules Rules, f Facts, cv creatorView, reason string, v verb, asDone bool) (Decision, string) {
 	r := f.Reviewer
 	issue := issueOrThis(f.IssueID)
 	if r == "" {
-		return refused(fmt.Sprintf("no session is asking to %s %s; start one with td session start", v, issue)), true
+		msg := fmt.Sprintf("no session is asking to %s %s; start one with td session start", v, issue)
+		return refused(msg), msg
 	}
 	if msg := f.subagentRefusal(v); msg != "" {
-		return refused(msg), true
+		return refused(msg), msg
 	}
 	// What the table cannot change: no self-close exception passes it, so
 	// a refusal of the table does not offer one.
@@ -498,15 +504,16 @@ func decideRules(rules Rules, f Facts, cv creatorView, reason string, v verb, as
 	}
 	if !d.Allowed && !d.ReasonRequired {
 		// The table speaks first: whoever did the work hears that.
-		return d, signOff != ""
+		return d, signOff
 	}
 	if v == verbApprove && f.LateAfter != "" && f.ReviewerAgent == "" {
-		return refused(lateRefusal(f)), true
+		msg := lateRefusal(f)
+		return refused(msg), msg
 	}
 	if signOff != "" {
-		return refused(signOff), true
+		return refused(signOff), signOff
 	}
-	return d, false
+	return d, ""
 }
 
 // subagentRefusal refuses a subagent's approval or close: subagents never

@@ -857,10 +857,13 @@ func TestCloseSignOff(t *testing.T) {
 		{name: "implemented, criteria, a member closes as done", rules: rulesOf(Balanced), facts: issueFacts(outsider, signers[1].apply, withCriteria), asDone: true, want: outCriteria},
 		{name: "implemented, criteria, a member closes as wontfix", rules: rulesOf(Balanced), facts: issueFacts(outsider, signers[1].apply, withCriteria), want: outAllowed},
 		{name: "the implementing agent's self-close exception, no criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[2].apply), asDone: true, selfClose: "urgent", want: outSelfClose},
-		{name: "the implementing agent's self-close exception, criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[2].apply, withCriteria), asDone: true, selfClose: "urgent", want: outTable},
-		{name: "the implementing member's self-close exception, criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[1].apply, withCriteria), asDone: true, selfClose: "urgent", want: outTable},
+		{name: "the implementing agent's self-close exception, criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[2].apply, withCriteria), asDone: true, selfClose: "urgent", want: outCriteria},
+		{name: "the implementing member's self-close exception, criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[1].apply, withCriteria), asDone: true, selfClose: "urgent", want: outCriteria},
+		{name: "the implementing member, criteria, no exception asked", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[1].apply, withCriteria), asDone: true, want: outTable},
+		{name: "the implementing member's self-close exception, no criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[1].apply), asDone: true, selfClose: "urgent", want: outSelfClose},
 		{name: "the implementing operator's self-close exception, criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, withCriteria), asDone: true, selfClose: "urgent", want: outSelfClose},
-		{name: "the implementing agent's self-close exception, agent_approval off", rules: off, facts: issueFacts(worker, signers[2].apply), asDone: true, selfClose: "urgent", want: outTable},
+		{name: "the implementing agent's self-close exception, agent_approval off", rules: off, facts: issueFacts(worker, signers[2].apply), asDone: true, selfClose: "urgent", want: outFlag},
+		{name: "the implementing agent's self-close exception as wontfix, agent_approval off", rules: off, facts: issueFacts(worker, signers[2].apply), selfClose: "urgent", want: outSelfClose},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
@@ -870,6 +873,16 @@ func TestCloseSignOff(t *testing.T) {
 			}
 			checkDecision(t, d, d)
 		})
+	}
+	// A member the table refuses is offered the self-close exception,
+	// unless a rule it cannot pass refuses it too.
+	d := Close(rulesOf(Balanced), issueFacts(worker, signers[1].apply), true, "", "")
+	if !strings.Contains(d.Refusal, "--self-close-exception") {
+		t.Errorf("a member was not offered the self-close exception: %q", d.Refusal)
+	}
+	d = Close(rulesOf(Balanced), issueFacts(worker, signers[1].apply, withCriteria), true, "", "")
+	if strings.Contains(d.Refusal, "--self-close-exception") {
+		t.Errorf("a member was offered the self-close exception on an issue with criteria: %q", d.Refusal)
 	}
 }
 
