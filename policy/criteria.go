@@ -33,6 +33,10 @@ func CloseWithOpenCriteria(role domain.Role, issue, verb string, open []string, 
 	still := fmt.Sprintf("cannot %s %s: %d acceptance %s still open (%s)", verb, issue, len(open),
 		domain.Plural(len(open), "criterion is", "criteria are"), domain.QuoteList(open))
 	them := domain.Plural(len(open), "it", "them")
+	if role != domain.RoleOperator && verb == "approve" {
+		// In review: whoever asks, the work goes back to be finished.
+		return CriteriaDecision{Refusal: fmt.Sprintf("%s; the implementer finishes %s (td reject %s --reason sends it back), and an operator signs off acceptance criteria", still, them, issue)}
+	}
 	if role != domain.RoleOperator {
 		return CriteriaDecision{Refusal: fmt.Sprintf("%s; finish %s, then ask for sign-off with td review %s: an operator signs off acceptance criteria", still, them, issue)}
 	}
