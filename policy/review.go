@@ -545,7 +545,7 @@ func (f Facts) signOffRefusal(rules Rules, v verb, asDone, implemented bool) str
 	issue := issueOrThis(f.IssueID)
 	r := f.who(f.Reviewer)
 	if f.agent() && !rules.AgentApproval && implemented {
-		return fmt.Sprintf("%s is an agent, and agent_approval is off: this team wants a person for every approval; ask for sign-off with td review %s and a person %ss it", r, id, v)
+		return fmt.Sprintf("%s is an agent, and agent_approval is off: this team wants a person for every approval; a person %ss it (td review %s asks for the sign-off)", r, v, id)
 	}
 	if f.Criteria == 0 || f.ReviewerRole == domain.RoleOperator {
 		return ""
@@ -554,7 +554,7 @@ func (f Facts) signOffRefusal(rules Rules, v verb, asDone, implemented bool) str
 	if !f.agent() {
 		what = "a member (a person not listed in operators)"
 	}
-	return fmt.Sprintf("%s has acceptance criteria, the operator's definition of done, and only an operator signs them off; %s is %s: ask for sign-off with td review %s and an operator %ss it", issue, r, what, id, v)
+	return fmt.Sprintf("%s has acceptance criteria, the operator's definition of done, and only an operator signs them off; %s is %s, so an operator %ss it (td review %s asks for the sign-off)", issue, r, what, v, id)
 }
 
 // lateRefusal says why a late operator session may not approve, and who
