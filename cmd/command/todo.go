@@ -249,10 +249,10 @@ func (r *runner) todoCommand() *cli.Command {
 		Name:  "todo",
 		Usage: "the bound issue's checklist: acceptance criteria and working steps",
 		Description: `td todo acts on the issue the current session is bound to (td session bind ID);
-a person (an operator or a member) may name any issue with --issue. Todos are addressed by their text:
-an exact match, then a case-insensitive one, then a unique case-insensitive
-substring (--phase and --kind narrow the search). Every call prints the whole
-list and a summary line.
+a person (an operator or a member) may name any issue with --issue. Todos
+are addressed by their text: an exact match, then a case-insensitive one,
+then a unique case-insensitive substring (--phase and --kind narrow the
+search). Every call prints the whole list and a summary line.
 
 Two kinds: steps (## Todos, the agent's working plan, ### phases) and criteria
 (## Acceptance criteria, the operator's definition of done). Anyone may add a
