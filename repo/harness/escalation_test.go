@@ -86,3 +86,56 @@ func TestApprovals(t *testing.T) {
 		}
 	}
 }
+
+// FuzzApprovals: reading any shell command never panics, finds a td
+// approve only where the guard then has something to judge, and reads
+// back the issue and the session of a command written the way an agent
+// writes one, whatever follows it.
+func FuzzApprovals(f *testing.F) {
+	for _, seed := range []struct{ prefix, ref, session string }{
+		{"", "td-qkm5oz", "ses_qmt3y9ft"},
+		{"cd src && ", "qkm", "ses_oejv9dom"},
+		{"TD_SESSION= ", "t3y", "ses_a"},
+		{"env -u TD_SESSION ", "td-t3y9ft", "ses_b"},
+		{"echo 'td approve x' | ", "848", "ses_c"},
+		{"$(td approve y) ; ", "jv9", "ses_d"},
+		{"\"unterminated ", "a", "ses_e"},
+	} {
+		f.Add(seed.prefix, seed.ref, seed.session)
+	}
+	f.Fuzz(func(t *testing.T, prefix, ref, session string) {
+		for _, a := range Approvals(prefix) {
+			if a.Session != "" && a.Unsets {
+				t.Fatalf("%q: an approval both names %q and clears TD_SESSION", prefix, a.Session)
+			}
+		}
+		if len(Approvals(prefix)) > 0 && !Guarded(prefix) {
+			t.Fatalf("%q: an approval the guard would not judge", prefix)
+		}
+		if !plainWord(ref) || !plainWord(session) {
+			return
+		}
+		cmd := "td approve " + ref + " --session " + session + "; " + prefix
+		got := Approvals(cmd)
+		if len(got) == 0 {
+			t.Fatalf("%q: no approval read", cmd)
+		}
+		if first := got[0]; first.Ref != ref || first.Session != session || first.Unsets {
+			t.Fatalf("%q: read %+v", cmd, first)
+		}
+	})
+}
+
+// plainWord reports whether s is a word a shell passes through unchanged
+// and td does not read as a flag.
+func plainWord(s string) bool {
+	if s == "" || strings.HasPrefix(s, "-") {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
