@@ -817,3 +817,68 @@ func writeNote(b *strings.Builder, note string, column int, eol string) {
 		b.WriteString(eol)
 	}
 }
+
+// EnsureSections adds the sections of td's a body lacks, empty: "##
+// Acceptance criteria" before "## Todos" if there is one, else at the end,
+// then "## Todos" at the end. With both headings in every file, the first
+// criterion and the first step are written under different lines, so a
+// line merge (a forge's merge button) keeps both; so are text appended to
+// the description and a first criterion. It reports whether it added any.
+func (c *Checklist) EnsureSections() bool {
+	added := false
+	for _, k := range []int{secCriteria, secTodos} {
+		if c.sections[k].found {
+			continue
+		}
+		eol := c.eol
+		title := criteriaTitle
+		if k == secTodos {
+			title = todosTitle
+		}
+		block := "## " + title + eol
+		p, pre, post := 0, "", ""
+		if todos := c.sections[secTodos]; k == secCriteria && todos.found {
+			p = todos.start
+			if p > 0 && trimBlankTail(c.body, 0, p) == p {
+				pre = eol
+			}
+			post = eol
+		} else {
+			p, pre = c.atEnd()
+		}
+		verify := func(t *Checklist) bool {
+			return t.sections[k].found && slices.EqualFunc(t.items, c.items, sameItem) && len(t.phases) == len(c.phases)
+		}
+		if !c.insert(p, pre, block, post, verify) {
+			return added
+		}
+		added = true
+	}
+	return added
+}
+
+// WithoutEmptySections returns body without the sections of td's that
+// hold nothing but blank lines, and without the blank lines that end it:
+// what a reader is shown of a body written with both sections from the
+// start. A body with no such section comes back as it is.
+func WithoutEmptySections(body []byte) []byte {
+	c := ParseChecklist(body)
+	var cut [][2]int
+	for _, s := range c.sections {
+		if s.found && isBlank(c.body[s.headEnd:s.end]) {
+			cut = append(cut, [2]int{s.start, s.end})
+		}
+	}
+	if len(cut) == 0 {
+		return body
+	}
+	slices.SortFunc(cut, func(x, y [2]int) int { return x[0] - y[0] })
+	var out []byte
+	pos := 0
+	for _, r := range cut {
+		out = append(out, c.body[pos:r[0]]...)
+		pos = r[1]
+	}
+	out = append(out, c.body[pos:]...)
+	return out[:trimBlankTail(out, 0, len(out))]
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -632,4 +633,62 @@ func errMsg(err error) string {
 		return e.Msg
 	}
 	return err.Error()
+}
+
+// Relayout rewrites the frontmatter with the keys of groups in that order,
+// one empty line between two groups, and every other key after them in
+// the order it had; each key keeps its lines as they are. It changes
+// nothing and reports false unless the text is only its keys' lines (no
+// comment, no blank line: the layout td itself wrote), so a layout a
+// person chose is never rearranged.
+func (fm *Frontmatter) Relayout(groups [][]string) bool {
+	if fm.layout != "" || len(fm.entries) == 0 {
+		return false
+	}
+	pos := 0
+	for _, e := range fm.entries {
+		if e.start != pos {
+			return false
+		}
+		pos = e.end
+	}
+	if pos != len(fm.raw) {
+		return false
+	}
+	placed := map[string]bool{}
+	var raw []byte
+	var want []string
+	for _, g := range groups {
+		n := len(raw)
+		for _, k := range g {
+			if i := fm.find(k); i >= 0 && !placed[k] {
+				raw = append(raw, fm.raw[fm.entries[i].start:fm.entries[i].end]...)
+				placed[k] = true
+				want = append(want, k)
+			}
+		}
+		if len(raw) > n && n > 0 {
+			raw = slices.Insert(raw, n, []byte(fm.eol)...)
+		}
+	}
+	for _, e := range fm.entries {
+		if !placed[e.name] {
+			raw = append(raw, fm.raw[e.start:e.end]...)
+			want = append(want, e.name)
+		}
+	}
+	if bytes.Equal(raw, fm.raw) {
+		return false
+	}
+	next, err := parseFront(raw, fm.eol, fm.firstLine)
+	if err != nil || next.layout != "" || !slices.Equal(next.Keys(), want) {
+		return false
+	}
+	for _, e := range fm.entries {
+		if !sameNode(e.value, next.Node(e.name), false) {
+			return false
+		}
+	}
+	*fm = *next
+	return true
 }

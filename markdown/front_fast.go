@@ -24,8 +24,9 @@ import (
 //
 // Keys start in the first column with a letter or '_' and hold letters,
 // digits, '_' and '-'. A scalar is plain or double quoted on one line.
-// Comments, anchors, tags, single quotes, block scalars, blank lines, tabs,
-// CR, nested flow sequences and duplicate keys are all declined.
+// Empty lines may separate the entries and end the text. Comments, anchors, tags, single
+// quotes, block scalars, lines of spaces, tabs, CR, nested flow sequences
+// and duplicate keys are all declined.
 
 // fastParser is the state of one parseFast call.
 type fastParser struct {
@@ -40,7 +41,7 @@ type fastParser struct {
 // parseFast returns the document node yaml.v3 would decode raw into, or
 // false when raw is outside the subset it reads.
 func parseFast(raw []byte) (*yaml.Node, bool) {
-	if len(raw) == 0 || raw[len(raw)-1] != '\n' {
+	if len(raw) == 0 || raw[len(raw)-1] != '\n' || raw[0] == '\n' {
 		return nil, false
 	}
 	p := &fastParser{raw: raw, text: string(raw), line: 1}
@@ -57,6 +58,12 @@ func parseFast(raw []byte) (*yaml.Node, bool) {
 	root := p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1})
 	root.Content = make([]*yaml.Node, 0, 32)
 	for p.pos < len(raw) {
+		if raw[p.pos] == '\n' {
+			// A blank line between entries, as td writes them to
+			// keep fields that change apart (see IssueLayout).
+			p.newline()
+			continue
+		}
 		key, ok := p.key()
 		if !ok || hasKey(root, key) {
 			return nil, false
@@ -66,6 +73,9 @@ func parseFast(raw []byte) (*yaml.Node, bool) {
 			return nil, false
 		}
 		root.Content = append(root.Content, key, value)
+	}
+	if len(root.Content) == 0 {
+		return nil, false // blank lines only: no document at all
 	}
 	doc := p.node(yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}})
 	return doc, true

@@ -144,7 +144,16 @@ var fastCases = []struct {
 	{"l:\n  - a\n    b\n", false},
 	{"l:\n  - a\n   - b\n", false},
 	{"l:\n", false},
-	{"a: 1\n\nb: 2\n", false},
+	{"a: 1\n\nb: 2\n", true},
+	{"a: 1\n\n\nb: 2\n\n", true},
+	{"\na: 1\n", false},
+	{"l:\n  - a\n\nb: 2\n", true},
+	{"l: []\n\nm:\n  - {kind: child_of, to: td-a0b1c2}\n", true},
+	{"a:\n\n  - x\n", false},
+	{"a: 1\n \nb: 2\n", false},
+	{"a: 1\n\r\nb: 2\n", false},
+	{"\n", false},
+	{"\n\n", false},
 	{"a: 1 # comment\n", false},
 	{"a: &x 1\n", false},
 	{"a: !!str 1\n", false},
@@ -194,6 +203,19 @@ func TestFrontFastWriterShapes(t *testing.T) {
 		"\u0085nel", "bom\uFEFF", "ctrl\x01", "it's", "x,y", "a?b", "?q",
 	}
 	for _, title := range titles {
+		grouped, err := BuildFrontmatterGroups([][]KeyValue{
+			{{"id", Str("td-k3x9qa")}, {"title", Str(title)}},
+			{{"status", Str("open")}, {"assignee", Str("")}},
+			{{"labels", BlockStrings([]string{"auth", title})}},
+			{{"empty_labels", BlockStrings(nil)}},
+			{{"links", FlowMaps([][][2]string{{{"kind", "child_of"}, {"to", title}}})}},
+		})
+		if err != nil {
+			t.Fatalf("title %q: %v", title, err)
+		}
+		if !checkFast(t, grouped.raw) {
+			t.Errorf("the fast path declines the grouped frontmatter td writes for title %q:\n%s", title, grouped.raw)
+		}
 		fm, err := BuildFrontmatter([]KeyValue{
 			{"id", Str("td-k3x9qa")},
 			{"title", Str(title)},

@@ -12,6 +12,23 @@ import (
 // endings are kept as they are (CRLF files stay CRLF). It reports whether
 // any conflict was written.
 func MergeLines(base, ours, theirs []byte, oursLabel, theirsLabel string) ([]byte, bool) {
+	return mergeLines(base, ours, theirs, oursLabel, theirsLabel, false)
+}
+
+// mergeText is MergeLines for the text of an issue body, which differs
+// in one rule: where both sides only added lines, at the same place, both
+// additions are kept, ours then theirs (one that begins or ends the other
+// is taken once, within the other). Two people who each append a
+// paragraph to a description (td edit --append) both mean their paragraph
+// to be there; git's rule would stop the merge for a person to put them
+// one after the other.
+func mergeText(base, ours, theirs []byte) ([]byte, bool) {
+	return mergeLines(base, ours, theirs, "ours", "theirs", true)
+}
+
+// mergeLines is MergeLines, with the rule of mergeText when unionAdds is
+// set.
+func mergeLines(base, ours, theirs []byte, oursLabel, theirsLabel string, unionAdds bool) ([]byte, bool) {
 	o, a, b := splitLines(base), splitLines(ours), splitLines(theirs)
 	ha, hb := hunks(o, a), hunks(o, b)
 	eol := "\n"
@@ -61,6 +78,9 @@ func MergeLines(base, ours, theirs []byte, oursLabel, theirsLabel string) ([]byt
 			writeLines(&out, sideA)
 		case equalLines(sideA, sideB):
 			writeLines(&out, sideA)
+		case unionAdds && lo == hi && ja == ia+1 && jb == ib+1 && unionable(sideA, sideB):
+			// Both sides only added lines, at base line lo.
+			writeLines(&out, unionOfAdditions(sideA, sideB))
 		default:
 			conflict = true
 			out.WriteString("<<<<<<< " + oursLabel + eol)
@@ -75,6 +95,35 @@ func MergeLines(base, ours, theirs []byte, oursLabel, theirsLabel string) ([]byt
 	}
 	writeLines(&out, o[pos:])
 	return out.Bytes(), conflict
+}
+
+// unionOfAdditions joins two blocks of lines added at one place: a, then
+// b (b, then a, when a's last line has no line ending: it ends the text);
+// a block that begins or ends the other is taken once, as the other.
+func unionOfAdditions(a, b [][]byte) [][]byte {
+	switch {
+	case len(a) >= len(b) && (equalLines(a[:len(b)], b) || equalLines(a[len(a)-len(b):], b)):
+		return a
+	case len(b) > len(a) && (equalLines(b[:len(a)], a) || equalLines(b[len(b)-len(a):], a)):
+		return b
+	}
+	if len(a) > 0 && !bytes.HasSuffix(a[len(a)-1], []byte("\n")) {
+		// a ends the text: b goes before it.
+		a, b = b, a
+	}
+	return append(append(make([][]byte, 0, len(a)+len(b)), a...), b...)
+}
+
+// unionable reports whether unionOfAdditions can join a and b: a line
+// without a line ending ends the text, so no line may follow it.
+func unionable(a, b [][]byte) bool {
+	u := unionOfAdditions(a, b)
+	for _, l := range u[:max(len(u)-1, 0)] {
+		if !bytes.HasSuffix(l, []byte("\n")) {
+			return false
+		}
+	}
+	return true
 }
 
 // hunk is a changed region: base lines [bLo,bHi) became side lines [sLo,sHi).

@@ -46,6 +46,9 @@ type todo struct {
 	// residue is what the item says besides its status and notes: its
 	// bytes with the marker masked, the notes cut and blank lines dropped.
 	residue string
+	// conflict marks the region that stands for a todo both sides
+	// changed differently (markedTodo).
+	conflict bool
 }
 
 // run is the todos of one group on one side: consecutive items with
@@ -191,9 +194,10 @@ func residueOf(body []byte, it Item, m itemMarks) string {
 	return out.String()
 }
 
-// mergeBody merges issue bodies: the todos one by one, the rest of the
-// text line by line (see MergeIssue).
-func mergeBody(o, a, b []byte) ([]byte, []string) {
+// mergeChecklist merges three versions of a text that holds todos (a
+// section of td's, or a phase): the todos one by one, the rest of the text
+// line by line (see MergeIssue). what names the text in a conflict phrase.
+func mergeChecklist(o, a, b []byte, what string) ([]byte, []string) {
 	switch {
 	case bytes.Equal(a, b), bytes.Equal(b, o):
 		return a, nil
@@ -204,15 +208,17 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 	la, okA := layoutBody(a)
 	lb, okB := layoutBody(b)
 	if !okO || !okA || !okB {
+		// Todos td cannot tell apart: git's rule, since keeping both
+		// sides' additions could repeat a todo.
 		out, conflict := MergeLines(o, a, b, "ours", "theirs")
 		if conflict {
-			return nil, []string{"the same lines of the body"}
+			return nil, []string{"the same lines of " + what}
 		}
 		return out, nil
 	}
-	sk, conflict := MergeLines(lo.skeleton, la.skeleton, lb.skeleton, "ours", "theirs")
+	sk, conflict := mergeText(lo.skeleton, la.skeleton, lb.skeleton)
 	if conflict {
-		return nil, []string{"the same lines of the description or other text of the body"}
+		return nil, []string{"the same lines of " + what}
 	}
 	var keys []groupKey
 	for _, l := range []*bodyLayout{lo, la, lb} {
@@ -223,14 +229,18 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 		}
 	}
 	merged := map[groupKey]*run{}
-	var conflicts []string
+	var conflicts, marked []string
 	for _, k := range keys {
-		r, c := mergeRun(k, lo.runs[k], la.runs[k], lb.runs[k], la.eol)
+		r, c, placed := mergeRun(k, lo.runs[k], la.runs[k], lb.runs[k], la.eol)
 		merged[k] = r
-		conflicts = append(conflicts, c...)
+		if placed {
+			marked = append(marked, c...)
+		} else {
+			conflicts = append(conflicts, c...)
+		}
 	}
 	if len(conflicts) > 0 {
-		return nil, conflicts
+		return nil, append(conflicts, marked...)
 	}
 	tokens := map[string]groupKey{}
 	for _, k := range keys {
@@ -238,6 +248,7 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 	}
 	var out bytes.Buffer
 	var want []Item
+	var wantRaw [][]byte
 	used := map[groupKey]bool{}
 	for _, line := range splitLines(sk) {
 		if !bytes.HasPrefix(line, []byte(tokenPrefix)) {
@@ -258,6 +269,7 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 		out.WriteString(ending)
 		for _, t := range r.todos {
 			want = append(want, t.Item)
+			wantRaw = append(wantRaw, t.raw)
 		}
 	}
 	for _, k := range keys {
@@ -266,10 +278,23 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 		}
 	}
 	if len(conflicts) > 0 {
-		return nil, conflicts
+		return nil, append(conflicts, marked...)
 	}
 	body := out.Bytes()
-	if !slices.EqualFunc(ParseChecklist(body).items, want, sameItem) {
+	if len(marked) > 0 {
+		// Each todo both sides changed differently is marked in its
+		// place; the rest of the list merged.
+		return body, marked
+	}
+	// Every todo must read back as merged, with its own bytes: a line the
+	// other side added next to it must not have become part of it.
+	got := ParseChecklist(body)
+	sameRaw := len(got.items) == len(wantRaw)
+	for i := 0; sameRaw && i < len(got.items); i++ {
+		b := got.body[got.items[i].Start:got.items[i].End]
+		sameRaw = bytes.Equal(b, wantRaw[i]) || bytes.Equal(b, wantRaw[i][:len(wantRaw[i])-len(lineEnding(wantRaw[i]))])
+	}
+	if !sameRaw || !slices.EqualFunc(got.items, want, sameItem) {
 		return nil, []string{"the checklist (the merged list would not read back as merged)"}
 	}
 	return body, nil
@@ -278,8 +303,11 @@ func mergeBody(o, a, b []byte) ([]byte, []string) {
 // mergeRun merges the todos of one group. Each side's run may be nil. The
 // order is the one side's when the other kept the base order and members;
 // otherwise the base todos in base order, then ours' additions, then
-// theirs'.
-func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
+// theirs'. A todo both sides changed differently is kept in its place as
+// a conflict region, ours' lines then theirs'; the run is then returned
+// with its conflicts and true. Any other conflict (the order) returns a
+// nil run, the conflicts and false.
+func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string, bool) {
 	so, sa, sb := o.texts(), a.texts(), b.texts()
 	var all []string
 	seen := map[string]bool{}
@@ -291,13 +319,15 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 			}
 		}
 	}
-	var conflicts []string
+	var conflicts, marked []string
 	result := map[string]*todo{}
 	for _, text := range all {
 		t, c := mergeTodo(o.find(text), a.find(text), b.find(text), eol)
 		if c != "" {
-			conflicts = append(conflicts, c)
-		} else if t != nil {
+			marked = append(marked, c)
+			t = markedTodo(text, a.find(text), b.find(text), eol)
+		}
+		if t != nil {
 			result[text] = t
 		}
 	}
@@ -314,7 +344,7 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 		}
 		inSeq := map[string]bool{}
 		for _, t := range so {
-			if a.find(t) != nil && b.find(t) != nil {
+			if a.find(t) != nil && b.find(t) != nil || result[t] != nil && result[t].conflict {
 				seq = append(seq, t)
 				inSeq[t] = true
 			}
@@ -327,23 +357,37 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 		}
 	}
 	if len(conflicts) > 0 {
-		return nil, conflicts
+		return nil, append(conflicts, marked...), false
+	}
+	// A todo one side deleted and the other changed is in neither's
+	// order: it goes after the todo before it in the base.
+	for _, text := range so {
+		if t := result[text]; t != nil && t.conflict && !slices.Contains(seq, text) {
+			pos := 0
+			for i := slices.Index(so, text) - 1; i >= 0; i-- {
+				if j := slices.Index(seq, so[i]); j >= 0 {
+					pos = j + 1
+					break
+				}
+			}
+			seq = slices.Insert(seq, pos, text)
+		}
 	}
 	out := &run{key: k}
 	for _, text := range seq {
 		t, ok := result[text]
 		if !ok {
-			return nil, []string{fmt.Sprintf("the todo %q", text)}
+			return nil, append([]string{fmt.Sprintf("the todo %q", text)}, marked...), false
 		}
 		out.add(*t)
 	}
 	if len(out.todos) != len(result) {
-		return nil, []string{"the members of " + k.describe()}
+		return nil, append([]string{"the members of " + k.describe()}, marked...), false
 	}
 	for _, side := range []*run{a, b} {
 		if side != nil && sameTodos(out.todos, side.todos) {
 			out.body = side.body
-			return out, nil
+			return out, marked, len(marked) > 0
 		}
 	}
 	for _, side := range []*run{a, b, o} {
@@ -360,7 +404,23 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string) {
 		body = append(body, t.raw...)
 	}
 	out.body = body[:len(body)-len(lineEnding(body))]
-	return out, nil
+	return out, marked, len(marked) > 0
+}
+
+// markedTodo is the conflict region that stands for a todo both sides
+// changed differently: ours' lines of it, then theirs' (none where a side
+// deleted it).
+func markedTodo(text string, a, b *todo, eol string) *todo {
+	var ours, theirs []byte
+	if a != nil {
+		ours = a.raw
+	}
+	if b != nil {
+		theirs = b.raw
+	}
+	t := todo{raw: markRegion(ours, theirs, eol), conflict: true}
+	t.Text = text
+	return &t
 }
 
 // keepsOrder reports whether the todos side kept from base are in base
@@ -436,9 +496,23 @@ func mergeTodo(o, a, b *todo, eol string) (*todo, string) {
 	if hasRepeats(base) || hasRepeats(a.Notes) || hasRepeats(b.Notes) {
 		return nil, conflict + " (a note repeats, so the notes cannot be merged as a set)"
 	}
-	// Notes merge as sets: a note one side added is kept, a note one side
-	// removed (td removes a "blocked: …" note when the todo stops being
-	// blocked) goes.
+	t, ok := mergeNotes(carrier, other, base, status, eol)
+	if !ok && a.residue == b.residue {
+		// Either side's bytes can carry the merge: one may take the
+		// other's notes where the other cannot take its (a note td would
+		// not write, as an empty one).
+		t, ok = mergeNotes(other, carrier, base, status, eol)
+	}
+	if !ok {
+		return nil, conflict
+	}
+	return t, ""
+}
+
+// mergeNotes merges the notes of a todo as sets onto carrier's bytes: a
+// note one side added is kept, a note one side removed (td removes a
+// "blocked: …" note when the todo stops being blocked) goes.
+func mergeNotes(carrier, other *todo, base []string, status domain.TodoStatus, eol string) (*todo, bool) {
 	var extra, gone []string
 	for _, n := range carrier.Notes {
 		if slices.Contains(base, n) && !slices.Contains(other.Notes, n) {
@@ -450,11 +524,7 @@ func mergeTodo(o, a, b *todo, eol string) (*todo, string) {
 			extra = append(extra, n)
 		}
 	}
-	t, ok := rewriteTodo(carrier, status, gone, extra, eol)
-	if !ok {
-		return nil, conflict
-	}
-	return t, ""
+	return rewriteTodo(carrier, status, gone, extra, eol)
 }
 
 // hasRepeats reports whether a text occurs twice in ss.

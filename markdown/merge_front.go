@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,15 +22,77 @@ const (
 // merge keeps and takes the other side's changes one key at a time through
 // the line editor, so every byte neither side touched stays as it was.
 func mergeFront(o, a, b *Frontmatter) (*Frontmatter, []string) {
+	m := mergeFrontKeys(o, a, b, nil)
+	if len(m.conflicts) > 0 {
+		return nil, m.conflicts
+	}
+	return m.fm, nil
+}
+
+// Sides of a merge, for Prefer.
+const (
+	ours   = 1
+	theirs = 2
+)
+
+// frontMerge is the merge of three frontmatters.
+type frontMerge struct {
+	// fm is the merged frontmatter; a key both sides changed differently
+	// keeps the value of the side whose layout the merge kept. nil when
+	// the keys cannot be merged one by one (the layout conflicts).
+	fm *Frontmatter
+	// conflicts name what both sides changed, one phrase each; keys are
+	// the keys among them.
+	conflicts []string
+	keys      []string
+}
+
+// marked returns the merged frontmatter's text with each conflicting key
+// between conflict markers: ours' lines of it, then theirs' (none where a
+// side deleted it).
+func (m frontMerge) marked(a, b *Frontmatter) []byte {
+	fm := m.fm
+	type region struct {
+		start, end int
+		text       []byte
+	}
+	var rs []region
+	for _, k := range m.keys {
+		r := region{start: fm.appendAt()}
+		r.end = r.start
+		if i := fm.find(k); i >= 0 {
+			r.start, r.end = fm.entries[i].start, fm.entries[i].end
+		}
+		r.text = markRegion(entryText(a, k), entryText(b, k), fm.eol)
+		rs = append(rs, r)
+	}
+	slices.SortStableFunc(rs, func(x, y region) int { return x.start - y.start })
+	var out []byte
+	pos := 0
+	for _, r := range rs {
+		if r.start < pos {
+			return nil
+		}
+		out = append(out, fm.raw[pos:r.start]...)
+		out = append(out, r.text...)
+		pos = r.end
+	}
+	return append(out, fm.raw[pos:]...)
+}
+
+// mergeFrontKeys merges the frontmatter key by key. prefer, when it names
+// a key, decides that key for the side it gives (ours or theirs) where
+// both sides changed it differently.
+func mergeFrontKeys(o, a, b *Frontmatter, prefer map[string]int) frontMerge {
 	switch {
 	case bytes.Equal(a.raw, b.raw), bytes.Equal(b.raw, o.raw):
-		return a, nil
+		return frontMerge{fm: a}
 	case bytes.Equal(a.raw, o.raw):
-		return b, nil
+		return frontMerge{fm: b}
 	}
 	for _, fm := range []*Frontmatter{o, a, b} {
 		if fm.layout != "" {
-			return nil, []string{"the frontmatter (" + fm.layout + ")"}
+			return frontMerge{conflicts: []string{"the frontmatter (" + fm.layout + ")"}}
 		}
 	}
 	common := map[string]bool{}
@@ -45,7 +108,7 @@ func mergeFront(o, a, b *Frontmatter) (*Frontmatter, []string) {
 	case la == lo:
 		carrier, other = b, a
 	default:
-		return nil, []string{"the comments or the key order of the frontmatter"}
+		return frontMerge{conflicts: []string{"the comments or the key order of the frontmatter"}}
 	}
 	keys := o.Keys()
 	for _, fm := range []*Frontmatter{a, b} {
@@ -57,7 +120,11 @@ func mergeFront(o, a, b *Frontmatter) (*Frontmatter, []string) {
 	}
 	out := *carrier
 	fm := &out
-	var conflicts []string
+	var conflicts, conflictKeys []string
+	conflict := func(k string) {
+		conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+		conflictKeys = append(conflictKeys, k)
+	}
 	for _, k := range keys {
 		eo, ea, eb := entryText(o, k), entryText(a, k), entryText(b, k)
 		var src *Frontmatter
@@ -69,9 +136,9 @@ func mergeFront(o, a, b *Frontmatter) (*Frontmatter, []string) {
 		case ea != nil && eb != nil && sameValue(a.Node(k), b.Node(k)):
 			src = carrier // the same value, written differently
 		case k == labelsKey || k == linksKey:
-			node, ok := mergeSet(o.Node(k), a.Node(k), b.Node(k), carrier.Node(k))
+			node, ok := mergeSet(o.Node(k), a.Node(k), b.Node(k))
 			if !ok {
-				conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+				conflict(k)
 				continue
 			}
 			if sameValue(node, carrier.Node(k)) {
@@ -82,30 +149,31 @@ func mergeFront(o, a, b *Frontmatter) (*Frontmatter, []string) {
 				break
 			}
 			if err := fm.Set(k, node); err != nil {
-				conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+				conflict(k)
 			}
 			continue
 		case k == updatedAtKey:
 			var ok bool
 			if src, ok = later(a, b, k); !ok {
-				conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+				conflict(k)
 				continue
 			}
+		case prefer[k] == ours:
+			src = a
+		case prefer[k] == theirs:
+			src = b
 		default:
-			conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+			conflict(k)
 			continue
 		}
 		if equalEntry(entryText(carrier, k), entryText(src, k)) {
 			continue
 		}
 		if err := spliceEntry(fm, k, src); err != nil {
-			conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
+			conflict(k)
 		}
 	}
-	if len(conflicts) > 0 {
-		return nil, conflicts
-	}
-	return fm, nil
+	return frontMerge{fm: fm, conflicts: conflicts, keys: conflictKeys}
 }
 
 // frontLayout describes what a frontmatter holds besides its keys' values:
@@ -239,9 +307,11 @@ func later(a, b *Frontmatter, key string) (*Frontmatter, bool) {
 // mergeSet merges three versions of a sequence as sets: the base's
 // elements that neither side removed, in base order, then ours' additions,
 // then theirs'. A missing or null base is the empty set; the sides must
-// both be sequences. The result has the style of like, the version the
-// merge writes over.
-func mergeSet(o, a, b, like *yaml.Node) (*yaml.Node, bool) {
+// both be sequences. The result is written as td writes labels and links:
+// a block sequence, one element a line, or [] when empty. A flow list on
+// one line changes as a whole with every element, which a line merge (a
+// forge's merge button, a rebase) can only take or leave as a whole.
+func mergeSet(o, a, b *yaml.Node) (*yaml.Node, bool) {
 	elems := func(n *yaml.Node, missingOK bool) ([]*yaml.Node, []string, bool) {
 		if n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 			return nil, nil, missingOK || n != nil
@@ -265,10 +335,7 @@ func mergeSet(o, a, b, like *yaml.Node) (*yaml.Node, bool) {
 	if !okO || !okA || !okB {
 		return nil, false
 	}
-	out := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
-	if like != nil && like.Kind == yaml.SequenceNode {
-		out.Style = like.Style
-	}
+	out := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	var seen []string
 	add := func(n *yaml.Node, k string) {
 		if !containsString(seen, k) {
@@ -291,6 +358,9 @@ func mergeSet(o, a, b, like *yaml.Node) (*yaml.Node, bool) {
 		if !containsString(ko, k) {
 			add(nb[i], k)
 		}
+	}
+	if len(out.Content) == 0 {
+		out.Style = yaml.FlowStyle
 	}
 	return out, true
 }

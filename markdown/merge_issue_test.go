@@ -2,9 +2,12 @@ package markdown
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // mergeBase is an issue file as td writes it.
@@ -51,6 +54,31 @@ func edited(t *testing.T, s string, pairs ...string) string {
 	return s
 }
 
+// descOnly is an issue file with a description and no checklist, in the
+// layout td wrote before its sections were written with every new file.
+const descOnly = `---
+id: td-qkm5oz
+title: Sign in with GitHub
+status: open
+---
+
+Users sign in with their GitHub account.
+`
+
+// noDesc is an issue file as td creates it without a description.
+const noDesc = `---
+id: td-qkm5oz
+title: Sign in with GitHub
+created_at: 2026-11-21T10:00:00Z
+
+status: open
+---
+
+## Acceptance criteria
+
+## Todos
+`
+
 func TestMergeIssueClean(t *testing.T) {
 	const (
 		upd10 = "updated_at: 2026-11-21T10:00:00Z"
@@ -82,7 +110,7 @@ func TestMergeIssueClean(t *testing.T) {
 			name:   "different labels added",
 			ours:   []string{"labels: [auth]", "labels: [auth, x]", upd10, upd12},
 			theirs: []string{"labels: [auth]", "labels: [auth, ops]", upd10, upd11},
-			want:   []string{"labels: [auth]", "labels: [auth, x, ops]", upd10, upd12},
+			want:   []string{"labels: [auth]", "labels:\n  - auth\n  - x\n  - ops", upd10, upd12},
 		},
 		{
 			name:   "the same label added on both sides",
@@ -94,7 +122,7 @@ func TestMergeIssueClean(t *testing.T) {
 			name:   "a label removed on one side and another added on the other",
 			ours:   []string{"labels: [auth]", "labels: []", upd10, upd11},
 			theirs: []string{"labels: [auth]", "labels: [auth, ui]", upd10, upd12},
-			want:   []string{"labels: [auth]", "labels: [ui]", upd10, upd12},
+			want:   []string{"labels: [auth]", "labels:\n  - ui", upd10, upd12},
 		},
 		{
 			name:   "links merged as sets",
@@ -164,13 +192,57 @@ func TestMergeIssueClean(t *testing.T) {
 			want:   []string{"priority: P2", "priority: P1", "title: Sign in with GitHub", "title: Sign in with GitHub or GitLab", upd10, upd12},
 		},
 		{
-			// Neither side wrote two active todos, but the merge must not
-			// invent a change to pick one: the next todo command does.
+			// Neither side wrote two active todos: the merge keeps the
+			// first in the file in progress, as td does after every
+			// change, so that td check accepts the result.
 			name:   "each side started a different todo",
 			base:   strings.Replace(mergeBase, "- [/] Register", "- [x] Register", 1),
 			ours:   []string{"- [ ] Write", "- [/] Write"},
 			theirs: []string{"- [ ] Test it", "- [/] Test it"},
-			want:   []string{"- [ ] Write", "- [/] Write", "- [ ] Test it", "- [/] Test it"},
+			want:   []string{"- [ ] Write", "- [/] Write"},
+		},
+		{
+			name:   "a step started on one side, a criterion on the other",
+			base:   strings.Replace(mergeBase, "- [/] Register", "- [x] Register", 1),
+			ours:   []string{"- [ ] Test it", "- [/] Test it"},
+			theirs: []string{"- [ ] A user can sign in", "- [/] A user can sign in"},
+			want:   []string{"- [ ] A user can sign in", "- [/] A user can sign in"},
+		},
+		{
+			// Base: a description only. One side wrote the first steps, the
+			// other the first criterion: two new sections, criteria first.
+			name:   "the first steps on one side, the first criterion on the other",
+			base:   descOnly,
+			ours:   []string{"account.\n", "account.\n\n## Todos\n\n- [/] step one\n- [ ] step two\n"},
+			theirs: []string{"account.\n", "account.\n\n## Acceptance criteria\n\n- [ ] It works\n"},
+			want:   []string{"account.\n", "account.\n\n## Acceptance criteria\n\n- [ ] It works\n\n## Todos\n\n- [/] step one\n- [ ] step two\n"},
+		},
+		{
+			// No description: its piece is empty on every side, and stays.
+			name:   "the first step on each side of a file with no description",
+			base:   noDesc,
+			ours:   []string{"## Todos\n", "## Todos\n\n- [/] Rotate the secret\n"},
+			theirs: []string{"## Todos\n", "## Todos\n\n- [/] Register the app\n- [ ] Write the callback\n"},
+			want:   []string{"## Todos\n", "## Todos\n\n- [/] Rotate the secret\n- [ ] Register the app\n- [ ] Write the callback\n"},
+		},
+		{
+			name:   "an append to the description on one side, the first criterion on the other",
+			base:   descOnly,
+			ours:   []string{"account.\n", "account.\n\nGitLab later.\n"},
+			theirs: []string{"account.\n", "account.\n\n## Acceptance criteria\n\n- [ ] It works\n"},
+			want:   []string{"account.\n", "account.\n\nGitLab later.\n\n## Acceptance criteria\n\n- [ ] It works\n"},
+		},
+		{
+			name:   "two appends to the description: both, ours first",
+			ours:   []string{"account.\n", "account.\n\nGitLab later.\n"},
+			theirs: []string{"account.\n", "account.\n\nBitbucket never.\n"},
+			want:   []string{"account.\n", "account.\n\nGitLab later.\n\nBitbucket never.\n"},
+		},
+		{
+			name:   "a phase added on both sides: ours first",
+			ours:   []string{"- [ ] Test it\n", "- [ ] Test it\n\n### Release\n- [ ] Tag it\n"},
+			theirs: []string{"- [ ] Test it\n", "- [ ] Test it\n\n### Docs\n- [ ] Write the guide\n"},
+			want:   []string{"- [ ] Test it\n", "- [ ] Test it\n\n### Release\n- [ ] Tag it\n\n### Docs\n- [ ] Write the guide\n"},
 		},
 		{
 			name:   "a loose list keeps its blank lines when the other side only ticks",
@@ -203,41 +275,54 @@ func TestMergeIssueClean(t *testing.T) {
 	}
 }
 
+// TestMergeIssueConflicts checks that a conflict is marked where it is:
+// the frontmatter key, the todo or the lines of prose both sides changed,
+// with the rest of the file merged by td's rules.
 func TestMergeIssueConflicts(t *testing.T) {
 	tests := []struct {
 		name         string
 		ours, theirs []string
 		conflicts    []string
+		marked       []string // replacements applied to base
 	}{
 		{
 			name:      "the title edited on both sides",
 			ours:      []string{"title: Sign in with GitHub", "title: Sign in with GitLab"},
-			theirs:    []string{"title: Sign in with GitHub", "title: Sign in with Bitbucket"},
+			theirs:    []string{"title: Sign in with GitHub", "title: Sign in with Bitbucket", "- [ ] Test it", "- [x] Test it"},
 			conflicts: []string{"the field title"},
+			marked: []string{"title: Sign in with GitHub\n", "<<<<<<< ours\ntitle: Sign in with GitLab\n=======\ntitle: Sign in with Bitbucket\n>>>>>>> theirs\n",
+				"- [ ] Test it", "- [x] Test it"},
 		},
 		{
 			name:      "the same todo done on one side and dropped on the other",
-			ours:      []string{"- [ ] Test it", "- [x] Test it"},
-			theirs:    []string{"- [ ] Test it", "- [-] Test it"},
+			ours:      []string{"- [ ] Test it", "- [x] Test it", "- [ ] Write", "- [x] Write"},
+			theirs:    []string{"- [ ] Test it", "- [-] Test it", "title: Sign in with GitHub", "title: Sign in with GitLab"},
 			conflicts: []string{`the todo "Test it"`},
+			marked: []string{"- [ ] Test it\n", "<<<<<<< ours\n- [x] Test it\n=======\n- [-] Test it\n>>>>>>> theirs\n",
+				"- [ ] Write", "- [x] Write", "title: Sign in with GitHub", "title: Sign in with GitLab"},
 		},
 		{
 			name:      "a todo deleted on one side and changed on the other",
 			ours:      []string{"- [ ] Test it\n", ""},
 			theirs:    []string{"- [ ] Test it", "- [x] Test it"},
 			conflicts: []string{`the todo "Test it" (one side deleted it, the other changed it)`},
+			marked:    []string{"- [ ] Test it\n", "<<<<<<< ours\n=======\n- [x] Test it\n>>>>>>> theirs\n"},
 		},
 		{
 			name:      "the same line of the description",
-			ours:      []string{"their GitHub account.", "their GitHub login."},
-			theirs:    []string{"their GitHub account.", "their GitHub handle."},
-			conflicts: []string{"the same lines of the description or other text of the body"},
+			ours:      []string{"their GitHub account.", "their GitHub login.", "- [ ] Test it", "- [x] Test it"},
+			theirs:    []string{"their GitHub account.", "their GitHub handle.", "priority: P2", "priority: P1"},
+			conflicts: []string{"the same lines of the description"},
+			marked: []string{"Users sign in with their GitHub account.\n", "<<<<<<< ours\nUsers sign in with their GitHub login.\n=======\nUsers sign in with their GitHub handle.\n>>>>>>> theirs\n",
+				"- [ ] Test it", "- [x] Test it", "priority: P2", "priority: P1"},
 		},
 		{
 			name:      "the status changed on both sides and a todo text on one",
 			ours:      []string{"status: in_progress", "status: in_review", "- [ ] Test it", "- [ ] Test it well"},
 			theirs:    []string{"status: in_progress", "status: blocked", "- [ ] Test it", "- [x] Test it"},
 			conflicts: []string{"the field status", `the todo "Test it" (one side deleted it, the other changed it)`},
+			marked: []string{"status: in_progress\n", "<<<<<<< ours\nstatus: in_review\n=======\nstatus: blocked\n>>>>>>> theirs\n",
+				"- [ ] Test it\n", "<<<<<<< ours\n=======\n- [x] Test it\n>>>>>>> theirs\n- [ ] Test it well\n"},
 		},
 	}
 	for _, tt := range tests {
@@ -247,12 +332,17 @@ func TestMergeIssueConflicts(t *testing.T) {
 			if !slices.Equal(conflicts, tt.conflicts) {
 				t.Fatalf("conflicts %q, want %q", conflicts, tt.conflicts)
 			}
-			lines, _ := MergeLines([]byte(mergeBase), []byte(ours), []byte(theirs), "ours", "theirs")
-			if !bytes.Equal(got, lines) {
-				t.Fatalf("a conflict should give the line merge with its markers, got\n%s", got)
+			if want := edited(t, mergeBase, tt.marked...); string(got) != want {
+				t.Fatalf("got\n%s\nwant\n%s", got, want)
 			}
-			if !bytes.Contains(got, []byte("<<<<<<< ours\n")) {
-				t.Fatalf("no conflict markers in\n%s", got)
+			// Swapped, the same conflicts, the sides of each marked
+			// region swapped.
+			back, conflicts := MergeIssue([]byte(mergeBase), []byte(theirs), []byte(ours), "ours", "theirs")
+			if !slices.Equal(conflicts, tt.conflicts) {
+				t.Fatalf("swapped: conflicts %q, want %q", conflicts, tt.conflicts)
+			}
+			if !bytes.Equal(Side(back, true), Side(got, false)) {
+				t.Fatalf("swapped: theirs of the swapped merge is not ours of the merge:\n%s", back)
 			}
 		})
 	}
@@ -263,7 +353,7 @@ func TestMergeIssueCRLF(t *testing.T) {
 	base := crlf(mergeBase)
 	ours := crlf(edited(t, mergeBase, "labels: [auth]", "labels: [auth, x]", "- [ ] Write the callback\n", "- [ ] Write the callback\n  > state\n", "updated_at: 2026-11-21T10:00:00Z", "updated_at: 2026-11-21T11:00:00Z"))
 	theirs := crlf(edited(t, mergeBase, "labels: [auth]", "labels: [ops, auth]", "- [ ] Write the callback\n", "- [x] Write the callback\n  > done\n", "- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n"))
-	want := crlf(edited(t, mergeBase, "labels: [auth]", "labels: [auth, x, ops]", "- [ ] Write the callback\n", "- [x] Write the callback\n  > state\n\n  > done\n", "- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n", "updated_at: 2026-11-21T10:00:00Z", "updated_at: 2026-11-21T11:00:00Z"))
+	want := crlf(edited(t, mergeBase, "labels: [auth]", "labels:\n  - auth\n  - x\n  - ops", "- [ ] Write the callback\n", "- [x] Write the callback\n  > state\n\n  > done\n", "- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n", "updated_at: 2026-11-21T10:00:00Z", "updated_at: 2026-11-21T11:00:00Z"))
 	got, conflicts := MergeIssue([]byte(base), []byte(ours), []byte(theirs), "ours", "theirs")
 	if conflicts != nil || string(got) != want {
 		t.Fatalf("conflicts %q, got %q\nwant %q", conflicts, got, want)
@@ -288,8 +378,10 @@ func TestMergeIssueUnreadableSideMergesByLine(t *testing.T) {
 
 // mergeContent describes what a merged file says, whatever the order in
 // which the merge met the two sides' additions: the frontmatter values
-// (labels and links as sets), the body's text around the todos, and each
-// group's todos as a set with their notes as a set.
+// (labels and links as sets), and the body's pieces as a set, each with
+// its lines as a set (two additions at one place come ours first, so a
+// swapped merge orders them the other way) and each group's todos as a
+// set with their notes as a set.
 func mergeContent(data []byte) string {
 	f, err := Parse(data)
 	if err != nil {
@@ -311,24 +403,68 @@ func mergeContent(data []byte) string {
 		}
 		b.WriteString(k + "=" + nodeKey(n) + "\n")
 	}
-	l, ok := layoutBody(f.Body)
-	if !ok {
-		return b.String() + "body:" + string(f.Body)
-	}
-	b.Write(l.skeleton)
-	keysOf := slices.Clone(l.order)
-	slices.SortFunc(keysOf, func(x, y groupKey) int { return strings.Compare(x.token(), y.token()) })
-	for _, k := range keysOf {
-		var items []string
-		for _, t := range l.runs[k].todos {
-			notes := slices.Clone(t.Notes)
-			slices.Sort(notes)
-			items = append(items, string(t.Status)+"|"+t.Text+"|"+strings.Join(notes, "\x01")+"|"+t.residue)
+	var pieces []string
+	for _, p := range splitPieces(f.Body) {
+		var pb strings.Builder
+		// Two sections of one heading, one added on each side, come ours
+		// first: their occurrence numbers say which side was ours.
+		key, _, _ := strings.Cut(p.key, "\x00#")
+		pb.WriteString(key + ":")
+		text := p.text
+		if p.kind == phasePiece {
+			text = append([]byte("## Todos\n"), text...)
 		}
-		slices.Sort(items)
-		b.WriteString(k.token() + strings.Join(items, "\x02") + "\n")
+		l, ok := layoutBody(text)
+		if p.kind == prosePiece || !ok {
+			ls := contentLines(text)
+			pb.WriteString(strings.Join(ls, ""))
+			pieces = append(pieces, pb.String())
+			continue
+		}
+		ls := contentLines(l.skeleton)
+		pb.WriteString(strings.Join(ls, ""))
+		keysOf := slices.Clone(l.order)
+		slices.SortFunc(keysOf, func(x, y groupKey) int { return strings.Compare(x.token(), y.token()) })
+		for _, k := range keysOf {
+			var items []string
+			for _, t := range l.runs[k].todos {
+				notes := slices.Clone(t.Notes)
+				slices.Sort(notes)
+				// Which of two started todos stays in progress depends on
+				// which side came first in the file (the later is
+				// demoted): in progress reads as pending here, and the
+				// number in progress is compared apart.
+				status := t.Status
+				if status == domain.TodoInProgress {
+					status = domain.TodoPending
+				}
+				items = append(items, string(status)+"|"+t.Text+"|"+strings.Join(notes, "\x01")+"|"+t.residue)
+			}
+			slices.Sort(items)
+			pb.WriteString(k.token() + strings.Join(items, "\x02") + "\n")
+		}
+		pieces = append(pieces, pb.String())
 	}
+	slices.Sort(pieces)
+	b.WriteString(strings.Join(pieces, "\x03"))
+	active := 0
+	for _, it := range ParseChecklist(f.Body).Items() {
+		if it.Status == domain.TodoInProgress {
+			active++
+		}
+	}
+	fmt.Fprintf(&b, "\x04%d in progress", active)
 	return b.String()
+}
+
+// contentLines returns the lines of text, sorted, without their line
+// endings: a side's last line without one gains one when the merge puts a
+// piece of the other side after it.
+func contentLines(text []byte) []string {
+	t := strings.TrimSuffix(strings.ReplaceAll(string(text), "\r\n", "\n"), "\n")
+	ls := strings.Split(t, "\n")
+	slices.Sort(ls)
+	return ls
 }
 
 // TestMergeIssuePhaseRename pins a merge the structural reading calls a

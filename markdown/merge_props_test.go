@@ -22,6 +22,9 @@ type genIssue struct {
 	phases        []genPhase // the first has no heading
 	trailer       []string
 	crlf          bool
+	// newLayout writes the file as td writes it now: frontmatter blocks
+	// apart, labels as a block list, both sections from the start.
+	newLayout bool
 }
 
 type genPhase struct {
@@ -66,10 +69,11 @@ func cloneTodos(ts []genTodo) []genTodo {
 
 func newGenIssue(rng *rand.Rand) *genIssue {
 	g := &genIssue{
-		title:  "Issue " + genWords[rng.IntN(len(genWords))],
-		status: "open",
-		hour:   10,
-		crlf:   rng.IntN(8) == 0,
+		title:     "Issue " + genWords[rng.IntN(len(genWords))],
+		status:    "open",
+		hour:      10,
+		crlf:      rng.IntN(8) == 0,
+		newLayout: rng.IntN(2) == 0,
 	}
 	for n := rng.IntN(3); n > 0; n-- {
 		g.addLabel(rng)
@@ -207,8 +211,18 @@ func (g *genIssue) todoRefs() []*genTodo {
 // render writes the file as td writes it.
 func (g *genIssue) render() []byte {
 	var b strings.Builder
-	b.WriteString("---\nid: td-gen001\ntitle: " + g.title + "\nstatus: " + g.status + "\n")
-	b.WriteString("labels: [" + strings.Join(g.labels, ", ") + "]\n")
+	gap := ""
+	if g.newLayout {
+		gap = "\n"
+	}
+	b.WriteString("---\nid: td-gen001\ntitle: " + g.title + "\n" + gap + "status: " + g.status + "\n" + gap)
+	switch {
+	case len(g.labels) > 0 && g.newLayout:
+		b.WriteString("labels:\n  - " + strings.Join(g.labels, "\n  - ") + "\n")
+	default:
+		b.WriteString("labels: [" + strings.Join(g.labels, ", ") + "]\n")
+	}
+	b.WriteString(gap)
 	if len(g.links) == 0 {
 		b.WriteString("links: []\n")
 	} else {
@@ -236,11 +250,14 @@ func (g *genIssue) render() []byte {
 			}
 		}
 	}
-	if len(g.criteria) > 0 {
-		b.WriteString("\n## Acceptance criteria\n\n")
+	if len(g.criteria) > 0 || g.newLayout {
+		b.WriteString("\n## Acceptance criteria\n")
+		if len(g.criteria) > 0 {
+			b.WriteString("\n")
+		}
 		writeTodos(g.criteria)
 	}
-	steps := false
+	steps := g.newLayout
 	for _, p := range g.phases {
 		steps = steps || len(p.todos) > 0 || p.name != ""
 	}

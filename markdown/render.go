@@ -44,6 +44,21 @@ func FlowStrings(ss []string) *yaml.Node {
 	return n
 }
 
+// BlockStrings returns a block sequence of strings, written one a line as
+// "  - a", or [] when ss is empty. td writes labels so: a label added or
+// removed is a line added or removed, which a line merge (a forge's merge
+// button, a rebase) merges with a change to another label.
+func BlockStrings(ss []string) *yaml.Node {
+	if len(ss) == 0 {
+		return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+	}
+	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, s := range ss {
+		n.Content = append(n.Content, Str(s))
+	}
+	return n
+}
+
 // FlowMaps returns a block sequence whose items are flow mappings of string
 // pairs, written one item a line as "  - {kind: child_of, to: td-a0b1c2}",
 // or [] when ms is empty.

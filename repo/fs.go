@@ -377,10 +377,15 @@ func (s *Store) readCache(name string) ([]byte, error) {
 }
 
 // lock takes the store lock, .todos/local/lock, refusing a symlink there.
+// .todos/local is not committed, so a clone where td never ran has none:
+// it is made here, as every writer's first step would make it.
 func (s *Store) lock() (unlock func(), err error) {
 	p := s.Path(LocalDir, "lock")
 	if err := s.refuseLinks(p); err != nil {
 		return nil, err
+	}
+	if err := os.MkdirAll(s.Path(LocalDir), 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", s.rel(s.Path(LocalDir)), err)
 	}
 	return lockFile(p)
 }

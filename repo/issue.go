@@ -3,6 +3,7 @@ package repo
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,9 @@ type Issue struct {
 	// tally counts the checklist of an issue read from the index cache,
 	// which keeps no Doc: see Tally.
 	tally domain.Summary
+	// readBody is the body as the file was read, to tell whether a
+	// write changes it (see relayout).
+	readBody []byte
 }
 
 // frontFields mirrors the frontmatter keys td knows. Unknown keys stay in
@@ -80,7 +84,7 @@ func parseIssue(path, wantID string, data []byte, parse func([]byte) (*markdown.
 		ID: f.ID, Title: f.Title, Minor: f.Minor, Labels: f.Labels,
 		CreatedBy: f.CreatedBy, Implementer: f.Implementer, Assignee: f.Assignee,
 		Links: f.Links,
-	}, Path: path, Doc: doc}
+	}, Path: path, Doc: doc, readBody: doc.Body}
 	switch {
 	case f.ID == "":
 		return nil, &ParseError{Path: path, Line: 1, Msg: "frontmatter has no id"}
@@ -226,7 +230,7 @@ func fieldNode(key string, v any) (*yaml.Node, error) {
 	case bool:
 		return markdown.Bool(x), nil
 	case []string:
-		return markdown.FlowStrings(x), nil
+		return markdown.BlockStrings(x), nil
 	case []domain.Link:
 		ms := make([][][2]string, len(x))
 		for i, l := range x {
@@ -252,37 +256,53 @@ func SetWord[T ~string](is *Issue, field string, cur *T, v T) error {
 	return nil
 }
 
-// NewIssueDoc renders a new issue file in canonical form. It has no
-// updated_at: a field that changes on every write would make every two
-// branches that touch one issue conflict in a merge td does not run.
+// The layout of an issue file's frontmatter. A forge's merge button, a
+// clone without td's merge driver and a rebase merge issue files line by
+// line, and git merges two changes cleanly only when a line neither side
+// changed lies between them. So the fields that change together (status,
+// implementer, assignee and resolution: start, review, approve, close)
+// are one block, and every field that changes on its own (title, type,
+// priority, minor, labels, links) is apart from the others, after a line
+// that never changes (id, created_by, created_at) or an empty line.
+// Labels and links are block lists, one a line. There is no updated_at:
+// a field that changes on every write would make every two branches that
+// touch one issue conflict.
+var issueLayout = [][]string{
+	{"id", "title", "created_by", "created_at"},
+	{"status", "implementer", "assignee", "resolution"},
+	{"type"},
+	{"priority"},
+	{"minor"},
+	{"labels"},
+	{"links"},
+}
+
+// oldIssueLayout is the order of the keys td wrote before issueLayout, on
+// consecutive lines, with labels as a flow list.
+var oldIssueLayout = []string{
+	"id", "title", "status", "type", "priority", "minor", "labels",
+	"created_by", "implementer", "assignee", "resolution", "links", "created_at",
+}
+
+// NewIssueDoc renders a new issue file in canonical form: the frontmatter
+// in issueLayout, the description, then the acceptance criteria and Todos
+// sections, empty, so that the first criterion and the first step are
+// written under different lines (see markdown.Checklist.EnsureSections).
 func NewIssueDoc(is *Issue, description string) (*markdown.File, error) {
-	fm := markdown.NewFrontmatter()
-	var body []byte
+	body := "\n## Acceptance criteria\n\n## Todos\n"
 	if d := strings.TrimSpace(description); d != "" {
-		body = []byte("\n" + d + "\n")
+		body = "\n" + d + "\n" + body
 	}
-	doc := markdown.NewFile(fm, body)
-	is.Doc = doc
-	for _, kv := range issueFields(is) {
-		if err := is.SetField(kv.k, kv.v); err != nil {
-			return nil, err
-		}
-	}
-	return doc, nil
+	return BuildIssueDoc(is, []byte(body), nil)
 }
 
-type fieldValue struct {
-	k string
-	v any
-}
-
-// issueFields are the frontmatter fields of a new issue, in order.
-func issueFields(is *Issue) []fieldValue {
-	return []fieldValue{
-		{"id", is.ID}, {"title", is.Title}, {"status", string(is.Status)}, {"type", string(is.Type)},
-		{"priority", string(is.Priority)}, {"minor", is.Minor}, {"labels", NonNil(is.Labels)},
-		{"created_by", is.CreatedBy}, {"implementer", is.Implementer}, {"assignee", is.Assignee},
-		{"resolution", string(is.Resolution)}, {"links", is.Links}, {"created_at", is.CreatedAt},
+// issueFields are the frontmatter fields of a new issue.
+func issueFields(is *Issue) map[string]any {
+	return map[string]any{
+		"id": is.ID, "title": is.Title, "status": string(is.Status), "type": string(is.Type),
+		"priority": string(is.Priority), "minor": is.Minor, "labels": NonNil(is.Labels),
+		"created_by": is.CreatedBy, "implementer": is.Implementer, "assignee": is.Assignee,
+		"resolution": string(is.Resolution), "links": is.Links, "created_at": is.CreatedAt,
 	}
 }
 
@@ -291,21 +311,69 @@ func issueFields(is *Issue) []fieldValue {
 // once, not once a key, for the many files of an import.
 func BuildIssueDoc(is *Issue, body []byte, more []markdown.KeyValue) (*markdown.File, error) {
 	fields := issueFields(is)
-	kvs := make([]markdown.KeyValue, 0, len(fields)+len(more))
-	for _, f := range fields {
-		n, err := fieldNode(f.k, f.v)
-		if err != nil {
-			return nil, err
+	groups := make([][]markdown.KeyValue, 0, len(issueLayout)+1)
+	for _, g := range issueLayout {
+		kvs := make([]markdown.KeyValue, 0, len(g))
+		for _, k := range g {
+			n, err := fieldNode(k, fields[k])
+			if err != nil {
+				return nil, err
+			}
+			kvs = append(kvs, markdown.KeyValue{Key: k, Value: n})
 		}
-		kvs = append(kvs, markdown.KeyValue{Key: f.k, Value: n})
+		groups = append(groups, kvs)
 	}
-	fm, err := markdown.BuildFrontmatter(append(kvs, more...))
+	if len(more) > 0 {
+		groups[len(groups)-1] = append(groups[len(groups)-1], more...)
+	}
+	fm, err := markdown.BuildFrontmatterGroups(groups)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", is.ID, err)
 	}
 	doc := markdown.NewFile(fm, body)
 	is.Doc = doc
 	return doc, nil
+}
+
+// hasKeys reports whether keys begin with want.
+func hasKeys(keys, want []string) bool {
+	return len(keys) >= len(want) && slices.Equal(keys[:len(want)], want)
+}
+
+// relayout moves a file td wrote in its older layout to the current one,
+// on the file's next write, never in a sweep of every file: the
+// frontmatter in oldIssueLayout's order becomes issueLayout (each key's
+// lines kept, labels rewritten as a block list), and a body the write
+// changed gets the acceptance criteria and Todos sections it lacks. A
+// frontmatter a person laid out (comments, blank lines, another order)
+// stays as it is, and so does every byte of the body but the headings
+// added; a file whose keys are not td's, in td's order, is a person's and
+// gains no heading. It is one write's change: the first write of an old file on two
+// branches may conflict at a merge that runs without td's driver.
+func (is *Issue) relayout() error {
+	fm := is.Doc.Front
+	keys := fm.Keys()
+	old := hasKeys(keys, oldIssueLayout)
+	if old {
+		if n := fm.Node("labels"); n != nil && n.Kind == yaml.SequenceNode && n.Style&yaml.FlowStyle != 0 && len(n.Content) > 0 {
+			if err := is.SetField("labels", NonNil(is.Labels)); err != nil {
+				return err
+			}
+		}
+		fm.Relayout(issueLayout)
+	}
+	// A body td wrote, as the frontmatter's keys tell: a file a person
+	// wrote keeps the sections they gave it.
+	body := is.Doc.Body
+	if (old || hasKeys(keys, slices.Concat(issueLayout...))) && !bytes.Equal(body, is.readBody) &&
+		// Most bodies have both headings: no parse for them.
+		!(bytes.Contains(body, []byte("## Acceptance criteria")) && bytes.Contains(body, []byte("## Todos"))) {
+		c := markdown.ParseChecklist(is.Doc.Body)
+		if c.EnsureSections() {
+			is.Doc.Body = c.Bytes()
+		}
+	}
+	return nil
 }
 
 func NonNil(s []string) []string {

@@ -8,8 +8,9 @@ import (
 	"github.com/tdproject/td/policy/domain"
 )
 
-// TestBuildIssueDocMatchesNewIssueDoc: an import's one-parse rendering
-// writes the bytes td create's key-by-key rendering writes.
+// TestBuildIssueDocMatchesNewIssueDoc: a new issue file has td's layout,
+// and an import's rendering with more keys writes the bytes td create's
+// rendering followed by a Set of those keys writes.
 func TestBuildIssueDocMatchesNewIssueDoc(t *testing.T) {
 	at := time.Date(2026, 11, 21, 10, 4, 11, 0, time.UTC)
 	mk := func() *Issue {
@@ -18,10 +19,46 @@ func TestBuildIssueDocMatchesNewIssueDoc(t *testing.T) {
 			Assignee: "alice", Resolution: domain.ResolutionDone, Links: []domain.Link{{Kind: domain.ChildOf, To: "td-a0b1c2"}},
 			CreatedAt: at, UpdatedAt: at}}
 	}
-	body := "\nThe description.\n"
+	body := "\nThe description.\n\n## Acceptance criteria\n\n## Todos\n"
 	want, err := NewIssueDoc(mk(), "The description.")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The layout a line merge needs: the fields that change together in
+	// one block, every other field apart.
+	const layout = `---
+id: td-k3x9qa
+title: "Sign in: with GitHub #1"
+created_by: ses_7hq2m4p1
+created_at: 2026-11-21T10:04:11Z
+
+status: closed
+implementer: ""
+assignee: alice
+resolution: done
+
+type: feature
+
+priority: P1
+
+minor: true
+
+labels:
+  - auth
+  - a b
+
+links:
+  - {kind: child_of, to: td-a0b1c2}
+---
+
+The description.
+
+## Acceptance criteria
+
+## Todos
+`
+	if string(want.Bytes()) != layout {
+		t.Fatalf("NewIssueDoc wrote\n%s\nwant\n%s", want.Bytes(), layout)
 	}
 	if err := want.Front.Set("imported_from", markdown.Str("beads:bd-1")); err != nil {
 		t.Fatal(err)

@@ -421,6 +421,10 @@ func (s *Store) WriteIssue(tx *Tx, se *Session, is *Issue, action string, detail
 // td init) merges edits of different fields and todos cleanly. A file
 // that already has updated_at keeps those bytes as they are.
 func (s *Store) WriteIssueFile(tx *Tx, is *Issue) error {
+	// An older layout moves to the current one on this write.
+	if err := is.relayout(); err != nil {
+		return err
+	}
 	// Never write a file td would refuse to read back: a checklist grown
 	// past the body's limits is refused here, before anything lands.
 	var me *markdown.Error

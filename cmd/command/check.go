@@ -115,7 +115,8 @@ func (r *runner) runCheck(o *CheckOptions) error {
 	}
 	err = r.st.export(func() any {
 		return map[string]any{"ok": rep.OK(), "base": rep.Base, "base_commit": rep.BaseCommit, "head_commit": rep.HeadCommit,
-			"files": rep.Files, "issues": rep.Issues, "skipped": rep.Skipped, "violations": rep.Violations, "notes": rep.Notes}
+			"files": rep.Files, "issues": rep.Issues, "skipped": rep.Skipped, "violations": rep.Violations,
+			"warnings": rep.Warnings, "notes": rep.Notes}
 	}, func() error {
 		// One write: a broken tree can have thousands of lines.
 		var b strings.Builder
@@ -124,6 +125,9 @@ func (r *runner) runCheck(o *CheckOptions) error {
 			b.WriteByte('\n')
 		}
 		r.st.printf("%s", safe(b.String()))
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(r.st.errOut, "warning: %s\n", safe(w.String()))
+		}
 		for _, n := range rep.Notes {
 			fmt.Fprintln(r.st.errOut, "note: "+safe(n))
 		}

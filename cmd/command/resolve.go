@@ -30,6 +30,10 @@ keeps in the index (base, ours, theirs), as td's merge driver does: issue
 files field by field and todo by todo, ledgers (*.jsonl) by union. A file
 that merges cleanly is written and staged; a real conflict stays marked as
 git left it, with one line per conflict naming what both sides changed.
+Where both sides moved an issue's status, the status the last transition
+of the merged ledger gives is the one td check --base accepts: td resolve
+keeps it when the rest merges, and says which it is either way. It works
+in any clone, td-initialised or not.
 A file whose markers are gone (edited by hand) is left alone. Exit 1 when
 any conflict remains. See td help conflicts.
 
@@ -89,7 +93,11 @@ func (r *runner) runResolve(o *ResolveOptions) error {
 		}
 		for _, f := range res.Files {
 			if f.Merged {
-				r.st.printf("merged %s\n", safe(f.Path))
+				line := "merged " + f.Path
+				if f.Note != "" {
+					line += "; " + f.Note
+				}
+				r.st.printf("%s\n", safe(line))
 				continue
 			}
 			if len(f.Conflicts) == 0 {
@@ -97,7 +105,7 @@ func (r *runner) runResolve(o *ResolveOptions) error {
 			}
 			for _, c := range f.Conflicts {
 				line := fmt.Sprintf("%s: both sides changed %s", f.Path, c)
-				if f.Note != "" {
+				if f.Note != "" && (len(f.Conflicts) == 1 || c == resolve.StatusConflict) {
 					line += "; " + f.Note
 				}
 				r.st.printf("%s\n", safe(line))

@@ -196,7 +196,7 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(st
 	if items := is.Todos(); len(items) > 0 {
 		st.printf("todos: %s\n", summaryLine(markdown.Summarize(items)))
 	}
-	if body := strings.Trim(strings.ReplaceAll(is.Body(), "\r\n", "\n"), "\n"); body != "" {
+	if body := strings.Trim(strings.ReplaceAll(string(markdown.WithoutEmptySections([]byte(is.Body()))), "\r\n", "\n"), "\n"); body != "" {
 		st.printf("\n%s\n", safe(body))
 	}
 	if len(comments) > 0 {

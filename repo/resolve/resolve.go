@@ -16,9 +16,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/gitrepo"
 )
@@ -32,8 +35,10 @@ type File struct {
 	// Conflicts name what both sides changed, one phrase each ("the field
 	// title"), when the file is left marked for a person.
 	Conflicts []string `json:"conflicts"`
-	// Note says why a file was left as it was without a merge: a side
-	// deleted, or markers already edited away by hand.
+	// Note says why a file was left as it was without a merge (a side
+	// deleted, markers already edited away by hand), or, where both sides
+	// changed the status, which one td check --base accepts and whether
+	// the merge kept it.
 	Note string `json:"note,omitempty"`
 }
 
@@ -81,7 +86,7 @@ func Resolve(s *repo.Store, paths []string) (*Result, error) {
 		}
 		var stage []string
 		for _, u := range chosen {
-			f, write, err := mergeOne(g.Root(), u)
+			f, write, err := mergeOne(g.Root(), u, all)
 			if err != nil {
 				return err
 			}
@@ -138,8 +143,9 @@ func choose(all []gitrepo.Unmerged, paths []string, todos string) ([]gitrepo.Unm
 }
 
 // mergeOne merges one path's stages. It returns what to report and the
-// bytes to write and stage, nil when the file is left as it is.
-func mergeOne(root string, u gitrepo.Unmerged) (File, []byte, error) {
+// bytes to write and stage, nil when the file is left as it is. all are
+// every unmerged path under .todos, where an issue's ledger may be.
+func mergeOne(root string, u gitrepo.Unmerged, all []gitrepo.Unmerged) (File, []byte, error) {
 	f := File{Path: u.Path, Conflicts: []string{}}
 	if !u.HasOurs || !u.HasTheirs {
 		side := "ours"
@@ -170,7 +176,30 @@ func mergeOne(root string, u gitrepo.Unmerged) (File, []byte, error) {
 	case strings.HasSuffix(u.Path, ".jsonl"):
 		merged = markdown.UnionLines(u.Base, u.Ours, u.Theirs)
 	case isIssueFile(u.Path):
-		merged, conflicts = markdown.MergeIssue(u.Base, u.Ours, u.Theirs, "ours", "theirs")
+		m := markdown.MergeIssueWith(u.Base, u.Ours, u.Theirs, markdown.MergeOptions{})
+		if slices.Contains(m.Conflicts, StatusConflict) {
+			v, err := statusVerdict(root, u, all)
+			if err != nil {
+				return f, nil, err
+			}
+			kept := false
+			if v.side != 0 {
+				prefer := map[string]markdown.Preference{}
+				for _, k := range statusBlock {
+					prefer[k] = v.side
+				}
+				// Only a file that then merges whole is written: one
+				// still marked stays as git left it, status included.
+				if p := markdown.MergeIssueWith(u.Base, u.Ours, u.Theirs, markdown.MergeOptions{Prefer: prefer}); len(p.Conflicts) == 0 {
+					m, kept = p, true
+				}
+			}
+			f.Note = v.note(kept)
+		}
+		merged, conflicts = m.Data, m.Conflicts
+		if len(conflicts) == 0 && len(m.Demoted) > 0 {
+			f.Note = strings.TrimPrefix(f.Note+"; ", "; ") + DemotedNote(m.Demoted)
+		}
 	default:
 		var conflict bool
 		merged, conflict = markdown.MergeLines(u.Base, u.Ours, u.Theirs, "ours", "theirs")
@@ -190,4 +219,113 @@ func mergeOne(root string, u gitrepo.Unmerged) (File, []byte, error) {
 func isIssueFile(p string) bool {
 	dir, name := filepath.ToSlash(filepath.Dir(filepath.FromSlash(p))), filepath.Base(p)
 	return strings.HasSuffix(dir, repo.TodosDir+"/"+repo.IssuesDir) && strings.HasSuffix(name, ".md")
+}
+
+// StatusConflict is the phrase of a status both sides changed; td resolve
+// says which status td check --base accepts, and keeps it when it is one
+// side's.
+const StatusConflict = "the field status"
+
+// statusBlock are the fields that change with the status (start sets the
+// implementer and assignee, close the resolution): where both sides
+// changed one, it takes the side whose status is kept.
+var statusBlock = []string{"status", "implementer", "assignee", "resolution"}
+
+// verdict is the status td check --base accepts after a merge where both
+// sides changed an issue's status.
+type verdict struct {
+	status string              // "" when the ledger records no transition
+	last   audit.Entry         // the transition that set it
+	side   markdown.Preference // the side whose status it is; 0 for neither
+	ours   string
+	theirs string
+}
+
+// note says what td resolve did about the status, or what to do.
+func (v verdict) note(kept bool) string {
+	if v.status == "" {
+		return fmt.Sprintf("the ledger records no transition to either status (ours %s, theirs %s): keep the status the issue had before the merge", v.ours, v.theirs)
+	}
+	why := fmt.Sprintf("the last transition in the merged ledger (%s by %s at %s)", v.last.Action, v.last.Session, v.last.TS.UTC().Format("2006-01-02T15:04:05Z"))
+	switch {
+	case v.side == 0:
+		return fmt.Sprintf("td check --base accepts status: %s, %s, which neither side has (ours %s, theirs %s)", v.status, why, v.ours, v.theirs)
+	case kept:
+		return fmt.Sprintf("status: kept %s (%s) over %s, %s, which td check --base accepts", v.status, sideName(v.side), v.other(), why)
+	}
+	return fmt.Sprintf("td check --base accepts status: %s (%s), %s", v.status, sideName(v.side), why)
+}
+
+// other is the status of the side not kept.
+func (v verdict) other() string {
+	if v.side == markdown.PreferOurs {
+		return v.theirs
+	}
+	return v.ours
+}
+
+func sideName(p markdown.Preference) string {
+	if p == markdown.PreferOurs {
+		return "ours"
+	}
+	return "theirs"
+}
+
+// statusVerdict decides which status td check --base accepts for the issue
+// file u, whose status both sides changed: the one the last transition of
+// the issue's merged ledger, by time, moved it to. The ledger is the work
+// tree's when git merged it (the union driver), else the union of its
+// stages.
+func statusVerdict(root string, u gitrepo.Unmerged, all []gitrepo.Unmerged) (verdict, error) {
+	v := verdict{ours: frontStatus(u.Ours), theirs: frontStatus(u.Theirs)}
+	id := strings.TrimSuffix(filepath.Base(u.Path), ".md")
+	ledger := repo.TodosDir + "/" + repo.HistoryDir + "/" + id + ".jsonl"
+	var data []byte
+	if i := slices.IndexFunc(all, func(x gitrepo.Unmerged) bool { return x.Path == ledger }); i >= 0 {
+		data = markdown.UnionLines(all[i].Base, all[i].Ours, all[i].Theirs)
+	} else {
+		var err error
+		data, err = os.ReadFile(filepath.Join(root, filepath.FromSlash(ledger)))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return v, fmt.Errorf("read %s: %w", ledger, err)
+		}
+	}
+	entries, _ := audit.ParseLedger(data)
+	last, ok := audit.LastTransition(entries)
+	if !ok {
+		return v, nil
+	}
+	v.last = last
+	_, v.status, _ = last.Transition()
+	switch v.status {
+	case v.ours:
+		v.side = markdown.PreferOurs
+	case v.theirs:
+		v.side = markdown.PreferTheirs
+	}
+	return v, nil
+}
+
+// frontStatus is the status an issue file's frontmatter gives, "" when it
+// cannot be read.
+func frontStatus(data []byte) string {
+	f, err := markdown.Parse(data)
+	if err != nil {
+		return ""
+	}
+	var fields struct {
+		Status string `yaml:"status"`
+	}
+	if f.Front.Decode(&fields) != nil {
+		return ""
+	}
+	if fields.Status == "" {
+		return "open"
+	}
+	return fields.Status
+}
+
+// DemotedNote says which todos a merge put back to pending.
+func DemotedNote(texts []string) string {
+	return fmt.Sprintf("%s back to pending: each side started a todo, and the first in the file stays the one in progress", domain.QuoteList(texts))
 }

@@ -112,6 +112,10 @@ type CheckReport struct {
 	// Notes say what a rule could not judge, without failing the check:
 	// the claims rule with no claim references to read (NoClaimRefs).
 	Notes []string `json:"notes"`
+	// Warnings are what td check reports without failing: a state that
+	// legitimate commands can produce and td's next write repairs (two
+	// todos in progress after a merge made without td's merge driver).
+	Warnings []Violation `json:"warnings"`
 }
 
 // OK reports whether nothing was found.
@@ -124,9 +128,11 @@ type checker struct {
 	base   *repo.Snapshot // nil without a base
 	report *CheckReport
 
-	issues   map[string]*repo.Issue // parsed issue files by ID
-	ids      map[string]bool        // every issue file's ID, parsed or not
-	ledgers  map[string][]audit.Entry
+	issues  map[string]*repo.Issue // parsed issue files by ID
+	ids     map[string]bool        // every issue file's ID, parsed or not
+	ledgers map[string][]audit.Entry
+	// texts caches ledgerTexts.
+	texts    map[string][]string
 	sessions map[string]*repo.Session
 	// linkOnly holds, past slimAfter files, the issues that no rule but
 	// the links rules reads again (unchanged since the base, or every
@@ -137,6 +143,11 @@ type checker struct {
 	// line HEAD's history lacks came from the other side, beside HEAD's
 	// lines rather than after them.
 	merging bool
+}
+
+// warn records a warning: reported, never failing the check.
+func (c *checker) warn(path string, line int, rule, format string, args ...any) {
+	c.report.Warnings = append(c.report.Warnings, Violation{Path: path, Line: line, Rule: rule, Message: fmt.Sprintf(format, args...)})
 }
 
 func (c *checker) add(path string, line int, rule, format string, args ...any) {
@@ -161,7 +172,7 @@ func (c *checker) addErr(path, rule string, err error) {
 // only grew; approvals and closures added obey the review policy given
 // the ledger and commit metadata; criteria were dropped only by operators.
 func Check(s *repo.Store, o CheckOptions) (*CheckReport, error) {
-	c := &checker{s: s, report: &CheckReport{Violations: []Violation{}, Skipped: []string{}, Notes: []string{}},
+	c := &checker{s: s, report: &CheckReport{Violations: []Violation{}, Warnings: []Violation{}, Skipped: []string{}, Notes: []string{}},
 		issues: map[string]*repo.Issue{}, linkOnly: map[string]linkNode{}, ids: map[string]bool{}, ledgers: map[string][]audit.Entry{}, sessions: map[string]*repo.Session{}}
 	if o.Base != "" && !o.Full {
 		return c.checkRange(o.Base)
@@ -260,6 +271,7 @@ func (c *checker) checkRange(base string) (*CheckReport, error) {
 		}
 	}
 	sortViolations(rep.Violations)
+	sortViolations(rep.Warnings)
 	rep.Files, rep.Issues = c.head.CountFiles()
 	return rep, nil
 }
@@ -379,6 +391,7 @@ func (c *checker) run(whole bool) (*CheckReport, error) {
 		}
 	}
 	sortViolations(c.report.Violations)
+	sortViolations(c.report.Warnings)
 	return c.report, nil
 }
 
@@ -435,6 +448,7 @@ func (c *checker) parseAll() {
 		session    *repo.Session
 		config     *repo.Config
 		violations []Violation
+		warnings   []Violation
 	}
 	results := make([]result, len(paths))
 	slim := len(paths) > slimAfter
@@ -445,7 +459,7 @@ func (c *checker) parseAll() {
 		sub := &checker{report: &CheckReport{}}
 		r := &results[i]
 		r.issue, r.entries, r.session, r.config = sub.parseFile(c.head, paths[i])
-		r.violations = sub.report.Violations
+		r.violations, r.warnings = sub.report.Violations, sub.report.Warnings
 		if slim && (r.issue != nil || r.entries != nil) {
 			id, _ := repo.IssueIDOf(paths[i])
 			if c.unchanged(id) {
@@ -464,6 +478,7 @@ func (c *checker) parseAll() {
 	for i, p := range paths {
 		r := results[i]
 		c.report.Violations = append(c.report.Violations, r.violations...)
+		c.report.Warnings = append(c.report.Warnings, r.warnings...)
 		if id, ok := repo.IssueIDOf(p); ok && repo.ValidIssueID(id) && strings.HasSuffix(p, ".md") {
 			c.report.Issues++
 			c.ids[id] = true
@@ -590,7 +605,11 @@ func (c *checker) parseIssueFile(p, id string, data []byte) *repo.Issue {
 				first = &it
 				continue
 			}
-			c.add(p, offset+it.Line, RuleInProgress, "%q is in progress as well as %q (line %d); at most one todo is in progress: mark all but one pending (\"[ ]\"), or let td's next todo change to %s keep the first", it.Text, first.Text, offset+first.Line, is.ID)
+			// Two branches that each started a todo, merged without
+			// td's driver (a forge's merge button), leave two: a state
+			// legitimate commands make, which must not turn the main
+			// branch red. td's next change to the todos keeps the first.
+			c.warn(p, offset+it.Line, RuleInProgress, "%q is in progress as well as %q (line %d), as a merge without td's merge driver leaves two branches' started todos; td's next change to the todos of %s keeps the first", it.Text, first.Text, offset+first.Line, is.ID)
 		}
 	}
 	return is
@@ -1052,6 +1071,28 @@ func (c *checker) addedEntries(id string) []addedEntry {
 		}
 		idx++
 	}
+	return out
+}
+
+// ledgerTexts returns the lines of issue id's ledger in the work tree (or
+// at HEAD), one for each entry c.ledgers holds, in the same order: the
+// readable lines, a repeated line once.
+func (c *checker) ledgerTexts(id string) []string {
+	if t, ok := c.texts[id]; ok {
+		return t
+	}
+	var out []string
+	if data, err := c.head.Read(repo.TodosDir + "/" + repo.HistoryDir + "/" + id + ".jsonl"); err == nil {
+		for _, l := range audit.ReadLedgerLines(data) {
+			if !l.Repeat && l.Err == nil {
+				out = append(out, l.Text)
+			}
+		}
+	}
+	if c.texts == nil {
+		c.texts = map[string][]string{}
+	}
+	c.texts[id] = out
 	return out
 }
 

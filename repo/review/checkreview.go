@@ -355,34 +355,27 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 	return ig, nil
 }
 
-// priorEntries returns the ledger entries that came before the decision e
-// in commit order: the lines above it, and the added lines below it that
-// did not arrive in a commit descending from the one that brought e. Git's
-// union merge puts one side's lines after the other's, so a "started"
-// merged in from a branch that ran beside the approval's sits below the
-// approval and yet was not made after it. Lines of one commit keep their
-// order; a line not committed yet comes after every committed one. later
-// holds the added lines made after e, in ledger order.
+// priorEntries returns the ledger entries td had when it recorded the
+// decision e, and the ones it did not have yet. A committed e is judged by
+// the ledger of the commit that brought it (rg.arrival), up to e: that is
+// the file td read and appended e to. An entry from a branch that ran
+// beside it, which git's union merge puts above or below it, is not among
+// the facts: td could not see it, so it cannot make a legitimate decision
+// wrong (a start on main and a close as wontfix on a branch that forked
+// before it are both what td allowed where they were made). An e not
+// committed yet comes after everything in the work tree's ledger above it.
+// later holds every entry that is not prior and not e, by time: the issue's
+// frontmatter is set back past them (issueBefore).
 func (rg *reviewGit) priorEntries(entries []audit.Entry, e addedEntry, added []addedEntry) (prior, later []audit.Entry, err error) {
 	prior = entries[:e.index:e.index]
-	var below []addedEntry
+	var below []audit.Entry
 	for _, x := range added {
 		if x.index > e.index {
-			below = append(below, x)
+			below = append(below, x.Entry)
 		}
-	}
-	all := func() []audit.Entry {
-		out := make([]audit.Entry, len(below))
-		for i, x := range below {
-			out[i] = x.Entry
-		}
-		return out
-	}
-	if len(below) == 0 {
-		return prior, nil, nil
 	}
 	if err := rg.open(); err != nil || rg.g == nil {
-		return prior, all(), err
+		return prior, below, err
 	}
 	ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + e.issue + ".jsonl"
 	lh, err := rg.history(ledgerPath)
@@ -391,36 +384,35 @@ func (rg *reviewGit) priorEntries(entries []audit.Entry, e addedEntry, added []a
 	}
 	ce, err := rg.arrival(ledgerPath, lh, e)
 	if err != nil || ce == "" {
-		return prior, all(), err // uncommitted, e is the newest there is
+		return prior, below, err // uncommitted, e is the newest there is
 	}
-	for _, x := range below {
-		cx, err := rg.arrival(ledgerPath, lh, x)
-		if err != nil {
-			return nil, nil, err
+	data, err := rg.g.FileAt(ce, ledgerPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	then := map[string]bool{}
+	for _, l := range audit.ReadLedgerLines(data) {
+		if l.Text == e.text {
+			break
 		}
-		if cx == "" && rg.c.merging {
-			prior = append(prior, x.Entry) // the other side's, beside e
-			continue
-		}
-		if cx == "" || cx == ce {
-			later = append(later, x.Entry)
-			continue
-		}
-		anc := rg.anc[cx]
-		if anc == nil {
-			if anc, err = rg.g.Ancestors(cx); err != nil {
-				return nil, nil, err
-			}
-			delete(anc, cx)
-			rg.anc[cx] = anc
-		}
-		if anc[ce] {
-			later = append(later, x.Entry)
-		} else {
-			prior = append(prior, x.Entry)
+		then[l.Text] = true
+	}
+	texts := rg.c.ledgerTexts(e.issue)
+	prior, later = nil, nil
+	for i, x := range entries {
+		switch {
+		case i == e.index:
+		case i < len(texts) && then[texts[i]]:
+			prior = append(prior, x)
+		default:
+			later = append(later, x)
 		}
 	}
-	return prior, later, nil
+	ordered := make([]audit.Entry, len(later))
+	for i, j := range audit.TimeOrder(later) {
+		ordered[i] = later[j]
+	}
+	return prior, ordered, nil
 }
 
 // issueBefore is the issue as it stood before the entries later changed

@@ -7,13 +7,18 @@ import (
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/gitrepo"
 )
 
 // CheckStaged runs the rules td check --base runs, on what git commit
 // would record: the index (the one indexFile names, as GIT_INDEX_FILE does
-// while a hook runs, else the repository's) against HEAD, or, when the
-// commit concludes a merge, against the merge base of HEAD and MERGE_HEAD,
-// so that both sides' lines are judged together. It is what the pre-commit
+// while a hook runs, else the repository's) against HEAD. When the commit
+// concludes a merge of the default branch (main merged back into a
+// branch), it is judged against MERGE_HEAD, as CI will judge the branch
+// once it has main in: main's entries landed there and were judged then,
+// and the branch's are judged with the facts they were made with. Any
+// other merge is judged against the merge base of HEAD and MERGE_HEAD, so
+// that both sides' lines are judged together. It is what the pre-commit
 // hook adds to the scope guard: a status set by hand with no transition,
 // an approval the policy refuses, an approval the start it depends on
 // came beside, a security event with no copy in its ledger, a ledger that
@@ -23,7 +28,7 @@ import (
 //
 // A commit that stages nothing under .todos costs one index read.
 func CheckStaged(s *repo.Store, indexFile string) (*CheckReport, error) {
-	rep := &CheckReport{Violations: []Violation{}, Skipped: []string{}, Notes: []string{}}
+	rep := &CheckReport{Violations: []Violation{}, Warnings: []Violation{}, Skipped: []string{}, Notes: []string{}}
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return rep, err
@@ -55,9 +60,11 @@ func CheckStaged(s *repo.Store, indexFile string) (*CheckReport, error) {
 		return rep, nil // the first commit: nothing to compare with
 	}
 	baseRev := "HEAD"
-	merging := false
+	merging, mainline := false, false
 	if _, err := os.Stat(filepath.Join(g.GitDir(), "MERGE_HEAD")); err == nil {
-		if mb, err := g.MergeBase("HEAD", "MERGE_HEAD"); err == nil {
+		if mainline = mergesMainline(g); mainline {
+			baseRev, merging = "MERGE_HEAD", true
+		} else if mb, err := g.MergeBase("HEAD", "MERGE_HEAD"); err == nil {
 			baseRev, merging = mb, true
 		}
 	}
@@ -77,7 +84,7 @@ func CheckStaged(s *repo.Store, indexFile string) (*CheckReport, error) {
 		c.base.Include(added...)
 	}
 	c.base.Rev = baseRev
-	if merging {
+	if merging && !mainline {
 		c.base.Rev = "the merge base"
 	}
 	rep.Base, rep.BaseCommit = c.base.Rev, c.base.Commit
@@ -104,4 +111,27 @@ func (c *checker) addedSecurityIssues() []string {
 		}
 	}
 	return ids
+}
+
+// mergesMainline reports whether the merge in progress brings in the
+// default branch (MERGE_HEAD is its tip or one of its commits): a branch
+// merging main back.
+func mergesMainline(g *gitrepo.Repo) bool {
+	name, err := g.DefaultBranch()
+	if err != nil {
+		return false
+	}
+	tip, err := g.Resolve(name)
+	if err != nil {
+		return false
+	}
+	theirs, err := g.Resolve("MERGE_HEAD")
+	if err != nil {
+		return false
+	}
+	if theirs == tip {
+		return true
+	}
+	mb, err := g.MergeBase(theirs, tip)
+	return err == nil && mb == theirs
 }
