@@ -22,8 +22,9 @@ type CriteriaDecision struct {
 // with resolution done) of issue while the criteria open are not done.
 // The criteria are the operator's definition of done, so no session
 // closes over them: an operator may drop a criterion that no longer
-// applies, or override with a reason that is audited. An agent is told
-// only to finish them: a refusal shown to an agent names no way round.
+// applies, or override with a reason that is audited. A member or an
+// agent is told to finish them and ask an operator to sign them off: a
+// refusal shown to them names no way round.
 // verb is "approve" or "close".
 func CloseWithOpenCriteria(role domain.Role, issue, verb string, open []string, override string) CriteriaDecision {
 	if len(open) == 0 {
@@ -32,8 +33,12 @@ func CloseWithOpenCriteria(role domain.Role, issue, verb string, open []string, 
 	still := fmt.Sprintf("cannot %s %s: %d acceptance %s still open (%s)", verb, issue, len(open),
 		domain.Plural(len(open), "criterion is", "criteria are"), domain.QuoteList(open))
 	them := domain.Plural(len(open), "it", "them")
+	if role != domain.RoleOperator && verb == "approve" {
+		// In review: whoever asks, the work goes back to be finished.
+		return CriteriaDecision{Refusal: fmt.Sprintf("%s; the implementer finishes %s (td reject %s --reason sends it back), and an operator signs off acceptance criteria", still, them, issue)}
+	}
 	if role != domain.RoleOperator {
-		return CriteriaDecision{Refusal: fmt.Sprintf("%s; finish %s first", still, them)}
+		return CriteriaDecision{Refusal: fmt.Sprintf("%s; finish %s, then ask for sign-off with td review %s: an operator signs off acceptance criteria", still, them, issue)}
 	}
 	if override != "" {
 		return CriteriaDecision{Allowed: true, Override: true}

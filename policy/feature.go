@@ -9,6 +9,11 @@ import (
 // (creator exception) over the strict one.
 const BalancedReviewPolicy = "balanced_review_policy"
 
+// AgentApproval names the flag that lets an agent approve under the review
+// table as a person may; false makes a team require a person for every
+// approval.
+const AgentApproval = "agent_approval"
+
 // Where a flag's value came from, as Resolve reports it.
 const (
 	FromEnv     = "env"
@@ -39,6 +44,12 @@ func Flags() []Flag {
 		Policy:  true,
 		Strict:  false,
 		Usage:   "let an issue's creator approve another session's work with --reason (audited); false restores the strict policy that blocks every involved session",
+	}, {
+		Name:    AgentApproval,
+		Default: true,
+		Policy:  true,
+		Strict:  false,
+		Usage:   "let an agent approve under the review table as a person may (an issue with acceptance criteria still needs an operator); false requires a person for every approval",
 	}}
 }
 

@@ -21,6 +21,10 @@ func TestFlags(t *testing.T) {
 	if got := EnvVar(BalancedReviewPolicy); got != "TD_FEATURE_BALANCED_REVIEW_POLICY" {
 		t.Fatalf("EnvVar = %q", got)
 	}
+	a, ok := LookupFlag(AgentApproval)
+	if !ok || !a.Default || !a.Policy || a.Strict || a.Usage == "" {
+		t.Fatalf("agent_approval = %+v, %v; want a documented policy flag, default true, stricter when false", a, ok)
+	}
 }
 
 func TestParseBool(t *testing.T) {
@@ -88,6 +92,10 @@ func TestResolve(t *testing.T) {
 		{name: "env may make a policy flag stricter", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: "off"}), config: map[string]bool{BalancedReviewPolicy: true}, value: false, source: FromEnv},
 		{name: "env off beats default", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: "FALSE"}), value: false, source: FromEnv},
 		{name: "empty env is unset", flag: BalancedReviewPolicy, env: envOf(map[string]string{envVar: " "}), config: map[string]bool{BalancedReviewPolicy: false}, value: false, source: FromConfig},
+		{name: "agent_approval: default on", flag: AgentApproval, value: true, source: FromDefault},
+		{name: "agent_approval: config off", flag: AgentApproval, config: map[string]bool{AgentApproval: false}, value: false, source: FromConfig},
+		{name: "agent_approval: env may turn it off", flag: AgentApproval, env: envOf(map[string]string{"TD_FEATURE_AGENT_APPROVAL": "0"}), value: false, source: FromEnv},
+		{name: "agent_approval: env may not turn it on", flag: AgentApproval, env: envOf(map[string]string{"TD_FEATURE_AGENT_APPROVAL": "yes"}), config: map[string]bool{AgentApproval: false}, value: false, source: FromConfig},
 		{
 			name:    "bad env value",
 			flag:    BalancedReviewPolicy,
@@ -98,12 +106,12 @@ func TestResolve(t *testing.T) {
 			name:    "unknown flag",
 			flag:    "turbo_mode",
 			config:  map[string]bool{"turbo_mode": true},
-			errWant: `unknown feature flag "turbo_mode"; known flags: balanced_review_policy`,
+			errWant: `unknown feature flag "turbo_mode"; known flags: balanced_review_policy, agent_approval`,
 		},
 		{
 			name:    "names are exact",
 			flag:    "BALANCED_REVIEW_POLICY",
-			errWant: `unknown feature flag "BALANCED_REVIEW_POLICY"; known flags: balanced_review_policy`,
+			errWant: `unknown feature flag "BALANCED_REVIEW_POLICY"; known flags: balanced_review_policy, agent_approval`,
 		},
 	}
 	for _, row := range rows {
@@ -130,7 +138,7 @@ func TestKnownFlag(t *testing.T) {
 		t.Fatalf("KnownFlag(%q) = %+v, %v", BalancedReviewPolicy, f, err)
 	}
 	_, err := KnownFlag("balanced_reveiw_policy")
-	if err == nil || err.Error() != `unknown feature flag "balanced_reveiw_policy"; known flags: balanced_review_policy` {
+	if err == nil || err.Error() != `unknown feature flag "balanced_reveiw_policy"; known flags: balanced_review_policy, agent_approval` {
 		t.Fatalf("unknown flag error = %v", err)
 	}
 }

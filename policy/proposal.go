@@ -83,8 +83,8 @@ type ProposalReview struct {
 // (the proposer's path starts with its own); subagents none. A proposal is
 // decided once: accepting or rejecting it again is refused with its state.
 func MayDecideProposal(r ProposalReview) error {
-	if r.Role != domain.RoleOperator && r.Role != domain.RoleAgent {
-		return fmt.Errorf("unknown session role %q: want operator or agent", r.Role)
+	if !r.Role.Valid() {
+		return fmt.Errorf("unknown session role %q: want operator, member or agent", r.Role)
 	}
 	if r.Decision != DecisionAccept && r.Decision != DecisionReject {
 		return fmt.Errorf("unknown decision %q: want accept or reject", r.Decision)

@@ -54,7 +54,7 @@ func TestMayDecideProposal(t *testing.T) {
 			refusal: "only primary (the root agent of primary.subagents.ui) or an operator may accept proposal p1x"},
 		{name: "a root whose name is a prefix", role: domain.RoleAgent, agent: "prim", proposer: sub, state: ProposalPending, decision: DecisionReject,
 			refusal: "only primary (the root agent of primary.subagents.ui) or an operator may reject proposal p1x"},
-		{name: "unlisted operator session", role: domain.RoleAgent, proposer: sub, state: ProposalPending, decision: DecisionAccept,
+		{name: "a member, a person not listed in operators", role: domain.RoleMember, proposer: sub, state: ProposalPending, decision: DecisionAccept,
 			refusal: "only primary (the root agent of primary.subagents.ui) or an operator may accept proposal p1x"},
 		{name: "the proposer itself", role: domain.RoleAgent, agent: sub, proposer: sub, state: ProposalPending, decision: DecisionAccept, refusal: subRef},
 		{name: "a sibling", role: domain.RoleAgent, agent: "primary.subagents.api", proposer: sub, state: ProposalPending, decision: DecisionReject, refusal: subRef},

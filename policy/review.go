@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // Mode is the review policy in force for non-minor issues.
@@ -27,6 +29,26 @@ func ModeFor(balanced bool) Mode {
 	return Strict
 }
 
+// Rules are the review policy's settings, as the feature flags in force
+// set them: td approve reads them from the config CI will read, td check
+// --base from the base's.
+type Rules struct {
+	// Mode is the table for non-minor issues (balanced_review_policy).
+	Mode Mode
+	// AgentApproval lets an agent approve under the table as a person
+	// may (agent_approval); false requires a person for every approval.
+	AgentApproval bool
+}
+
+// RulesFor returns the rules the flags select: balanced_review_policy
+// and agent_approval.
+func RulesFor(balanced, agentApproval bool) Rules {
+	return Rules{Mode: ModeFor(balanced), AgentApproval: agentApproval}
+}
+
+// DefaultRules are the rules of a config that sets no flag.
+func DefaultRules() Rules { return RulesFor(true, true) }
+
 // Sources of a creator claim, in the order conflicts are described.
 const (
 	SourceFrontmatter = "frontmatter" // created_by in the issue file
@@ -48,26 +70,56 @@ func (f Facts) self(id string) bool {
 	return id != "" && (id == f.Reviewer || slices.Contains(f.ReviewerSessions, id))
 }
 
-// heldTo says that session id did something the reviewer is held to (the
-// reviewer did, or another session of its actor did, which the sentence
-// names), then who must decide instead: instead, such as "another
-// session", for the reviewer itself; since an actor's sessions are refused
-// alike, another actor when it was another session of the reviewer's.
-func (f Facts) heldTo(id, did, instead string, v verb) string {
-	if id == f.Reviewer {
-		return fmt.Sprintf("%s %s; %s", id, did, f.mustInstead(instead, v))
+// who names session id in a refusal. A session of the reviewer's actor is
+// named by the actor and its ID, "Alice (ses_2gjk0mcq)", when the name is
+// known; the session td starts for the reviewer with this very command by
+// the name alone, since a refused command leaves no session behind; any
+// other session by its ID.
+func (f Facts) who(id string) string {
+	if f.ReviewerName == "" || !f.self(id) {
+		return id
 	}
-	return fmt.Sprintf("%s acts for %s, whose session %s %s; %s", f.Reviewer, actorOrSame(f.ReviewerActor), id, did, f.mustInstead("a different person or agent", v))
+	if id == f.Reviewer && f.ReviewerNew {
+		return f.ReviewerName
+	}
+	return f.ReviewerName + " (" + id + ")"
+}
+
+// agent reports whether the reviewer acts as an agent.
+func (f Facts) agent() bool { return f.ReviewerRole == domain.RoleAgent || f.ReviewerAgent != "" }
+
+// heldTo says that session id did something the reviewer is held to (the
+// reviewer did, or another session of its actor did), then who must
+// decide instead: since an actor's sessions are refused alike, a
+// different person or agent. When another session of the actor did it,
+// the sentence says the reviewer acts for the same actor.
+func (f Facts) heldTo(id, did string, v verb) string {
+	const instead = "a different person or agent"
+	if id == f.Reviewer {
+		return fmt.Sprintf("%s %s; %s", f.who(id), did, f.mustInstead(instead, v))
+	}
+	return fmt.Sprintf("%s %s, and you act for %s too; %s", f.who(id), did, actorOrSame(f.ReviewerActor), f.mustInstead(instead, v))
 }
 
 // mustInstead says who must approve or close instead of the reviewer; a
 // person is also told of the audited self-close exception, an agent never.
 func (f Facts) mustInstead(who string, v verb) string {
 	s := who + " must " + v.String() + " it"
-	if v == verbClose && !f.ReviewerIsAgent {
+	if v == verbClose && !f.agent() && !f.noWayRound {
 		s += `, or pass --self-close-exception "why" to close it anyway (audited)`
 	}
 	return s
+}
+
+// creatorSession is the session of the reviewer's actor that the creator
+// claims name, for refusals to name; the reviewer when none does.
+func (f Facts) creatorSession() string {
+	for _, c := range evidence(f.CreatorClaims) {
+		if f.self(c.Session) {
+			return c.Session
+		}
+	}
+	return f.Reviewer
 }
 
 func actorOrSame(actor string) string {
@@ -114,11 +166,24 @@ type Facts struct {
 	// "Bob <bob@example.com>" or "agent primary of Bob <bob@example.com>".
 	ReviewerActor string
 	// ReviewerAgent is the agent path of the reviewer's actor ("primary",
-	// "primary.subagents.ui"), "" for a person. An agent never approves.
+	// "primary.subagents.ui"), "" for a person. A subagent never approves.
 	ReviewerAgent string
-	// ReviewerIsAgent is true when the reviewer acts as an agent: its
-	// refusals name no way round the policy (no --self-close-exception).
-	ReviewerIsAgent bool
+	// ReviewerRole is the reviewer's role under the operators in force:
+	// operator, member or agent. Only an operator signs off acceptance
+	// criteria; an agent's refusals name no way round the policy (no
+	// --self-close-exception). Empty counts as neither operator nor agent.
+	ReviewerRole domain.Role
+	// ReviewerName names the reviewer's actor in refusals: "Alice", or
+	// "primary agent of Alice"; "" names sessions by their IDs alone.
+	ReviewerName string
+	// ReviewerNew is true when the reviewer's session is the one td
+	// starts with this command: a refusal leaves no such session behind,
+	// so refusals name the person, never its ID.
+	ReviewerNew bool
+	// Criteria counts the issue's acceptance criteria that were not
+	// dropped, as they stood at the decision: the operator's definition
+	// of done, which only an operator signs off.
+	Criteria int
 	// LedgerImplementer is who the ledger says is working on the issue now:
 	// the session of the last "started" not followed by "unstarted"; "" when
 	// the ledger does not say.
@@ -134,6 +199,10 @@ type Facts struct {
 	// LateEarlier names a session of the reviewer's person that predates
 	// the work, for the refusal LateAfter causes to offer; "" when none.
 	LateEarlier string
+
+	// noWayRound is set while deciding when a rule no exception passes
+	// refuses the reviewer: its refusals offer no self-close exception.
+	noWayRound bool
 }
 
 // Decision is the answer to "may this session approve (or close) this issue",
@@ -157,23 +226,40 @@ type Decision struct {
 	Conflict string
 }
 
-// Approval decides whether f.Reviewer may approve the issue under mode, with
-// reason as given to --reason. Any mode other than Balanced is strict.
-func Approval(mode Mode, f Facts, reason string) Decision {
-	return decide(mode, f, reason, verbApprove)
+// Approval decides whether f.Reviewer may approve the issue under rules,
+// with reason as given to --reason. Any mode other than Balanced is
+// strict.
+func Approval(rules Rules, f Facts, reason string) Decision {
+	d, _ := decide(rules, f, reason, verbApprove, true)
+	return d
 }
 
-// Close decides an admin close (td close) by f.Reviewer. An issue nobody has
-// implemented has nothing to review and may be closed by anyone; otherwise
-// the approval rules apply with reason as the close reason, and a non-empty
-// selfCloseReason turns their refusal into an audited self-close exception.
-func Close(mode Mode, f Facts, reason, selfCloseReason string) Decision {
+// Close decides an admin close (td close) by f.Reviewer, as done when
+// asDone (resolution done) and otherwise as wontfix or a duplicate. An
+// issue nobody has implemented has nothing to review and may be closed by
+// anyone; otherwise the approval rules apply with reason as the close
+// reason, and a non-empty selfCloseReason turns a refusal of the table
+// into an audited self-close exception. Who may sign off at all (no
+// subagent, an operator for acceptance criteria, a person when
+// agent_approval is off) no exception changes.
+func Close(rules Rules, f Facts, asDone bool, reason, selfCloseReason string) Decision {
 	if f.Reviewer != "" && f.Implementer == "" && len(f.ImplementationHistory) == 0 {
 		_, conflict := Creator(f.CreatorClaims)
+		msg := f.subagentRefusal(verbClose)
+		if msg == "" {
+			msg = f.signOffRefusal(rules, verbClose, asDone, false)
+		}
+		if msg != "" {
+			return Decision{Refusal: msg, Conflict: conflict}
+		}
 		return Decision{Allowed: true, Conflict: conflict}
 	}
-	d := decide(mode, f, reason, verbClose)
+	d, hard := decide(rules, f, reason, verbClose, asDone)
 	if !d.Allowed && f.Reviewer != "" && strings.TrimSpace(selfCloseReason) != "" {
+		if hard != "" {
+			// Asked for the exception, the reviewer hears why none applies.
+			return Decision{Refusal: hard, Conflict: d.Conflict}
+		}
 		return Decision{Allowed: true, SelfCloseException: true, Conflict: d.Conflict}
 	}
 	return d
@@ -182,8 +268,8 @@ func Close(mode Mode, f Facts, reason, selfCloseReason string) Decision {
 // Reviewable reports whether f.Reviewer could approve the issue, and whether
 // it would need a reason to (the creator exception). It is the filter behind
 // td reviewable and every reviewable listing.
-func Reviewable(mode Mode, f Facts) (ok bool, needsReason bool) {
-	d := Approval(mode, f, "")
+func Reviewable(rules Rules, f Facts) (ok bool, needsReason bool) {
+	d := Approval(rules, f, "")
 	switch {
 	case d.Allowed:
 		return true, false
@@ -361,10 +447,12 @@ func viewCreator(f Facts) creatorView {
 }
 
 // decide applies the approval rules; v says whether the session approves or
-// closes, which changes only the wording of refusals.
-func decide(mode Mode, f Facts, reason string, v verb) Decision {
+// closes, and asDone whether a close is as done. hard is the refusal of a
+// rule no self-close exception passes, who may sign off at all, when one
+// refuses the reviewer; the table's own refusal may come first in d.
+func decide(rules Rules, f Facts, reason string, v verb, asDone bool) (d Decision, hard string) {
 	cv := viewCreator(f)
-	d := decideRules(mode, f, cv, reason, v)
+	d, hard = decideRules(rules, f, cv, reason, v, asDone)
 	d.Conflict = cv.conflict
 	if c := implementerConflict(f); c != "" {
 		if d.Conflict != "" {
@@ -372,7 +460,7 @@ func decide(mode Mode, f Facts, reason string, v verb) Decision {
 		}
 		d.Conflict += c
 	}
-	return d
+	return d, hard
 }
 
 // implementerConflict describes a frontmatter implementer that the ledger
@@ -388,35 +476,85 @@ func implementerConflict(f Facts) string {
 	return "frontmatter says implementer " + f.Implementer + " but the ledger says " + f.LedgerImplementer + " started the work"
 }
 
-func decideRules(mode Mode, f Facts, cv creatorView, reason string, v verb) Decision {
+func decideRules(rules Rules, f Facts, cv creatorView, reason string, v verb, asDone bool) (Decision, string) {
 	r := f.Reviewer
 	issue := issueOrThis(f.IssueID)
 	if r == "" {
-		return refused(fmt.Sprintf("no session is asking to %s %s; start one with td session start", v, issue))
+		msg := fmt.Sprintf("no session is asking to %s %s; start one with td session start", v, issue)
+		return refused(msg), msg
+	}
+	if msg := f.subagentRefusal(v); msg != "" {
+		return refused(msg), msg
+	}
+	// What the table cannot change: no self-close exception passes it, so
+	// a refusal of the table does not offer one.
+	signOff := f.signOffRefusal(rules, v, asDone, true)
+	if signOff != "" {
+		f.noWayRound = true
 	}
 	var d Decision
 	if f.Minor && !slices.ContainsFunc(f.MinorMarkedBy, f.self) {
 		d = Decision{Allowed: true}
 	} else {
-		d = decideInvolvement(mode, f, cv, reason, v)
+		d = decideInvolvement(rules.Mode, f, cv, reason, v)
 		if f.Minor && d.Refusal != "" {
-			d.Refusal = fmt.Sprintf("%s marked %s minor itself, so the minor bypass does not apply: %s", r, issue, d.Refusal)
+			marker := f.MinorMarkedBy[slices.IndexFunc(f.MinorMarkedBy, f.self)]
+			d.Refusal = fmt.Sprintf("%s marked %s minor itself, so the minor bypass does not apply: %s", f.who(marker), issue, d.Refusal)
 		}
 	}
-	if v == verbApprove && f.LateAfter != "" && f.ReviewerAgent == "" && (d.Allowed || d.ReasonRequired) {
-		return refused(lateRefusal(f))
+	if !d.Allowed && !d.ReasonRequired {
+		// The table speaks first: whoever did the work hears that.
+		return d, signOff
 	}
-	if v == verbApprove && f.ReviewerAgent != "" && (d.Allowed || d.ReasonRequired) {
-		// Approval is a person's sign-off: no agent gives it, on any issue.
-		// The rules above still speak first, so an agent that did the work
-		// hears that, as a person would.
-		id := f.IssueID
-		if id == "" {
-			id = "ID"
-		}
-		return refused(fmt.Sprintf("%s acts for %s, and an agent does not approve; ask for sign-off with td review %s and a person approves it", r, actorOrSame(f.ReviewerActor), id))
+	if v == verbApprove && f.LateAfter != "" && f.ReviewerAgent == "" {
+		msg := lateRefusal(f)
+		return refused(msg), msg
 	}
-	return d
+	if signOff != "" {
+		return refused(signOff), signOff
+	}
+	return d, ""
+}
+
+// subagentRefusal refuses a subagent's approval or close: subagents never
+// approve or change issues (seed 003); "" for anyone else.
+func (f Facts) subagentRefusal(v verb) string {
+	p := domain.AgentPath(f.ReviewerAgent)
+	if !p.IsSubagent() {
+		return ""
+	}
+	return fmt.Sprintf("%s is a subagent, and subagents never %s or change issues; its root agent %s or a person decides the review", f.who(f.Reviewer), v, p.Root())
+}
+
+// signOffRefusal applies what the table leaves open, who may sign the
+// issue off at all: an approval, or a close as done (asDone), of an issue
+// with acceptance criteria needs an operator, the owner of the definition
+// of done; with agent_approval off, an approval by an agent (or its close
+// as done of work someone implemented) needs a person. implemented says
+// whether the table was asked, which a close of an issue nobody started
+// skips. "" when nothing refuses it.
+func (f Facts) signOffRefusal(rules Rules, v verb, asDone, implemented bool) string {
+	done := v == verbApprove || asDone
+	if !done {
+		return ""
+	}
+	id := f.IssueID
+	if id == "" {
+		id = "ID"
+	}
+	issue := issueOrThis(f.IssueID)
+	r := f.who(f.Reviewer)
+	if f.agent() && !rules.AgentApproval && implemented {
+		return fmt.Sprintf("%s is an agent, and agent_approval is off: this team wants a person for every approval; a person %ss it (td review %s asks for the sign-off)", r, v, id)
+	}
+	if f.Criteria == 0 || f.ReviewerRole == domain.RoleOperator {
+		return ""
+	}
+	what := "an agent"
+	if !f.agent() {
+		what = "a member (a person not listed in operators)"
+	}
+	return fmt.Sprintf("%s has acceptance criteria, the operator's definition of done, and only an operator signs them off; %s is %s, so an operator %ss it (td review %s asks for the sign-off)", issue, r, what, v, id)
 }
 
 // lateRefusal says why a late operator session may not approve, and who
@@ -435,34 +573,35 @@ func lateRefusal(f Facts) string {
 		}
 		instead = fmt.Sprintf("a person signs off from a session that predates the work (td approve %s --session %s), or another operator approves", id, f.LateEarlier)
 	}
-	return fmt.Sprintf("%s is an operator session first seen after %s, an agent of the same identity (%s), started the work; %s", f.Reviewer, f.LateAfter, who, instead)
+	return fmt.Sprintf("%s is a person's session first seen after %s, an agent of the same identity (%s), started the work; %s", f.who(f.Reviewer), f.LateAfter, who, instead)
 }
 
 // decideInvolvement applies the rules for a non-minor issue: the hard block
 // on implementers, then the strict or balanced treatment of the creator and
 // every other involved session.
 func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb) Decision {
-	r := f.Reviewer
+	r := f.who(f.Reviewer)
 	issue := issueOrThis(f.IssueID)
-	const another, noHistory = "another session", "a session with no history on it"
+	const noHistory = "a session with no history on it"
 	uninvolved := f.mustInstead(noHistory, v)
 
 	// Hard block, in both modes: nobody signs off their own work.
 	if f.self(f.Implementer) {
-		return refused(f.heldTo(f.Implementer, "implements "+issue, another, v))
+		return refused(f.heldTo(f.Implementer, "implements "+issue, v))
 	}
 	if i := slices.IndexFunc(f.ImplementationHistory, f.self); i >= 0 {
-		return refused(f.heldTo(f.ImplementationHistory[i], "implemented "+issue+" (it started the work)", another, v))
+		return refused(f.heldTo(f.ImplementationHistory[i], "implemented "+issue+" (it started the work)", v))
 	}
 
+	creator := f.who(f.creatorSession())
 	if mode != Balanced {
 		switch {
 		case cv.named && cv.conflict != "":
 			return refused(fmt.Sprintf("the sources disagree about who created %s (%s), so %s counts as involved; %s", issue, cv.conflict, r, uninvolved))
 		case cv.named:
-			return refused(fmt.Sprintf("%s created %s and the strict review policy blocks its creator; %s, or enable balanced_review_policy to let the creator %s with a reason", r, issue, uninvolved, v))
+			return refused(fmt.Sprintf("%s created %s and the strict review policy blocks its creator; %s, or enable balanced_review_policy to let the creator %s with a reason", creator, issue, uninvolved, v))
 		case slices.ContainsFunc(f.Involved, f.self):
-			return refused(f.heldTo(f.Involved[slices.IndexFunc(f.Involved, f.self)], "has history on "+issue+" and the strict review policy blocks every involved session", noHistory, v))
+			return refused(f.involvedRefusal(issue, "has history on "+issue+" and the strict review policy blocks every involved session", v))
 		}
 		return Decision{Allowed: true}
 	}
@@ -473,25 +612,36 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 		if strings.TrimSpace(reason) != "" {
 			return Decision{Allowed: true, CreatorException: true}
 		}
-		d := refused(creatorReasonRefusal(r, f.IssueID, issue, v, f.ReviewerIsAgent))
+		d := refused(creatorReasonRefusal(creator, f.IssueID, issue, v, f.agent() || f.noWayRound))
 		d.ReasonRequired = true
 		return d
 	case cv.isCreator:
-		return refused(fmt.Sprintf("%s created %s and no other session has implemented it, so the creator exception does not apply; %s", r, issue, uninvolved))
+		return refused(fmt.Sprintf("%s created %s and no other session has implemented it, so the creator exception does not apply; %s", creator, issue, uninvolved))
 	case cv.named && cv.conflict != "":
 		msg := fmt.Sprintf("the sources disagree about who created %s (%s), so %s counts as involved and gets no creator exception; %s", issue, cv.conflict, r, uninvolved)
 		if implemented && historyNamesOnly(f) {
-			msg += fmt.Sprintf(", or restore created_by: %s in the frontmatter, as the history says, and %s with --reason", r, v)
+			msg += fmt.Sprintf(", or restore created_by: %s in the frontmatter, as the history says, and %s with --reason", f.Reviewer, v)
 		}
 		return refused(msg)
 	case cv.unconfirmed:
-		return refused(fmt.Sprintf("only the frontmatter names %s as the creator of %s (no ledger entry or commit confirms it, and the file can be edited by hand), so it gets no creator exception; %s", r, issue, uninvolved))
+		return refused(fmt.Sprintf("only the frontmatter names %s as the creator of %s (no ledger entry or commit confirms it, and the file can be edited by hand), so it gets no creator exception; %s", creator, issue, uninvolved))
 	case cv.named:
-		return refused(fmt.Sprintf("%s is named as the creator of %s but the creating commit does not confirm it, so it counts as involved; %s", r, issue, uninvolved))
+		return refused(fmt.Sprintf("%s is named as the creator of %s but the creating commit does not confirm it, so it counts as involved; %s", creator, issue, uninvolved))
 	case slices.ContainsFunc(f.Involved, f.self):
-		return refused(f.heldTo(f.Involved[slices.IndexFunc(f.Involved, f.self)], "is involved in "+issue+" (it has ledger or commit history on it)", noHistory, v))
+		return refused(f.involvedRefusal(issue, "is involved in "+issue+" (it has ledger or commit history on it)", v))
 	}
 	return Decision{Allowed: true}
+}
+
+// involvedRefusal refuses a reviewer whose actor has history on the issue:
+// did says what the session that has it did.
+func (f Facts) involvedRefusal(issue, did string, v verb) string {
+	id := f.Involved[slices.IndexFunc(f.Involved, f.self)]
+	const noHistory = "a session with no history on it"
+	if id == f.Reviewer {
+		return fmt.Sprintf("%s %s; %s", f.who(id), did, f.mustInstead(noHistory, v))
+	}
+	return fmt.Sprintf("%s %s, and you act for %s too; %s", f.who(id), did, actorOrSame(f.ReviewerActor), f.mustInstead("a different person or agent", v))
 }
 
 // historyNamesOnly reports whether the frontmatter is the only source that
@@ -522,19 +672,20 @@ func historyNamesOnly(f Facts) bool {
 	return history && frontmatterOther
 }
 
-// creatorReasonRefusal tells the creator that a reason is all it lacks.
-func creatorReasonRefusal(r, id, issue string, v verb, agent bool) string {
+// creatorReasonRefusal tells the creator (named by creator) that a
+// reason is all it lacks.
+func creatorReasonRefusal(creator, id, issue string, v verb, agent bool) string {
 	arg := id
 	if arg == "" {
 		arg = "ID"
 	}
 	if v == verbClose && agent {
-		return fmt.Sprintf(`%s created %s, so it may close it only with a reason: td close %s --reason "..."`, r, issue, arg)
+		return fmt.Sprintf(`%s created %s: the creator closes it only with a reason, td close %s --reason "..."`, creator, issue, arg)
 	}
 	if v == verbClose {
-		return fmt.Sprintf(`%s created %s, so it may close it only with a reason: td close %s --reason "...", or --self-close-exception "..."`, r, issue, arg)
+		return fmt.Sprintf(`%s created %s: the creator closes it only with a reason, td close %s --reason "...", or --self-close-exception "..."`, creator, issue, arg)
 	}
-	return fmt.Sprintf(`%s created %s, so it may approve it only with a reason: td approve %s --reason "..."`, r, issue, arg)
+	return fmt.Sprintf(`%s created %s: the creator approves it only with a reason, td approve %s --reason "..."`, creator, issue, arg)
 }
 
 func refused(msg string) Decision { return Decision{Refusal: msg} }

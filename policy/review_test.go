@@ -1,8 +1,11 @@
 package policy
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tdproject/td/policy/domain"
 )
 
 // The cast of seed 001's lead/worker story: the lead files the issue, a
@@ -23,6 +26,7 @@ func issueFacts(reviewer string, edits ...func(*Facts)) Facts {
 		IssueID:        "td-abc123",
 		Reviewer:       reviewer,
 		ReviewerAuthor: alice,
+		ReviewerRole:   domain.RoleOperator,
 		CreatorClaims: []Claim{
 			{Source: SourceFrontmatter, Session: lead},
 			{Source: SourceLedger, Session: lead},
@@ -36,6 +40,9 @@ func issueFacts(reviewer string, edits ...func(*Facts)) Facts {
 	}
 	return f
 }
+
+// rulesOf is the rules of mode with agent_approval on, its default.
+func rulesOf(mode Mode) Rules { return Rules{Mode: mode, AgentApproval: true} }
 
 // anyRefusal in a wanted Decision accepts any non-empty refusal.
 const anyRefusal = "*"
@@ -88,13 +95,13 @@ func TestApprovalMatrix(t *testing.T) {
 			facts:    issueFacts(lead),
 			reason:   "   ",
 			strict:   refusedSomehow,
-			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123, so it may approve it only with a reason: td approve td-abc123 --reason "..."`},
+			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123: the creator approves it only with a reason, td approve td-abc123 --reason "..."`},
 		},
 		{
 			name:     "creator without reason",
 			facts:    issueFacts(lead),
 			strict:   refusedSomehow,
-			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123, so it may approve it only with a reason: td approve td-abc123 --reason "..."`},
+			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123: the creator approves it only with a reason, td approve td-abc123 --reason "..."`},
 		},
 		{
 			name: "creator named by the frontmatter alone",
@@ -118,14 +125,14 @@ func TestApprovalMatrix(t *testing.T) {
 			name:     "creator without reason, no issue ID",
 			facts:    issueFacts(lead, func(f *Facts) { f.IssueID = "" }),
 			strict:   refusedSomehow,
-			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 created this issue, so it may approve it only with a reason: td approve ID --reason "..."`},
+			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 created this issue: the creator approves it only with a reason, td approve ID --reason "..."`},
 		},
 		{
 			name:     "implementer",
 			facts:    issueFacts(worker),
 			reason:   withReason,
-			strict:   Decision{Refusal: "ses_work0001 implements td-abc123; another session must approve it"},
-			balanced: Decision{Refusal: "ses_work0001 implements td-abc123; another session must approve it"},
+			strict:   Decision{Refusal: "ses_work0001 implements td-abc123; a different person or agent must approve it"},
+			balanced: Decision{Refusal: "ses_work0001 implements td-abc123; a different person or agent must approve it"},
 		},
 		{
 			name: "creator who also started",
@@ -135,8 +142,8 @@ func TestApprovalMatrix(t *testing.T) {
 				f.Involved = []string{lead}
 			}),
 			reason:   withReason,
-			strict:   Decision{Refusal: "ses_lead0001 implements td-abc123; another session must approve it"},
-			balanced: Decision{Refusal: "ses_lead0001 implements td-abc123; another session must approve it"},
+			strict:   Decision{Refusal: "ses_lead0001 implements td-abc123; a different person or agent must approve it"},
+			balanced: Decision{Refusal: "ses_lead0001 implements td-abc123; a different person or agent must approve it"},
 		},
 		{
 			name: "creator who unstarted, another session restarted",
@@ -144,8 +151,8 @@ func TestApprovalMatrix(t *testing.T) {
 				f.ImplementationHistory = []string{lead, worker}
 			}),
 			reason:   withReason,
-			strict:   Decision{Refusal: "ses_lead0001 implemented td-abc123 (it started the work); another session must approve it"},
-			balanced: Decision{Refusal: "ses_lead0001 implemented td-abc123 (it started the work); another session must approve it"},
+			strict:   Decision{Refusal: "ses_lead0001 implemented td-abc123 (it started the work); a different person or agent must approve it"},
+			balanced: Decision{Refusal: "ses_lead0001 implemented td-abc123 (it started the work); a different person or agent must approve it"},
 		},
 		{
 			name:     "commenter who is not the creator",
@@ -176,8 +183,8 @@ func TestApprovalMatrix(t *testing.T) {
 			name:     "minor issue, implementer who marked it minor itself",
 			facts:    issueFacts(worker, func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{worker} }),
 			reason:   withReason,
-			strict:   Decision{Refusal: "ses_work0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_work0001 implements td-abc123; another session must approve it"},
-			balanced: Decision{Refusal: "ses_work0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_work0001 implements td-abc123; another session must approve it"},
+			strict:   Decision{Refusal: "ses_work0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_work0001 implements td-abc123; a different person or agent must approve it"},
+			balanced: Decision{Refusal: "ses_work0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_work0001 implements td-abc123; a different person or agent must approve it"},
 		},
 		{
 			name:     "minor issue marked by the implementer, another session approves",
@@ -196,7 +203,7 @@ func TestApprovalMatrix(t *testing.T) {
 			name:     "minor issue marked by the creator, no reason",
 			facts:    issueFacts(lead, func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{lead} }),
 			strict:   refusedSomehow,
-			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_lead0001 created td-abc123, so it may approve it only with a reason: td approve td-abc123 --reason "..."`},
+			balanced: Decision{ReasonRequired: true, Refusal: `ses_lead0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_lead0001 created td-abc123: the creator approves it only with a reason, td approve td-abc123 --reason "..."`},
 		},
 		{
 			name:     "minor issue, creator approves without reason",
@@ -383,13 +390,13 @@ func TestApprovalMatrix(t *testing.T) {
 	}
 	for _, row := range rows {
 		t.Run(row.name+"/strict", func(t *testing.T) {
-			checkDecision(t, Approval(Strict, row.facts, row.reason), row.strict)
+			checkDecision(t, Approval(rulesOf(Strict), row.facts, row.reason), row.strict)
 		})
 		t.Run(row.name+"/balanced", func(t *testing.T) {
-			checkDecision(t, Approval(Balanced, row.facts, row.reason), row.balanced)
+			checkDecision(t, Approval(rulesOf(Balanced), row.facts, row.reason), row.balanced)
 		})
 		t.Run(row.name+"/unknown mode is strict", func(t *testing.T) {
-			checkDecision(t, Approval("", row.facts, row.reason), row.strict)
+			checkDecision(t, Approval(rulesOf(""), row.facts, row.reason), row.strict)
 		})
 	}
 }
@@ -398,7 +405,7 @@ func TestApprovalDoesNotAliasClaims(t *testing.T) {
 	f := issueFacts(lead, func(f *Facts) {
 		f.CreatorClaims = []Claim{{Source: SourceCommit, Author: alice}, {Source: SourceLedger, Session: lead}, {Source: SourceFrontmatter, Session: lead}}
 	})
-	Approval(Balanced, f, "ok")
+	Approval(rulesOf(Balanced), f, "ok")
 	if f.CreatorClaims[0].Source != SourceCommit {
 		t.Fatalf("Approval reordered the caller's claims: %+v", f.CreatorClaims)
 	}
@@ -480,7 +487,7 @@ func TestClose(t *testing.T) {
 			name:  "implementer without exception",
 			mode:  Balanced,
 			facts: issueFacts(worker),
-			want:  Decision{Refusal: `ses_work0001 implements td-abc123; another session must close it, or pass --self-close-exception "why" to close it anyway (audited)`},
+			want:  Decision{Refusal: `ses_work0001 implements td-abc123; a different person or agent must close it, or pass --self-close-exception "why" to close it anyway (audited)`},
 		},
 		{name: "implementer with self-close exception", mode: Balanced, facts: issueFacts(worker), self: self, want: selfCloseResult},
 		{name: "implementer with a blank self-close reason", mode: Balanced, facts: issueFacts(worker), self: "  ", want: refusedSomehow},
@@ -489,14 +496,14 @@ func TestClose(t *testing.T) {
 			name:  "implementer of an issue it marked minor itself",
 			mode:  Balanced,
 			facts: issueFacts(worker, func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{worker} }),
-			want:  Decision{Refusal: `ses_work0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_work0001 implements td-abc123; another session must close it, or pass --self-close-exception "why" to close it anyway (audited)`},
+			want:  Decision{Refusal: `ses_work0001 marked td-abc123 minor itself, so the minor bypass does not apply: ses_work0001 implements td-abc123; a different person or agent must close it, or pass --self-close-exception "why" to close it anyway (audited)`},
 		},
 		{name: "creator with close reason", mode: Balanced, facts: issueFacts(lead), reason: why, want: creatorAllowed},
 		{
 			name:  "creator without close reason",
 			mode:  Balanced,
 			facts: issueFacts(lead),
-			want:  Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123, so it may close it only with a reason: td close td-abc123 --reason "...", or --self-close-exception "..."`},
+			want:  Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123: the creator closes it only with a reason, td close td-abc123 --reason "...", or --self-close-exception "..."`},
 		},
 		{name: "creator without close reason, with self-close exception", mode: Balanced, facts: issueFacts(lead), self: self, want: selfCloseResult},
 		{
@@ -517,19 +524,19 @@ func TestClose(t *testing.T) {
 		{
 			name:  "an agent implementer is not told a way round",
 			mode:  Balanced,
-			facts: issueFacts(worker, func(f *Facts) { f.ReviewerIsAgent = true }),
-			want:  Decision{Refusal: `ses_work0001 implements td-abc123; another session must close it`},
+			facts: issueFacts(worker, func(f *Facts) { f.ReviewerRole = domain.RoleAgent }),
+			want:  Decision{Refusal: `ses_work0001 implements td-abc123; a different person or agent must close it`},
 		},
 		{
 			name:  "an agent creator is told only of the reason",
 			mode:  Balanced,
-			facts: issueFacts(lead, func(f *Facts) { f.ReviewerIsAgent = true }),
-			want:  Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123, so it may close it only with a reason: td close td-abc123 --reason "..."`},
+			facts: issueFacts(lead, func(f *Facts) { f.ReviewerRole = domain.RoleAgent }),
+			want:  Decision{ReasonRequired: true, Refusal: `ses_lead0001 created td-abc123: the creator closes it only with a reason, td close td-abc123 --reason "..."`},
 		},
 		{
 			name:  "an involved agent is not told a way round",
 			mode:  Balanced,
-			facts: issueFacts(commenter, func(f *Facts) { f.ReviewerIsAgent = true }),
+			facts: issueFacts(commenter, func(f *Facts) { f.ReviewerRole = domain.RoleAgent }),
 			want:  Decision{Refusal: `ses_cmnt0001 is involved in td-abc123 (it has ledger or commit history on it); a session with no history on it must close it`},
 		},
 		{
@@ -543,7 +550,7 @@ func TestClose(t *testing.T) {
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			checkDecision(t, Close(row.mode, row.facts, row.reason, row.self), row.want)
+			checkDecision(t, Close(rulesOf(row.mode), row.facts, true, row.reason, row.self), row.want)
 		})
 	}
 }
@@ -565,7 +572,7 @@ func TestReviewable(t *testing.T) {
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			ok, needsReason := Reviewable(row.mode, row.facts)
+			ok, needsReason := Reviewable(rulesOf(row.mode), row.facts)
 			if ok != row.ok || needsReason != row.needsReason {
 				t.Errorf("Reviewable = (%v, %v); want (%v, %v)", ok, needsReason, row.ok, row.needsReason)
 			}
@@ -595,7 +602,7 @@ func TestImplementerConflict(t *testing.T) {
 			if got := implementerConflict(f); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
-			if d := Approval(Balanced, f, "ok"); d.Conflict != tc.want {
+			if d := Approval(rulesOf(Balanced), f, "ok"); d.Conflict != tc.want {
 				t.Errorf("Approval conflict %q, want %q", d.Conflict, tc.want)
 			}
 		})
@@ -623,17 +630,17 @@ func TestActorMatrix(t *testing.T) {
 		want   Decision
 	}{
 		{name: "a new session of the implementer's actor", mode: Balanced, facts: issueFacts(worker2, asActorOf(worker)), reason: why,
-			want: Decision{Refusal: "ses_work0002 acts for Bob <bob@example.com>, whose session ses_work0001 implements td-abc123; a different person or agent must approve it"}},
+			want: Decision{Refusal: "ses_work0001 implements td-abc123, and you act for Bob <bob@example.com> too; a different person or agent must approve it"}},
 		{name: "a new session of the implementer's actor, strict", mode: Strict, facts: issueFacts(worker2, asActorOf(worker)), reason: why,
-			want: Decision{Refusal: "ses_work0002 acts for Bob <bob@example.com>, whose session ses_work0001 implements td-abc123; a different person or agent must approve it"}},
+			want: Decision{Refusal: "ses_work0001 implements td-abc123, and you act for Bob <bob@example.com> too; a different person or agent must approve it"}},
 		{name: "the actor of a session that started the work once", mode: Balanced,
 			facts:  issueFacts(worker2, asActorOf(worker), func(f *Facts) { f.Implementer = outsider; f.ImplementationHistory = []string{worker, outsider} }),
 			reason: why,
-			want:   Decision{Refusal: "ses_work0002 acts for Bob <bob@example.com>, whose session ses_work0001 implemented td-abc123 (it started the work); a different person or agent must approve it"}},
+			want:   Decision{Refusal: "ses_work0001 implemented td-abc123 (it started the work), and you act for Bob <bob@example.com> too; a different person or agent must approve it"}},
 		{name: "the creator's actor in another clone gets the creator exception", mode: Balanced, facts: issueFacts(lead2, asActorOf(lead)), reason: why, want: creatorAllowed},
 		{name: "the creator's actor in another clone, strict", mode: Strict, facts: issueFacts(lead2, asActorOf(lead)), reason: why, want: refusedSomehow},
 		{name: "the actor of a commenter", mode: Balanced, facts: issueFacts(cmnt2, asActorOf(commenter)), reason: why,
-			want: Decision{Refusal: "ses_cmnt0002 acts for Bob <bob@example.com>, whose session ses_cmnt0001 is involved in td-abc123 (it has ledger or commit history on it); a different person or agent must approve it"}},
+			want: Decision{Refusal: "ses_cmnt0001 is involved in td-abc123 (it has ledger or commit history on it), and you act for Bob <bob@example.com> too; a different person or agent must approve it"}},
 		{name: "another actor's session is not held to it", mode: Balanced, facts: issueFacts(outsider, func(f *Facts) { f.ReviewerSessions = []string{"ses_outs0002"} }), reason: why, want: allowed},
 		{name: "a minor issue its actor marked minor in another session", mode: Balanced,
 			facts: issueFacts(worker2, asActorOf(worker), func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{worker} }), reason: why,
@@ -644,46 +651,238 @@ func TestActorMatrix(t *testing.T) {
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			checkDecision(t, Approval(row.mode, row.facts, row.reason), row.want)
+			checkDecision(t, Approval(rulesOf(row.mode), row.facts, row.reason), row.want)
 		})
 	}
 }
 
-// TestAgentNeverApproves: an agent actor's approval is refused in every
-// mode and on minor issues, after the involvement rules have spoken (an
-// agent that did the work hears that first); its closes are unaffected.
-func TestAgentNeverApproves(t *testing.T) {
-	const agentRefusal = "ses_outs0001 acts for agent primary of Bob <bob@example.com>, and an agent does not approve; ask for sign-off with td review td-abc123 and a person approves it"
-	asAgent := func(f *Facts) {
-		f.ReviewerAgent, f.ReviewerActor, f.ReviewerIsAgent = "primary", "agent primary of Bob <bob@example.com>", true
+// A signer is who asks to sign an issue off in the sign-off matrix: a
+// person listed in operators, a person not listed, a root agent and a
+// subagent.
+type signer struct {
+	name  string
+	role  domain.Role
+	agent string
+}
+
+var signers = []signer{
+	{"operator", domain.RoleOperator, ""},
+	{"member", domain.RoleMember, ""},
+	{"root agent", domain.RoleAgent, "lead"},
+	{"subagent", domain.RoleAgent, "lead.subagents.ui"},
+}
+
+func (sg signer) apply(f *Facts) {
+	f.ReviewerRole, f.ReviewerAgent = sg.role, sg.agent
+	f.ReviewerActor = alice
+	if sg.agent != "" {
+		f.ReviewerActor = "agent " + sg.agent + " of " + alice
 	}
-	minor := func(f *Facts) { f.Minor = true }
+}
+
+// An outcome is the class of a decision the sign-off matrix expects.
+type outcome string
+
+const (
+	outAllowed   outcome = "allowed"
+	outCreator   outcome = "allowed as the creator exception"
+	outReason    outcome = "refused for want of --reason"
+	outTable     outcome = "refused by the review table"
+	outSubagent  outcome = "refused: subagents never approve"
+	outFlag      outcome = "refused: agent_approval is off"
+	outCriteria  outcome = "refused: only an operator signs off criteria"
+	outSelfClose outcome = "allowed as the self-close exception"
+)
+
+// classify names the class of d, by the refusal's words for the rules
+// beyond the table.
+func classify(d Decision) outcome {
+	switch {
+	case d.Allowed && d.CreatorException:
+		return outCreator
+	case d.Allowed && d.SelfCloseException:
+		return outSelfClose
+	case d.Allowed:
+		return outAllowed
+	case d.ReasonRequired:
+		return outReason
+	case strings.Contains(d.Refusal, "subagents never"):
+		return outSubagent
+	case strings.Contains(d.Refusal, "agent_approval is off"):
+		return outFlag
+	case strings.Contains(d.Refusal, "only an operator signs them off"):
+		return outCriteria
+	}
+	return outTable
+}
+
+// tableRows are the rows of section 4's review table, each with what the
+// table alone says under strict and balanced: the same for every actor.
+var tableRows = []struct {
+	name             string
+	reviewer         string
+	edit             func(*Facts)
+	reason           string
+	strict, balanced outcome
+}{
+	{name: "the implementer", reviewer: worker, reason: "ok", strict: outTable, balanced: outTable},
+	{name: "a session that started and unstarted it", reviewer: outsider, edit: func(f *Facts) { f.ImplementationHistory = []string{outsider, worker} },
+		reason: "ok", strict: outTable, balanced: outTable},
+	{name: "the creator with --reason", reviewer: lead, reason: "read the diff", strict: outTable, balanced: outCreator},
+	{name: "the creator without --reason", reviewer: lead, strict: outTable, balanced: outReason},
+	{name: "another involved session", reviewer: commenter, reason: "ok", strict: outTable, balanced: outTable},
+	{name: "an uninvolved session", reviewer: outsider, strict: outAllowed, balanced: outAllowed},
+	{name: "the implementer of a minor issue", reviewer: worker, edit: func(f *Facts) { f.Minor = true }, strict: outAllowed, balanced: outAllowed},
+	{name: "the session that marked it minor", reviewer: worker, edit: func(f *Facts) { f.Minor = true; f.MinorMarkedBy = []string{worker} },
+		strict: outTable, balanced: outTable},
+}
+
+// TestSignOffMatrix: the review table applies to people and agents alike;
+// then a subagent never approves, agent_approval off refuses every agent,
+// and an issue with acceptance criteria needs an operator. Every row of
+// the table, for every signer, both modes, both settings of
+// agent_approval, with and without criteria.
+func TestSignOffMatrix(t *testing.T) {
+	for _, row := range tableRows {
+		for _, mode := range []Mode{Strict, Balanced} {
+			for _, sg := range signers {
+				for _, agentApproval := range []bool{true, false} {
+					for _, criteria := range []int{0, 2} {
+						name := fmt.Sprintf("%s/%s/%s/agent_approval=%t/criteria=%d", row.name, mode, sg.name, agentApproval, criteria)
+						t.Run(name, func(t *testing.T) {
+							f := issueFacts(row.reviewer, sg.apply, func(f *Facts) { f.Criteria = criteria })
+							if row.edit != nil {
+								row.edit(&f)
+							}
+							table := row.balanced
+							if mode == Strict {
+								table = row.strict
+							}
+							want := table
+							switch {
+							case sg.agent == "lead.subagents.ui":
+								want = outSubagent
+							case table == outTable:
+							case sg.role == domain.RoleAgent && !agentApproval:
+								want = outFlag
+							case criteria > 0 && sg.role != domain.RoleOperator:
+								want = outCriteria
+							}
+							d := Approval(Rules{Mode: mode, AgentApproval: agentApproval}, f, row.reason)
+							if got := classify(d); got != want {
+								t.Errorf("got %s (%+v), want %s", got, d, want)
+							}
+							checkDecision(t, d, d) // one sentence, allowed without a refusal
+							if want == outCreator && d.CreatorException != true {
+								t.Errorf("the creator exception is not marked for the audit")
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSignOffRefusals: the sentences of the rules beyond the table, with
+// the reviewer named as people read it.
+func TestSignOffRefusals(t *testing.T) {
+	named := func(f *Facts) { f.ReviewerName = "Alice" }
+	agentNamed := func(f *Facts) { f.ReviewerName = "lead agent of Alice" }
+	withCriteria := func(f *Facts) { f.Criteria = 1 }
 	rows := []struct {
-		name   string
-		mode   Mode
-		facts  Facts
-		reason string
-		want   Decision
+		name  string
+		rules Rules
+		facts Facts
+		want  string
 	}{
-		{name: "uninvolved agent, balanced", mode: Balanced, facts: issueFacts(outsider, asAgent), want: Decision{Refusal: agentRefusal}},
-		{name: "uninvolved agent, strict", mode: Strict, facts: issueFacts(outsider, asAgent), want: Decision{Refusal: agentRefusal}},
-		{name: "uninvolved agent, minor issue", mode: Balanced, facts: issueFacts(outsider, asAgent, minor), want: Decision{Refusal: agentRefusal}},
-		{name: "agent with a reason", mode: Balanced, facts: issueFacts(outsider, asAgent), reason: "read it", want: Decision{Refusal: agentRefusal}},
-		{name: "agent that implemented it hears that first", mode: Balanced,
-			facts: issueFacts(worker, asAgent),
-			want:  Decision{Refusal: "ses_work0001 implements td-abc123; another session must approve it"}},
-		{name: "a subagent too", mode: Balanced,
-			facts: issueFacts(outsider, asAgent, func(f *Facts) { f.ReviewerAgent = "primary.subagents.ui" }), want: Decision{Refusal: agentRefusal}},
-		{name: "a person is not held to it", mode: Balanced, facts: issueFacts(outsider), want: allowed},
+		{name: "a root agent on an issue with criteria", rules: rulesOf(Balanced),
+			facts: issueFacts(outsider, signers[2].apply, agentNamed, withCriteria),
+			want:  "td-abc123 has acceptance criteria, the operator's definition of done, and only an operator signs them off; lead agent of Alice (ses_outs0001) is an agent, so an operator approves it (td review td-abc123 asks for the sign-off)"},
+		{name: "a member on an issue with criteria", rules: rulesOf(Balanced),
+			facts: issueFacts(outsider, signers[1].apply, named, withCriteria),
+			want:  "td-abc123 has acceptance criteria, the operator's definition of done, and only an operator signs them off; Alice (ses_outs0001) is a member (a person not listed in operators), so an operator approves it (td review td-abc123 asks for the sign-off)"},
+		{name: "a member whose session td starts now", rules: rulesOf(Balanced),
+			facts: issueFacts(outsider, signers[1].apply, named, withCriteria, func(f *Facts) { f.ReviewerNew = true }),
+			want:  "td-abc123 has acceptance criteria, the operator's definition of done, and only an operator signs them off; Alice is a member (a person not listed in operators), so an operator approves it (td review td-abc123 asks for the sign-off)"},
+		{name: "a root agent with agent_approval off", rules: Rules{Mode: Balanced},
+			facts: issueFacts(outsider, signers[2].apply, agentNamed),
+			want:  "lead agent of Alice (ses_outs0001) is an agent, and agent_approval is off: this team wants a person for every approval; a person approves it (td review td-abc123 asks for the sign-off)"},
+		{name: "a subagent", rules: rulesOf(Balanced),
+			facts: issueFacts(outsider, signers[3].apply, func(f *Facts) { f.ReviewerName = "lead.subagents.ui agent of Alice" }),
+			want:  "lead.subagents.ui agent of Alice (ses_outs0001) is a subagent, and subagents never approve or change issues; its root agent lead or a person decides the review"},
+		{name: "the creator's other session, named by its person", rules: rulesOf(Balanced),
+			facts: issueFacts(outsider, named, func(f *Facts) { f.ReviewerSessions = []string{lead}; f.ReviewerNew = true }),
+			want:  `Alice (ses_lead0001) created td-abc123: the creator approves it only with a reason, td approve td-abc123 --reason "..."`},
+		{name: "the implementer's other session never names the new one", rules: rulesOf(Balanced),
+			facts: issueFacts(outsider, named, func(f *Facts) { f.ReviewerSessions = []string{worker}; f.ReviewerNew = true; f.ReviewerActor = alice }),
+			want:  "Alice (ses_work0001) implements td-abc123, and you act for Alice <alice@example.com> too; a different person or agent must approve it"},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			checkDecision(t, Approval(row.mode, row.facts, row.reason), row.want)
+			d := Approval(row.rules, row.facts, "")
+			if d.Refusal != row.want {
+				t.Errorf("got  %q\nwant %q", d.Refusal, row.want)
+			}
+			checkDecision(t, d, d)
 		})
 	}
-	// A close is not an approval: the uninvolved agent may close.
-	if d := Close(Balanced, issueFacts(outsider, asAgent), "", ""); !d.Allowed {
-		t.Errorf("an uninvolved agent's close refused: %s", d.Refusal)
+}
+
+// TestCloseSignOff: a close as done is a sign-off, so the rules beyond
+// the table hold for it too, and no self-close exception passes them; a
+// close as wontfix or duplicate is not, and an issue nobody implemented
+// may be closed so by anyone but a subagent.
+func TestCloseSignOff(t *testing.T) {
+	nobody := func(f *Facts) { f.Implementer, f.ImplementationHistory = "", nil }
+	withCriteria := func(f *Facts) { f.Criteria = 1 }
+	off := Rules{Mode: Balanced}
+	rows := []struct {
+		name      string
+		rules     Rules
+		facts     Facts
+		asDone    bool
+		selfClose string
+		want      outcome
+	}{
+		{name: "nobody implemented, criteria, an agent closes as done", rules: rulesOf(Balanced), facts: issueFacts(lead, signers[2].apply, nobody, withCriteria), asDone: true, want: outCriteria},
+		{name: "nobody implemented, criteria, a member closes as done", rules: rulesOf(Balanced), facts: issueFacts(lead, signers[1].apply, nobody, withCriteria), asDone: true, want: outCriteria},
+		{name: "nobody implemented, criteria, the operator closes as done", rules: rulesOf(Balanced), facts: issueFacts(lead, nobody, withCriteria), asDone: true, want: outAllowed},
+		{name: "nobody implemented, criteria, an agent closes as wontfix", rules: rulesOf(Balanced), facts: issueFacts(lead, signers[2].apply, nobody, withCriteria), want: outAllowed},
+		{name: "nobody implemented, agent_approval off, an agent closes as done", rules: off, facts: issueFacts(lead, signers[2].apply, nobody), asDone: true, want: outAllowed},
+		{name: "nobody implemented, a subagent closes", rules: rulesOf(Balanced), facts: issueFacts(lead, signers[3].apply, nobody), want: outSubagent},
+		{name: "implemented, an uninvolved agent closes as done", rules: rulesOf(Balanced), facts: issueFacts(outsider, signers[2].apply), asDone: true, want: outAllowed},
+		{name: "implemented, agent_approval off, an agent closes as done", rules: off, facts: issueFacts(outsider, signers[2].apply), asDone: true, want: outFlag},
+		{name: "implemented, agent_approval off, an agent closes as wontfix", rules: off, facts: issueFacts(outsider, signers[2].apply), want: outAllowed},
+		{name: "implemented, criteria, a member closes as done", rules: rulesOf(Balanced), facts: issueFacts(outsider, signers[1].apply, withCriteria), asDone: true, want: outCriteria},
+		{name: "implemented, criteria, a member closes as wontfix", rules: rulesOf(Balanced), facts: issueFacts(outsider, signers[1].apply, withCriteria), want: outAllowed},
+		{name: "the implementing agent's self-close exception, no criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[2].apply), asDone: true, selfClose: "urgent", want: outSelfClose},
+		{name: "the implementing agent's self-close exception, criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[2].apply, withCriteria), asDone: true, selfClose: "urgent", want: outCriteria},
+		{name: "the implementing member's self-close exception, criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[1].apply, withCriteria), asDone: true, selfClose: "urgent", want: outCriteria},
+		{name: "the implementing member, criteria, no exception asked", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[1].apply, withCriteria), asDone: true, want: outTable},
+		{name: "the implementing member's self-close exception, no criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, signers[1].apply), asDone: true, selfClose: "urgent", want: outSelfClose},
+		{name: "the implementing operator's self-close exception, criteria", rules: rulesOf(Balanced), facts: issueFacts(worker, withCriteria), asDone: true, selfClose: "urgent", want: outSelfClose},
+		{name: "the implementing agent's self-close exception, agent_approval off", rules: off, facts: issueFacts(worker, signers[2].apply), asDone: true, selfClose: "urgent", want: outFlag},
+		{name: "the implementing agent's self-close exception as wontfix, agent_approval off", rules: off, facts: issueFacts(worker, signers[2].apply), selfClose: "urgent", want: outSelfClose},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			d := Close(row.rules, row.facts, row.asDone, "", row.selfClose)
+			if got := classify(d); got != row.want {
+				t.Errorf("got %s (%+v), want %s", got, d, row.want)
+			}
+			checkDecision(t, d, d)
+		})
+	}
+	// A member the table refuses is offered the self-close exception,
+	// unless a rule it cannot pass refuses it too.
+	d := Close(rulesOf(Balanced), issueFacts(worker, signers[1].apply), true, "", "")
+	if !strings.Contains(d.Refusal, "--self-close-exception") {
+		t.Errorf("a member was not offered the self-close exception: %q", d.Refusal)
+	}
+	d = Close(rulesOf(Balanced), issueFacts(worker, signers[1].apply, withCriteria), true, "", "")
+	if strings.Contains(d.Refusal, "--self-close-exception") {
+		t.Errorf("a member was offered the self-close exception on an issue with criteria: %q", d.Refusal)
 	}
 }
 
@@ -698,8 +897,8 @@ func TestLateOperator(t *testing.T) {
 	}
 	// The outsider is another session of the lead's identity here.
 	asLead := func(f *Facts) { f.ReviewerSessions = []string{lead} }
-	plain := "ses_outs0001 is an operator session first seen after ses_agnt0001, an agent of the same identity (Alice <alice@example.com>), started the work; a person signs off from a session that predates the work, or another operator approves"
-	withEarlier := "ses_outs0001 is an operator session first seen after ses_agnt0001, an agent of the same identity (Alice <alice@example.com>), started the work; a person signs off from a session that predates the work (td approve td-abc123 --session ses_lead0001), or another operator approves"
+	plain := "ses_outs0001 is a person's session first seen after ses_agnt0001, an agent of the same identity (Alice <alice@example.com>), started the work; a person signs off from a session that predates the work, or another operator approves"
+	withEarlier := "ses_outs0001 is a person's session first seen after ses_agnt0001, an agent of the same identity (Alice <alice@example.com>), started the work; a person signs off from a session that predates the work (td approve td-abc123 --session ses_lead0001), or another operator approves"
 	rows := []struct {
 		name   string
 		facts  Facts
@@ -717,7 +916,7 @@ func TestLateOperator(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			d := Approval(Balanced, r.facts, r.reason)
+			d := Approval(rulesOf(Balanced), r.facts, r.reason)
 			checkDecision(t, d, r.want)
 			if r.name == "implementer, late: its own refusal first" && strings.Contains(d.Refusal, "first seen") {
 				t.Errorf("the implementer heard the late rule, not its own: %q", d.Refusal)
@@ -725,10 +924,11 @@ func TestLateOperator(t *testing.T) {
 		})
 	}
 	// A close is not a sign-off: the rule is the approval's.
-	checkDecision(t, Close(Balanced, issueFacts(outsider, late("")), "", ""), allowed)
-	// An agent hears that agents never approve.
-	f := issueFacts(outsider, late(""), func(f *Facts) { f.ReviewerAgent, f.ReviewerIsAgent = "primary", true })
-	if d := Approval(Balanced, f, ""); !strings.Contains(d.Refusal, "an agent does not approve") {
-		t.Errorf("an agent reviewer got %q", d.Refusal)
-	}
+	checkDecision(t, Close(rulesOf(Balanced), issueFacts(outsider, late("")), true, "", ""), allowed)
+	// The rule is a person's: an agent is judged as an agent.
+	f := issueFacts(outsider, late(""), func(f *Facts) { f.ReviewerAgent, f.ReviewerRole = "primary", domain.RoleAgent })
+	checkDecision(t, Approval(rulesOf(Balanced), f, ""), allowed)
+	// A member's late session is held to it as an operator's is.
+	f = issueFacts(outsider, late(""), func(f *Facts) { f.ReviewerRole = domain.RoleMember })
+	checkDecision(t, Approval(rulesOf(Balanced), f, ""), Decision{Refusal: plain})
 }

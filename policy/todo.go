@@ -9,12 +9,13 @@ import (
 
 // TodoChange decides whether a session with role may move a todo of kind from
 // one status to another; from is "" when the todo is being added. Steps are
-// anyone's; anyone may add a criterion and an agent may claim one done, but
-// only an operator may drop a criterion or reopen a completed or dropped one.
-// The caller checks MayMutate first: subagents change nothing.
+// anyone's; anyone may add a criterion and a member or an agent may claim
+// one done, but only an operator may drop a criterion or reopen a completed
+// or dropped one. The caller checks MayMutate first: subagents change
+// nothing.
 func TodoChange(role domain.Role, kind domain.TodoKind, from, to domain.TodoStatus) error {
-	if role != domain.RoleOperator && role != domain.RoleAgent {
-		return fmt.Errorf("unknown session role %q: want operator or agent", role)
+	if !role.Valid() {
+		return fmt.Errorf("unknown session role %q: want operator, member or agent", role)
 	}
 	if !kind.Valid() {
 		return fmt.Errorf("unknown todo kind %q: want criterion or step", kind)
@@ -28,7 +29,7 @@ func TodoChange(role domain.Role, kind domain.TodoKind, from, to domain.TodoStat
 	if kind == domain.KindStep || role == domain.RoleOperator || from == to {
 		return nil
 	}
-	// An agent on a criterion.
+	// A member or an agent on a criterion.
 	switch {
 	case to == domain.TodoAbandoned:
 		return refuse("only an operator may drop a criterion, since criteria are the definition of done; ask the operator to drop it")

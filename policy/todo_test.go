@@ -48,6 +48,14 @@ func TestTodoChange(t *testing.T) {
 		{role: domain.RoleOperator, kind: domain.KindCriterion, from: domain.TodoCompleted, to: domain.TodoPending},
 		{role: domain.RoleOperator, kind: domain.KindCriterion, from: domain.TodoAbandoned, to: domain.TodoInProgress},
 
+		// A member, a person not listed in operators, is held to them as
+		// an agent is: it claims criteria, it does not drop or reopen them.
+		{role: domain.RoleMember, kind: domain.KindCriterion, to: domain.TodoPending},
+		{role: domain.RoleMember, kind: domain.KindCriterion, from: domain.TodoPending, to: domain.TodoCompleted},
+		{role: domain.RoleMember, kind: domain.KindCriterion, from: domain.TodoPending, to: domain.TodoAbandoned, refusal: dropRefusal},
+		{role: domain.RoleMember, kind: domain.KindCriterion, from: domain.TodoCompleted, to: domain.TodoPending, refusal: reopenDone},
+		{role: domain.RoleMember, kind: domain.KindStep, from: domain.TodoPending, to: domain.TodoAbandoned},
+
 		// Steps are anyone's.
 		{role: domain.RoleAgent, kind: domain.KindStep, to: domain.TodoPending},
 		{role: domain.RoleAgent, kind: domain.KindStep, from: domain.TodoPending, to: domain.TodoAbandoned},

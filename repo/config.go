@@ -149,16 +149,8 @@ func (c *Config) IsOperator(name, email string) bool {
 	return false
 }
 
-func SplitIdentity(s string) (name, email string) {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndex(s, "<"); i >= 0 && strings.HasSuffix(s, ">") {
-		return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1 : len(s)-1])
-	}
-	if strings.Contains(s, "@") {
-		return "", s
-	}
-	return s, ""
-}
+// SplitIdentity splits a git identity "Name <email>" (domain.SplitIdentity).
+func SplitIdentity(s string) (name, email string) { return domain.SplitIdentity(s) }
 
 func renderInitialConfig(prefix, operator, mode string) []byte {
 	var b strings.Builder

@@ -127,8 +127,8 @@ func (s *Store) SetFeature(se *Session, name string, value *bool) (FeatureChange
 	if err != nil {
 		return FeatureChange{}, Errorf(CodeInvalid, "%v", err)
 	}
-	if s.EffectiveRole(se) != domain.RoleOperator {
-		return FeatureChange{}, Errorf(CodeRefused, "only an operator may change feature flags; session %s acts as an agent", se.ID)
+	if role := s.EffectiveRole(se); role != domain.RoleOperator {
+		return FeatureChange{}, Errorf(CodeRefused, "only an operator may change feature flags; session %s acts as %s", se.ID, RoleNoun(role))
 	}
 	if _, _, err := policy.Resolve(name, s.Env, nil); err != nil {
 		return FeatureChange{}, Errorf(CodeInvalid, "%v; fix or unset it first", err)

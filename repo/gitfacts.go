@@ -9,8 +9,9 @@ import (
 	"github.com/tdproject/td/audit"
 )
 
-// gitFactsVersion changes whenever the cache's meaning changes.
-const gitFactsVersion = 2
+// gitFactsVersion changes whenever the cache's meaning changes: 3 leaves
+// out of Sessions the commits that only wrote criteria (CommitInvolves).
+const gitFactsVersion = 3
 
 // gitFacts is what the committed history says about each issue: who added
 // its file and which sessions' commits (by their Td-Session and Td-Action
@@ -72,7 +73,8 @@ type IssueGit struct {
 	AddedSession string
 	AddedAt      time.Time
 	// Sessions named by Td-Session in commits that touched the issue's
-	// files; Implementers those whose Td-Action was started or unstarted.
+	// files, but for commits that only wrote criteria (CommitInvolves);
+	// Implementers those whose Td-Action was started or unstarted.
 	Sessions     []string
 	Implementers []string
 }
@@ -160,11 +162,13 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 		c := ch.Commit
 		sessions := c.Trailer("Td-Session")
 		impl := false
-		for _, a := range c.Trailer("Td-Action") {
+		actions := c.Trailer("Td-Action")
+		for _, a := range actions {
 			if a == audit.ActionStarted || a == audit.ActionUnstarted {
 				impl = true
 			}
 		}
+		involves := CommitInvolves(actions)
 		for _, fc := range ch.Files {
 			id, ok := strings.CutSuffix(fc.Name, ".md")
 			if fc.Dir == historyDir {
@@ -186,7 +190,9 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 					ig.AddedSession = sessions[0]
 				}
 			}
-			ig.Sessions = AppendNew(ig.Sessions, sessions...)
+			if involves {
+				ig.Sessions = AppendNew(ig.Sessions, sessions...)
+			}
 			if impl {
 				ig.Implementers = AppendNew(ig.Implementers, sessions...)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -163,11 +164,63 @@ func TestGitFactsExtendCachedFacts(t *testing.T) {
 	}
 }
 
+func TestCommitInvolves(t *testing.T) {
+	for _, c := range []struct {
+		actions []string
+		want    bool
+	}{
+		{nil, true}, // a person's own commit, its Td-Session added by td's hook
+		{[]string{audit.ActionCriterionAdded}, false},
+		{[]string{audit.ActionCriterionAdded, audit.ActionCriterionDropped, audit.ActionCriterionReopened}, false},
+		{[]string{audit.ActionCriterionCompleted}, true},
+		{[]string{audit.ActionCriterionAdded, audit.ActionCommented}, true},
+		{[]string{"todos_changed"}, true},
+		{[]string{audit.ActionStarted}, true},
+	} {
+		if got := CommitInvolves(c.actions); got != c.want {
+			t.Errorf("CommitInvolves(%q) = %v, want %v", c.actions, got, c.want)
+		}
+	}
+}
+
+// TestGitFactsCriteriaCommits: a commit whose only actions write the
+// definition of done does not make its session involved; any other does.
+func TestGitFactsCriteriaCommits(t *testing.T) {
+	g := newGitStore(t)
+	write := func(id, body string) {
+		path := g.s.Path(IssuesDir, id+".md")
+		if err := os.WriteFile(path, []byte("---\nid: "+id+"\ntitle: "+body+"\nstatus: open\n---\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit := func(msg string) {
+		g.git("-c", "user.name=Op", "-c", "user.email=op@example.com", "add", "-A")
+		g.git("-c", "user.name=Op", "-c", "user.email=op@example.com", "commit", "-q", "-m", msg)
+	}
+	write("td-aaaaaa", "filed")
+	commit("td: create td-aaaaaa\n\nTd-Session: ses_lead\nTd-Action: created\nTd-Issue: td-aaaaaa")
+	write("td-aaaaaa", "criteria")
+	commit("td: add a criterion to td-aaaaaa\n\nTd-Session: ses_oper\nTd-Action: criterion_added\nTd-Issue: td-aaaaaa")
+	write("td-aaaaaa", "dropped")
+	commit("td: drop a criterion\n\nTd-Session: ses_oper\nTd-Action: criterion_dropped")
+	write("td-aaaaaa", "claimed")
+	commit("td: claim a criterion\n\nTd-Session: ses_work\nTd-Action: criterion_completed")
+	write("td-aaaaaa", "by hand")
+	commit("Tidy the title\n\nTd-Session: ses_hand")
+	ig, err := g.s.IssueGitFacts("td-aaaaaa")
+	if err != nil || ig == nil {
+		t.Fatalf("%v %v", ig, err)
+	}
+	if want := []string{"ses_lead", "ses_work", "ses_hand"}; !slices.Equal(ig.Sessions, want) {
+		t.Errorf("Sessions = %q, want %q", ig.Sessions, want)
+	}
+}
+
 func FuzzDecodeGitFacts(f *testing.F) {
 	f.Add(encodeGitFacts(&gitFacts{Head: "d7d109ba7fa21ce2dd47c1ab65b05d3549f460c0", Seen: []string{"d7d109ba7fa21ce2dd47c1ab65b05d3549f460c0"},
 		Issues: map[string]*IssueGit{"td-aaaaaa": {AddedBy: "Op <op@example.com>", AddedSession: "ses_a", AddedAt: time.Unix(1795000000, 0).UTC(), Sessions: []string{"ses_a"}}, "td-bbbbbb": {}}}))
 	f.Add(encodeGitFacts(&gitFacts{}))
-	f.Add([]byte("TDGF\x02"))
+	f.Add([]byte("TDGF\x03"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := decodeGitFacts(data)
 		if err != nil {

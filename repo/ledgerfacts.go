@@ -52,8 +52,37 @@ type LedgerFacts struct {
 var endsWork = map[string]bool{audit.ActionUnstarted: true, audit.ActionClosed: true, audit.ActionApproved: true, audit.ActionReopened: true}
 
 // notInvolving are ledger actions that do not make a session "involved"
-// in an issue for the review policy: a reviewer's own review decisions.
-var notInvolving = map[string]bool{audit.ActionApproved: true, audit.ActionRejected: true, audit.ActionClosedAgainst: true}
+// in an issue for the review policy: a reviewer's own review decisions,
+// and writing, dropping or reopening acceptance criteria, which defines
+// done rather than doing the work (DefinesDone).
+var notInvolving = map[string]bool{audit.ActionApproved: true, audit.ActionRejected: true, audit.ActionClosedAgainst: true,
+	audit.ActionCriterionAdded: true, audit.ActionCriterionDropped: true, audit.ActionCriterionReopened: true}
+
+// DefinesDone reports whether a ledger action (or a commit's Td-Action)
+// writes the definition of done: adding, dropping or reopening an
+// acceptance criterion. It is not involvement for the review table, so
+// the operator who wrote an issue's criteria signs them off. Claiming a
+// criterion done is the work, and is.
+func DefinesDone(action string) bool {
+	switch action {
+	case audit.ActionCriterionAdded, audit.ActionCriterionDropped, audit.ActionCriterionReopened:
+		return true
+	}
+	return false
+}
+
+// CommitInvolves reports whether a commit with the Td-Action trailers
+// actions involves its Td-Session in the issues it touched: every commit
+// does but one whose actions all define done. A commit with no Td-Action
+// (a person's own, its trailer added by td's commit hooks) does.
+func CommitInvolves(actions []string) bool {
+	for _, a := range actions {
+		if !DefinesDone(a) {
+			return true
+		}
+	}
+	return len(actions) == 0
+}
 
 // deriveLedgerFacts reads the policy's facts out of ledger entries.
 func DeriveLedgerFacts(entries []audit.Entry) LedgerFacts {
@@ -175,13 +204,13 @@ func (c *ledgerCache) load(s *Store) {
 
 // The cache's version changes whenever the facts derived from a ledger
 // do: 6 reads a line that repeats an earlier one as the same entry and
-// records when the work on an issue ended (WorkEnds), so a cache of an
-// earlier version, derived with each copy counted and without those
-// times, is rebuilt.
+// records when the work on an issue ended (WorkEnds); 7 leaves the
+// sessions that only wrote criteria out of Involved. A cache of an
+// earlier version is rebuilt.
 const (
 	ledgerCacheFile    = "ledgers.bin"
 	ledgerCacheMagic   = "TDLF"
-	ledgerCacheVersion = 6
+	ledgerCacheVersion = 7
 )
 
 // PreloadLedgerFacts reads the ledger facts cache now, so that the

@@ -78,6 +78,13 @@ func TestDeriveLedgerFacts(t *testing.T) {
 			e("ses_c", audit.ActionCommented, nil, "")},
 			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_c"}, Commented: true,
 				WorkEnds: []policy.WorkEnd{{TS: epoch, Action: audit.ActionApproved, Session: "ses_r"}}}},
+		{"writing, dropping and reopening criteria defines done and does not involve", []audit.Entry{
+			e("ses_a", audit.ActionCreated, nil, ""),
+			e("ses_o", audit.ActionCriterionAdded, map[string]any{"text": "c", "by": "operator"}, ""),
+			e("ses_o", audit.ActionCriterionDropped, map[string]any{"text": "c"}, ""),
+			e("ses_o", audit.ActionCriterionReopened, map[string]any{"text": "c", "to": "pending"}, ""),
+			e("ses_w", audit.ActionCriterionCompleted, map[string]any{"text": "c"}, "")},
+			LedgerFacts{LastEvent: epoch, Creator: "ses_a", HasCreator: true, Involved: []string{"ses_a", "ses_w"}}},
 		{"the last event is the latest time, whatever the order", []audit.Entry{
 			{TS: time.Unix(100, 0), Session: "ses_a", Action: audit.ActionCreated},
 			{TS: time.Unix(300, 0), Session: "ses_a", Action: audit.ActionCommented},

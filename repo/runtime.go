@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/tdproject/td/policy"
-	"github.com/tdproject/td/policy/domain"
 )
 
 // Session lifecycle states (spec section 8).
@@ -284,7 +283,7 @@ func (s *Store) BoundIssueID(se *Session) (string, error) {
 		if se.ID == "" {
 			return "", Errorf(CodeRefused, "no session has started here yet, so no issue is bound; bind one with td session bind ID, or name one with --issue ID")
 		}
-		if s.EffectiveRole(se) == domain.RoleOperator {
+		if s.EffectiveRole(se).Person() {
 			return "", Errorf(CodeRefused, "session %s is not bound to an issue; bind one with td session bind ID, or name one with --issue ID", se.ID)
 		}
 		return "", Errorf(CodeRefused, "session %s is not bound to an issue; ask the operator to bind one (td session bind ID), or file your work as one with td promote TITLE", se.ID)

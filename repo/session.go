@@ -19,14 +19,15 @@ import (
 // identity file under .todos/sessions is written once.
 type Session = domain.Session
 
-// EffectiveRole is the role rules use: an operator session counts as an
-// operator only while its git author is listed in config operators.
+// EffectiveRole is the role rules use: a person's session is an operator
+// while its git author is listed in config operators, a member otherwise.
 func (s *Store) EffectiveRole(se *Session) domain.Role { return RoleUnder(s.Config, se) }
 
-// RoleUnder is the role session se has under the operators cfg lists: an
-// operator session counts only while its author is listed; an agent
-// session, or none, is an agent. td check --base judges with the base's
-// config, the commands with the work tree's.
+// RoleUnder is the role session se has under the operators cfg lists: a
+// person's session is an operator while its author is listed and a
+// member otherwise; an agent session, or none, is an agent. td check
+// --base judges with the base's config, the commands with the work
+// tree's.
 func RoleUnder(cfg *Config, se *Session) domain.Role {
 	if se == nil || se.IsAgent() {
 		return domain.RoleAgent
@@ -35,7 +36,19 @@ func RoleUnder(cfg *Config, se *Session) domain.Role {
 	if cfg.IsOperator(name, email) {
 		return domain.RoleOperator
 	}
-	return domain.RoleAgent
+	return domain.RoleMember
+}
+
+// RoleNoun names a role in a sentence: "an operator", "a member (a
+// person not listed in operators)", "an agent".
+func RoleNoun(r domain.Role) string {
+	switch r {
+	case domain.RoleOperator:
+		return "an operator"
+	case domain.RoleMember:
+		return "a member (a person not listed in operators)"
+	}
+	return "an agent"
 }
 
 // How the current session was found.
@@ -426,6 +439,13 @@ func (s *Store) CurrentSession(flag string, create bool) (acting *Session, sourc
 		}
 	}
 	return s.pendingDefault, SourceDefault, nil
+}
+
+// Unsaved reports whether se is a session no file records yet: the one
+// CurrentSession made for this command, written with its first change,
+// or ReadingSession's stand-in. A refusal must not name it by its ID.
+func (s *Store) Unsaved(se *Session) bool {
+	return se.ID == "" || s.pendingDefault != nil && s.pendingDefault.ID == se.ID
 }
 
 // SaveSession writes the default session CurrentSession made for this

@@ -299,8 +299,10 @@ func TestEffectiveRole(t *testing.T) {
 	}{
 		{Session{Role: domain.RoleOperator, Author: "Op <op@example.com>"}, domain.RoleOperator},
 		{Session{Role: domain.RoleOperator, Author: "Named Only <x@y>"}, domain.RoleOperator},
-		{Session{Role: domain.RoleOperator, Author: "Other <other@example.com>"}, domain.RoleAgent},
+		{Session{Role: domain.RoleOperator, Author: "Other <other@example.com>"}, domain.RoleMember},
 		{Session{Role: domain.RoleAgent, Agent: "primary", Author: "Op <op@example.com>"}, domain.RoleAgent},
+		{Session{Role: domain.RoleAgent, Agent: "primary", Author: "Other <other@example.com>"}, domain.RoleAgent},
+		{Session{Role: domain.RoleAgent, Author: "Op <op@example.com>"}, domain.RoleAgent},
 	}
 	for _, tt := range tests {
 		if got := s.EffectiveRole(&tt.se); got != tt.want {

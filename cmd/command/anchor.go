@@ -10,7 +10,7 @@ import (
 type AnchorScope struct {
 	// Session is --session: the session acting ("" for the default).
 	Session string
-	// Issue is --issue: an issue other than the bound one (operators).
+	// Issue is --issue: an issue other than the bound one (a person's).
 	Issue string
 	// Project is --project: the project's anchors.
 	Project bool
@@ -19,7 +19,7 @@ type AnchorScope struct {
 // anchorScopeFlags are the flags of AnchorScope.
 func anchorScopeFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "issue", Usage: "an issue other than the bound one (operators)"},
+		&cli.StringFlag{Name: "issue", Usage: "an issue other than the bound one (people, not agents)"},
 		&cli.BoolFlag{Name: "project", Usage: "the project's anchors (.todos/anchors.md)"},
 	}
 }

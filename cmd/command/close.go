@@ -49,10 +49,11 @@ func (r *runner) closeCommand(runF func(*CloseOptions) error) *cli.Command {
 		Description: `An issue nobody started may be closed by anyone. Otherwise the approval rules
 apply; a session they refuse may close with --self-close-exception REASON,
 which is audited like the creator exception; it never covers open
-acceptance criteria. Nobody closes an issue as done while criteria are open:
-finish them, or, as an operator, drop what no longer applies or pass
---override-open-criteria REASON (audited). --resolution wontfix is not
-held to the criteria.
+acceptance criteria. Closing as done an issue with acceptance criteria is
+the operator's sign-off, for an operator only. Nobody closes an issue as
+done while criteria are open: finish them, or, as an operator, drop what
+no longer applies or pass --override-open-criteria REASON (audited).
+--resolution wontfix is not held to the criteria.
 
 --duplicate-of OTHER adds the duplicate_of link and closes with resolution
 duplicate, in one step. Children (issues child_of this one) that are not

@@ -58,7 +58,7 @@ func (r *runner) runDemo(o *DemoOptions) error {
 		defer os.RemoveAll(dir)
 	}
 	d := &demo{r: r, dir: dir, env: map[string]string{
-		"GIT_AUTHOR_NAME": "Demo Lead", "GIT_AUTHOR_EMAIL": "lead@demo.invalid",
+		"GIT_AUTHOR_NAME": "Demo Operator", "GIT_AUTHOR_EMAIL": "operator@demo.invalid",
 	}}
 	if o.Keep {
 		d.kept = dir
@@ -223,10 +223,10 @@ func (d *demo) run() error {
 	if err != nil {
 		return fmt.Errorf("create the demo repository: %w", err)
 	}
-	if err := g.SetConfigValue("user", "", "name", "Demo Lead"); err != nil {
+	if err := g.SetConfigValue("user", "", "name", "Demo Operator"); err != nil {
 		return err
 	}
-	if err := g.SetConfigValue("user", "", "email", "lead@demo.invalid"); err != nil {
+	if err := g.SetConfigValue("user", "", "email", "operator@demo.invalid"); err != nil {
 		return err
 	}
 	readme := filepath.Join(d.dir, "README.md")
@@ -235,12 +235,21 @@ func (d *demo) run() error {
 	}
 	st := d.r.st
 	if !st.wantsJSON() {
-		st.printf("td demo: a lead and a coding agent share one temporary git repository.\n")
+		st.printf("td demo: an operator, a lead agent and its workers share one temporary git repository.\n")
 	}
 	steps := []func() error{
 		func() error {
-			d.say("The lead sets up td. Issues will live in .todos/, committed with the code.")
+			d.say("The operator sets up td. Issues will live in .todos/, committed with the code.")
 			return d.td(0, "init")
+		},
+		func() error {
+			d.say("The operator starts a lead agent: a root agent that files the work and hands it to workers.")
+			if err := d.td(0, "session", "start", "--agent", "lead", "--name", "lead agent", "--quiet"); err != nil {
+				return err
+			}
+			d.env["TD_SESSION"] = d.lastSession()
+			d.env["LEAD"] = d.env["TD_SESSION"]
+			return nil
 		},
 		func() error {
 			d.say("The lead files work. Each issue is a markdown file with YAML frontmatter.")
@@ -252,10 +261,14 @@ func (d *demo) run() error {
 			if err := d.td(0, "create", "Fix typo on the pricing page", "--type", "bug", "--minor", "-p", "P3"); err != nil {
 				return err
 			}
-			return d.td(0, "create", "Rate-limit the login endpoint", "--type", "task", "-l", "auth,security")
+			if err := d.td(0, "create", "Rate-limit the login endpoint", "--type", "task", "-l", "auth,security"); err != nil {
+				return err
+			}
+			d.env["RATE"] = d.lastID()
+			return nil
 		},
 		func() error {
-			d.say("The lead's first change started the lead's session; every change names the session that made it.")
+			d.say("Every change names the session that made it: here the lead agent's.")
 			return d.td(0, "whoami")
 		},
 		func() error {
@@ -267,17 +280,22 @@ func (d *demo) run() error {
 			return d.td(0, "list")
 		},
 		func() error {
-			d.say("The lead writes the definition of done (acceptance criteria belong to the operator) and a critical anchor.")
+			d.say("The operator writes the definition of done: acceptance criteria belong to the operator. Writing them is not working on the issue.")
+			d.env["TD_SESSION"] = ""
 			id := d.env["ISSUE"]
 			if err := d.td(0, "todo", "add", "--issue", id, "--kind", "criterion",
 				"A user can sign in with a GitHub account", "Expired tokens refresh without a prompt"); err != nil {
 				return err
 			}
-			return d.td(0, "anchor", "add", "--issue", id, "--priority", "critical", "Never log OAuth tokens")
+			if err := d.td(0, "anchor", "add", "--project", "--priority", "critical", "Never log OAuth tokens"); err != nil {
+				return err
+			}
+			return d.td(0, "whoami")
 		},
 		func() error {
-			d.say("The lead sends an agent to the issue: a new session, bound, with its first message.")
-			if err := d.td(0, "send", d.env["ISSUE"], "-m", "Start with the OAuth callback; ask before touching the session store."); err != nil {
+			d.say("The lead sends a worker agent to the issue: a new session, bound, with its first message.")
+			d.env["TD_SESSION"] = d.env["LEAD"]
+			if err := d.td(0, "send", d.env["ISSUE"], "--agent", "worker", "-m", "Start with the OAuth callback; ask before touching the session store."); err != nil {
 				return err
 			}
 			d.env["TD_SESSION"] = d.lastSession()
@@ -285,7 +303,7 @@ func (d *demo) run() error {
 			return nil
 		},
 		func() error {
-			d.say("The agent reads the issue, refines it and leaves a note. Flags may follow the arguments.")
+			d.say("The worker reads the issue, refines it and leaves a note. Flags may follow the arguments.")
 			id := d.env["ISSUE"]
 			if err := d.td(0, "show", id[:len(id)-2]); err != nil {
 				return err
@@ -328,9 +346,9 @@ func (d *demo) run() error {
 			return d.td(0, "create", "Refresh tokens in the background", "--type", "task")
 		},
 		func() error {
-			d.say("A subagent may not touch the list. It proposes; the root agent sees the proposal and accepts it.")
+			d.say("A subagent may not touch the list. It proposes; the worker, its root agent, sees the proposal and accepts it.")
 			d.env["TD_SESSION"] = ""
-			if err := d.td(0, "session", "start", "--agent", "primary.subagents.ui", "--name", "ui subagent", "--quiet"); err != nil {
+			if err := d.td(0, "session", "start", "--agent", "worker.subagents.ui", "--name", "ui subagent", "--quiet"); err != nil {
 				return err
 			}
 			d.env["TD_SESSION"] = d.lastSession()
@@ -344,7 +362,7 @@ func (d *demo) run() error {
 			return d.td(0, "todo", "accept", "contrast")
 		},
 		func() error {
-			d.say("The agent's memory is compacted. The reminder brings back its last three actions and the critical anchor.")
+			d.say("The worker's memory is compacted. The reminder brings back its last three actions and the critical anchor.")
 			d.later(20 * time.Minute)
 			return d.td(0, "session", "compact")
 		},
@@ -390,18 +408,44 @@ func (d *demo) run() error {
 			return d.td(1, "approve", d.env["ISSUE"], "--reason", "all criteria done")
 		},
 		func() error {
-			d.say("The lead created the issue. The balanced policy lets the creator approve, with a reason, audited twice.")
+			d.say("The lead created the issue, but its criteria are the operator's definition of done: only an operator signs them off.")
+			d.env["TD_SESSION"] = d.env["LEAD"]
+			return d.td(1, "approve", d.env["ISSUE"], "--reason", "the worker's tests pass")
+		},
+		func() error {
+			d.say("The operator wrote the criteria and did none of the work, so the operator signs it off.")
 			d.env["TD_SESSION"] = ""
 			if err := d.td(0, "reviewable"); err != nil {
 				return err
 			}
-			if err := d.td(1, "approve", d.env["ISSUE"]); err != nil {
+			return d.td(0, "approve", d.env["ISSUE"], "--reason", "criteria met: signed in with GitHub myself")
+		},
+		func() error {
+			d.say("An issue without criteria needs no operator. The lead sends a worker to the rate limit, which it submits.")
+			d.env["TD_SESSION"] = d.env["LEAD"]
+			if err := d.quiet("the worker's session, bound, and its first message", "send", d.env["RATE"], "--agent", "worker", "-m", "Ten failed logins a minute get a 429."); err != nil {
 				return err
 			}
-			return d.td(0, "approve", d.env["ISSUE"], "--reason", "Read the diff and ran the integration test")
+			d.env["TD_SESSION"] = d.lastSession()
+			if err := d.td(0, "start", d.env["RATE"]); err != nil {
+				return err
+			}
+			return d.td(0, "review", d.env["RATE"])
+		},
+		func() error {
+			d.say("The lead agent created it and another agent did the work: the creator approves with a reason, audited twice.")
+			d.env["TD_SESSION"] = d.env["LEAD"]
+			if err := d.td(0, "reviewable"); err != nil {
+				return err
+			}
+			if err := d.td(1, "approve", d.env["RATE"]); err != nil {
+				return err
+			}
+			return d.td(0, "approve", d.env["RATE"], "--reason", "Read the diff and ran the rate-limit test")
 		},
 		func() error {
 			d.say("The exception is in the issue's ledger and in the hash-chained security log.")
+			d.env["TD_SESSION"] = ""
 			if err := d.td(0, "security"); err != nil {
 				return err
 			}

@@ -88,9 +88,10 @@ func (r *runner) sessionArg(s *repo.Store, session, id string, create bool) (*re
 func (r *runner) printSession(s *repo.Store, se *repo.Session) {
 	r.st.printf("session:  %s\n", sessionIDText(se))
 	r.st.printf("name:     %s\n", se.Name)
-	r.st.printf("role:     %s", s.EffectiveRole(se))
-	if se.Role == domain.RoleOperator && s.EffectiveRole(se) != domain.RoleOperator {
-		r.st.printf(" (started as operator, but %s is not listed in operators)", se.Author)
+	role := s.EffectiveRole(se)
+	r.st.printf("role:     %s", role)
+	if role == domain.RoleMember {
+		r.st.printf(" (a person not listed in operators: approves under the review table, signs off no acceptance criteria)")
 	}
 	r.st.printf("\n")
 	if se.Agent != "" {

@@ -171,7 +171,7 @@ func (r *runner) paintChecklist(s string) string {
 // each command (see globalFlags).
 func todoScopeFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "issue", Usage: "operators: act on this issue instead of the bound one"},
+		&cli.StringFlag{Name: "issue", Usage: "people (not agents): act on this issue instead of the bound one"},
 		&cli.StringFlag{Name: "phase", Usage: "the phase (### heading under Todos) to address or add to"},
 		&cli.StringFlag{Name: "kind", Usage: "step (the working plan) or criterion (the definition of done)"},
 	}
@@ -182,7 +182,7 @@ func todoScopeFlags() []cli.Flag {
 type TodoScope struct {
 	// Session is --session: the session to act as ("" for the default).
 	Session string
-	// Issue is --issue: an issue other than the bound one (operators).
+	// Issue is --issue: an issue other than the bound one (a person's).
 	Issue string
 	// Phase is --phase: the phase to address or add to.
 	Phase string
@@ -249,10 +249,10 @@ func (r *runner) todoCommand() *cli.Command {
 		Name:  "todo",
 		Usage: "the bound issue's checklist: acceptance criteria and working steps",
 		Description: `td todo acts on the issue the current session is bound to (td session bind ID);
-operators may name any issue with --issue. Todos are addressed by their text:
-an exact match, then a case-insensitive one, then a unique case-insensitive
-substring (--phase and --kind narrow the search). Every call prints the whole
-list and a summary line.
+a person (an operator or a member) may name any issue with --issue. Todos
+are addressed by their text: an exact match, then a case-insensitive one,
+then a unique case-insensitive substring (--phase and --kind narrow the
+search). Every call prints the whole list and a summary line.
 
 Two kinds: steps (## Todos, the agent's working plan, ### phases) and criteria
 (## Acceptance criteria, the operator's definition of done). Anyone may add a

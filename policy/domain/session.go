@@ -6,15 +6,30 @@ import (
 )
 
 // Role is what a session may do: an operator owns the definition of done,
-// an agent works towards it.
+// a member and an agent work towards it.
 type Role string
 
-// Session roles. An operator session whose git author is not a listed
-// operator counts as an agent.
+// Session roles, judged under the operators a config lists. A session
+// records only whether it was started for a person or an agent; the role
+// follows from that and the list.
 const (
+	// RoleOperator is a person listed in operators: they sign off the
+	// definition of done and change flags, operators and criteria.
 	RoleOperator Role = "operator"
-	RoleAgent    Role = "agent"
+	// RoleMember is a person not listed in operators: they create,
+	// implement and approve under the review table like anyone, but sign
+	// off no acceptance criteria and change no flags, operators or
+	// criteria someone else must keep.
+	RoleMember Role = "member"
+	// RoleAgent is any session with an agent path.
+	RoleAgent Role = "agent"
 )
+
+// Valid reports whether r is one of the roles.
+func (r Role) Valid() bool { return r == RoleOperator || r == RoleMember || r == RoleAgent }
+
+// Person reports whether the role is a person's: an operator or a member.
+func (r Role) Person() bool { return r == RoleOperator || r == RoleMember }
 
 // Category is the kind of work an agent session does, for the scope rules.
 type Category string
@@ -107,4 +122,33 @@ func (a Actor) Name() string {
 		return a.Identity
 	}
 	return "agent " + string(a.Agent) + " of " + a.Identity
+}
+
+// ShortName names the actor in a sentence: the person's name ("Bob",
+// else the email), or "primary agent of Bob" for an agent.
+func (a Actor) ShortName() string {
+	n, e := SplitIdentity(a.Identity)
+	if n == "" {
+		n = e
+	}
+	if n == "" {
+		n = "unknown"
+	}
+	if a.Agent != "" {
+		return string(a.Agent) + " agent of " + n
+	}
+	return n
+}
+
+// SplitIdentity splits a git identity "Name <email>" into its parts; a
+// bare email or a bare name gives only that part.
+func SplitIdentity(s string) (name, email string) {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, "<"); i >= 0 && strings.HasSuffix(s, ">") {
+		return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1 : len(s)-1])
+	}
+	if strings.Contains(s, "@") {
+		return "", s
+	}
+	return s, ""
 }

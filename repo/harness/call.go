@@ -21,15 +21,15 @@ type Call struct {
 }
 
 // Acts reports whether the call does anything to a td session, so that
-// one that does not (a tool call that worked, a command that escalates
-// nothing) needs no repository.
+// one that does not (a tool call that worked, a command the guard has
+// nothing to judge in) needs no repository.
 func (c *Call) Acts() bool {
 	ev := c.Event
 	switch ev.Moment {
 	case Start, Prompt, Stop, End:
 		return true
 	case PreTool:
-		return len(ev.Tool.Paths) > 0 || (ev.Tool.Command != "" && Escalation(ev.Tool.Command) != "")
+		return len(ev.Tool.Paths) > 0 || (ev.Tool.Command != "" && Guarded(ev.Tool.Command))
 	case PostTool:
 		return ev.Failure != nil || ev.ReinjectAtTool
 	case Edited:

@@ -23,8 +23,10 @@
 //     prompt, a turn's end and the tool calls td judges. An Edited write
 //     (one the harness made before any hook could deny it) is judged as a
 //     PreTool would be, recorded, and reported with the next tool call.
-//   - Escalation and EditDenial are the guard: the td commands an agent
-//     may not run, and a project agent's hand edit of td's records.
+//   - Escalation, ApprovalDenial and EditDenial are the guard: the td
+//     commands an agent may not run, an agent's td approve judged by the
+//     decision td approve makes (issues.ApprovalRefusal), and a project
+//     agent's hand edit of td's records.
 //   - ToolFailure, RecordToolFailure and ToolResponseFailure turn a failed
 //     tool call into a session error whose signature stall detection
 //     counts; JSONText reads the text out of an error value.
@@ -44,7 +46,8 @@
 // cmd, never another adapter, and only the command that runs its hooks
 // imports it. It takes the store and plain requests and returns plain
 // results (a context, stalls, a denial): the command renders them. This
-// package imports only repo, repo/sessions, policy and policy/domain, and
+// package imports only repo, repo/sessions, repo/claims, repo/issues,
+// policy and policy/domain, and
 // depends on no harness: a function goes here only when a second harness
 // would call it unchanged.
 package harness

@@ -8,13 +8,14 @@ import (
 // Escalation reads a shell command an agent's Bash tool call would run
 // and returns the sentence a harness's pre-tool hook denies it with, or ""
 // to let it run: a td command that only an operator may run, or that would
-// make the agent act as someone else (td approve, td close with
+// make the agent act as someone else (td approve or td close with
 // --override-open-criteria or --self-close-exception, td session start
 // without --agent, td session use, td feature set and unset, td operator
-// add and rm). It reads the command as words between shell separators,
-// skipping leading VAR=value assignments and env; a command that builds
-// its words at run time (eval, a variable holding td) is not seen, and
-// td check --base in CI judges what slips through.
+// add and rm). td approve itself is not one: the review policy judges it
+// (Approvals, ApprovalDenial). It reads the command as words between
+// shell separators, skipping leading VAR=value assignments and env; a
+// command that builds its words at run time (eval, a variable holding td)
+// is not seen, and td check --base in CI judges what slips through.
 func Escalation(command string) string {
 	for _, words := range simpleCommands(command) {
 		if why := escalation(tdArgs(words)); why != "" {
@@ -50,10 +51,8 @@ func escalation(args []string) string {
 		second = verbs[1]
 	}
 	switch {
-	case verbs[0] == "close" && override != "":
-		return "td close " + override + " is the operator's override, never an agent's: finish or drop the open items, then ask for sign-off with td review ID."
-	case verbs[0] == "approve":
-		return "td approve is a reviewer's sign-off, never the implementing agent's: run td review ID and leave the approval to the operator."
+	case (verbs[0] == "close" || verbs[0] == "approve") && override != "":
+		return "td " + verbs[0] + " " + override + " is the operator's override, never an agent's: finish or drop the open items, then ask for sign-off with td review ID."
 	case verbs[0] == "session" && second == "start" && !agent:
 		return "An agent may start only agent sessions: run td session start --agent PATH, or ask the operator to act as themselves."
 	case verbs[0] == "session" && second == "use":
@@ -64,6 +63,120 @@ func escalation(args []string) string {
 		return "Only an operator changes who the operators are: ask the operator to run td operator " + second + "."
 	}
 	return ""
+}
+
+// Guarded reports whether the pre-tool guard has anything to judge in a
+// shell command: a command that escalates, or a td approve the review
+// policy decides.
+func Guarded(command string) bool {
+	return Escalation(command) != "" || len(Approvals(command)) > 0
+}
+
+// Approval is one td approve a shell command runs, as the guard reads it.
+type Approval struct {
+	// Ref is the issue named, "" when none is.
+	Ref string
+	// Reason is --reason's value.
+	Reason string
+	// Session is the session the command names: --session's value, else
+	// the value a TD_SESSION=… assignment (or env) gives it; "" when it
+	// names none.
+	Session string
+	// Unsets is true when the command unsets TD_SESSION (env -u, or an
+	// empty TD_SESSION=) and names no session: it would act as the
+	// checkout's session.
+	Unsets bool
+}
+
+// Approvals lists the td approve commands a shell command runs.
+func Approvals(command string) []Approval {
+	var out []Approval
+	for _, words := range simpleCommands(command) {
+		args, env, unset := tdCall(words)
+		a, ok := approval(args)
+		if !ok {
+			continue
+		}
+		if a.Session == "" {
+			v, set := env["TD_SESSION"]
+			switch {
+			case set && v != "":
+				a.Session = v
+			case set || unset:
+				a.Unsets = true
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// approval reads td approve's arguments; ok is false for any other td
+// command.
+func approval(args []string) (a Approval, ok bool) {
+	var verbs []string
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		name, value, hasValue := strings.Cut(w, "=")
+		switch name {
+		case "--session", "-session", "--reason", "-reason", "-m", "--m", "--dir", "-dir", "-C", "--C", "--override-open-criteria", "-override-open-criteria":
+			if !hasValue {
+				if i+1 < len(args) {
+					value = args[i+1]
+				}
+				i++
+			}
+			switch name {
+			case "--session", "-session":
+				a.Session = value
+			case "--reason", "-reason", "-m", "--m":
+				a.Reason = value
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(w, "-"):
+		case len(verbs) == 0:
+			verbs = append(verbs, w)
+		case len(verbs) == 1 && a.Ref == "":
+			a.Ref = w
+		}
+	}
+	return a, len(verbs) == 1 && verbs[0] == "approve"
+}
+
+// tdCall is tdArgs with the environment the command gives td: its
+// VAR=value assignments (and env's), and whether env -u unsets
+// TD_SESSION.
+func tdCall(words []string) (args []string, env map[string]string, unsetSession bool) {
+	env = map[string]string{}
+	i := 0
+	for i < len(words) {
+		w := words[i]
+		switch {
+		case isAssignment(w):
+			k, v, _ := strings.Cut(w, "=")
+			env[k] = v
+			i++
+		case w == "env" || w == "command" || w == "exec" || w == "sudo":
+			i++
+			for i < len(words) && strings.HasPrefix(words[i], "-") {
+				if words[i] == "-u" && i+1 < len(words) {
+					i++
+					if words[i] == "TD_SESSION" {
+						unsetSession = true
+					}
+				}
+				i++
+			}
+		default:
+			if path.Base(w) == "td" {
+				return append([]string{}, words[i+1:]...), env, unsetSession
+			}
+			return nil, nil, false
+		}
+	}
+	return nil, nil, false
 }
 
 // overrideFlag names the td close flag a word gives, when it is one of the

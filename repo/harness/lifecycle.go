@@ -286,16 +286,21 @@ func actor(s *repo.Store, conv Conversation, sub *Subagent) (*Result, error) {
 }
 
 // preTool denies a tool call an agent may not make: a shell command that
-// escalates (Escalation), or a hand edit of a governance path by a
-// project agent. A conversation td has not seen is an agent's too; one
-// acting as a person's session is let through.
+// escalates (Escalation), a td approve the review policy refuses the
+// agent or that would not act as the agent (ApprovalDenial), or a hand
+// edit of a governance path by a project agent. A conversation td has not
+// seen is an agent's too, with no session to approve as; one acting as a
+// person's session is let through.
 func preTool(s *repo.Store, ev Event, out *Outcome) error {
 	conv := ev.Conversation
 	deny := ""
+	var asks []Approval
 	if ev.Tool.Command != "" {
-		deny = Escalation(ev.Tool.Command)
+		if deny = Escalation(ev.Tool.Command); deny == "" {
+			asks = Approvals(ev.Tool.Command)
+		}
 	}
-	if deny == "" && len(ev.Tool.Paths) == 0 {
+	if deny == "" && len(asks) == 0 && len(ev.Tool.Paths) == 0 {
 		return nil
 	}
 	conv.Create = len(ev.Tool.Paths) > 0
@@ -304,12 +309,20 @@ func preTool(s *repo.Store, ev Event, out *Outcome) error {
 		return err
 	}
 	if res == nil {
+		if deny == "" && len(asks) > 0 {
+			deny = "An agent approves only as its own session, and td has none for this conversation: let the harness's hooks start one (td hooks install), or leave the approval to a person."
+		}
 		out.Deny = deny
 		return nil
 	}
 	out.Session = res.Session
 	if !res.Session.IsAgent() {
 		return nil
+	}
+	if deny == "" && len(asks) > 0 {
+		if deny, err = ApprovalDenial(s, res.Session, asks); err != nil {
+			return err
+		}
 	}
 	if deny == "" {
 		if deny, err = EditDenial(s, res.Session, ev.Dir, ev.Tool.Paths); err != nil {

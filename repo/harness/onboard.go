@@ -18,10 +18,10 @@ import (
 // tell a repository's copy is older than the td reading it; a unit test
 // holds the text's hash beside the version and fails when one changes
 // without the other.
-const OnboardVersion = 1
+const OnboardVersion = 2
 
 // onboardTextSHA256 is the SHA-256 of OnboardText at OnboardVersion.
-const onboardTextSHA256 = "731c7d03ef4984e53794d722f750869a91b5b92719632b28441f738431e95b12"
+const onboardTextSHA256 = "141c4df8f3d6c09fb9779e6ff8a041a1a853aea881000b377fde89002e6f0277"
 
 // OnboardText is the onboarding block's body: how an agent works with td,
 // for a repository's AGENTS.md or CLAUDE.md.
@@ -49,6 +49,11 @@ bound to one issue; that issue's checklist is your plan.
   propose one (` + "`td todo add --kind criterion TEXT`" + `); never drop or reopen one.
 - When every criterion is done, ask for sign-off: ` + "`td review ID`" + `. The
   operator's approval closes the issue; ending your session never does.
+- Leading other agents? ` + "`td send ID --agent worker`" + ` hands an issue to a
+  worker. As your own session you may approve an issue you never worked on,
+  or one you created and a worker implemented, with a reason (audited):
+  ` + "`td approve ID --session $TD_SESSION --reason WHY`" + `. An issue with
+  acceptance criteria waits for the operator's sign-off.
 - Keep what must survive a compaction as an anchor:
   ` + "`td anchor add TEXT --priority critical`" + `. Report a failure you keep hitting
   with ` + "`td session error MESSAGE`" + `; when td says you are stalled, change course.

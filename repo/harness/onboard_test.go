@@ -21,7 +21,7 @@ func TestOnboardVersionFollowsText(t *testing.T) {
 
 func TestOnboardBlockShape(t *testing.T) {
 	b := OnboardBlock()
-	if !strings.HasPrefix(b, "<!-- td:onboard v1 -->\n") || !strings.HasSuffix(b, "\n<!-- /td:onboard -->\n") {
+	if !strings.HasPrefix(b, "<!-- td:onboard v2 -->\n") || !strings.HasSuffix(b, "\n<!-- /td:onboard -->\n") {
 		t.Fatalf("block markers: %q", b)
 	}
 	if n := strings.Count(OnboardText, "\n"); n > 45 {
@@ -32,9 +32,9 @@ func TestOnboardBlockShape(t *testing.T) {
 func TestOnboardCheckAndWrite(t *testing.T) {
 	dir := t.TempDir()
 	block := OnboardBlock()
-	old := strings.Replace(block, "td:onboard v1 ", "td:onboard v0 ", 1)
+	old := strings.Replace(block, "td:onboard v2 ", "td:onboard v1 ", 1)
 	edited := strings.Replace(block, "Commit td's files", "Commit your files", 1)
-	newer := strings.Replace(block, "td:onboard v1 ", "td:onboard v9 ", 1)
+	newer := strings.Replace(block, "td:onboard v2 ", "td:onboard v9 ", 1)
 	cases := []struct {
 		name, content, status, written string
 	}{

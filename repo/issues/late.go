@@ -19,7 +19,7 @@ import (
 // commit: an identity file not committed yet comes after a start already
 // committed, and beside a start not committed either.
 func lateOperator(s *repo.Store, role domain.Role, is *repo.Issue, se *repo.Session, in *ReviewInput) error {
-	if se.IsAgent() || role != domain.RoleOperator {
+	if se.IsAgent() || !role.Person() {
 		return nil
 	}
 	ledgerRel := repo.HistoryDir + "/" + is.ID + ".jsonl"

@@ -18,9 +18,11 @@ import (
 // added (or a flag changed) on the branch counts once it lands; on the
 // default branch, or with none, with this work tree's.
 type Verdicts struct {
-	s    *repo.Store
-	Mode policy.Mode
-	cfg  *repo.Config
+	s *repo.Store
+	// Rules are the review policy's flags as CI reads them, the
+	// environment making them only stricter.
+	Rules policy.Rules
+	cfg   *repo.Config
 }
 
 // NewVerdicts reads the review policy and the operators in force.
@@ -35,7 +37,7 @@ func NewVerdicts(s *repo.Store) (*Verdicts, error) {
 			r.cfg = cfg
 		}
 	}
-	if r.Mode, err = reviewMode(s, r.cfg); err != nil {
+	if r.Rules, err = reviewRules(s, r.cfg); err != nil {
 		return nil, err
 	}
 	if r.cfg != s.Config {
@@ -59,26 +61,45 @@ func (r *Verdicts) warnChanged() {
 	if len(changed) > 0 {
 		s.Warnf("%s %s on this branch only: td judges reviews as CI will, by the operators listed where the branch left the default branch, until the change lands there", domain.QuoteList(changed), domain.Plural(len(changed), "is an operator", "are operators"))
 	}
-	if v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, s.Config.Features); err == nil && policy.ModeFor(v) != r.Mode {
+	if v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, s.Config.Features); err == nil && policy.ModeFor(v) != r.Rules.Mode {
 		m := policy.ModeFor(v)
-		s.Warnf("this branch sets the %s review policy: td judges reviews as CI will, by the %s policy where the branch left the default branch, until the change lands there", m, r.Mode)
+		s.Warnf("this branch sets the %s review policy: td judges reviews as CI will, by the %s policy where the branch left the default branch, until the change lands there", m, r.Rules.Mode)
+	}
+	if v, _, err := policy.Resolve(policy.AgentApproval, s.Env, s.Config.Features); err == nil && v != r.Rules.AgentApproval {
+		s.Warnf("this branch sets %s to %t: td judges reviews as CI will, by %t where the branch left the default branch, until the change lands there", policy.AgentApproval, v, r.Rules.AgentApproval)
 	}
 }
 
 // Role is se's role for the review rules: under the operators CI reads.
 func (r *Verdicts) Role(se *repo.Session) domain.Role { return repo.RoleUnder(r.cfg, se) }
 
-// reviewMode reads the review policy from cfg's flags; the environment
+// reviewRules reads the review policy from cfg's flags; the environment
 // may only make it stricter.
-func reviewMode(s *repo.Store, cfg *repo.Config) (policy.Mode, error) {
-	v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, cfg.Features)
-	if err != nil {
-		return "", repo.Errorf(repo.CodeInvalid, "%v", err)
+func reviewRules(s *repo.Store, cfg *repo.Config) (policy.Rules, error) {
+	var v [2]bool
+	for i, name := range []string{policy.BalancedReviewPolicy, policy.AgentApproval} {
+		var err error
+		if v[i], _, err = policy.Resolve(name, s.Env, cfg.Features); err != nil {
+			return policy.Rules{}, repo.Errorf(repo.CodeInvalid, "%v", err)
+		}
+		if ign := policy.IgnoredEnv(name, s.Env); ign != "" {
+			s.Warnf("%s ignored: the environment may make the review policy only stricter; td feature set %s true changes it (audited)", ign, name)
+		}
 	}
-	if ign := policy.IgnoredEnv(policy.BalancedReviewPolicy, s.Env); ign != "" {
-		s.Warnf("%s ignored: the environment may make the review policy only stricter; td feature set %s true changes it (audited)", ign, policy.BalancedReviewPolicy)
+	return policy.RulesFor(v[0], v[1]), nil
+}
+
+// RulesOf reads the review policy a config's flags set, with no
+// environment: td check --base judges with the base's config alone.
+func RulesOf(cfg *repo.Config) (policy.Rules, error) {
+	var v [2]bool
+	for i, name := range []string{policy.BalancedReviewPolicy, policy.AgentApproval} {
+		var err error
+		if v[i], _, err = policy.Resolve(name, nil, cfg.Features); err != nil {
+			return policy.Rules{}, repo.Errorf(repo.CodeInvalid, "%v", err)
+		}
 	}
-	return policy.ModeFor(v), nil
+	return policy.RulesFor(v[0], v[1]), nil
 }
 
 // ReviewInput is everything one review decision reads, however it was
@@ -92,6 +113,16 @@ type ReviewInput struct {
 	// Session decides; Role is its role under the config in force.
 	Session *repo.Session
 	Role    domain.Role
+	// New is true when Session is the one td starts with this command
+	// (or would, for a command that only reads): refusals name the
+	// person, never an ID that a refusal leaves unwritten.
+	New bool
+	// Criteria counts the issue's acceptance criteria not dropped, as
+	// they stood at the decision.
+	Criteria int
+	// Resolution is what a close closes as ("" for an approval, which
+	// closes as done).
+	Resolution domain.Resolution
 	// Ledger is what the issue's ledger said up to the decision; Git what
 	// the commits before it said (nil when none touched the issue).
 	Ledger repo.LedgerFacts
@@ -106,7 +137,10 @@ type ReviewInput struct {
 // Facts assembles the policy's facts from the input.
 func (in ReviewInput) Facts() policy.Facts {
 	f := ReviewFactsFrom(in.Issue, in.Session, in.Ledger, in.Git)
-	f.ReviewerIsAgent = in.Role != domain.RoleOperator
+	f.ReviewerRole = in.Role
+	f.ReviewerName = in.Session.Actor().ShortName()
+	f.ReviewerNew = in.New || in.Session.ID == ""
+	f.Criteria = in.Criteria
 	WithActor(&f, in.Session, in.ActorSessions)
 	f.LateAfter, f.LateEarlier = in.LateAfter, in.LateEarlier
 	if f.Reviewer == "" {
@@ -118,11 +152,12 @@ func (in ReviewInput) Facts() policy.Facts {
 // DecideReview is the one decision behind an approval (action
 // audit.ActionApproved) and a close (audit.ActionClosed), with reason as
 // given to --reason and selfClose to --self-close-exception.
-func DecideReview(mode policy.Mode, action string, in ReviewInput, reason, selfClose string) policy.Decision {
+func DecideReview(rules policy.Rules, action string, in ReviewInput, reason, selfClose string) policy.Decision {
 	if action == audit.ActionApproved {
-		return policy.Approval(mode, in.Facts(), reason)
+		return policy.Approval(rules, in.Facts(), reason)
 	}
-	return policy.Close(mode, in.Facts(), reason, selfClose)
+	asDone := in.Resolution == "" || in.Resolution == domain.ResolutionDone
+	return policy.Close(rules, in.Facts(), asDone, reason, selfClose)
 }
 
 // reviewInput gathers the input of a decision from the store: the
@@ -130,7 +165,8 @@ func DecideReview(mode policy.Mode, action string, in ReviewInput, reason, selfC
 // issue's files. Frontmatter alone is never trusted; the policy
 // reconciles the sources.
 func reviewInput(s *repo.Store, is *repo.Issue, se *repo.Session) (ReviewInput, error) {
-	in := ReviewInput{Issue: is, Session: se, Role: s.EffectiveRole(se), ActorSessions: s.SessionsOf(se.Actor())}
+	in := ReviewInput{Issue: is, Session: se, Role: s.EffectiveRole(se), ActorSessions: s.SessionsOf(se.Actor()),
+		New: s.Unsaved(se), Criteria: is.Tally().CriteriaTotal}
 	lf, err := s.LedgerFactsOf(is.ID)
 	if err != nil {
 		return in, err
@@ -149,20 +185,15 @@ func ReviewFacts(s *repo.Store, is *repo.Issue, se *repo.Session) (policy.Facts,
 	return in.Facts(), err
 }
 
-// reviewFacts is ReviewFacts with the reviewer's role under the operators
-// r reads.
-func (r *Verdicts) reviewFacts(is *repo.Issue, se *repo.Session) (policy.Facts, error) {
-	f, err := ReviewFacts(r.s, is, se)
-	f.ReviewerIsAgent = r.Role(se) != domain.RoleOperator
-	return f, err
-}
-
 // Ask is what a reviewer asks td to decide: an approval, or a close
 // (td close) with its reasons.
 type Ask struct {
 	Close     bool   // td close rather than td approve
 	Reason    string // --reason
 	SelfClose string // --self-close-exception, for a close
+	// Resolution is what a close closes as: done ("" too), wontfix or
+	// duplicate. Only a close as done is a sign-off.
+	Resolution domain.Resolution
 }
 
 // Judge is the one decision on whether se may approve or close is: the
@@ -182,12 +213,13 @@ func (r *Verdicts) Judge(is *repo.Issue, se *repo.Session, a Ask) (policy.Decisi
 	}
 	in.Role = r.Role(se)
 	if a.Close {
-		return DecideReview(r.Mode, audit.ActionClosed, in, a.Reason, a.SelfClose), nil
+		in.Resolution = a.Resolution
+		return DecideReview(r.Rules, audit.ActionClosed, in, a.Reason, a.SelfClose), nil
 	}
 	if err := lateOperator(r.s, in.Role, is, se, &in); err != nil {
 		return policy.Decision{}, err
 	}
-	return DecideReview(r.Mode, audit.ActionApproved, in, a.Reason, ""), nil
+	return DecideReview(r.Rules, audit.ActionApproved, in, a.Reason, ""), nil
 }
 
 // NewSessionName names, in refusals, the session td starts for a person
@@ -258,7 +290,7 @@ func Approve(s *repo.Store, se *repo.Session, ref string, o TransitionOptions) (
 }
 
 func approve(s *repo.Store, se *repo.Session, ref string, rv *Verdicts, reason string, o TransitionOptions) (*TransitionResult, error) {
-	mode := rv.Mode
+	mode := rv.Rules.Mode
 	return transition(s, se, ref, audit.ActionApproved, func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
 		if is.Status != domain.StatusInReview {
 			return nil, "", wrongStatus(is, "approve")
@@ -299,6 +331,42 @@ func approve(s *repo.Store, se *repo.Session, ref string, rv *Verdicts, reason s
 	})
 }
 
+// ApprovalRefusal is what td approve ref --reason reason would refuse
+// with, acting as se, found without writing anything: the issue's status,
+// the open criteria and the review decision, in td approve's order and by
+// the same decision. "" when td approve would go ahead; an issue td
+// cannot find or read is left to td approve to report (""). The harness
+// guards ask it before an agent's td approve runs, so the agent hears the
+// policy's answer, never a guard's blanket refusal.
+func ApprovalRefusal(s *repo.Store, se *repo.Session, ref, reason string) (string, error) {
+	if err := policy.MayMutate(se.Agent); err != nil {
+		return fmt.Sprintf("subagent sessions cannot change todos or issues; ask the root agent %s to run td approve %s", se.Agent.Root(), ref), nil
+	}
+	id, err := s.ResolveID(ref)
+	if err != nil {
+		return "", nil
+	}
+	is, err := s.ReadIssueFile(id)
+	if err != nil {
+		return "", nil
+	}
+	if is.Status != domain.StatusInReview {
+		return wrongStatus(is, "approve").Error(), nil
+	}
+	rv, err := NewVerdicts(s)
+	if err != nil {
+		return "", err
+	}
+	if _, err := rv.criteriaGate(se, is, "approve", ""); err != nil {
+		return err.Error(), nil
+	}
+	d, err := rv.Judge(is, se, Ask{Reason: strings.TrimSpace(reason)})
+	if err != nil || d.Allowed {
+		return "", err
+	}
+	return d.Refusal, nil
+}
+
 // Close closes an issue outside review (an admin close) under the same
 // policy as approval. A session the policy refuses may still close with a
 // self-close exception, which is audited like the creator exception.
@@ -329,7 +397,7 @@ func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOp
 	if err != nil {
 		return nil, err
 	}
-	mode := rv.Mode
+	mode := rv.Rules.Mode
 	return transition(s, se, ref, audit.ActionClosed, func(tx *repo.Tx, is *repo.Issue, res *TransitionResult) (map[string]any, string, error) {
 		if is.Status == domain.StatusClosed {
 			return nil, "", wrongStatus(is, "close")
@@ -345,7 +413,7 @@ func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOp
 				return nil, "", err
 			}
 		}
-		d, err := rv.Judge(is, se, Ask{Close: true, Reason: reason, SelfClose: selfClose})
+		d, err := rv.Judge(is, se, Ask{Close: true, Reason: reason, SelfClose: selfClose, Resolution: resolution})
 		if err != nil {
 			return nil, "", err
 		}

@@ -104,7 +104,7 @@ func MayChange(s *repo.Store, se *repo.Session, verb string) error {
 		return repo.Errorf(repo.CodeRefused, "only an operator may %s operators; %s as %s", verb, who, issues.ActorName(se.Actor()))
 	}
 	if s.EffectiveRole(se) != domain.RoleOperator {
-		return repo.Errorf(repo.CodeRefused, "only an operator may %s operators; %s for %s, who is not listed in operators", verb, who, se.Author)
+		return repo.Errorf(repo.CodeRefused, "only an operator may %s operators; %s for %s, a member (a person not listed in operators)", verb, who, se.Author)
 	}
 	return nil
 }
@@ -237,19 +237,7 @@ func match(ops []string, who string) (int, error) {
 
 // Name is who acts through se, for people to read: the person's name
 // ("Bob", else the email), or "primary agent of Bob" for an agent.
-func Name(se *repo.Session) string {
-	n, e := repo.SplitIdentity(se.Author)
-	if n == "" {
-		n = e
-	}
-	if n == "" {
-		n = "unknown"
-	}
-	if se.Agent != "" {
-		return fmt.Sprintf("%s agent of %s", se.Agent, n)
-	}
-	return n
-}
+func Name(se *repo.Session) string { return se.Actor().ShortName() }
 
 // NameOf names the session id for people to read (see Name), or returns
 // "" when id is not a session whose identity file td can read.

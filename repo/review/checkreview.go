@@ -26,11 +26,10 @@ import (
 func (c *checker) checkReviews() error {
 	// The base's config decides, never the environment of the machine
 	// running the check, nor the policy an entry says it was decided under.
-	balanced, _, err := policy.Resolve(policy.BalancedReviewPolicy, nil, c.config.Features)
+	rules, err := issues.RulesOf(c.config)
 	if err != nil {
-		return repo.Errorf(repo.CodeInvalid, "%v", err)
+		return err
 	}
-	mode := policy.ModeFor(balanced)
 	rg := c.git()
 	for _, id := range sortedKeys(c.ledgers) {
 		is := c.issues[id]
@@ -41,7 +40,7 @@ func (c *checker) checkReviews() error {
 			if e.Action != audit.ActionApproved && e.Action != audit.ActionClosed {
 				continue
 			}
-			if err := c.checkReview(rg, is, e, mode); err != nil {
+			if err := c.checkReview(rg, is, e, rules); err != nil {
 				return err
 			}
 		}
@@ -50,7 +49,7 @@ func (c *checker) checkReviews() error {
 }
 
 // checkReview re-decides one approval or closure.
-func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode policy.Mode) error {
+func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules policy.Rules) error {
 	p := repo.TodosDir + "/" + repo.HistoryDir + "/" + is.ID + ".jsonl"
 	entries := c.ledgers[is.ID]
 	what := fmt.Sprintf("%s by %s at %s", e.Action, orNone(e.Session), e.TS.Format(time.RFC3339))
@@ -70,28 +69,36 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 	// The decision td made, with the facts td had: the issue as it stood
 	// then, the ledger up to the entry, the commits before it.
 	in := issues.ReviewInput{Issue: issueBefore(is, later), Session: se, Role: c.roleOf(se.ID),
-		Ledger: repo.DeriveLedgerFacts(prior), Git: ig, ActorSessions: c.sessionsOf(se.Actor())}
+		Ledger: repo.DeriveLedgerFacts(prior), Git: ig, ActorSessions: c.sessionsOf(se.Actor()),
+		Criteria: criteriaAt(is, prior, later)}
+	if r, _ := e.Details["resolution"].(string); e.Action == audit.ActionClosed {
+		in.Resolution = domain.Resolution(r)
+	}
 	var d policy.Decision
 	var audited string // the reason of the exception's security entry
 	if e.Action == audit.ActionApproved {
 		if err := c.lateOperator(rg, is, e, se, &in); err != nil {
 			return err
 		}
-		d = issues.DecideReview(mode, e.Action, in, e.Reason, "")
+		d = issues.DecideReview(rules, e.Action, in, e.Reason, "")
 		audited = securityEntryReason(entries[e.index+1:], e.Session, audit.KindCreatorApproval)
 	} else {
 		selfClose := securityEntryReason(entries[e.index+1:], e.Session, audit.KindSelfClose)
-		d = issues.DecideReview(mode, e.Action, in, e.Reason, selfClose)
+		d = issues.DecideReview(rules, e.Action, in, e.Reason, selfClose)
 		audited = securityEntryReason(entries[e.index+1:], e.Session, audit.KindCreatorApproval)
 		if d.SelfCloseException {
 			audited = selfClose
 		}
 	}
-	if !d.Allowed {
-		c.add(p, e.line, RuleReviewPolicy, "%s, which the %s review policy refuses: %s", what, mode, d.Refusal)
+	// td approve and td close ask the criteria gate first: a close as
+	// done over open criteria is that, whoever closed.
+	if c.checkOpenCriteria(p, is, e, entries, what) {
 		return nil
 	}
-	c.checkOpenCriteria(p, is, e, entries, what)
+	if !d.Allowed {
+		c.add(p, e.line, RuleReviewPolicy, "%s, which the %s review policy refuses: %s", what, rules.Mode, d.Refusal)
+		return nil
+	}
 	kind := ""
 	switch {
 	case d.CreatorException:
@@ -113,19 +120,21 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, mode 
 
 // checkOpenCriteria flags a close as done, the last one in the ledger,
 // over acceptance criteria the committed file still has open, unless an
-// operator overrode it with an audited reason.
-func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries []audit.Entry, what string) {
+// operator overrode it with an audited reason; it reports whether it
+// flagged such a close, which td close refuses before the review policy
+// is asked.
+func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries []audit.Entry, what string) bool {
 	if is.Status != domain.StatusClosed || is.Resolution != domain.ResolutionDone {
-		return
+		return false
 	}
 	if e.Action == audit.ActionClosed {
 		if r, _ := e.Details["resolution"].(string); r != "" && r != string(domain.ResolutionDone) {
-			return
+			return false
 		}
 	}
 	for _, later := range entries[e.index+1:] {
 		if later.Action == audit.ActionApproved || later.Action == audit.ActionClosed || later.Action == audit.ActionReopened {
-			return // a later decision is the one the file shows
+			return false // a later decision is the one the file shows
 		}
 	}
 	open := markdown.OpenCriteria(is.Todos())
@@ -135,10 +144,61 @@ func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entr
 	case !d.Allowed:
 		c.add(p, e.line, RuleReviewPolicy, "%s, as done with %d acceptance %s open (%s): only an operator may close over open criteria, with td close --override-open-criteria \"why\" (audited)",
 			what, len(open), domain.Plural(len(open), "criterion", "criteria"), domain.QuoteList(open))
+		return true
 	case d.Override && !c.securityEventOf(is.ID, e.Session, audit.KindOpenCriteriaOverride):
 		c.add(p, e.line, RuleReviewPolicy, "%s, over open acceptance criteria, and %s/%s has no %s event for %s by %s; td close records one, so redo it with td",
 			what, repo.TodosDir, repo.SecurityEvents, audit.KindOpenCriteriaOverride, is.ID, e.Session)
 	}
+	return false
+}
+
+// criteriaAt counts the acceptance criteria of is that were not dropped
+// when the decision whose ledger came before prior and after which later
+// came was made: the committed file's, with what the later entries did to
+// them undone. A criterion added later was not there; one dropped later
+// was there; one reopened later was there unless the last entry before
+// the decision dropped it.
+func criteriaAt(is *repo.Issue, prior, later []audit.Entry) int {
+	live := map[string]bool{}
+	for _, it := range is.Todos() {
+		if it.Kind == domain.KindCriterion {
+			live[it.Text] = it.Status != domain.TodoAbandoned
+		}
+	}
+	droppedBefore := func(text string) bool {
+		for i := len(prior) - 1; i >= 0; i-- {
+			e := prior[i]
+			if t, _ := e.Details["text"].(string); t != text {
+				continue
+			}
+			switch e.Action {
+			case audit.ActionCriterionDropped:
+				return true
+			case audit.ActionCriterionAdded, audit.ActionCriterionReopened, audit.ActionCriterionCompleted:
+				return false
+			}
+		}
+		return false
+	}
+	for i := len(later) - 1; i >= 0; i-- {
+		e := later[i]
+		text, _ := e.Details["text"].(string)
+		switch e.Action {
+		case audit.ActionCriterionAdded:
+			delete(live, text)
+		case audit.ActionCriterionDropped:
+			live[text] = true
+		case audit.ActionCriterionReopened:
+			live[text] = !droppedBefore(text)
+		}
+	}
+	n := 0
+	for _, ok := range live {
+		if ok {
+			n++
+		}
+	}
+	return n
 }
 
 // sessionsOf lists the committed sessions that act for actor.
@@ -284,7 +344,9 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 				ig.AddedSession = sessions[0]
 			}
 		}
-		ig.Sessions = repo.AppendNew(ig.Sessions, sessions...)
+		if repo.CommitInvolves(c.Trailer("Td-Action")) {
+			ig.Sessions = repo.AppendNew(ig.Sessions, sessions...)
+		}
 		for _, a := range c.Trailer("Td-Action") {
 			if a == audit.ActionStarted || a == audit.ActionUnstarted {
 				ig.Implementers = repo.AppendNew(ig.Implementers, sessions...)
@@ -423,9 +485,9 @@ func (rg *reviewGit) arrival(path string, changes []gitrepo.PathChange, e addedE
 	return "", nil
 }
 
-// lateOperator tells the facts of an approval by an operator session
-// whether it first appeared in the range after an agent of the same git
-// identity started the issue there (policy.Facts.LateAfter), and which
+// lateOperator tells the facts of an approval by a person's session (an
+// operator's or a member's) whether it first appeared in the range after
+// an agent of the same git identity started the issue there (policy.Facts.LateAfter), and which
 // session of the person's the base already had. An agent that shares its
 // person's identity can start a session of that person's and approve its
 // own work with it; a person signs off from the session they already had,
@@ -435,7 +497,7 @@ func (rg *reviewGit) arrival(path string, changes []gitrepo.PathChange, e addedE
 // not committed yet, it is not late. td approve reads the same facts
 // (issues.Judge), so it refuses what this would flag.
 func (c *checker) lateOperator(rg *reviewGit, is *repo.Issue, e addedEntry, se *repo.Session, in *issues.ReviewInput) error {
-	if se.IsAgent() || c.roleOf(se.ID) != domain.RoleOperator {
+	if se.IsAgent() || !c.roleOf(se.ID).Person() {
 		return nil
 	}
 	sp := repo.TodosDir + "/" + repo.SessionsDir + "/" + se.ID + ".yaml"

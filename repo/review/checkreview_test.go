@@ -78,3 +78,45 @@ func TestMergedLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestCriteriaAt: the criteria an issue had at a decision td check
+// re-decides are the committed file's, with what later ledger entries did
+// to them undone; only criteria not dropped count.
+func TestCriteriaAt(t *testing.T) {
+	file := func(criteria ...string) *repo.Issue {
+		body := "---\nid: td-k3x9qa\ntitle: Sign in\nstatus: closed\n---\n\n## Acceptance criteria\n\n"
+		for _, c := range criteria {
+			body += c + "\n"
+		}
+		is, err := repo.ParseIssue(".todos/issues/td-k3x9qa.md", "td-k3x9qa", []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return is
+	}
+	e := func(action, text string) audit.Entry {
+		return audit.Entry{Action: action, Details: map[string]any{"text": text}}
+	}
+	cases := []struct {
+		name         string
+		is           *repo.Issue
+		prior, later []audit.Entry
+		want         int
+	}{
+		{"none", file(), nil, nil, 0},
+		{"as the file has them", file("- [x] A", "- [ ] B"), nil, nil, 2},
+		{"a dropped one does not count", file("- [x] A", "- [-] B"), nil, nil, 1},
+		{"added after the decision", file("- [x] A"), nil, []audit.Entry{e(audit.ActionCriterionAdded, "A")}, 0},
+		{"dropped after the decision", file("- [-] A"), []audit.Entry{e(audit.ActionCriterionAdded, "A")}, []audit.Entry{e(audit.ActionCriterionDropped, "A")}, 1},
+		{"added and dropped after the decision", file("- [-] A"), nil, []audit.Entry{e(audit.ActionCriterionAdded, "A"), e(audit.ActionCriterionDropped, "A")}, 0},
+		{"reopened after it was dropped before", file("- [ ] A"),
+			[]audit.Entry{e(audit.ActionCriterionAdded, "A"), e(audit.ActionCriterionDropped, "A")}, []audit.Entry{e(audit.ActionCriterionReopened, "A")}, 0},
+		{"reopened after it was done before", file("- [ ] A"),
+			[]audit.Entry{e(audit.ActionCriterionAdded, "A"), e(audit.ActionCriterionCompleted, "A")}, []audit.Entry{e(audit.ActionCriterionReopened, "A")}, 1},
+	}
+	for _, c := range cases {
+		if got := criteriaAt(c.is, c.prior, c.later); got != c.want {
+			t.Errorf("%s: %d criteria, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -145,10 +145,14 @@ func scopeRules(se *repo.Session, role domain.Role) []string {
 	if role == domain.RoleOperator {
 		return []string{"You are an operator: you may change anything, and your approval is the sign-off."}
 	}
+	scope := "Scope project: change user code and issue files; td's governance files (config, ledgers, sessions, anchors, hooks, .gitattributes) only through td commands."
 	if se.Category == domain.CategoryMeta {
-		return []string{"Scope meta: change td's governance files (config, ledgers, sessions, anchors, hooks, .gitattributes) and issue files; never user code."}
+		scope = "Scope meta: change td's governance files (config, ledgers, sessions, anchors, hooks, .gitattributes) and issue files; never user code."
 	}
-	return []string{"Scope project: change user code and issue files; td's governance files (config, ledgers, sessions, anchors, hooks, .gitattributes) only through td commands."}
+	if role == domain.RoleMember {
+		return []string{"You are a member, a person not listed in operators: you create, implement and approve under the review table; an operator signs off acceptance criteria.", scope}
+	}
+	return []string{scope}
 }
 
 // pickAnchors keeps the critical anchors, then the high ones (unless
@@ -286,7 +290,7 @@ func nextSteps(se *repo.Session, role domain.Role, ctx *Context) []Step {
 		switch {
 		case se.IsSubagent():
 			return []Step{{Kind: StepSubagentTask}}
-		case role == domain.RoleOperator:
+		case role.Person():
 			return []Step{{Kind: StepBindOrSend}}
 		}
 		return []Step{{Kind: StepAskForIssue}}

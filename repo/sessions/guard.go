@@ -164,17 +164,13 @@ func guardReport(s *repo.Store, se *repo.Session, cfg *repo.Config) (*GuardRepor
 		if cat == "" {
 			cat = domain.CategoryProject
 		}
-		role := domain.RoleAgent
-		if !se.IsAgent() && cfg.IsOperator(repo.SplitIdentity(se.Author)) {
-			role = domain.RoleOperator
-		}
-		return &GuardReport{Session: se.ID, Author: se.Author, Category: cat, Role: role}, nil
+		return &GuardReport{Session: se.ID, Author: se.Author, Category: cat, Role: repo.RoleUnder(cfg, se)}, nil
 	}
 	author, err := s.Author()
 	if err != nil {
 		return nil, err
 	}
-	rep := &GuardReport{Author: author, Category: domain.CategoryProject, Role: domain.RoleAgent}
+	rep := &GuardReport{Author: author, Category: domain.CategoryProject, Role: domain.RoleMember}
 	if cfg.IsOperator(repo.SplitIdentity(author)) {
 		rep.Role = domain.RoleOperator
 	}

@@ -127,8 +127,8 @@ func todoIssue(s *repo.Store, se *repo.Session, ref string, read bool) (string, 
 		}
 		return id, nil
 	}
-	if !read && s.EffectiveRole(se) != domain.RoleOperator {
-		return "", repo.Errorf(repo.CodeRefused, "only an operator may name an issue with --issue; an agent works on the issue its session is bound to (td todo view)")
+	if !read && s.EffectiveRole(se) == domain.RoleAgent {
+		return "", repo.Errorf(repo.CodeRefused, "only a person may name an issue with --issue; an agent works on the issue its session is bound to (td todo view)")
 	}
 	return s.ResolveID(ref)
 }

@@ -97,7 +97,8 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	return out, nil
 }
 
-// preToolUse denies a command that escalates (c.Deny, from Escalation)
+// preToolUse denies a command that escalates (harness.Escalation), a td
+// approve the review policy refuses the agent (harness.ApprovalDenial)
 // or a project agent's hand edit of td's records (harness.EditDenial),
 // unless the conversation acts as a person's session: a conversation td
 // started is an agent's, and one it cannot place is denied a command too,
@@ -105,7 +106,7 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 func preToolUse(s *repo.Store, conv harness.Conversation, c *Call, out *Outcome) error {
 	ev := harness.Event{Moment: harness.PreTool, Conversation: conv, Dir: c.Payload.Cwd,
 		Tool: harness.ToolCall{Name: c.Payload.ToolName, Paths: c.Paths}}
-	if c.Deny != "" {
+	if c.Guarded {
 		ev.Tool.Command = harness.InputString(c.Payload.ToolInput, "command")
 	}
 	res, err := harness.Handle(s, ev)

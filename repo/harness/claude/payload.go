@@ -64,9 +64,10 @@ type Call struct {
 	// Failure is the failed call a tool event reports; nil for a call that
 	// worked or that the user interrupted, and for other events.
 	Failure *harness.ToolFailure
-	// Deny is why PreToolUse should deny the Bash command the call is
-	// about (see Escalation), "" when it asks nothing of td.
-	Deny string
+	// Guarded is true when the Bash command the call is about holds
+	// something the guard judges (harness.Guarded): a command that
+	// escalates, or a td approve the review policy decides.
+	Guarded bool
 	// Paths are the files a PreToolUse's file tool (Write, Edit,
 	// MultiEdit, NotebookEdit) would write, for the guard on td's records.
 	Paths []string
@@ -118,7 +119,7 @@ func ReadCall(in io.Reader, named Event) (*Call, error) {
 				Command string `json:"command"`
 			}
 			if json.Unmarshal(p.ToolInput, &in) == nil {
-				c.Deny = harness.Escalation(in.Command)
+				c.Guarded = harness.Guarded(in.Command)
 			}
 		}
 	case PostToolUse:
@@ -141,7 +142,7 @@ func (c *Call) Acts() bool {
 	case SessionStart, Stop, SessionEnd:
 		return true
 	}
-	return c.Failure != nil || c.Deny != "" || len(c.Paths) > 0
+	return c.Failure != nil || c.Guarded || len(c.Paths) > 0
 }
 
 // payloadError says what is wrong with a payload td could not decode.

@@ -125,8 +125,10 @@ func TestPluginInOpenCodeHost(t *testing.T) {
 	if !strings.Contains(log.DenyEdit, ".todos/history/td-qkm5oz.jsonl is td's own record") {
 		t.Errorf("the edit of a ledger was answered %q, want td's denial", log.DenyEdit)
 	}
-	if !strings.HasPrefix(log.DenyApprove, "td: td approve is a reviewer's sign-off") {
-		t.Errorf("td approve was answered %q, want td's denial", log.DenyApprove)
+	// td approve is judged by the review policy before it runs: the issue
+	// is not in review, so td approve would refuse it, and the guard says so.
+	if log.DenyApprove != "td: cannot approve td-qkm5oz: it is open; td start td-qkm5oz starts the work." {
+		t.Errorf("td approve was answered %q, want td approve's refusal", log.DenyApprove)
 	}
 	if log.AllowEdit != "" {
 		t.Errorf("an edit of code was denied: %q", log.AllowEdit)
