@@ -290,15 +290,6 @@ func mergePieceOrder(o, a, b []piece) ([]string, bool) {
 	return out, true
 }
 
-// keysOf returns the pieces' keys in order.
-func keysOf(ps []piece) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.key
-	}
-	return out
-}
-
 // indexPieces maps each piece's key to it.
 func indexPieces(ps []piece) map[string]*piece {
 	out := make(map[string]*piece, len(ps))

@@ -166,15 +166,10 @@ func (rt *Runtime) clone() *Runtime {
 	return &c
 }
 
-// localParseError refuses a local file td cannot parse, naming its line
-// and the fix: td never overwrites a file it could not read, since what is
-// in it would be lost unseen. what says what deleting the file forgets.
-func (s *Store) localParseError(name string, data []byte, err error, what string) error {
-	return s.stateParseError(s.Path(LocalDir, filepath.FromSlash(name)), data, err, what)
-}
-
-// stateParseError is localParseError for a file at p, under .todos/local
-// or in the shared directory.
+// stateParseError refuses a state file at p (under .todos/local or in the
+// shared directory) td cannot parse, naming its line and the fix: td never
+// overwrites a file it could not read, since what is in it would be lost
+// unseen. what says what deleting the file forgets.
 func (s *Store) stateParseError(p string, data []byte, err error, what string) error {
 	rel := s.shown(p)
 	line := 0
