@@ -92,7 +92,7 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 	}
 	// td approve and td close ask the criteria gate first: a close as
 	// done over open criteria is that, whoever closed.
-	if c.checkOpenCriteria(p, is, e, entries, what) {
+	if c.checkOpenCriteria(p, is, e, entries, later, what) {
 		return nil
 	}
 	if !d.Allowed {
@@ -122,8 +122,9 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 // over acceptance criteria the committed file still has open, unless an
 // operator overrode it with an audited reason; it reports whether it
 // flagged such a close, which td close refuses before the review policy
-// is asked.
-func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries []audit.Entry, what string) bool {
+// is asked. A criterion added after the decision, or beside it on a branch
+// a merge brought in (later), was not there to be met.
+func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries, later []audit.Entry, what string) bool {
 	if is.Status != domain.StatusClosed || is.Resolution != domain.ResolutionDone {
 		return false
 	}
@@ -137,7 +138,16 @@ func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entr
 			return false // a later decision is the one the file shows
 		}
 	}
-	open := markdown.OpenCriteria(is.Todos())
+	addedLater := map[string]bool{}
+	for _, x := range later {
+		if t, _ := x.Details["text"].(string); x.Action == audit.ActionCriterionAdded {
+			addedLater[t] = true
+		}
+	}
+	open := slices.DeleteFunc(markdown.OpenCriteria(is.Todos()), func(t string) bool { return addedLater[t] })
+	if len(open) == 0 {
+		return false
+	}
 	override := securityEntryReason(entries[e.index+1:], e.Session, audit.KindOpenCriteriaOverride)
 	d := policy.CloseWithOpenCriteria(c.roleOf(e.Session), is.ID, e.Action, open, override)
 	switch {
