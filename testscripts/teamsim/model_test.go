@@ -391,13 +391,18 @@ func checkProse(p string, db, do, dt, dr issueDoc) []finding {
 	cb, co, ct, cr := countSlice(db.prose), countSlice(do.prose), countSlice(dt.prose), countSlice(dr.prose)
 	var fs []finding
 	for _, l := range unionKeys(co, ct) {
-		want := co[l] + ct[l] - cb[l]
-		if co[l] < cb[l] && ct[l] < cb[l] {
-			want = min(co[l], ct[l])
+		// The same change on both sides is taken once, as git and td's
+		// driver take it: a line both sides added (one of them through a
+		// squash of the other) is there once.
+		dO, dT := co[l]-cb[l], ct[l]-cb[l]
+		want := cb[l] + dO + dT
+		switch {
+		case dO > 0 && dT > 0:
+			want = cb[l] + max(dO, dT)
+		case dO < 0 && dT < 0:
+			want = cb[l] + min(dO, dT)
 		}
-		if want < 0 {
-			want = 0
-		}
+		want = max(want, 0)
 		switch {
 		case cr[l] < want:
 			fs = append(fs, finding{"3", "a line of the description is lost", fmt.Sprintf("%s: %q", p, clip(l, 100))})

@@ -281,7 +281,8 @@ func (w *world) agentProbe(p *place, when string) {
 				w.fatalf("%v", err)
 			}
 			w.git(p.dir, p.who, "add", "--", rel)
-			w.note("the session file %s is copied into %s", rel, p.name)
+			w.git(p.dir, p.who, "commit", "-q", "--no-verify", "-m", "Bring the agent's session into its worktree")
+			w.note("the session file %s is copied into %s and committed there, past the hooks", rel, p.name)
 		}
 	}
 	if w.td(p, "todo", "view", "--json").ok() {
