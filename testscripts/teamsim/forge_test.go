@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
-	"time"
 )
 
 // pullRequest is a branch's head proposed for main.
@@ -39,12 +39,15 @@ func (c checkReport) keys() []string {
 
 // ruleInvariant maps a rule td check --base applied to the invariant its
 // false alarm breaks: a decision CI re-takes and refuses after td took it
-// locally is invariant 2; any other rule tripped by legitimate work is a
-// false alarm, invariant 1.
+// locally is invariant 2; two in-progress todos or a link cycle that
+// merges brought in is invariant 7; any other rule tripped by legitimate
+// work is a false alarm, invariant 1.
 func ruleInvariant(rule string) string {
 	switch rule {
 	case "review_policy", "claims", "security_ledger":
 		return "2"
+	case "one_in_progress", "link_cycle":
+		return "7" // two pull requests' clean merge that CI refuses
 	}
 	return "1"
 }
@@ -154,7 +157,7 @@ func (w *world) ci(pr *pullRequest) bool {
 		pr.reported[v.Path+key] = true
 		inv := ruleInvariant(v.Rule)
 		class := "td check --base in CI: " + v.Rule + ": " + v.Message
-		if v.Rule == "status_transition" && contains(pr.br.place.statusResolved, issueFromPath(v.Path)) {
+		if v.Rule == "status_transition" && contains(pr.br.statusResolved, issueFromPath(v.Path)) {
 			inv, class = "7", "td resolve did not say which status CI accepts: "+v.Message
 		}
 		w.violate(inv, class, fmt.Sprintf("pull request #%d (%s), %s: %s:%d: %s", pr.n, pr.br.name, w.ciMode, v.Path, v.Line, v.Message))
@@ -169,8 +172,11 @@ func (w *world) ci(pr *pullRequest) bool {
 func (w *world) runCI(branch string) (rep checkReport, fresh map[string]bool, ran bool) {
 	dir := w.freshClone("ci")
 	defer os.RemoveAll(dir)
-	w.fetchClaims(dir)
 	head := "origin/" + branch
+	if w.ciMode == "head" && w.rng.Intn(4) == 0 {
+		w.claimsNote(dir, head)
+	}
+	w.fetchClaims(dir)
 	if w.ciMode == "head" {
 		w.git(dir, w.alice, "checkout", "-q", "--detach", head)
 	} else {
@@ -198,6 +204,24 @@ func (w *world) runCI(branch string) (rep checkReport, fresh map[string]bool, ra
 	}
 	return rep, fresh, true
 }
+
+// claimsNote runs td check --base in a CI clone that has not fetched the
+// claim refs: when the range holds work the claims rule judges, td must
+// say that it had no claims to read rather than pass silently
+// (invariant 5).
+func (w *world) claimsNote(dir, head string) {
+	diff, err := w.gitQuiet(dir, "diff", "--unified=0", "origin/main..."+head, "--", ".todos/history")
+	if err != nil || !workEntryRE.MatchString(diff) {
+		return
+	}
+	w.git(dir, w.alice, "checkout", "-q", "--detach", head)
+	r := w.tdAt(dir, "ci-without-claims", w.ciPerson(), "check", "--base", "origin/main")
+	if !strings.Contains(r.text(), "claim") {
+		w.violateOnce("claims-note", "5", "td check --base is silent when it had no claim refs to read", head)
+	}
+}
+
+var workEntryRE = regexp.MustCompile(`(?m)^\+.*"action":"(started|submitted|criterion_completed)"`)
 
 // ciPerson is who CI runs as.
 func (w *world) ciPerson() *person {
@@ -319,17 +343,18 @@ func (w *world) forgeConflict(f string, pr *pullRequest, kind, base, main, head 
 			legit = false
 			continue
 		}
-		ok, k := classifyConflict(tb[p], tm[p], th[p], false)
+		ok, k, family, _ := classifyConflict(tb[p], tm[p], th[p], false)
 		if kind == "rebase" && tb[p] == tm[p] {
 			// main did not touch the file since the branch last merged it:
 			// the conflict is git replaying the branch's own commits.
 			k = "a rebase replays the branch's commits over main's: " + k
+			family = "a rebase replays the branch's own commits over main's"
 		}
 		kinds = append(kinds, k)
 		w.stats.conflictsByKind[fmt.Sprintf("%s %s", verdictWord(ok), k)]++
 		if !ok {
 			legit = false
-			w.violate("4", "the merge button conflicts on disjoint changes: "+k, fmt.Sprintf("pull request #%d landing by %s: %s", pr.n, kind, p))
+			w.violate("4", "the merge button conflicts on disjoint changes: "+family, fmt.Sprintf("pull request #%d landing by %s: %s: %s", pr.n, kind, p, k))
 		}
 	}
 	if legit {
@@ -447,7 +472,7 @@ func (w *world) readersOnce(mc *place, issues []issueInfo) {
 				}
 			}
 			if is.Status == "closed" && len(show.Claim) > 0 && string(show.Claim) != "null" {
-				w.violate("5", "a closed issue shows a claim", fmt.Sprintf("%s: %s", is.ID, clip(string(show.Claim), 200)))
+				w.violateOnce("closed-claim:"+is.ID, "5", "a closed issue shows a claim", fmt.Sprintf("%s: %s", is.ID, clip(string(show.Claim), 200)))
 			}
 		}
 		r = w.td(mc, "log", is.ID, "--json")
@@ -503,13 +528,50 @@ func (w *world) lostInMerge(is issueInfo, m map[string]any, lost any) {
 // mergeBack merges main into a branch at its place, as its owner does
 // after a squash landing or to resolve a conflict: with td's driver in the
 // lead's clone, without it in the teammate's; a stop is resolved with td
-// resolve, and what td resolve leaves is resolved by hand.
+// resolve, and what td resolve leaves is resolved by hand. The teammate
+// sometimes resolves a pull request's conflicts in a fresh clone, where
+// td never ran, as the CI comment's recipe allows.
 func (w *world) mergeBack(br *branch, why string) bool {
 	p := br.place
 	if p.retired {
 		return false
 	}
 	w.commit(p, "td work")
+	w.git(p.dir, p.who, "fetch", "-q", "origin")
+	if w.rev(p.dir, "HEAD") == w.rev(p.dir, "origin/"+br.name) && p.clone == w.bclone && strings.Contains(why, "conflicts") && w.rng.Intn(3) == 0 {
+		return w.mergeBackInFreshClone(br, why)
+	}
+	merged := w.mergeMain(p, br.name, why)
+	if merged {
+		br.unpushed = true
+		if p.agent {
+			w.agentProbe(p, "after a merge of main")
+		}
+	}
+	return merged
+}
+
+// mergeBackInFreshClone resolves a branch's conflicts with main in a new
+// clone, pushes, and brings the result back to the owner's place.
+func (w *world) mergeBackInFreshClone(br *branch, why string) bool {
+	p := br.place
+	dir := w.freshClone("resolve")
+	defer os.RemoveAll(dir)
+	fresh := &place{name: p.name + "-fresh", dir: dir, who: p.who, clone: &clone{name: "fresh", dir: dir, owner: p.who}, startedHere: map[string]bool{}}
+	w.git(dir, p.who, "checkout", "-q", "-b", br.name, "origin/"+br.name)
+	if !w.mergeMain(fresh, br.name, why+", in a fresh clone") {
+		return false
+	}
+	w.git(dir, p.who, "push", "-q", "origin", br.name)
+	w.git(p.dir, p.who, "fetch", "-q", "origin")
+	w.git(p.dir, p.who, "merge", "-q", "--ff-only", "origin/"+br.name)
+	br.unpushed = true // CI runs again on the next push
+	return true
+}
+
+// mergeMain merges origin/main into the branch checked out at p; false
+// when there was nothing to merge.
+func (w *world) mergeMain(p *place, brName, why string) bool {
 	w.git(p.dir, p.who, "fetch", "-q", "origin")
 	ours := w.rev(p.dir, "HEAD")
 	theirs := w.rev(p.dir, "origin/main")
@@ -518,8 +580,8 @@ func (w *world) mergeBack(br *branch, why string) bool {
 		return false // up to date
 	}
 	w.stats.mergeBacks++
-	w.note("%s merges main into %s %s", p.who.name, br.name, why)
-	r := w.tryGit(p.dir, p.who, p.session, "merge", "-q", "--no-edit", "origin/main")
+	w.note("%s merges main into %s %s", p.who.name, brName, why)
+	r := w.tryGit(p.dir, p.who, p.session, "-c", "merge.conflictStyle=diff3", "merge", "-q", "--no-edit", "origin/main")
 	hand := map[string]bool{}
 	if !r.ok() {
 		hand = w.resolve(p, base, ours, theirs)
@@ -534,17 +596,16 @@ func (w *world) mergeBack(br *branch, why string) bool {
 		}
 		w.stats.commits++
 	}
-	br.unpushed = true
 	merged := w.rev(p.dir, "HEAD")
-	w.judgeMerge(p.dir, fmt.Sprintf("%s's merge of main into %s", p.who.name, br.name), base, ours, theirs, merged, hand)
-	if p.agent {
-		w.agentProbe(p, "after a merge of main")
-	}
+	w.judgeMerge(p.dir, fmt.Sprintf("%s's merge of main into %s", p.who.name, brName), base, ours, theirs, merged, hand)
 	return true
 }
 
 // resolve finishes a merge that stopped: td resolve first, then by hand,
-// one side per conflicting file. It returns the files resolved by hand.
+// as a careful person does (resolveByHand). It returns the files resolved
+// by hand. With td's driver, a stop on disjoint changes, or markers around
+// more than what both sides changed, breaks invariant 4; so does what td
+// resolve leaves on disjoint changes, in any clone.
 func (w *world) resolve(p *place, base, ours, theirs string) map[string]bool {
 	env := w.env(w.alice, "", "")
 	tb, _ := treeAt(p.dir, base, env)
@@ -556,15 +617,18 @@ func (w *world) resolve(p *place, base, ours, theirs string) map[string]bool {
 	}
 	driver := p.clone.driver
 	for _, f := range conflicted() {
-		if !strings.HasPrefix(f, ".todos/issues/") {
+		if !strings.HasPrefix(f, ".todos/issues/") || !driver {
 			continue
 		}
-		legit, kinds := classifyConflict(tb[f], to[f], tt[f], driver)
-		if driver && !legit {
-			w.violate("4", "td's merge driver stops on disjoint changes: "+kinds, f)
+		legit, kinds, family, both := classifyConflict(tb[f], to[f], tt[f], true)
+		if !legit {
+			w.violate("4", "td's merge driver stops on disjoint changes: "+family, f+": "+kinds)
+			continue
 		}
-		if data, err := os.ReadFile(filepath.Join(p.dir, f)); err == nil && driver && markersOutsideProse(string(data)) {
-			w.violate("4", "td's merge driver marks the frontmatter or the checklists", fmt.Sprintf("%s (%s)", f, kinds))
+		if data, err := os.ReadFile(filepath.Join(p.dir, f)); err == nil {
+			if beyond, unit := markedBeyondConflict(string(data), both); beyond {
+				w.violate("4", "td's merge driver marks more than what both sides changed", fmt.Sprintf("%s: %s marked; both sides changed %s (%s)", f, unit, strings.Join(sortedKeys(both), ", "), kinds))
+			}
 		}
 	}
 	r := w.td(p, "resolve")
@@ -573,13 +637,13 @@ func (w *world) resolve(p *place, base, ours, theirs string) map[string]bool {
 		if !strings.HasPrefix(f, ".todos/issues/") {
 			continue
 		}
-		legit, kinds := classifyConflict(tb[f], to[f], tt[f], true)
+		legit, kinds, family, _ := classifyConflict(tb[f], to[f], tt[f], true)
 		if !legit {
-			w.violate("4", "td resolve leaves disjoint changes conflicted: "+kinds+": "+firstViolation(r.text()), f+": "+r.text())
+			w.violate("4", "td resolve leaves disjoint changes conflicted: "+family+": "+resolveLine(r.text(), f), f+": "+kinds+": "+r.text())
 		}
-		if st := statusConflict(tb[f], to[f], tt[f]); st {
-			w.note("both sides moved the status of %s; td resolve said: %s", f, firstLines(r.text(), 3))
-			p.statusResolved = append(p.statusResolved, issueFromPath(f))
+		if statusConflict(tb[f], to[f], tt[f]) && p.br != nil {
+			w.note("both sides moved the status of %s; td resolve said: %s", f, resolveLine(r.text(), f))
+			p.br.statusResolved = append(p.br.statusResolved, issueFromPath(f))
 		}
 	}
 	hand := map[string]bool{}
@@ -588,19 +652,37 @@ func (w *world) resolve(p *place, base, ours, theirs string) map[string]bool {
 		if err != nil {
 			w.fatalf("read %s: %v", f, err)
 		}
-		side := w.rng.Intn(2)
-		resolved := pickSide(string(data), side)
+		var resolved string
 		if strings.HasSuffix(f, ".jsonl") {
 			resolved = unionSides(string(data))
+		} else {
+			resolved = resolveByHand(string(data), tb[f], func() int { return w.rng.Intn(2) })
+			if !parseIssue(resolved).ok {
+				// The simulator's resolution is not a file td can read:
+				// keep main's version, as a person at a loss would.
+				w.note("the hand resolution of %s does not parse; keeping main's version", f)
+				resolved = tt[f]
+			}
 		}
 		if err := os.WriteFile(filepath.Join(p.dir, f), []byte(resolved), 0o644); err != nil {
 			w.fatalf("%v", err)
 		}
-		w.note("%s resolves %s by hand, keeping %s", p.who.name, f, []string{"ours", "theirs"}[side])
+		w.note("%s resolves %s by hand", p.who.name, f)
 		w.git(p.dir, p.who, "add", "--", f)
 		hand[f] = true
 	}
 	return hand
+}
+
+// resolveLine picks what td resolve said about one file, or its first
+// line when it named none (an error).
+func resolveLine(out, file string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, file+":") {
+			return strings.TrimSpace(strings.TrimPrefix(l, file+":"))
+		}
+	}
+	return firstViolation(out)
 }
 
 func issueFromPath(p string) string {
@@ -618,47 +700,6 @@ func statusConflict(b, o, t string) bool {
 	return do.fields["status"] != s && dt.fields["status"] != s && do.fields["status"] != dt.fields["status"]
 }
 
-// pickSide resolves every marked region of a file with one side: 0 ours,
-// 1 theirs.
-func pickSide(s string, side int) string {
-	var out []string
-	state := 0 // 0 outside, 1 ours, 2 base (diff3), 3 theirs
-	for _, l := range strings.SplitAfter(s, "\n") {
-		t := strings.TrimRight(l, "\r\n")
-		switch {
-		case strings.HasPrefix(t, "<<<<<<<"):
-			state = 1
-			continue
-		case strings.HasPrefix(t, "|||||||") && state == 1:
-			state = 2
-			continue
-		case t == "=======" && state != 0:
-			state = 3
-			continue
-		case strings.HasPrefix(t, ">>>>>>>") && state == 3:
-			state = 0
-			continue
-		}
-		if state == 0 || (state == 1 && side == 0) || (state == 3 && side == 1) {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "")
-}
-
-// unionSides resolves a marked append-only file by keeping both sides.
-func unionSides(s string) string {
-	var out []string
-	for _, l := range strings.SplitAfter(s, "\n") {
-		t := strings.TrimRight(l, "\r\n")
-		if strings.HasPrefix(t, "<<<<<<<") || strings.HasPrefix(t, ">>>>>>>") || t == "=======" || strings.HasPrefix(t, "|||||||") {
-			continue
-		}
-		out = append(out, l)
-	}
-	return strings.Join(out, "")
-}
-
 // afterLanding decides what the branch's owner does next: go on with the
 // branch (merging main back in before its next pull request, mostly) or
 // finish it.
@@ -674,6 +715,3 @@ func (w *world) afterLanding(br *branch) {
 		w.retireAgent(p)
 	}
 }
-
-// since reports how long ago t was in the simulation's time.
-func (w *world) since(t time.Time) time.Duration { return w.now.Sub(t) }

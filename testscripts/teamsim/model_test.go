@@ -519,18 +519,26 @@ func union(a, b map[string]string) map[string]bool {
 // classifyConflict says whether a conflict on an issue file is one the
 // invariants allow: both sides changed one thing differently (with the
 // driver), or, for plain git, also changed lines next to each other
-// within a checklist section. Anything else is a violation of invariant 4;
-// kinds names the two sides' changes, for the violation's class.
-func classifyConflict(b, o, t string, driver bool) (legit bool, kinds string) {
+// within a checklist section. Anything else is a violation of invariant 4.
+// kinds names the two sides' changes, family the kinds of change, for the
+// violation's class; both holds the units both sides changed differently
+// (field:NAME, todo:TEXT, prose).
+func classifyConflict(b, o, t string, driver bool) (legit bool, kinds, family string, both map[string]bool) {
+	both = map[string]bool{}
 	db, do, dt := parseIssue(b), parseIssue(o), parseIssue(t)
 	if !db.ok || !do.ok || !dt.ok {
-		return true, "a side td cannot read"
+		return true, "a side td cannot read", "unreadable", both
 	}
 	co, ct := diffIssue(db, do), diffIssue(db, dt)
-	kinds = unitKinds(co) + " × " + unitKinds(ct)
-	if k1, k2 := unitKinds(co), unitKinds(ct); k2 < k1 {
-		kinds = k2 + " × " + k1
+	k1, k2 := unitKinds(co), unitKinds(ct)
+	f1, f2 := unitFamily(co), unitFamily(ct)
+	if k2 < k1 {
+		k1, k2 = k2, k1
 	}
+	if f2 < f1 {
+		f1, f2 = f2, f1
+	}
+	kinds, family = k1+" × "+k2, f1+" × "+f2
 	for u, v := range co.units {
 		if w, ok := ct.units[u]; ok && w != v {
 			if strings.HasPrefix(u, "newsection:") {
@@ -539,25 +547,52 @@ func classifyConflict(b, o, t string, driver bool) (legit bool, kinds string) {
 			if driver && (u == "field:labels" || u == "field:links") {
 				continue // sets merge
 			}
-			return true, kinds
+			if strings.HasPrefix(u, "todo:") {
+				both["todo:"+u[strings.LastIndex(u, "|")+1:]] = true
+			} else {
+				both[u] = true
+			}
 		}
+	}
+	if len(both) > 0 {
+		return true, kinds, family, both
 	}
 	if driver {
-		return false, kinds
-	}
-	if _, ok := co.units["prose"]; ok {
-		if _, ok := ct.units["prose"]; ok {
-			return true, kinds
-		}
+		return false, kinds, family, both
 	}
 	for _, a := range co.touched {
 		for _, b := range ct.touched {
 			if a-b <= 1 && b-a <= 1 && !(isSectionEnd(db, a) && isSectionEnd(db, b) && a != b) {
-				return true, kinds
+				return true, kinds, family, both
 			}
 		}
 	}
-	return false, kinds
+	return false, kinds, family, both
+}
+
+// unitFamily names a side's changes coarsely: frontmatter fields, todos,
+// a new checklist section, the description.
+func unitFamily(c change) string {
+	fam := map[string]bool{}
+	for u := range c.units {
+		switch {
+		case strings.HasPrefix(u, "field:"):
+			fam["fields"] = true
+		case strings.HasPrefix(u, "todo:"):
+			fam["todos"] = true
+		case strings.HasPrefix(u, "newsection:"):
+			fam["a new checklist section"] = true
+		case u == "prose":
+			fam["the description"] = true
+		}
+	}
+	if fam["a new checklist section"] {
+		delete(fam, "todos")
+	}
+	if len(fam) == 0 {
+		return "nothing"
+	}
+	return strings.Join(sortedKeys(fam), " + ")
 }
 
 // isSectionEnd reports a line at which td inserts a new section.
@@ -590,35 +625,6 @@ func unitKinds(c change) string {
 		return "nothing"
 	}
 	return "{" + strings.Join(sortedKeys(kinds), ",") + "}"
-}
-
-// markersOutsideProse reports whether a file's conflict markers surround
-// frontmatter or checklist lines, which the driver must merge by its rules.
-func markersOutsideProse(s string) bool {
-	in, inFM, fmDone := false, false, false
-	for i, l := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
-		switch {
-		case i == 0 && l == "---":
-			inFM = true
-			continue
-		case inFM && l == "---":
-			inFM, fmDone = false, true
-			continue
-		case strings.HasPrefix(l, "<<<<<<<"):
-			if inFM || !fmDone {
-				return true
-			}
-			in = true
-			continue
-		case strings.HasPrefix(l, ">>>>>>>"):
-			in = false
-			continue
-		}
-		if in && (itemRE.MatchString(l) || strings.HasPrefix(l, "## ")) {
-			return true
-		}
-	}
-	return false
 }
 
 // treeAt reads the files under .todos at a revision of a repository, in

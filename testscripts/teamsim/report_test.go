@@ -41,6 +41,20 @@ func (w *world) violate(inv, class, detail string) {
 	w.note("VIOLATION of invariant %s: %s: %s", inv, v.class, clip(detail, 400))
 }
 
+// violateOnce records a violation the first time key is seen in the seed:
+// a state that persists (a stray claim shown at every landing) is one
+// violation, not one per look.
+func (w *world) violateOnce(key, inv, class, detail string) {
+	if w.seen == nil {
+		w.seen = map[string]bool{}
+	}
+	if w.seen[key] {
+		return
+	}
+	w.seen[key] = true
+	w.violate(inv, class, detail)
+}
+
 var normalizers = []struct {
 	re   *regexp.Regexp
 	with string

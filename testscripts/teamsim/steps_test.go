@@ -110,7 +110,11 @@ func (w *world) randomStep() {
 		switch {
 		case p.agent:
 			agents++
-			cs = append(cs, choice{5, func() { w.act(p) }}, choice{0.8, func() { w.act(w.leadIn(p)) }})
+			lead := 0.8
+			if w.statusAt(p.dir, p.issue) == "in_review" {
+				lead = 4 // the lead comes to review the agent's work where it is
+			}
+			cs = append(cs, choice{5, func() { w.act(p) }}, choice{lead, func() { w.act(w.leadIn(p)) }})
 		default:
 			cs = append(cs, choice{6, func() { w.act(p) }})
 		}
@@ -138,6 +142,15 @@ func (w *world) randomStep() {
 		choice{0.5, func() { w.readyCheck(w.places[0]) }},
 	)
 	w.pick(cs)
+}
+
+// statusAt reads an issue's status in a work tree, as the model reads it.
+func (w *world) statusAt(dir, id string) string {
+	data, err := os.ReadFile(filepath.Join(dir, ".todos", "issues", id+".md"))
+	if err != nil {
+		return ""
+	}
+	return parseIssue(string(data)).fields["status"]
 }
 
 // staged reports whether td left changes staged at a place.
@@ -327,7 +340,7 @@ func (w *world) perform(p *place, args []string) result {
 	if !r.ok() {
 		w.stats.refused++
 		w.stats.refusalsByVerb[verb]++
-		if ch := before.changed(after); len(ch) > 0 {
+		if ch := before.changed(after); len(ch) > 0 && !onlyProvenance(before, after) {
 			w.violate("refusal", "a refused td "+verb+" changed files", strings.Join(ch, ", ")+": "+firstLines(r.text(), 2))
 		}
 	} else {
@@ -341,6 +354,28 @@ func (w *world) perform(p *place, args []string) result {
 	}
 	w.afterCommand(p, verb, args, r, listed)
 	return r
+}
+
+// onlyProvenance reports whether a refused command wrote nothing but a
+// provenance_conflict security event (and its ledger copy), which the
+// review policy records when the frontmatter and the history disagree,
+// whatever it then decides.
+func onlyProvenance(before, after tree) bool {
+	lines := before.newLedgerLines(after)
+	if len(lines) == 0 {
+		return false
+	}
+	for _, l := range lines {
+		if !strings.Contains(l.line, "provenance_conflict") {
+			return false
+		}
+	}
+	for _, p := range before.changed(after) {
+		if p != "(the index)" && !strings.HasSuffix(p, ".jsonl") {
+			return false
+		}
+	}
+	return true
 }
 
 // verbOf names a command for the statistics: its verb, and the todo verb.
@@ -458,7 +493,7 @@ func (w *world) claimBlocksStart(p *place, id string, r result) {
 	}
 	last := w.lastTransition(p, id)
 	if cl.claimed.Before(last) {
-		w.violate("5", "a claim older than the issue's last close, reopen or unstart blocks td start",
+		w.violateOnce("stale-claim:"+id+cl.session, "5", "a claim older than the issue's last close, reopen or unstart blocks td start",
 			fmt.Sprintf("%s: claim by %s (%s) from %s; last transition %s: %s", id, cl.session, cl.actor, cl.claimed.Format(time.RFC3339), last.Format(time.RFC3339), firstLines(r.text(), 2)))
 		if p.who.operator && !p.agent {
 			if u := w.perform(p, []string{"unstart", id}); !u.ok() {
@@ -521,7 +556,7 @@ func (w *world) sync(p *place) {
 	for where, claims := range map[string]map[string]claim{p.name: claimsAt(p.clone.dir, env), "the remote": claimsAt(w.remote, env)} {
 		for id, cl := range claims {
 			if closed := w.closedAt[id]; !closed.IsZero() && cl.claimed.Before(closed) {
-				w.violate("5", "a claim on an issue closed on main survives td sync", fmt.Sprintf("%s in %s: claim by %s from %s, closed on main by %s", id, where, cl.session, cl.claimed.Format(time.RFC3339), closed.Format(time.RFC3339)))
+				w.violateOnce("sync:"+where+id, "5", "a claim on an issue closed on main survives td sync", fmt.Sprintf("%s in %s: claim by %s from %s, closed on main by %s", id, where, cl.session, cl.claimed.Format(time.RFC3339), closed.Format(time.RFC3339)))
 			}
 		}
 	}
@@ -545,7 +580,7 @@ func (w *world) doctorCheck(p *place) {
 	}
 	r := w.td(p, "doctor", "--json")
 	if !strings.Contains(r.out, "claim") || strings.Contains(r.out, `"problems": []`) {
-		w.violate("5", "td doctor is silent about stray or expired claims", strings.Join(bad, ", "))
+		w.violateOnce("doctor:"+strings.Join(bad, ","), "5", "td doctor is silent about stray or expired claims", strings.Join(bad, ", "))
 	}
 }
 
@@ -563,10 +598,10 @@ func (w *world) readyCheck(p *place) {
 	claims := claimsAt(p.clone.dir, w.env(w.alice, "", ""))
 	for _, is := range list {
 		if is.Type == "epic" {
-			w.violate("8", "td ready lists an epic", is.ID)
+			w.violateOnce("ready-epic:"+is.ID, "8", "td ready lists an epic", is.ID)
 		}
 		if cl, ok := claims[is.ID]; ok && cl.expires.After(w.now) && (cl.actor != p.who.ident() || cl.agent != "") {
-			w.violate("8", "td ready lists an issue another actor holds a claim on", fmt.Sprintf("%s claimed by %s (%s)", is.ID, cl.actor, cl.agent))
+			w.violateOnce("ready-claim:"+is.ID+cl.session, "8", "td ready lists an issue another actor holds a claim on", fmt.Sprintf("%s claimed by %s (%s)", is.ID, cl.actor, cl.agent))
 		}
 	}
 }
@@ -706,6 +741,7 @@ func (w *world) personCommand(p *place, issues []issueInfo) []string {
 		{2, todoCmd("done", "step", []string{"pending", "in_progress"})},
 		{1, todoCmd("start", "step", []string{"pending"})},
 		{0.7, todoCmd("drop", "", []string{"pending"})},
+		{0.8, todoCmd("reopen", "", []string{"completed"})},
 		{0.6, todoCmd("block", "step", []string{"pending"}, "--reason", "waiting on the design")},
 		{0.6, todoCmd("unblock", "step", []string{"blocked"})},
 		{1.5, func() {

@@ -46,10 +46,9 @@ type place struct {
 	leadOf *place // the agent whose worktree the lead acts in
 	lead   *place // the lead acting in this agent's worktree
 
-	viewed         bool            // the agent's session was tried in its worktree
-	statusResolved []string        // issues whose status both sides moved, resolved here
-	explicitBind   string          // an issue the person bound with td session bind
-	startedHere    map[string]bool // issues a person started in this place
+	viewed       bool            // the agent's session was tried in its worktree
+	explicitBind string          // an issue the person bound with td session bind
+	startedHere  map[string]bool // issues a person started in this place
 }
 
 // branch is a line of work at a place, pushed to the remote as a pull
@@ -65,7 +64,8 @@ type branch struct {
 	touched  map[string]bool // issues accepted commands changed
 	done     bool            // the branch is finished: no new work on it
 
-	needsMergeBack bool // a pull request of it landed: merge main back before the next
+	needsMergeBack bool     // a pull request of it landed: merge main back before the next
+	statusResolved []string // issues whose status both sides moved, resolved by hand
 }
 
 // writtenLine is one ledger line an accepted command appended.
@@ -125,6 +125,7 @@ type world struct {
 	step       int
 
 	mainViolations map[string]bool // td check's violations on main now
+	seen           map[string]bool // keys of violations recorded once per seed
 	texts          int
 	closedAt       map[string]time.Time // when main last saw each issue closed
 }
