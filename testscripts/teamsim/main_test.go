@@ -60,6 +60,7 @@ var (
 	flagSeed    = flag.Int64("teamsim.seed", 0, "the seed to replay (or, with -teamsim.n, the first seed)")
 	flagPRs     = flag.Int("teamsim.prs", 0, "pull requests to land per seed (default 8; the fixed seeds land 5, 3 in -short)")
 	flagSummary = flag.String("teamsim.summary", "", "long mode: also write the summary to this file")
+	flagJobs    = flag.Int("teamsim.j", 1, "long mode: seeds run at once")
 	flagKeep    = flag.Bool("teamsim.keep", false, "keep each seed's directories (their paths are logged)")
 	flagDir     = flag.String("teamsim.dir", "", "where seeds make their repositories (default: /dev/shm when writable, else the temporary directory)")
 	flagMatrix  = flag.Bool("teamsim.matrix", false, "TestMergeMatrix: print the pairwise merge matrix")
@@ -186,7 +187,8 @@ func reportSeed(t *testing.T, w *world) {
 	t.Error(b.String())
 }
 
-// longMode runs many seeds and prints the summary table.
+// longMode runs many seeds, -teamsim.j at a time, and prints the summary
+// table.
 func longMode(t *testing.T, bin string) {
 	s := newSummary()
 	start := time.Now()
@@ -194,15 +196,29 @@ func longMode(t *testing.T, bin string) {
 	if first == 0 {
 		first = 1
 	}
+	seeds := make(chan int64)
+	done := make(chan *world)
+	for j := 0; j < max(*flagJobs, 1); j++ {
+		go func() {
+			for seed := range seeds {
+				done <- runSeed(t, bin, seed, seedOptions())
+			}
+		}()
+	}
+	go func() {
+		for i := 0; i < *flagN; i++ {
+			seeds <- first + int64(i)
+		}
+		close(seeds)
+	}()
 	for i := 0; i < *flagN; i++ {
-		w := runSeed(t, bin, first+int64(i), seedOptions())
-		s.add(w)
+		s.add(<-done)
 		if (i+1)%10 == 0 || i+1 == *flagN {
 			fmt.Fprintf(os.Stderr, "teamsim: %d/%d seeds, %d PRs landed, %d violations, %s\n", i+1, *flagN, s.stats.prsLanded, len(s.violations), time.Since(start).Round(time.Second))
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "teamsim: seeds %d..%d, %d PRs per seed, %s\n\n", first, first+int64(*flagN)-1, seedOptions().prs, time.Since(start).Round(time.Second))
+	fmt.Fprintf(&b, "teamsim: seeds %d..%d, %d PRs per seed, CI on the head or the test merge per seed, %s\n\n", first, first+int64(*flagN)-1, seedOptions().prs, time.Since(start).Round(time.Second))
 	s.print(&b)
 	if *flagSummary != "" {
 		if err := os.WriteFile(*flagSummary, []byte(b.String()), 0o644); err != nil {
@@ -221,7 +237,9 @@ func runSeed(t *testing.T, bin string, seed int64, opts options) (w *world) {
 	t.Helper()
 	root, err := os.MkdirTemp(scratchDir(), fmt.Sprintf("teamsim-%d-", seed))
 	if err != nil {
-		t.Fatal(err)
+		w = newWorld(seed, "", bin, opts)
+		w.stats.harnessErrors = append(w.stats.harnessErrors, err.Error())
+		return w
 	}
 	if *flagKeep {
 		t.Logf("seed %d: %s", seed, root)

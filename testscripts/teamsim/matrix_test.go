@@ -86,6 +86,7 @@ func TestMergeMatrix(t *testing.T) {
 			t.Fatalf("%v\n%s", r, debug.Stack())
 		}
 	}()
+	w.makeHomes()
 	dir := filepath.Join(root, "repo")
 	w.git(root, w.alice, "init", "-q", "-b", "main", dir)
 	p := &place{name: "matrix", dir: dir, who: w.alice, clone: &clone{name: "matrix", dir: dir, owner: w.alice, driver: true}, startedHere: map[string]bool{}}

@@ -81,29 +81,33 @@ func normalize(s string) string {
 
 // stats are a seed's counts; a summary adds them up.
 type stats struct {
-	seeds           int
-	landed          map[string]int
-	commands        int
-	refused         int
-	forgeLandings   int
-	forgeConflicts  int
-	forgeLegit      int
-	ciRuns          int
-	ciFailed        int
-	prsLanded       int
-	prsFailedCI     int
-	commits         int
-	hookRefused     int
-	mergeBacks      int
-	rawDoubled      int
-	harnessErrors   []string
-	illegitTried    map[string]int
-	illegitCaught   map[string]int
-	refusalsByVerb  map[string]int
-	acceptedByVerb  map[string]int
-	pairs           map[string]int // forge conflict kinds
-	conflictsByKind map[string]int
-	wall            map[string]time.Duration
+	seeds          int
+	landed         map[string]int
+	commands       int
+	refused        int
+	forgeLandings  int
+	forgeConflicts int
+	forgeLegit     int
+	ciRuns         int
+	ciFailed       int
+	prsLanded      int
+	prsFailedCI    int
+	commits        int
+	hookRefused    int
+	mergeBacks     int
+	rawDoubled     int
+	// clumsyResolutions are hand resolutions of a conflict that lost or
+	// moved a todo: the simulator's, not td's; CI failures that follow
+	// may be the simulator's doing.
+	clumsyResolutions int
+	harnessErrors     []string
+	illegitTried      map[string]int
+	illegitCaught     map[string]int
+	refusalsByVerb    map[string]int
+	acceptedByVerb    map[string]int
+	pairs             map[string]int // forge conflict kinds
+	conflictsByKind   map[string]int
+	wall              map[string]time.Duration
 }
 
 func newStats() *stats {
@@ -126,6 +130,7 @@ func (s *stats) add(o *stats) {
 	s.hookRefused += o.hookRefused
 	s.mergeBacks += o.mergeBacks
 	s.rawDoubled += o.rawDoubled
+	s.clumsyResolutions += o.clumsyResolutions
 	s.harnessErrors = append(s.harnessErrors, o.harnessErrors...)
 	for k, v := range o.wall {
 		s.wall[k] += v
@@ -218,6 +223,9 @@ func (s *summary) print(out io.Writer) {
 	violating := st.forgeConflicts - st.forgeLegit
 	fmt.Fprintf(out, "  forge landings             %d, conflicts %d (%s): legitimate %d, violations %d\n", st.forgeLandings, st.forgeConflicts, pct(st.forgeConflicts, st.forgeLandings), st.forgeLegit, violating)
 	fmt.Fprintf(out, "  raw doubled ledger lines   %d (lines a merge left twice; readers must count them once)\n", st.rawDoubled)
+	if st.clumsyResolutions > 0 {
+		fmt.Fprintf(out, "  clumsy hand resolutions    %d (the simulator's own; see the step log)\n", st.clumsyResolutions)
+	}
 	tried, caught := 0, 0
 	var parts []string
 	for _, k := range sortedKeys(st.illegitTried) {

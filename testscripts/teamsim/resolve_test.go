@@ -123,6 +123,8 @@ func resolveHunk(h hunk, baseFile map[string]string, pick func() int) []string {
 		tl, inT := theirs[k]
 		bl, inB := base[k]
 		switch {
+		case strings.TrimSpace(l) == "":
+			out = append(out, l)
 		case !keyed:
 			if !inT && inB {
 				continue // theirs removed it
@@ -143,27 +145,54 @@ func resolveHunk(h hunk, baseFile map[string]string, pick func() int) []string {
 			}
 		}
 	}
-	// What only theirs has goes after the line it follows in theirs, past
-	// that line's notes, so that it stays in its section and phase.
-	at := 0
+	// What only theirs has goes after the line it follows in theirs (past
+	// that line's notes), so that it stays in its section and phase; what
+	// comes before any line both sides share goes before the first one,
+	// and without one, after ours.
+	insertAt := func(i int, l string) { out = append(out[:i], append([]string{l}, out[i:]...)...) }
+	next := -1
+	var pending []string
 	for _, l := range h.theirs {
 		k, _ := lineKey(l)
-		if _, inO := ours[k]; inO {
-			if i := indexOfKey(out, k); i >= 0 {
-				at = i + 1
-				for at < len(out) && noteRE.MatchString(out[at]) && !noteRE.MatchString(l) {
-					at++
+		blank := strings.TrimSpace(l) == ""
+		if _, inO := ours[k]; inO && !blank {
+			i := indexOfKey(out, k)
+			if i < 0 {
+				continue // the resolution dropped it
+			}
+			if next < 0 {
+				for j, pl := range pending {
+					insertAt(i+j, pl)
+				}
+				i += len(pending)
+				pending = nil
+			}
+			next = i + 1
+			if !noteRE.MatchString(l) {
+				for next < len(out) && noteRE.MatchString(out[next]) {
+					next++
 				}
 			}
 			continue
 		}
-		if bl, inB := base[k]; inB && bl == l {
+		if bl, inB := base[k]; inB && bl == l && !blank {
 			continue // ours removed it, theirs left it alone
 		}
-		out = append(out[:at], append([]string{l}, out[at:]...)...)
-		at++
+		if next < 0 {
+			pending = append(pending, l)
+			continue
+		}
+		if blank && next < len(out) && strings.TrimSpace(out[next]) == "" {
+			next++ // the blank line is there already
+			continue
+		}
+		if blank && next > 0 && strings.TrimSpace(out[next-1]) == "" {
+			continue
+		}
+		insertAt(next, l)
+		next++
 	}
-	return out
+	return append(out, pending...)
 }
 
 // indexOfKey finds the line holding key among resolved lines.

@@ -185,6 +185,16 @@ func TestResolveByHand(t *testing.T) {
 	if _, n := d.todo("criterion||c2"); n != 1 {
 		t.Errorf("c2 is not a criterion: %+v", d.todos)
 	}
+
+	// Plain git's diff3 markers: ours appended a paragraph, theirs one
+	// and the first criteria.
+	base = "---\nstatus: open\n---\n\nThe description.\n\n## Todos\n\n- [ ] s1\n"
+	conflicted = "---\nstatus: open\n---\n\nThe description.\n\n<<<<<<< ours\nOurs.\n||||||| base\n=======\nTheirs.\n\n## Acceptance criteria\n\n- [ ] c1\n>>>>>>> theirs\n\n## Todos\n\n- [ ] s1\n"
+	got = resolveByHand(conflicted, base, func() int { return 0 })
+	want = "---\nstatus: open\n---\n\nThe description.\n\nOurs.\nTheirs.\n\n## Acceptance criteria\n\n- [ ] c1\n\n## Todos\n\n- [ ] s1\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
 }
 
 func TestMarkedBeyondConflict(t *testing.T) {

@@ -156,11 +156,6 @@ func newWorld(seed int64, root, bin string, opts options) *world {
 	// How this forge lands pull requests: every seed uses all three, in
 	// proportions of its own.
 	w.landings = map[string]float64{"merge": 1 + w.rng.Float64()*2, "squash": 1 + w.rng.Float64()*2, "rebase": 0.5 + w.rng.Float64()*2}
-	for _, p := range []*person{w.alice, w.bob} {
-		if err := os.MkdirAll(p.home, 0o755); err != nil {
-			w.fatalf("%v", err)
-		}
-	}
 	return w
 }
 
@@ -327,6 +322,7 @@ func (w *world) rev(dir, name string) string {
 // setup makes the remote, the lead's clone with td initialised and a few
 // issues on main, the teammate's clone and the forge's clone.
 func (w *world) setup() {
+	w.makeHomes()
 	w.remote = filepath.Join(w.root, "remote.git")
 	w.git(w.root, w.alice, "init", "-q", "--bare", "-b", "main", w.remote)
 	adir := filepath.Join(w.root, "alice")
@@ -366,6 +362,15 @@ func (w *world) setup() {
 	w.forge = filepath.Join(w.root, "forge")
 	w.git(w.root, w.alice, "clone", "-q", w.remote, w.forge)
 	w.recordMain()
+}
+
+// makeHomes makes the people's home directories.
+func (w *world) makeHomes() {
+	for _, p := range []*person{w.alice, w.bob} {
+		if err := os.MkdirAll(p.home, 0o755); err != nil {
+			w.fatalf("%v", err)
+		}
+	}
 }
 
 // mustTD runs td where it has to work for the simulation to go on.
