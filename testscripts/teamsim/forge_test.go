@@ -350,9 +350,9 @@ func (w *world) forgeConflict(f string, pr *pullRequest, kind, base, main, head 
 			continue
 		}
 		ok, k, family, _ := classifyConflict(tb[p], tm[p], th[p], false)
-		if kind == "rebase" && tb[p] == tm[p] {
-			// main did not touch the file since the branch last merged it:
-			// the conflict is git replaying the branch's own commits.
+		if kind == "rebase" && (tb[p] == tm[p] || tb[p] == th[p]) {
+			// One side did not touch the file since the branch last merged
+			// main: the conflict is git replaying the branch's commits.
 			k = "a rebase replays the branch's commits over main's: " + k
 			family = "a rebase replays the branch's own commits over main's"
 		}

@@ -92,7 +92,6 @@ var knownViolations = map[string]string{
 	"6":       "sessions are not visible in other worktrees",
 	"7":       "two in-progress todos and link cycles merged into main",
 	"8":       "a person's td start binds her session; td ready",
-	"refusal": "a refused td approve makes the default session it asked for",
 }
 
 // TestTeam runs the simulator: the fixed seeds, one seed to replay
