@@ -260,12 +260,39 @@ func (w *world) land(pr *pullRequest) {
 		if w.tryLand(pr, kind) {
 			return
 		}
-		if !w.mergeBack(pr.br, "to resolve the pull request's conflicts") {
+		merged := false
+		w.onBranch(pr.br, func() {
+			if merged = w.mergeBack(pr.br, "to resolve the pull request's conflicts"); merged {
+				w.push(pr.br)
+			}
+		})
+		if !merged {
 			break
 		}
-		w.push(pr.br)
 	}
 	w.note("pull request #%d stays open: it still conflicts", pr.n)
+}
+
+// onBranch runs f with br checked out at its place: a parked branch is
+// checked out for it (the work in progress committed first), and the
+// place's own branch back afterwards.
+func (w *world) onBranch(br *branch, f func()) {
+	p := br.place
+	if p.br == br {
+		f()
+		return
+	}
+	w.commit(p, "td work")
+	cur := p.br
+	w.git(p.dir, p.who, "checkout", "-q", br.name)
+	p.br = br
+	defer func() {
+		p.br = cur
+		if cur != nil {
+			w.git(p.dir, p.who, "checkout", "-q", cur.name)
+		}
+	}()
+	f()
 }
 
 // tryLand lands a pull request one way, from the forge's clone, which
@@ -715,6 +742,13 @@ func statusConflict(b, o, t string) bool {
 // finish it.
 func (w *world) afterLanding(br *branch) {
 	p := br.place
+	for i, pb := range p.parked {
+		if pb == br {
+			p.parked = append(p.parked[:i:i], p.parked[i+1:]...)
+			br.done = true
+			return
+		}
+	}
 	if br.unpushed || w.staged(p) || (w.rng.Intn(100) < 35 && !p.retired) {
 		w.note("%s goes on with %s after its landing", p.name, br.name)
 		br.needsMergeBack = true

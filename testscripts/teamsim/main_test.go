@@ -84,14 +84,14 @@ var defaultSeeds = []int64{1, 2, 3}
 // invariant here; the set must end empty. Long mode and the replay of a
 // seed always report everything.
 var knownViolations = map[string]string{
-	"1":       "false alarms in td check --base and the pre-commit hook (links, criterion_reopened, doubled ledger lines)",
-	"2":       "the lead's approval in an agent's worktree; reviewable in a fresh clone; the claims rule",
-	"3":       "ledger lines doubled by a squash and a merge back",
-	"4":       "title and status on adjacent lines; first criterion and first step; td resolve in a plain clone",
-	"5":       "claims outlive their issues",
-	"6":       "sessions are not visible in other worktrees",
-	"7":       "two in-progress todos and link cycles merged into main",
-	"8":       "a person's td start binds her session; td ready",
+	"1": "false alarms in td check --base and the pre-commit hook (links, criterion_reopened, doubled ledger lines)",
+	"2": "the lead's approval in an agent's worktree; reviewable in a fresh clone; the claims rule",
+	"3": "ledger lines doubled by a squash and a merge back",
+	"4": "title and status on adjacent lines; first criterion and first step; td resolve in a plain clone",
+	"5": "claims outlive their issues",
+	"6": "sessions are not visible in other worktrees",
+	"7": "two in-progress todos and link cycles merged into main",
+	"8": "a person's td start binds her session; td ready",
 }
 
 // TestTeam runs the simulator: the fixed seeds, one seed to replay

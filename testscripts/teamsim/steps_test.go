@@ -118,6 +118,12 @@ func (w *world) randomStep() {
 		default:
 			cs = append(cs, choice{6, func() { w.act(p) }})
 		}
+		for _, br := range p.parked {
+			if br.pr != nil {
+				pr := br.pr
+				cs = append(cs, choice{2, func() { w.land(pr) }})
+			}
+		}
 		if br := p.br; br != nil && !br.done {
 			if br.unpushed || w.staged(p) {
 				cs = append(cs, choice{2.5, func() { w.push(br) }})
@@ -163,6 +169,14 @@ func (w *world) staged(p *place) bool {
 func (w *world) act(p *place) {
 	if p.retired {
 		return
+	}
+	if !p.agent && p.leadOf == nil && p.br != nil && !p.br.done && p.br.pr != nil && !p.br.unpushed &&
+		len(p.parked) < 2 && w.rng.Intn(100) < 8 && !w.staged(p) {
+		// The pull request waits for review: its author starts something
+		// else meanwhile, on a new branch from main.
+		w.note("%s leaves %s waiting for review and starts another branch", p.name, p.br.name)
+		p.parked = append(p.parked, p.br)
+		p.br = nil
 	}
 	if p.br == nil || p.br.done {
 		if p.agent || p.leadOf != nil {
@@ -802,6 +816,14 @@ func (w *world) personCommand(p *place, issues []issueInfo) []string {
 // linkArgs picks a link between two issues.
 func (w *world) linkArgs(issues []issueInfo) []string {
 	a, b := w.pickIssue(issues), w.pickIssue(issues)
+	if len(issues) >= 3 && w.rng.Intn(2) == 0 {
+		// Among the three most urgent issues, which every branch sees
+		// first, two branches link the same pairs, in both directions.
+		a, b = issues[w.rng.Intn(3)].ID, issues[w.rng.Intn(3)].ID
+		if a != b {
+			return []string{"link", a, []string{"blocked_by", "child_of"}[w.rng.Intn(2)], b}
+		}
+	}
 	if a == "" || b == "" || a == b {
 		return nil
 	}

@@ -41,6 +41,7 @@ type place struct {
 	session string // TD_SESSION; "" for a person's default session
 	issue   string // the issue an agent was sent to
 	br      *branch
+	parked  []*branch // branches with an open pull request, not checked out
 	retired bool
 
 	leadOf *place // the agent whose worktree the lead acts in
