@@ -635,7 +635,7 @@ func (w *world) mergeMain(p *place, brName, why string) bool {
 }
 
 // resolve finishes a merge that stopped: td resolve first, then by hand,
-// as a careful person does (resolveByHand). It returns the files resolved
+// as a careful person does (resolveIssue). It returns the files resolved
 // by hand. With td's driver, a stop on disjoint changes, or markers around
 // more than what both sides changed, breaks invariant 4; so does what td
 // resolve leaves on disjoint changes, in any clone.
@@ -689,7 +689,7 @@ func (w *world) resolve(p *place, base, ours, theirs string) map[string]bool {
 		if strings.HasSuffix(f, ".jsonl") {
 			resolved = unionSides(string(data))
 		} else {
-			resolved = resolveByHand(string(data), tb[f], func() int { return w.rng.Intn(2) })
+			resolved = resolveIssue(tb[f], to[f], tt[f], func() int { return w.rng.Intn(2) })
 			if !parseIssue(resolved).ok {
 				// The simulator's resolution is not a file td can read:
 				// keep main's version, as a person at a loss would.
@@ -697,8 +697,9 @@ func (w *world) resolve(p *place, base, ours, theirs string) map[string]bool {
 				w.stats.clumsyResolutions++
 				resolved = tt[f]
 			} else if lost := checkTodos(f, parseIssue(tb[f]), parseIssue(to[f]), parseIssue(tt[f]), parseIssue(resolved)); len(lost) > 0 {
-				w.note("the hand resolution of %s is clumsy: %s", f, lost[0].detail)
+				w.note("the hand resolution of %s is clumsy: %s\n--- resolved:\n%s", f, lost[0].detail, resolved)
 				w.stats.clumsyResolutions++
+				w.stats.clumsySeeds = append(w.stats.clumsySeeds, fmt.Sprintf("%d@%d", w.seed, w.step))
 			}
 		}
 		if err := os.WriteFile(filepath.Join(p.dir, f), []byte(resolved), 0o644); err != nil {

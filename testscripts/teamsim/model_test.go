@@ -348,7 +348,23 @@ func checkTodos(p string, db, do, dt, dr issueDoc) []finding {
 		if nr > 1 && nr > max(no, nt) {
 			fs = append(fs, finding{"3", "a todo is doubled", fmt.Sprintf("%s: %q appears %d times", p, name, nr)})
 		}
-		want, ok := three(present(nb), present(no), present(nt))
+		// Deleting a todo on one side and changing it on the other is a
+		// conflict, not a deletion: presence is decided on the whole state.
+		state := func(it todoItem, n int) string {
+			if n == 0 {
+				return ""
+			}
+			return "1" + it.marker + strings.Join(it.notes, "\n")
+		}
+		sw, ok := three(state(ib, nb), state(io, no), state(it, nt))
+		want := present(len(sw))
+		if !ok {
+			_, ok = three(present(nb), present(no), present(nt))
+			if no == 0 || nt == 0 {
+				ok = false // deleted on one side, changed on the other
+			}
+			want = "1"
+		}
 		if ok && want == "1" && nr == 0 {
 			fs = append(fs, finding{"3", "a todo is lost", fmt.Sprintf("%s: %q", p, name)})
 			continue

@@ -100,6 +100,7 @@ type stats struct {
 	// moved a todo: the simulator's, not td's; CI failures that follow
 	// may be the simulator's doing.
 	clumsyResolutions int
+	clumsySeeds       []string // seed@step of each
 	harnessErrors     []string
 	illegitTried      map[string]int
 	illegitCaught     map[string]int
@@ -131,6 +132,7 @@ func (s *stats) add(o *stats) {
 	s.mergeBacks += o.mergeBacks
 	s.rawDoubled += o.rawDoubled
 	s.clumsyResolutions += o.clumsyResolutions
+	s.clumsySeeds = append(s.clumsySeeds, o.clumsySeeds...)
 	s.harnessErrors = append(s.harnessErrors, o.harnessErrors...)
 	for k, v := range o.wall {
 		s.wall[k] += v
@@ -224,7 +226,7 @@ func (s *summary) print(out io.Writer) {
 	fmt.Fprintf(out, "  forge landings             %d, conflicts %d (%s): legitimate %d, violations %d\n", st.forgeLandings, st.forgeConflicts, pct(st.forgeConflicts, st.forgeLandings), st.forgeLegit, violating)
 	fmt.Fprintf(out, "  raw doubled ledger lines   %d (lines a merge left twice; readers must count them once)\n", st.rawDoubled)
 	if st.clumsyResolutions > 0 {
-		fmt.Fprintf(out, "  clumsy hand resolutions    %d (the simulator's own; see the step log)\n", st.clumsyResolutions)
+		fmt.Fprintf(out, "  clumsy hand resolutions    %d (the simulator's own, at seed@step %s)\n", st.clumsyResolutions, clip(strings.Join(st.clumsySeeds, " "), 120))
 	}
 	tried, caught := 0, 0
 	var parts []string

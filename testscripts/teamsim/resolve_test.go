@@ -2,28 +2,246 @@ package teamsim
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 )
 
+// A person resolving a conflicted issue file by hand keeps what each side
+// changed and chooses only where both changed one thing differently.
+// resolveIssue does that from the three versions git keeps (base, ours,
+// theirs), not from the markers, so that every line lands in its section:
+// frontmatter field by field (labels and links as sets), the prose with
+// the paragraphs both sides added, the criteria and the steps todo by
+// todo. It writes the result in td's layout.
+
 // linkLineRE matches a link in a block list of the frontmatter.
 var linkLineRE = regexp.MustCompile(`^\s+- \{?kind:`)
+
+// frontmatter splits an issue file's frontmatter into keys, in order,
+// each with its raw lines (a block list's items included).
+func frontmatter(s string) (keys []string, raw map[string]string) {
+	raw = map[string]string{}
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	if len(lines) == 0 || lines[0] != "---" {
+		return nil, raw
+	}
+	cur := ""
+	for _, l := range lines[1:] {
+		if l == "---" {
+			break
+		}
+		if k, _, ok := strings.Cut(l, ":"); ok && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "-") {
+			cur = k
+			keys = append(keys, k)
+			raw[k] = l
+			continue
+		}
+		if cur != "" {
+			raw[cur] += "\n" + l
+		}
+	}
+	return keys, raw
+}
+
+// resolveIssue merges three versions of an issue file as a careful person
+// does; pick chooses where both sides changed one thing differently
+// (0 ours, 1 theirs).
+func resolveIssue(base, ours, theirs string, pick func() int) string {
+	db, do, dt := parseIssue(base), parseIssue(ours), parseIssue(theirs)
+	var b strings.Builder
+	b.WriteString("---\n")
+	_, rb := frontmatter(base)
+	ko, ro := frontmatter(ours)
+	kt, rt := frontmatter(theirs)
+	keys := append([]string{}, ko...)
+	for _, k := range kt {
+		if _, ok := ro[k]; !ok {
+			if _, inB := rb[k]; !inB {
+				keys = append(keys, k) // a key only theirs added
+			}
+		}
+	}
+	for _, k := range keys {
+		if _, inO := ro[k]; !inO {
+			b.WriteString(rt[k] + "\n")
+			continue
+		}
+		if _, inT := rt[k]; !inT {
+			if _, inB := rb[k]; inB && rb[k] == ro[k] {
+				continue // theirs removed it
+			}
+		}
+		if want, ok := three(rb[k], ro[k], rt[k]); ok {
+			if want != "" {
+				b.WriteString(want + "\n")
+			}
+			continue
+		}
+		switch k {
+		case "labels":
+			b.WriteString("labels: [" + strings.Join(mergeSet(db.sets[k], do.sets[k], dt.sets[k]), ", ") + "]\n")
+		case "links":
+			links := mergeSet(db.sets[k], do.sets[k], dt.sets[k])
+			if len(links) == 0 {
+				b.WriteString("links: []\n")
+				continue
+			}
+			b.WriteString("links:\n")
+			for _, l := range links {
+				kind, to, _ := strings.Cut(l, ":")
+				b.WriteString("  - {kind: " + kind + ", to: " + to + "}\n")
+			}
+		default:
+			if pick() == 0 {
+				b.WriteString(ro[k] + "\n")
+			} else {
+				b.WriteString(rt[k] + "\n")
+			}
+		}
+	}
+	b.WriteString("---\n")
+	for _, l := range mergeLines(db.prose, do.prose, dt.prose) {
+		b.WriteString("\n" + l + "\n")
+	}
+	for _, kind := range []string{"criterion", "step"} {
+		items := mergeTodos(kind, db, do, dt, pick)
+		if len(items) == 0 && do.sections[kind] == 0 && dt.sections[kind] == 0 {
+			continue
+		}
+		if kind == "criterion" {
+			b.WriteString("\n## Acceptance criteria\n\n")
+		} else {
+			b.WriteString("\n## Todos\n\n")
+		}
+		phase := ""
+		for _, it := range items {
+			if it.phase != phase {
+				phase = it.phase
+				b.WriteString("### " + phase + "\n")
+			}
+			b.WriteString("- [" + it.marker + "] " + it.text + "\n")
+			for _, n := range it.notes {
+				b.WriteString("  > " + n + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// mergeSet merges a set-valued field: what either side added, less what
+// either side removed.
+func mergeSet(b, o, t map[string]bool) []string {
+	out := map[string]bool{}
+	for e := range b {
+		out[e] = o[e] && t[e]
+	}
+	for _, side := range []map[string]bool{o, t} {
+		for e := range side {
+			if !b[e] {
+				out[e] = true
+			}
+		}
+	}
+	var list []string
+	for e, keep := range out {
+		if keep {
+			list = append(list, e)
+		}
+	}
+	sort.Strings(list)
+	return list
+}
+
+// mergeLines merges the prose: ours' lines that theirs did not remove,
+// then the lines theirs added.
+func mergeLines(b, o, t []string) []string {
+	inB, inO, inT := countSlice(b), countSlice(o), countSlice(t)
+	var out []string
+	for _, l := range o {
+		if inB[l] > 0 && inT[l] == 0 {
+			continue // theirs removed it
+		}
+		out = append(out, l)
+	}
+	for _, l := range t {
+		if inO[l] == 0 && inB[l] == 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// mergeTodos merges one kind of todo: ours in ours' order, then what only
+// theirs has, each todo three-way on its marker (pick where both changed
+// it) with its notes merged as a set; a todo one side deleted and the
+// other left alone goes.
+func mergeTodos(kind string, db, do, dt issueDoc, pick func() int) []todoItem {
+	var out []todoItem
+	seen := map[string]bool{}
+	notes := func(b, o, t todoItem) []string {
+		return mergeLines(b.notes, o.notes, t.notes)
+	}
+	add := func(key string) {
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		ib, nb := db.todo(key)
+		io, no := do.todo(key)
+		it, nt := dt.todo(key)
+		switch {
+		case no == 0 && nt == 0:
+			return
+		case no == 0: // only theirs has it
+			if nb > 0 && ib.marker == it.marker && strings.Join(ib.notes, "\n") == strings.Join(it.notes, "\n") {
+				return // ours deleted it, theirs left it alone
+			}
+			out = append(out, it)
+			return
+		case nt == 0:
+			if nb > 0 && ib.marker == io.marker && strings.Join(ib.notes, "\n") == strings.Join(io.notes, "\n") {
+				return // theirs deleted it, ours left it alone
+			}
+			out = append(out, io)
+			return
+		}
+		m, ok := three(ib.marker, io.marker, it.marker)
+		if !ok {
+			m = []string{io.marker, it.marker}[pick()]
+		}
+		io.marker, io.notes = m, notes(ib, io, it)
+		out = append(out, io)
+	}
+	for _, it := range do.todos {
+		if it.kind == kind {
+			add(it.key())
+		}
+	}
+	for _, it := range dt.todos {
+		if it.kind == kind {
+			add(it.key())
+		}
+	}
+	// Keep each phase's todos together, phases in the order they came.
+	order := map[string]int{}
+	for _, it := range out {
+		if _, ok := order[it.phase]; !ok {
+			order[it.phase] = len(order)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return order[out[i].phase] < order[out[j].phase] })
+	return out
+}
 
 // hunk is one marked region of a conflicted file: ours, the merge base
 // when the markers carry it (diff3), and theirs.
 type hunk struct {
 	ours, base, theirs []string
-	hasBase            bool
 }
 
-// splitHunks cuts a conflicted file into plain lines and hunks, in order:
-// parts[i] is either a line (hunk nil) or a hunk.
-type part struct {
-	line string
-	h    *hunk
-}
-
-func splitHunks(s string) []part {
-	var parts []part
+// splitHunks cuts a conflicted file into its marked regions.
+func splitHunks(s string) []hunk {
+	var hunks []hunk
 	var h *hunk
 	state := 0 // 0 outside, 1 ours, 2 base, 3 theirs
 	for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
@@ -33,19 +251,17 @@ func splitHunks(s string) []part {
 			h, state = &hunk{}, 1
 			continue
 		case strings.HasPrefix(t, "|||||||") && state == 1:
-			h.hasBase, state = true, 2
+			state = 2
 			continue
 		case t == "=======" && (state == 1 || state == 2):
 			state = 3
 			continue
 		case strings.HasPrefix(t, ">>>>>>>") && state == 3:
-			parts = append(parts, part{h: h})
+			hunks = append(hunks, *h)
 			h, state = nil, 0
 			continue
 		}
 		switch state {
-		case 0:
-			parts = append(parts, part{line: l})
 		case 1:
 			h.ours = append(h.ours, l)
 		case 2:
@@ -54,174 +270,52 @@ func splitHunks(s string) []part {
 			h.theirs = append(h.theirs, l)
 		}
 	}
-	return parts
-}
-
-// lineKey names what a line of an issue file holds, so that a resolution
-// can merge a hunk key by key: a frontmatter field, a todo by its text,
-// or, for anything else, the line itself.
-func lineKey(l string) (key string, keyed bool) {
-	if linkLineRE.MatchString(l) {
-		return "links:" + strings.TrimSpace(l), false
-	}
-	if noteRE.MatchString(l) {
-		return "note:" + strings.TrimSpace(l), false
-	}
-	if m := itemRE.FindStringSubmatch(l); m != nil {
-		return "todo:" + strings.TrimSpace(m[2]), true
-	}
-	if k, _, ok := strings.Cut(l, ":"); ok && k != "" && !strings.ContainsAny(k, " \t-*>#[{") {
-		return "field:" + k, true
-	}
-	return "line:" + l, false
-}
-
-// resolveByHand resolves every hunk of a conflicted issue file the way a
-// careful person does: what one side changed is kept, what both sides
-// added is kept once, and where both changed one field or todo
-// differently, pick chooses (0 ours, 1 theirs). base is the file at the
-// merge base, for markers that do not carry it (td's driver writes none).
-func resolveByHand(s, base string, pick func() int) string {
-	baseLines := map[string]string{}
-	for _, l := range strings.Split(base, "\n") {
-		k, _ := lineKey(l)
-		baseLines[k] = l
-	}
-	var out []string
-	for _, p := range splitHunks(s) {
-		if p.h == nil {
-			out = append(out, p.line)
-			continue
-		}
-		out = append(out, resolveHunk(*p.h, baseLines, pick)...)
-	}
-	res := strings.Join(out, "\n") + "\n"
-	if !parseIssue(res).ok {
-		// An empty flow list kept beside the block list's items.
-		res = strings.Replace(res, "\nlinks: []\n  - ", "\nlinks:\n  - ", 1)
-		res = strings.Replace(res, "\nlabels: []\n  - ", "\nlabels:\n  - ", 1)
-	}
-	return res
-}
-
-func resolveHunk(h hunk, baseFile map[string]string, pick func() int) []string {
-	index := func(lines []string) map[string]string {
-		m := map[string]string{}
-		for _, l := range lines {
-			k, _ := lineKey(l)
-			m[k] = l
-		}
-		return m
-	}
-	base, ours, theirs := index(h.base), index(h.ours), index(h.theirs)
-	if !h.hasBase {
-		base = baseFile
-	}
-	var out []string
-	for _, l := range h.ours {
-		k, keyed := lineKey(l)
-		tl, inT := theirs[k]
-		bl, inB := base[k]
-		switch {
-		case strings.TrimSpace(l) == "":
-			out = append(out, l)
-		case !keyed:
-			if !inT && inB {
-				continue // theirs removed it
-			}
-			out = append(out, l)
-		case !inT:
-			if inB && bl == l {
-				continue // theirs removed it, ours left it alone
-			}
-			out = append(out, l)
-		default:
-			if want, ok := three(bl, l, tl); ok {
-				out = append(out, want)
-			} else if pick() == 0 {
-				out = append(out, l)
-			} else {
-				out = append(out, tl)
-			}
-		}
-	}
-	// What only theirs has goes after the line it follows in theirs (past
-	// that line's notes), so that it stays in its section and phase; what
-	// comes before any line both sides share goes before the first one,
-	// and without one, after ours.
-	insertAt := func(i int, l string) { out = append(out[:i], append([]string{l}, out[i:]...)...) }
-	next := -1
-	var pending []string
-	for _, l := range h.theirs {
-		k, _ := lineKey(l)
-		blank := strings.TrimSpace(l) == ""
-		if _, inO := ours[k]; inO && !blank {
-			i := indexOfKey(out, k)
-			if i < 0 {
-				continue // the resolution dropped it
-			}
-			if next < 0 {
-				for j, pl := range pending {
-					insertAt(i+j, pl)
-				}
-				i += len(pending)
-				pending = nil
-			}
-			next = i + 1
-			if !noteRE.MatchString(l) {
-				for next < len(out) && noteRE.MatchString(out[next]) {
-					next++
-				}
-			}
-			continue
-		}
-		if bl, inB := base[k]; inB && bl == l && !blank {
-			continue // ours removed it, theirs left it alone
-		}
-		if next < 0 {
-			pending = append(pending, l)
-			continue
-		}
-		if blank && next < len(out) && strings.TrimSpace(out[next]) == "" {
-			next++ // the blank line is there already
-			continue
-		}
-		if blank && next > 0 && strings.TrimSpace(out[next-1]) == "" {
-			continue
-		}
-		insertAt(next, l)
-		next++
-	}
-	return append(out, pending...)
-}
-
-// indexOfKey finds the line holding key among resolved lines.
-func indexOfKey(lines []string, key string) int {
-	for i, l := range lines {
-		if k, _ := lineKey(l); k == key {
-			return i
-		}
-	}
-	return -1
+	return hunks
 }
 
 // unionSides resolves a marked append-only file by keeping both sides.
 func unionSides(s string) string {
 	var out []string
 	seen := map[string]bool{}
-	for _, p := range splitHunks(s) {
-		if p.h == nil {
-			out = append(out, p.line)
+	in := false
+	for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		t := strings.TrimRight(l, "\r")
+		switch {
+		case strings.HasPrefix(t, "<<<<<<<"), strings.HasPrefix(t, "|||||||"), t == "=======":
+			in = true
+			continue
+		case strings.HasPrefix(t, ">>>>>>>"):
+			in = false
 			continue
 		}
-		for _, l := range append(append([]string{}, p.h.ours...), p.h.theirs...) {
-			if !seen[l] {
-				seen[l] = true
-				out = append(out, l)
-			}
+		if in && seen[l] {
+			continue
 		}
+		seen[l] = true
+		out = append(out, l)
 	}
 	return strings.Join(out, "\n") + "\n"
+}
+
+// lineKey names what a line of an issue file holds: a frontmatter field,
+// a todo by its text, a link, a note, or, for anything else, the line.
+func lineKey(l string) string {
+	switch {
+	case linkLineRE.MatchString(l):
+		return "field:links"
+	case noteRE.MatchString(l):
+		return "note"
+	}
+	if m := itemRE.FindStringSubmatch(l); m != nil {
+		return "todo:" + strings.TrimSpace(m[2])
+	}
+	if k, _, ok := strings.Cut(l, ":"); ok && k != "" && !strings.ContainsAny(k, " \t-*>#[{") {
+		return "field:" + k
+	}
+	if strings.TrimSpace(l) == "" {
+		return ""
+	}
+	return "prose"
 }
 
 // markedBeyondConflict reports whether a file's conflict markers surround
@@ -230,38 +324,23 @@ func unionSides(s string) string {
 // holds the units (field:NAME, todo:TEXT, prose) both sides changed
 // differently.
 func markedBeyondConflict(s string, both map[string]bool) (bool, string) {
-	for _, p := range splitHunks(s) {
-		if p.h == nil {
-			continue
+	for _, h := range splitHunks(s) {
+		ours, theirs := map[string][]string{}, map[string][]string{}
+		for _, l := range h.ours {
+			k := lineKey(l)
+			ours[k] = append(ours[k], l)
 		}
-		ours, theirs := map[string]string{}, map[string]string{}
-		for _, l := range p.h.ours {
-			k, _ := lineKey(l)
-			ours[k] = l
+		for _, l := range h.theirs {
+			k := lineKey(l)
+			theirs[k] = append(theirs[k], l)
 		}
-		for _, l := range p.h.theirs {
-			k, _ := lineKey(l)
-			theirs[k] = l
-		}
-		for _, m := range []map[string]string{ours, theirs} {
+		for _, m := range []map[string][]string{ours, theirs} {
 			for k := range m {
-				if ours[k] == theirs[k] {
-					continue // the same on both sides: not what conflicts
+				if k == "" || strings.Join(ours[k], "\n") == strings.Join(theirs[k], "\n") {
+					continue // blank, or the same on both sides: not what conflicts
 				}
-				unit := k
-				switch {
-				case strings.HasPrefix(k, "links:"):
-					unit = "field:links"
-				case strings.HasPrefix(k, "note:"):
-					unit = "note"
-				case strings.HasPrefix(k, "line:"):
-					if strings.TrimSpace(k[len("line:"):]) == "" {
-						continue
-					}
-					unit = "prose"
-				}
-				if !both[unit] {
-					return true, unit
+				if !both[k] {
+					return true, k
 				}
 			}
 		}

@@ -120,6 +120,15 @@ func TestCheckMerge(t *testing.T) {
 		{"the same paragraph on both sides is kept once", map[string]string{p: base}, map[string]string{p: appended}, map[string]string{p: appended}, map[string]string{p: appended}, nil, 0},
 		{"a paragraph doubled", map[string]string{p: base}, map[string]string{p: appended}, map[string]string{p: base}, map[string]string{p: doubled},
 			[]string{"a line of the description is doubled"}, 0},
+		{"a todo deleted on one side and done on the other may stay", map[string]string{p: base},
+			map[string]string{p: issueFile(baseFields, strings.Replace(baseBody, "- [ ] s3\n", "", 1))},
+			map[string]string{p: issueFile(baseFields, strings.Replace(baseBody, "- [ ] s3", "- [x] s3", 1))},
+			map[string]string{p: issueFile(baseFields, strings.Replace(baseBody, "- [ ] s3", "- [x] s3", 1))}, nil, 0},
+		{"a todo deleted on one side and left alone on the other stays deleted", map[string]string{p: base},
+			map[string]string{p: issueFile(baseFields, strings.Replace(baseBody, "- [ ] s3\n", "", 1))},
+			map[string]string{p: issueFile(baseFields, strings.Replace(baseBody, "- [ ] s2", "- [x] s2", 1))},
+			map[string]string{p: issueFile(baseFields, strings.Replace(baseBody, "- [ ] s2", "- [x] s2", 1))},
+			[]string{"a todo deleted on one side came back"}, 0},
 		{"a ledger line lost", map[string]string{ledger: "{1}\n"}, map[string]string{ledger: "{1}\n{2}\n"}, map[string]string{ledger: "{1}\n{3}\n"}, map[string]string{ledger: "{1}\n{2}\n"},
 			[]string{"a ledger line is lost in the merge"}, 0},
 		{"a ledger line twice", map[string]string{ledger: "{1}\n"}, map[string]string{ledger: "{1}\n{2}\n"}, map[string]string{ledger: "{1}\n{2}\n"}, map[string]string{ledger: "{1}\n{2}\n{2}\n"},
@@ -170,30 +179,57 @@ func TestClassifyConflict(t *testing.T) {
 	}
 }
 
-func TestResolveByHand(t *testing.T) {
-	base := "---\nstatus: open\nlabels: []\n---\n\n## Acceptance criteria\n\n- [ ] c1\n\n## Todos\n\n- [ ] s1\n"
-	// A driver's markers carry no base; theirs added a criterion, ours
-	// added a note and steps, both moved the status.
-	conflicted := "---\n<<<<<<< ours\nstatus: in_progress\n=======\nstatus: closed\n>>>>>>> theirs\nlabels: []\n---\n\n## Acceptance criteria\n\n" +
-		"<<<<<<< ours\n- [x] c1\n  > a note\n\n## Todos\n\n- [x] s1\n- [ ] s2\n=======\n- [ ] c1\n- [ ] c2\n\n## Todos\n\n- [ ] s1\n>>>>>>> theirs\n"
-	got := resolveByHand(conflicted, base, func() int { return 1 })
-	want := "---\nstatus: closed\nlabels: []\n---\n\n## Acceptance criteria\n\n- [x] c1\n  > a note\n- [ ] c2\n\n## Todos\n\n- [x] s1\n- [ ] s2\n"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
+func TestResolveIssue(t *testing.T) {
+	fm := func(status, links string) string {
+		return "---\nid: td-aaaaaa\nstatus: " + status + "\nlabels: []\nlinks:" + links + "\n---\n"
 	}
-	d := parseIssue(got)
-	if _, n := d.todo("criterion||c2"); n != 1 {
-		t.Errorf("c2 is not a criterion: %+v", d.todos)
-	}
-
-	// Plain git's diff3 markers: ours appended a paragraph, theirs one
-	// and the first criteria.
-	base = "---\nstatus: open\n---\n\nThe description.\n\n## Todos\n\n- [ ] s1\n"
-	conflicted = "---\nstatus: open\n---\n\nThe description.\n\n<<<<<<< ours\nOurs.\n||||||| base\n=======\nTheirs.\n\n## Acceptance criteria\n\n- [ ] c1\n>>>>>>> theirs\n\n## Todos\n\n- [ ] s1\n"
-	got = resolveByHand(conflicted, base, func() int { return 0 })
-	want = "---\nstatus: open\n---\n\nThe description.\n\nOurs.\nTheirs.\n\n## Acceptance criteria\n\n- [ ] c1\n\n## Todos\n\n- [ ] s1\n"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
+	for _, c := range []struct {
+		name, base, ours, theirs string
+		pick                     int
+		want                     string
+	}{
+		{
+			"both moved the status; each side's todos kept where they belong",
+			fm("open", " []") + "\n## Acceptance criteria\n\n- [ ] c1\n\n## Todos\n\n- [ ] s1\n",
+			fm("in_progress", " []") + "\n## Acceptance criteria\n\n- [x] c1\n  > a note\n\n## Todos\n\n- [x] s1\n- [ ] s2\n",
+			fm("closed", " []") + "\n## Acceptance criteria\n\n- [ ] c1\n- [ ] c2\n\n## Todos\n\n- [ ] s1\n",
+			1,
+			fm("closed", " []") + "\n## Acceptance criteria\n\n- [x] c1\n  > a note\n- [ ] c2\n\n## Todos\n\n- [x] s1\n- [ ] s2\n",
+		},
+		{
+			"a paragraph on each side, the first criteria on one",
+			fm("open", " []") + "\nThe description.\n\n## Todos\n\n- [ ] s1\n",
+			fm("open", " []") + "\nThe description.\n\nOurs.\n\n## Todos\n\n- [ ] s1\n",
+			fm("open", " []") + "\nThe description.\n\nTheirs.\n\n## Acceptance criteria\n\n- [ ] c1\n\n## Todos\n\n- [ ] s1\n",
+			0,
+			fm("open", " []") + "\nThe description.\n\nOurs.\n\nTheirs.\n\n## Acceptance criteria\n\n- [ ] c1\n\n## Todos\n\n- [ ] s1\n",
+		},
+		{
+			"a note on the last criterion, the first step on the other side",
+			fm("open", " []") + "\n## Acceptance criteria\n\n- [ ] c1\n",
+			fm("open", " []") + "\n## Acceptance criteria\n\n- [ ] c1\n\n## Todos\n\n- [/] s1\n",
+			fm("open", " []") + "\n## Acceptance criteria\n\n- [ ] c1\n  > a note\n",
+			0,
+			fm("open", " []") + "\n## Acceptance criteria\n\n- [ ] c1\n  > a note\n\n## Todos\n\n- [/] s1\n",
+		},
+		{
+			"links added on both sides",
+			fm("open", " []"),
+			fm("open", "\n  - {kind: blocked_by, to: td-bbbbbb}"),
+			fm("open", "\n  - {kind: relates_to, to: td-cccccc}"),
+			0,
+			fm("open", "\n  - {kind: blocked_by, to: td-bbbbbb}\n  - {kind: relates_to, to: td-cccccc}"),
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := resolveIssue(c.base, c.ours, c.theirs, func() int { return c.pick })
+			if got != c.want {
+				t.Errorf("got\n%s\nwant\n%s", got, c.want)
+			}
+			if !parseIssue(got).ok {
+				t.Error("td's layout is not what the model reads")
+			}
+		})
 	}
 }
 
