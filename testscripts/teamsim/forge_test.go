@@ -304,7 +304,7 @@ func (w *world) tryLand(pr *pullRequest, kind string) bool {
 	w.git(f, w.alice, "checkout", "-q", "-B", "main", "origin/main")
 	w.git(f, w.alice, "reset", "-q", "--hard", "origin/main")
 	main, head := w.rev(f, "origin/main"), w.rev(f, "origin/"+br.name)
-	base := strings.TrimSpace(w.git(f, w.alice, "merge-base", main, head))
+	bases := w.mergeBases(f, main, head)
 	w.stats.forgeLandings++
 	forge := &person{name: "Forge", email: "noreply@forge.example", home: w.alice.home}
 	var r result
@@ -331,7 +331,7 @@ func (w *world) tryLand(pr *pullRequest, kind string) bool {
 	}
 	if !r.ok() {
 		w.stats.forgeConflicts++
-		w.forgeConflict(f, pr, kind, base, main, head)
+		w.forgeConflict(f, pr, kind, bases, main, head)
 		if kind == "rebase" {
 			w.tryGit(f, forge, "", "rebase", "--abort")
 		} else {
@@ -351,7 +351,7 @@ func (w *world) tryLand(pr *pullRequest, kind string) bool {
 	br.landed++
 	br.pr = nil
 	w.note("pull request #%d landed by %s as %s", pr.n, kind, landed[:7])
-	w.judgeMerge(f, fmt.Sprintf("landing #%d by %s", pr.n, kind), base, main, head, landed, nil)
+	w.judgeMerge(f, fmt.Sprintf("landing #%d by %s", pr.n, kind), bases, main, head, landed, nil)
 	w.checkWritten(br, landed)
 	w.recordMain()
 	w.afterLanding(br)
@@ -361,11 +361,11 @@ func (w *world) tryLand(pr *pullRequest, kind string) bool {
 // forgeConflict classifies a conflict at the merge button: legitimate when
 // both sides changed one thing (or, git being line-based, lines next to
 // each other in a checklist); a violation of invariant 4 otherwise.
-func (w *world) forgeConflict(f string, pr *pullRequest, kind, base, main, head string) {
+func (w *world) forgeConflict(f string, pr *pullRequest, kind string, bases []string, main, head string) {
 	out, _ := w.gitQuiet(f, "diff", "--name-only", "--diff-filter=U")
 	files := splitLines(out)
 	env := w.env(w.alice, "", "")
-	tb, _ := treeAt(f, base, env)
+	tbs := w.trees(f, bases)
 	tm, _ := treeAt(f, main, env)
 	th, _ := treeAt(f, head, env)
 	legit := true
@@ -376,7 +376,7 @@ func (w *world) forgeConflict(f string, pr *pullRequest, kind, base, main, head 
 			legit = false
 			continue
 		}
-		ok, k, family, _ := classifyConflict(tb[p], tm[p], th[p], false)
+		ok, k, family, tb := classifyAll(tbs, p, tm[p], th[p], false)
 		if kind == "rebase" && (tb[p] == tm[p] || tb[p] == th[p]) {
 			// One side did not touch the file since the branch last merged
 			// main: the conflict is git replaying the branch's commits.
@@ -404,24 +404,68 @@ func verdictWord(legit bool) string {
 }
 
 // judgeMerge checks a merge's result against both sides (invariant 3).
-func (w *world) judgeMerge(dir, what, base, ours, theirs, result string, hand map[string]bool) {
-	env := w.env(w.alice, "", "")
-	read := func(rev string) map[string]string {
-		t, err := treeAt(dir, rev, env)
-		if err != nil {
-			w.fatalf("%v", err)
+// With more than one merge base (criss-cross merges, which squash landings
+// and merges of main back make common) git merges against a virtual base;
+// a finding counts only if it holds against every one of them.
+func (w *world) judgeMerge(dir, what string, bases []string, ours, theirs, result string, hand map[string]bool) {
+	ts := w.trees(dir, []string{ours, theirs, result})
+	to, tt, tr := ts[0], ts[1], ts[2]
+	var common map[string]finding
+	doubled := 0
+	for _, tb := range w.trees(dir, bases) {
+		fs, d := checkMerge(mergeCase{what: what, base: tb, ours: to, theirs: tt, result: tr, handResolved: hand})
+		doubled = d
+		seen := map[string]finding{}
+		for _, f := range fs {
+			if common == nil || common[f.class+f.detail].class != "" {
+				seen[f.class+f.detail] = f
+			}
 		}
-		return t
+		common = seen
 	}
-	c := mergeCase{what: what, base: read(base), ours: read(ours), theirs: read(theirs), result: read(result), handResolved: hand}
-	fs, doubled := checkMerge(c)
 	w.stats.rawDoubled += doubled
 	if doubled > 0 {
 		w.note("%s left %d ledger lines twice", what, doubled)
 	}
-	for _, f := range fs {
+	for _, k := range sortedKeys(common) {
+		f := common[k]
 		w.violate(f.inv, f.class, what+": "+f.detail)
 	}
+}
+
+// mergeBases lists every merge base of two commits.
+func (w *world) mergeBases(dir, a, b string) []string {
+	return splitLines(w.git(dir, w.alice, "merge-base", "--all", a, b))
+}
+
+// trees reads the files under .todos at each revision.
+func (w *world) trees(dir string, revs []string) []map[string]string {
+	env := w.env(w.alice, "", "")
+	var out []map[string]string
+	for _, rev := range revs {
+		t, err := treeAt(dir, rev, env)
+		if err != nil {
+			w.fatalf("%v", err)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// classifyAll classifies a conflict against each merge base; it is
+// legitimate if it is against one of them. It returns the base it judged
+// by.
+func classifyAll(bases []map[string]string, p, o, t string, driver bool) (legit bool, kinds, family string, base map[string]string) {
+	for _, tb := range bases {
+		l, k, f, _ := classifyConflict(tb[p], o, t, driver)
+		if base == nil || l {
+			legit, kinds, family, base = l, k, f, tb
+		}
+		if l {
+			break
+		}
+	}
+	return legit, kinds, family, base
 }
 
 // checkWritten checks that every ledger line an accepted command wrote on
@@ -608,16 +652,16 @@ func (w *world) mergeMain(p *place, brName, why string) bool {
 	w.git(p.dir, p.who, "fetch", "-q", "origin")
 	ours := w.rev(p.dir, "HEAD")
 	theirs := w.rev(p.dir, "origin/main")
-	base := strings.TrimSpace(w.git(p.dir, p.who, "merge-base", ours, theirs))
-	if base == theirs {
+	if w.tryGit(p.dir, p.who, "", "merge-base", "--is-ancestor", theirs, ours).ok() {
 		return false // up to date
 	}
+	bases := w.mergeBases(p.dir, ours, theirs)
 	w.stats.mergeBacks++
 	w.note("%s merges main into %s %s", p.who.name, brName, why)
 	r := w.tryGit(p.dir, p.who, p.session, "-c", "merge.conflictStyle=diff3", "merge", "-q", "--no-edit", "origin/main")
 	hand := map[string]bool{}
 	if !r.ok() {
-		hand = w.resolve(p, base, ours, theirs)
+		hand = w.resolve(p, bases, ours, theirs)
 		cr := w.tryGit(p.dir, p.who, p.session, "commit", "-q", "--no-edit")
 		if !cr.ok() {
 			if strings.Contains(cr.text(), "nothing to commit") || !p.clone.hooks {
@@ -630,7 +674,7 @@ func (w *world) mergeMain(p *place, brName, why string) bool {
 		w.stats.commits++
 	}
 	merged := w.rev(p.dir, "HEAD")
-	w.judgeMerge(p.dir, fmt.Sprintf("%s's merge of main into %s", p.who.name, brName), base, ours, theirs, merged, hand)
+	w.judgeMerge(p.dir, fmt.Sprintf("%s's merge of main into %s", p.who.name, brName), bases, ours, theirs, merged, hand)
 	return true
 }
 
@@ -639,11 +683,10 @@ func (w *world) mergeMain(p *place, brName, why string) bool {
 // by hand. With td's driver, a stop on disjoint changes, or markers around
 // more than what both sides changed, breaks invariant 4; so does what td
 // resolve leaves on disjoint changes, in any clone.
-func (w *world) resolve(p *place, base, ours, theirs string) map[string]bool {
-	env := w.env(w.alice, "", "")
-	tb, _ := treeAt(p.dir, base, env)
-	to, _ := treeAt(p.dir, ours, env)
-	tt, _ := treeAt(p.dir, theirs, env)
+func (w *world) resolve(p *place, bases []string, ours, theirs string) map[string]bool {
+	tbs := w.trees(p.dir, bases)
+	to, tt := w.trees(p.dir, []string{ours})[0], w.trees(p.dir, []string{theirs})[0]
+	tb := tbs[0]
 	conflicted := func() []string {
 		out, _ := w.gitQuiet(p.dir, "diff", "--name-only", "--diff-filter=U")
 		return splitLines(out)
@@ -653,11 +696,12 @@ func (w *world) resolve(p *place, base, ours, theirs string) map[string]bool {
 		if !strings.HasPrefix(f, ".todos/issues/") || !driver {
 			continue
 		}
-		legit, kinds, family, both := classifyConflict(tb[f], to[f], tt[f], true)
+		legit, kinds, family, fb := classifyAll(tbs, f, to[f], tt[f], true)
 		if !legit {
 			w.violate("4", "td's merge driver stops on disjoint changes: "+family, f+": "+kinds)
 			continue
 		}
+		_, _, _, both := classifyConflict(fb[f], to[f], tt[f], true)
 		if data, err := os.ReadFile(filepath.Join(p.dir, f)); err == nil {
 			if beyond, unit := markedBeyondConflict(string(data), both); beyond {
 				w.violate("4", "td's merge driver marks more than what both sides changed", fmt.Sprintf("%s: %s marked; both sides changed %s (%s)", f, unit, strings.Join(sortedKeys(both), ", "), kinds))
@@ -670,7 +714,7 @@ func (w *world) resolve(p *place, base, ours, theirs string) map[string]bool {
 		if !strings.HasPrefix(f, ".todos/issues/") {
 			continue
 		}
-		legit, kinds, family, _ := classifyConflict(tb[f], to[f], tt[f], true)
+		legit, kinds, family, _ := classifyAll(tbs, f, to[f], tt[f], true)
 		if !legit {
 			w.violate("4", "td resolve leaves disjoint changes conflicted: "+family+": "+resolveLine(r.text(), f), f+": "+kinds+": "+r.text())
 		}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -450,11 +451,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// clip shortens s to at most n bytes, at a character boundary.
 func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // change is what one side did to an issue file, as units a merge could
