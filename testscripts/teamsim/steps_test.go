@@ -400,14 +400,20 @@ func verbOf(args []string) string {
 	return args[0]
 }
 
-// reviewable lists what td reviewable says the place's session may approve.
+// reviewable lists what td reviewable says the place's session may
+// approve as the simulation asks: with --reason when td wants one, never
+// with --override-open-criteria (an issue that needs it is one td approve
+// refuses without it, as td reviewable says).
 func (w *world) reviewable(p *place) map[string]bool {
 	r := w.td(p, "reviewable", "--json")
-	var list []issueInfo
+	var list []struct {
+		ID            string `json:"id"`
+		NeedsOverride bool   `json:"needs_override"`
+	}
 	_ = json.Unmarshal([]byte(r.out), &list)
 	m := map[string]bool{}
 	for _, is := range list {
-		m[is.ID] = true
+		m[is.ID] = !is.NeedsOverride
 	}
 	return m
 }
