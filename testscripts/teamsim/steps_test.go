@@ -223,7 +223,8 @@ func (w *world) startBranch(p *place) {
 	w.git(p.dir, p.who, "checkout", "-q", "-B", name, "origin/main")
 	p.br = &branch{name: name, place: p, touched: map[string]bool{}}
 	p.startedHere = map[string]bool{}
-	p.explicitBind = ""
+	// A binding is the session's, not the branch's: it holds on the new
+	// branch too (and files nothing under an issue the branch lacks).
 }
 
 // leadIn is the lead acting in an agent's worktree, as herself: she
@@ -483,6 +484,7 @@ func (w *world) checkCreate(p *place, r result) {
 	}
 	id := m[1]
 	links := ""
+	boundHere := false // the explicitly bound issue is on this branch
 	for _, is := range w.listIssues(p) {
 		if is.ID == id {
 			for _, l := range is.Links {
@@ -491,13 +493,14 @@ func (w *world) checkCreate(p *place, r result) {
 				}
 			}
 		}
+		boundHere = boundHere || (p.explicitBind != "" && is.ID == p.explicitBind)
 	}
 	switch {
 	case p.agent && links != p.issue:
 		w.violate("8", "an agent's td create is not filed under its bound issue", fmt.Sprintf("%s created %s (child_of %q), bound to %s", p.name, id, links, p.issue))
 	case !p.agent && p.explicitBind == "" && links != "":
 		w.violate("8", "a person's td create is filed child_of an issue she started, not bound", fmt.Sprintf("%s created %s child_of %s", p.name, id, links))
-	case !p.agent && p.explicitBind != "" && links != p.explicitBind && links == "":
+	case !p.agent && p.explicitBind != "" && boundHere && links != p.explicitBind && links == "":
 		w.violate("8", "td create after td session bind is not filed under the bound issue", fmt.Sprintf("%s created %s, bound to %s", p.name, id, p.explicitBind))
 	}
 }
