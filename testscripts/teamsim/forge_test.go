@@ -16,6 +16,13 @@ type pullRequest struct {
 	ciFailed bool
 	attempts int
 	reported map[string]bool // CI violations already recorded for this pull request
+	// ciMain is main's commit when CI last ran: the forge lands only what
+	// CI passed against main as it is, and runs CI again when main moved.
+	ciMain string
+	// cycle is a link CI named as one half of a cycle the pull request
+	// completes ({from, kind, to}): caught where it should be, and for its
+	// author to remove before the pull request lands.
+	cycle []string
 }
 
 // checkReport is td check's --json output.
@@ -147,6 +154,8 @@ func (w *world) localVerdict(p *place, ciOK bool) {
 // alarm on legitimate work breaks invariant 1 or 2 by the rule that
 // tripped, or 7 where td resolve left a status CI refuses.
 func (w *world) ci(pr *pullRequest) bool {
+	pr.ciMain = w.rev(w.remote, "main")
+	pr.cycle = nil
 	rep, fresh, ran := w.runCI(pr.br.name)
 	if !ran || len(fresh) == 0 {
 		return true
@@ -154,7 +163,21 @@ func (w *world) ci(pr *pullRequest) bool {
 	pr.ciFailed = true
 	for _, v := range rep.Violations {
 		key := v.Rule + ": " + normalize(v.Message)
-		if !fresh[key] || pr.reported[v.Path+key] {
+		if !fresh[key] {
+			continue
+		}
+		if v.Rule == "link_cycle" {
+			// Two pull requests each bring half of a cycle: CI catches it
+			// in the one that completes it, with its message (invariant
+			// 7's promise), and its author removes a link.
+			if edge := cycleEdge(v.Message); edge != nil {
+				pr.cycle = edge
+				w.stats.cyclesCaught++
+				w.note("CI caught a cycle in pull request #%d: %s", pr.n, v.Message)
+				continue
+			}
+		}
+		if pr.reported[v.Path+key] {
 			continue
 		}
 		if pr.reported == nil {
@@ -256,6 +279,9 @@ func (w *world) landKind() string {
 // tries again, a few times.
 func (w *world) land(pr *pullRequest) {
 	for attempt := 0; attempt < 3; attempt++ {
+		if !w.readyToLand(pr) {
+			return
+		}
 		kind := w.landKind()
 		if w.tryLand(pr, kind) {
 			return
@@ -271,6 +297,30 @@ func (w *world) land(pr *pullRequest) {
 		}
 	}
 	w.note("pull request #%d stays open: it still conflicts", pr.n)
+}
+
+// readyToLand is what the forge and the pull request's author do before
+// the button: CI runs again when main moved since it last ran (the forge
+// lands only what CI passed against main as it is), and a cycle CI caught
+// is removed by its author (td unlink, a commit, a push, CI again). It
+// reports false when the pull request stays open.
+func (w *world) readyToLand(pr *pullRequest) bool {
+	if pr.ciMain != w.rev(w.remote, "main") {
+		w.note("main moved since pull request #%d's CI ran: CI runs again", pr.n)
+		w.ci(pr)
+	}
+	for try := 0; pr.cycle != nil; try++ {
+		if try == 2 {
+			w.note("pull request #%d stays open: CI still finds a cycle", pr.n)
+			return false
+		}
+		edge := pr.cycle
+		w.onBranch(pr.br, func() {
+			w.perform(pr.br.place, []string{"unlink", edge[0], edge[1], edge[2]})
+			w.push(pr.br)
+		})
+	}
+	return true
 }
 
 // onBranch runs f with br checked out at its place: a parked branch is
@@ -803,4 +853,18 @@ func (w *world) afterLanding(br *branch) {
 	if p.agent && w.rng.Intn(2) == 0 {
 		w.retireAgent(p)
 	}
+}
+
+// cycleRE finds the first link of a cycle in td check's message:
+// "… form a cycle…: td-a blocked_by td-b blocked_by td-a; …".
+var cycleRE = regexp.MustCompile(`form a cycle[^:]*: (td-[0-9a-z]+) (child_of|blocked_by|duplicate_of) (td-[0-9a-z]+)`)
+
+// cycleEdge returns the first link of the cycle a link_cycle violation
+// names, as {from, kind, to}; nil when the message names none.
+func cycleEdge(msg string) []string {
+	m := cycleRE.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	return m[1:]
 }

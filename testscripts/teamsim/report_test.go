@@ -90,6 +90,7 @@ type stats struct {
 	forgeLegit     int
 	ciRuns         int
 	ciFailed       int
+	cyclesCaught   int // cycles CI caught in the pull request that completes them
 	prsLanded      int
 	prsFailedCI    int
 	commits        int
@@ -125,6 +126,7 @@ func (s *stats) add(o *stats) {
 	s.forgeLegit += o.forgeLegit
 	s.ciRuns += o.ciRuns
 	s.ciFailed += o.ciFailed
+	s.cyclesCaught += o.cyclesCaught
 	s.prsLanded += o.prsLanded
 	s.prsFailedCI += o.prsFailedCI
 	s.commits += o.commits
@@ -220,7 +222,7 @@ func (s *summary) print(out io.Writer) {
 	fmt.Fprintf(out, "  td commands run            %d (refused %d)\n", st.commands, st.refused)
 	fmt.Fprintf(out, "  commits                    %d (pre-commit hook refused %d)\n", st.commits, st.hookRefused)
 	fmt.Fprintf(out, "  merges of main back        %d\n", st.mergeBacks)
-	fmt.Fprintf(out, "  CI runs                    %d (failed %d)\n", st.ciRuns, st.ciFailed)
+	fmt.Fprintf(out, "  CI runs                    %d (failed %d; cycles caught in the pull request that completes them %d)\n", st.ciRuns, st.ciFailed, st.cyclesCaught)
 	fmt.Fprintf(out, "  landed PRs that failed CI  %d of %d (%s)\n", st.prsFailedCI, st.prsLanded, pct(st.prsFailedCI, st.prsLanded))
 	violating := st.forgeConflicts - st.forgeLegit
 	fmt.Fprintf(out, "  forge landings             %d, conflicts %d (%s): legitimate %d, violations %d\n", st.forgeLandings, st.forgeConflicts, pct(st.forgeConflicts, st.forgeLandings), st.forgeLegit, violating)
