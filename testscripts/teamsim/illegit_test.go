@@ -100,10 +100,22 @@ func (w *world) tamper(p *place, kind string) bool {
 				continue
 			}
 			lines := strings.SplitAfter(string(data), "\n")
-			if len(lines) < 2 {
+			// A line a merge left twice is one entry: deleting a copy
+			// of it loses nothing. Delete an entry the ledger holds once.
+			count := map[string]int{}
+			for _, l := range lines {
+				count[strings.TrimSpace(l)]++
+			}
+			var once []int
+			for i, l := range lines {
+				if t := strings.TrimSpace(l); t != "" && count[t] == 1 {
+					once = append(once, i)
+				}
+			}
+			if len(once) == 0 {
 				continue
 			}
-			i := w.rng.Intn(len(lines) - 1)
+			i := once[w.rng.Intn(len(once))]
 			return w.editFile(dir, path, func(string) string { return strings.Join(append(lines[:i:i], lines[i+1:]...), "") })
 		}
 		return false
