@@ -23,10 +23,13 @@ import (
 // an approval the policy refuses, an approval the start it depends on
 // came beside, a security event with no copy in its ledger, a ledger that
 // lost a line. Only the issues the commit touches are read (their files
-// and ledgers, with every session, the config and the security events);
-// rules over the whole repository (links) are td check's.
+// and ledgers, with every session, the config and the security events):
+// those it stages over HEAD and, concluding a merge, those HEAD changed
+// since the base it is judged against. Rules over the whole repository
+// (links) are td check's.
 //
-// A commit that stages nothing under .todos costs one index read.
+// A commit that stages nothing under .todos, and concludes no merge,
+// costs one index read.
 func CheckStaged(s *repo.Store, indexFile string) (*CheckReport, error) {
 	rep := &CheckReport{Violations: []Violation{}, Warnings: []Violation{}, Skipped: []string{}, Notes: []string{}}
 	g, err := s.GitRepo()
@@ -43,18 +46,18 @@ func CheckStaged(s *repo.Store, indexFile string) (*CheckReport, error) {
 	}
 	touched := map[string]bool{} // issue IDs
 	security := false
-	for _, ch := range changes {
-		rel, ok := strings.CutPrefix(ch.Path, prefix+"/")
+	touch := func(path string) {
+		rel, ok := strings.CutPrefix(path, prefix+"/")
 		if !ok {
-			continue
+			return
 		}
 		if id, ok := repo.IssueIDOf(repo.TodosDir + "/" + rel); ok {
 			touched[id] = true
 		}
 		security = security || rel == repo.SecurityEvents
 	}
-	if len(touched) == 0 && !security {
-		return rep, nil
+	for _, ch := range changes {
+		touch(ch.Path)
 	}
 	if _, err := g.Resolve("HEAD"); err != nil {
 		return rep, nil // the first commit: nothing to compare with
@@ -67,6 +70,22 @@ func CheckStaged(s *repo.Store, indexFile string) (*CheckReport, error) {
 		} else if mb, err := g.MergeBase("HEAD", "MERGE_HEAD"); err == nil {
 			baseRev, merging = mb, true
 		}
+	}
+	if merging {
+		// Judged against the other side or the merge base, the commit
+		// holds what HEAD changed since then too, not only what is
+		// staged over HEAD: an issue the merge left as HEAD had it is
+		// still the branch's change against main.
+		_, _, since, err := g.DiffTrees(baseRev, "HEAD", prefix)
+		if err != nil {
+			return nil, err
+		}
+		for _, ch := range since {
+			touch(ch.Path)
+		}
+	}
+	if len(touched) == 0 && !security {
+		return rep, nil
 	}
 	c := &checker{s: s, report: rep, merging: merging,
 		issues: map[string]*repo.Issue{}, ids: map[string]bool{}, ledgers: map[string][]audit.Entry{}, sessions: map[string]*repo.Session{}}
