@@ -171,7 +171,7 @@ const (
 // and signing them off is theirs (seed 003; section 13 of the
 // specification). Every other actor's work is barred while the lease runs.
 func ClaimBars(held *domain.Claim, ends []WorkEnd, w Work, actor domain.Actor, operator bool, at time.Time) bool {
-	if held == nil || held.Actor == actor {
+	if held == nil || held.Actor.Same(actor) {
 		return false
 	}
 	if at.Before(held.Claimed.UTC().Truncate(time.Second)) || !at.Before(held.Expires) {
@@ -186,5 +186,5 @@ func ClaimBars(held *domain.Claim, ends []WorkEnd, w Work, actor domain.Actor, o
 // MayReleaseStray decides td unstart on an issue that is not in progress
 // but still has a claim: the holder's actor, or an operator, releases it.
 func MayReleaseStray(held *domain.Claim, actor domain.Actor, operator bool) bool {
-	return held != nil && (held.Actor == actor || operator)
+	return held != nil && (held.Actor.Same(actor) || operator)
 }

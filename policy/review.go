@@ -290,7 +290,7 @@ func Creator(claims []Claim) (session string, conflict string) {
 	if c := disagreement(bySession, func(c Claim) string { return c.Session }); c != "" {
 		conflicts = append(conflicts, c)
 	}
-	if c := disagreement(byAuthor, func(c Claim) string { return c.Author }); c != "" {
+	if c := disagreement(byAuthor, func(c Claim) string { return domain.IdentityKey(c.Author) }); c != "" {
 		conflicts = append(conflicts, c)
 	}
 	if len(conflicts) > 0 {
@@ -417,7 +417,7 @@ func viewCreator(f Facts) creatorView {
 	r, ra := f.Reviewer, f.ReviewerAuthor
 	bySession, byAuthor := splitClaims(f.CreatorClaims)
 	_, conflict := Creator(f.CreatorClaims)
-	authorMatches := func(c Claim) bool { return ra != "" && c.Author == ra }
+	authorMatches := func(c Claim) bool { return domain.SameIdentity(c.Author, ra) }
 	if conflict != "" {
 		named := slices.ContainsFunc(bySession, func(c Claim) bool { return f.self(c.Session) }) ||
 			slices.ContainsFunc(byAuthor, authorMatches)
@@ -664,7 +664,7 @@ func historyNamesOnly(f Facts) bool {
 			}
 			history = true
 		default:
-			if f.ReviewerAuthor == "" || c.Author != f.ReviewerAuthor {
+			if !domain.SameIdentity(c.Author, f.ReviewerAuthor) {
 				return false
 			}
 		}

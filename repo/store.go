@@ -163,7 +163,7 @@ type Store struct {
 	branchErr  error
 
 	actorsOnce sync.Once
-	actors     map[domain.Actor][]string // session IDs by actor (SessionsOf)
+	actors     map[domain.ActorKey][]string // session IDs by actor (SessionsOf)
 
 	// faults, in tests only, fails or stops a transaction at a step
 	// (stepUndo, stepWrite, ...) by returning an error or panicking.

@@ -37,7 +37,7 @@ func lateOperator(s *repo.Store, role domain.Role, is *repo.Issue, se *repo.Sess
 			return false
 		}
 		other, err := s.Session(e.Session)
-		return err == nil && other.IsAgent() && other.Author == se.Author
+		return err == nil && other.IsAgent() && domain.SameIdentity(other.Author, se.Author)
 	}
 	// A line that repeats an earlier one is the same entry arriving again
 	// (a union merge after a squash): one entry, as td check reads it.

@@ -215,7 +215,7 @@ func criteriaAt(is *repo.Issue, prior, later []audit.Entry) int {
 func (c *checker) sessionsOf(a domain.Actor) []string {
 	var ids []string
 	for id, se := range c.sessions {
-		if se.Actor() == a {
+		if se.Actor().Same(a) {
 			ids = append(ids, id)
 		}
 	}
@@ -519,7 +519,7 @@ func (c *checker) lateOperator(rg *reviewGit, is *repo.Issue, e addedEntry, se *
 			continue
 		}
 		agent := c.sessions[x.Session]
-		if agent == nil || !agent.IsAgent() || agent.Author != se.Author {
+		if agent == nil || !agent.IsAgent() || !domain.SameIdentity(agent.Author, se.Author) {
 			continue
 		}
 		if err := rg.open(); err != nil || rg.g == nil {
