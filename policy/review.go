@@ -129,6 +129,10 @@ func actorOrSame(actor string) string {
 	return actor
 }
 
+// implemented reports whether anyone started the issue, as the
+// frontmatter or the history tell.
+func (f Facts) implemented() bool { return f.Implementer != "" || len(f.ImplementationHistory) > 0 }
+
 // names reports whether the claim names any creator at all.
 func (c Claim) names() bool { return c.Session != "" || c.Author != "" }
 
@@ -154,6 +158,12 @@ type Facts struct {
 	// ImplementationHistory lists the sessions with started or unstarted in the
 	// ledger or in a commit trailer (Td-Action: started|unstarted).
 	ImplementationHistory []string
+	// Workers lists the sessions that did the work without starting it:
+	// bound to the issue (the ledger, a commit's trailer, or this clone's
+	// record of the session), or holding its claim. Like an implementer,
+	// none of them signs the work off: not by approving it, not by
+	// closing it as done, started or not.
+	Workers []string
 	// Involved lists every session with any ledger entry or commit trailer on
 	// the issue.
 	Involved []string
@@ -236,14 +246,17 @@ func Approval(rules Rules, f Facts, reason string) Decision {
 
 // Close decides an admin close (td close) by f.Reviewer, as done when
 // asDone (resolution done) and otherwise as wontfix or a duplicate. An
-// issue nobody has implemented has nothing to review and may be closed by
-// anyone; otherwise the approval rules apply with reason as the close
+// issue nobody has started, and (for a close as done) nobody has worked
+// on (Workers), has nothing to review and may be closed by anyone;
+// otherwise the approval rules apply with reason as the close
 // reason, and a non-empty selfCloseReason turns a refusal of the table
 // into an audited self-close exception. Who may sign off at all (no
 // subagent, an operator for acceptance criteria, a person when
 // agent_approval is off) no exception changes.
 func Close(rules Rules, f Facts, asDone bool, reason, selfCloseReason string) Decision {
-	if f.Reviewer != "" && f.Implementer == "" && len(f.ImplementationHistory) == 0 {
+	// A close as done is a sign-off like an approval: whoever did the
+	// work goes through the table, started or not.
+	if f.Reviewer != "" && !f.implemented() && (!asDone || len(f.Workers) == 0) {
 		_, conflict := Creator(f.CreatorClaims)
 		msg := f.subagentRefusal(verbClose)
 		if msg == "" {
@@ -592,6 +605,9 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 	if i := slices.IndexFunc(f.ImplementationHistory, f.self); i >= 0 {
 		return refused(f.heldTo(f.ImplementationHistory[i], "implemented "+issue+" (it started the work)", v))
 	}
+	if i := slices.IndexFunc(f.Workers, f.self); i >= 0 {
+		return refused(f.heldTo(f.Workers[i], "worked on "+issue+" (it was bound to it or held its claim)", v))
+	}
 
 	creator := f.who(f.creatorSession())
 	if mode != Balanced {
@@ -606,7 +622,7 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 		return Decision{Allowed: true}
 	}
 
-	implemented := f.Implementer != "" || len(f.ImplementationHistory) > 0
+	implemented := f.implemented() || len(f.Workers) > 0
 	switch {
 	case cv.isCreator && implemented:
 		if strings.TrimSpace(reason) != "" {

@@ -7,11 +7,14 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/repo/gitrepo"
 )
 
 // gitFactsVersion changes whenever the cache's meaning changes: 3 leaves
-// out of Sessions the commits that only wrote criteria (CommitInvolves).
-const gitFactsVersion = 3
+// out of Sessions the commits that only wrote criteria (CommitInvolves);
+// 4 reads every trailer block of a message (a squash's too) and adds
+// Workers.
+const gitFactsVersion = 4
 
 // gitFacts is what the committed history says about each issue: who added
 // its file and which sessions' commits (by their Td-Session and Td-Action
@@ -74,10 +77,85 @@ type IssueGit struct {
 	AddedAt      time.Time
 	// Sessions named by Td-Session in commits that touched the issue's
 	// files, but for commits that only wrote criteria (CommitInvolves);
-	// Implementers those whose Td-Action was started or unstarted.
+	// Implementers those whose Td-Action was started or unstarted;
+	// Workers those whose Td-Action bound them to it (DoesWork).
 	Sessions     []string
 	Implementers []string
+	Workers      []string
 }
+
+// CommitRecord is what one trailer block of a commit says td did: who
+// (Td-Session), what (Td-Action) and to which issues (Td-Issue).
+type CommitRecord struct {
+	Sessions, Actions, Issues []string
+	// Last is true for the message's last block, the one git reads as
+	// its trailers: it speaks for every issue file the commit touched
+	// when it names no issue. An earlier block (a squash keeps one per
+	// commit it squashed) speaks only for the issues it names.
+	Last bool
+}
+
+// CommitRecords reads what every trailer block of c says td did: those a
+// squash kept in its body, then the trailers git reads (Last).
+func CommitRecords(c *gitrepo.Commit) []CommitRecord {
+	var out []CommitRecord
+	for _, b := range c.BodyTrailerBlocks() {
+		if r := recordOf(b); len(r.Sessions) > 0 {
+			out = append(out, r)
+		}
+	}
+	last := recordOf(c.Trailers)
+	last.Last = true
+	return append(out, last)
+}
+
+func recordOf(block []gitrepo.Trailer) CommitRecord {
+	var r CommitRecord
+	for _, t := range block {
+		switch {
+		case strings.EqualFold(t.Key, TrailerSession):
+			r.Sessions = append(r.Sessions, t.Value)
+		case strings.EqualFold(t.Key, TrailerAction):
+			r.Actions = append(r.Actions, t.Value)
+		case strings.EqualFold(t.Key, TrailerIssue):
+			r.Issues = append(r.Issues, strings.Fields(t.Value)...)
+		}
+	}
+	return r
+}
+
+// Concerns reports whether the record speaks for issue id, whose file the
+// commit touched: the last block speaks for every such issue, an earlier
+// one for those it names.
+func (r CommitRecord) Concerns(id string) bool { return r.Last || slices.Contains(r.Issues, id) }
+
+// Note adds what record r says of the issue to ig: its sessions as
+// involved, implementers and workers by its actions.
+func (ig *IssueGit) Note(r CommitRecord) {
+	if CommitInvolves(r.Actions) {
+		ig.Sessions = AppendNew(ig.Sessions, r.Sessions...)
+	}
+	ig.NoteWork(r)
+}
+
+// NoteWork adds to ig the implementers and workers record r names, and
+// no involvement.
+func (ig *IssueGit) NoteWork(r CommitRecord) {
+	for _, a := range r.Actions {
+		switch {
+		case implements(a):
+			ig.Implementers = AppendNew(ig.Implementers, r.Sessions...)
+		case DoesWork(a):
+			ig.Workers = AppendNew(ig.Workers, r.Sessions...)
+		}
+	}
+}
+
+// implements reports whether an action makes its session an implementer.
+func implements(a string) bool {
+	return a == audit.ActionStarted || a == audit.ActionUnstarted || a == audit.ActionReclaimed
+}
+
 
 const (
 	gitFactsFile  = "gitfacts.bin"
@@ -161,14 +239,7 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 		ch := changes[i]
 		c := ch.Commit
 		sessions := c.Trailer("Td-Session")
-		impl := false
-		actions := c.Trailer("Td-Action")
-		for _, a := range actions {
-			if a == audit.ActionStarted || a == audit.ActionUnstarted {
-				impl = true
-			}
-		}
-		involves := CommitInvolves(actions)
+		records := CommitRecords(c)
 		for _, fc := range ch.Files {
 			id, ok := strings.CutSuffix(fc.Name, ".md")
 			if fc.Dir == historyDir {
@@ -190,11 +261,10 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 					ig.AddedSession = sessions[0]
 				}
 			}
-			if involves {
-				ig.Sessions = AppendNew(ig.Sessions, sessions...)
-			}
-			if impl {
-				ig.Implementers = AppendNew(ig.Implementers, sessions...)
+			for _, r := range records {
+				if r.Concerns(id) {
+					ig.Note(r)
+				}
 			}
 		}
 	}
@@ -237,6 +307,7 @@ func encodeGitFacts(f *gitFacts) []byte {
 		w.time(ig.AddedAt)
 		w.strs(ig.Sessions)
 		w.strs(ig.Implementers)
+		w.strs(ig.Workers)
 	}
 	return w.seal()
 }
@@ -275,10 +346,11 @@ func skipIssueGit(r *indexReader) {
 	r.int()
 	r.skipStrs()
 	r.skipStrs()
+	r.skipStrs()
 }
 
 // readIssueGit reads one entry's fields, after its ID.
 func readIssueGit(r *indexReader) *IssueGit {
 	return &IssueGit{AddedBy: r.str(), AddedSession: r.str(), AddedAt: r.time(),
-		Sessions: nilIfEmpty(r.strs()), Implementers: nilIfEmpty(r.strs())}
+		Sessions: nilIfEmpty(r.strs()), Implementers: nilIfEmpty(r.strs()), Workers: nilIfEmpty(r.strs())}
 }

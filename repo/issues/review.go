@@ -3,12 +3,14 @@ package issues
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 )
 
 // Verdicts is what every review decision of one command shares: the
@@ -19,6 +21,11 @@ import (
 // default branch, or with none, with this work tree's.
 type Verdicts struct {
 	s *repo.Store
+	// bound holds, per session of a reviewer's actor, the issues its
+	// record says it was bound to; claims the claims, read once.
+	bound  map[string]map[string]bool
+	claims *claims.Set
+	mu     sync.Mutex
 	// Rules are the review policy's flags as CI reads them, the
 	// environment making them only stricter.
 	Rules policy.Rules
@@ -132,6 +139,11 @@ type ReviewInput struct {
 	// LateAfter and LateEarlier are what the late-operator rule found, for
 	// an approval by a person (policy.Facts says what they mean).
 	LateAfter, LateEarlier string
+	// Workers are sessions of the reviewer's actor that this clone knows
+	// did the work, beside what the ledger and commits say: bound to the
+	// issue by the session's record (which the harness hooks keep), or
+	// holding its claim. A ledger line deleted by hand erases none of it.
+	Workers []string
 }
 
 // Facts assembles the policy's facts from the input.
@@ -143,6 +155,7 @@ func (in ReviewInput) Facts() policy.Facts {
 	f.Criteria = in.Criteria
 	WithActor(&f, in.Session, in.ActorSessions)
 	f.LateAfter, f.LateEarlier = in.LateAfter, in.LateEarlier
+	f.Workers = repo.AppendNew(f.Workers, in.Workers...)
 	if f.Reviewer == "" {
 		f.Reviewer = NewSessionName
 	}
@@ -212,6 +225,9 @@ func (r *Verdicts) Judge(is *repo.Issue, se *repo.Session, a Ask) (policy.Decisi
 		return policy.Decision{}, err
 	}
 	in.Role = r.Role(se)
+	if in.Workers, err = r.localWorkers(is.ID, se, in.ActorSessions); err != nil {
+		return policy.Decision{}, err
+	}
 	if a.Close {
 		in.Resolution = a.Resolution
 		return DecideReview(r.Rules, audit.ActionClosed, in, a.Reason, a.SelfClose), nil
@@ -220,6 +236,46 @@ func (r *Verdicts) Judge(is *repo.Issue, se *repo.Session, a Ask) (policy.Decisi
 		return policy.Decision{}, err
 	}
 	return DecideReview(r.Rules, audit.ActionApproved, in, a.Reason, ""), nil
+}
+
+// localWorkers lists the sessions of se's actor (se and sessions) that
+// this clone's records say worked on issue id: bound to it now or when it
+// last acted (its runtime, which td and the harness hooks keep outside the
+// work tree), or holding its claim.
+func (r *Verdicts) localWorkers(id string, se *repo.Session, sessions []string) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bound == nil {
+		r.bound = map[string]map[string]bool{}
+	}
+	var out []string
+	for _, sid := range repo.AppendNew([]string{se.ID}, sessions...) {
+		issues, ok := r.bound[sid]
+		if !ok {
+			issues = map[string]bool{}
+			if rt, err := r.s.Runtime(sid); err == nil {
+				issues[rt.BoundIssue] = true
+				for _, a := range rt.Actions {
+					issues[a.Issue] = true
+				}
+			}
+			r.bound[sid] = issues
+		}
+		if issues[id] {
+			out = append(out, sid)
+		}
+	}
+	if r.claims == nil {
+		cs, err := claims.Load(r.s)
+		if err != nil {
+			return nil, err
+		}
+		r.claims = cs
+	}
+	if c := r.claims.Raw(id); c != nil && c.Actor.Same(se.Actor()) {
+		out = repo.AppendNew(out, c.Session)
+	}
+	return out, nil
 }
 
 // NewSessionName names, in refusals, the session td starts for a person
@@ -257,6 +313,7 @@ func ReviewFactsFrom(is *repo.Issue, se *repo.Session, lf repo.LedgerFacts, ig *
 	}
 	// Fresh slices: lf's are shared with the cache and other goroutines.
 	f.ImplementationHistory = repo.AppendNew(nil, lf.Implementers...)
+	f.Workers = repo.AppendNew(nil, lf.Workers...)
 	f.Involved = repo.AppendNew(nil, lf.Involved...)
 	f.MinorMarkedBy = lf.MinorMarkedBy
 	f.LedgerImplementer = lf.CurrentImplementer
@@ -266,6 +323,7 @@ func ReviewFactsFrom(is *repo.Issue, se *repo.Session, lf repo.LedgerFacts, ig *
 	if ig != nil {
 		f.Involved = repo.AppendNew(f.Involved, ig.Sessions...)
 		f.ImplementationHistory = repo.AppendNew(f.ImplementationHistory, ig.Implementers...)
+		f.Workers = repo.AppendNew(f.Workers, ig.Workers...)
 		if ig.AddedBy != "" {
 			f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceCommit, Session: ig.AddedSession, Author: ig.AddedBy})
 		}
@@ -434,6 +492,10 @@ func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOp
 			kind, why = audit.KindSelfClose, selfClose
 		case d.CreatorException:
 			kind, why = audit.KindCreatorApproval, reason
+		case resolution == domain.ResolutionDone && se.IsAgent():
+			// An agent's close as done is a sign-off nobody asked
+			// for: always on the record.
+			kind, why = audit.KindAgentClose, AgentCloseReason(reason)
 		}
 		if kind != "" {
 			if err := auditException(s, tx, se, is, res, mode, kind, why); err != nil {
@@ -446,6 +508,15 @@ func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOp
 		}
 		return details, reason, nil
 	})
+}
+
+// AgentCloseReason is the reason an agent's close as done is audited
+// with: its --reason, else a sentence saying it gave none.
+func AgentCloseReason(reason string) string {
+	if r := strings.TrimSpace(reason); r != "" {
+		return r
+	}
+	return "closed as done by an agent, no reason given"
 }
 
 // closeUnderPolicy applies the policy's decision to an approval or a

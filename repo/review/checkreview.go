@@ -105,17 +105,32 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 		kind = audit.KindCreatorApproval
 	case d.SelfCloseException:
 		kind = audit.KindSelfClose
+	case e.Action == audit.ActionClosed && closesAsDone(e) && se.IsAgent():
+		// td close audits every close as done by an agent.
+		kind = audit.KindAgentClose
+		audited = securityEntryReason(entries[e.index+1:], e.Session, kind)
 	}
 	if kind == "" {
 		return nil
 	}
+	allowedAs := "is allowed only as a " + kind
+	if kind == audit.KindAgentClose {
+		allowedAs = "is an agent's close as done, which is always audited"
+	}
 	switch {
 	case audited == "":
-		c.add(p, e.line, RuleReviewPolicy, "%s is allowed only as a %s, and the ledger has no %s security entry by %s after it; td approve and td close record one, so redo it with td", what, kind, kind, e.Session)
+		c.add(p, e.line, RuleReviewPolicy, "%s %s, and the ledger has no %s security entry by %s after it; td approve and td close record one, so redo it with td", what, allowedAs, kind, e.Session)
 	case !c.securityEventOf(is.ID, e.Session, kind):
-		c.add(p, e.line, RuleReviewPolicy, "%s is allowed only as a %s, and %s/%s has no %s event for %s by %s; td approve and td close record one, so redo it with td", what, kind, repo.TodosDir, repo.SecurityEvents, kind, is.ID, e.Session)
+		c.add(p, e.line, RuleReviewPolicy, "%s %s, and %s/%s has no %s event for %s by %s; td approve and td close record one, so redo it with td", what, allowedAs, repo.TodosDir, repo.SecurityEvents, kind, is.ID, e.Session)
 	}
 	return nil
+}
+
+// closesAsDone reports whether the close entry e closed as done: its
+// resolution detail says done, or nothing.
+func closesAsDone(e addedEntry) bool {
+	r, _ := e.Details["resolution"].(string)
+	return r == "" || r == string(domain.ResolutionDone)
 }
 
 // checkOpenCriteria flags a close as done, the last one in the ledger,
@@ -327,7 +342,8 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 		return nil, fmt.Errorf("read the history of %s: %w", issuePath, err)
 	}
 	before := rg.headAnc
-	if c, err := rg.arrival(ledgerPath, lh, e); err != nil {
+	arrived, err := rg.arrival(ledgerPath, lh, e)
+	if c := arrived; err != nil {
 		return nil, err
 	} else if c != "" {
 		if before = rg.anc[c]; before == nil {
@@ -341,6 +357,22 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 	var ig *repo.IssueGit
 	add := func(ch gitrepo.PathChange, issueFile bool) {
 		c := ch.Commit
+		if c.Hash == arrived && arrived != "" {
+			// The commit that brought the decision is no fact of it, but
+			// the commits squashed into it are: a block of its body that
+			// names the issue says who started it or was bound to it
+			// before. (Who else was involved is left to the commits
+			// that stayed commits.)
+			for _, r := range repo.CommitRecords(c) {
+				if !r.Last && r.Concerns(id) {
+					if ig == nil {
+						ig = &repo.IssueGit{}
+					}
+					ig.NoteWork(r)
+				}
+			}
+			return
+		}
 		if !before[c.Hash] {
 			return
 		}
@@ -354,12 +386,11 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 				ig.AddedSession = sessions[0]
 			}
 		}
-		if repo.CommitInvolves(c.Trailer("Td-Action")) {
-			ig.Sessions = repo.AppendNew(ig.Sessions, sessions...)
-		}
-		for _, a := range c.Trailer("Td-Action") {
-			if a == audit.ActionStarted || a == audit.ActionUnstarted {
-				ig.Implementers = repo.AppendNew(ig.Implementers, sessions...)
+		// Every trailer block counts, a squash's too: squashing the
+		// branch does not make a started issue unstarted.
+		for _, r := range repo.CommitRecords(c) {
+			if r.Concerns(id) {
+				ig.Note(r)
 			}
 		}
 	}
