@@ -156,7 +156,6 @@ func implements(a string) bool {
 	return a == audit.ActionStarted || a == audit.ActionUnstarted || a == audit.ActionReclaimed
 }
 
-
 const (
 	gitFactsFile  = "gitfacts.bin"
 	gitFactsMagic = "TDGF"
