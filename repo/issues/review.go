@@ -16,9 +16,11 @@ import (
 // Verdicts is what every review decision of one command shares: the
 // review policy in force and the config whose operators count, both as
 // td check --base will read them. On a branch of its own, CI judges with
-// the config where the branch left the default branch, so an operator
-// added (or a flag changed) on the branch counts once it lands; on the
-// default branch, or with none, with this work tree's.
+// the target's rules, the default branch's config as it is now: an
+// operator added (or a flag changed) on the branch counts once it lands,
+// and one removed (or a policy made stricter) on the default branch
+// counts at once; on the default branch, or with none, with this work
+// tree's.
 type Verdicts struct {
 	s *repo.Store
 	// bound holds, per session of a reviewer's actor, the issues its
@@ -54,8 +56,8 @@ func NewVerdicts(s *repo.Store) (*Verdicts, error) {
 }
 
 // warnChanged says when this branch lists other operators, or sets the
-// review policy otherwise, than where it started: its decisions are
-// judged by the base's until the change lands.
+// review policy otherwise, than the default branch: its decisions are
+// judged by the default branch's until the change lands.
 func (r *Verdicts) warnChanged() {
 	s := r.s
 	var changed []string
@@ -66,14 +68,14 @@ func (r *Verdicts) warnChanged() {
 		}
 	}
 	if len(changed) > 0 {
-		s.Warnf("%s %s on this branch only: td judges reviews as CI will, by the operators listed where the branch left the default branch, until the change lands there", domain.QuoteList(changed), domain.Plural(len(changed), "is an operator", "are operators"))
+		s.Warnf("%s %s on this branch only: td judges reviews as CI will, by the operators the default branch lists, until the change lands there", domain.QuoteList(changed), domain.Plural(len(changed), "is an operator", "are operators"))
 	}
 	if v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, s.Config.Features); err == nil && policy.ModeFor(v) != r.Rules.Mode {
 		m := policy.ModeFor(v)
-		s.Warnf("this branch sets the %s review policy: td judges reviews as CI will, by the %s policy where the branch left the default branch, until the change lands there", m, r.Rules.Mode)
+		s.Warnf("this branch sets the %s review policy: td judges reviews as CI will, by the %s policy the default branch sets, until the change lands there", m, r.Rules.Mode)
 	}
 	if v, _, err := policy.Resolve(policy.AgentApproval, s.Env, s.Config.Features); err == nil && v != r.Rules.AgentApproval {
-		s.Warnf("this branch sets %s to %t: td judges reviews as CI will, by %t where the branch left the default branch, until the change lands there", policy.AgentApproval, v, r.Rules.AgentApproval)
+		s.Warnf("this branch sets %s to %t: td judges reviews as CI will, with %t as the default branch sets it, until the change lands there", policy.AgentApproval, v, r.Rules.AgentApproval)
 	}
 }
 
