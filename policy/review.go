@@ -209,6 +209,11 @@ type Facts struct {
 	// LateEarlier names a session of the reviewer's person that predates
 	// the work, for the refusal LateAfter causes to offer; "" when none.
 	LateEarlier string
+	// CommitAs is the git identity the sign-off will be committed under
+	// (td's commit in git mode auto, the person's after td stages it);
+	// "" when unknown. A sign-off committed under another person's name
+	// than the reviewer's is refused: CI flags it.
+	CommitAs string
 
 	// noWayRound is set while deciding when a rule no exception passes
 	// refuses the reviewer: its refusals offer no self-close exception.
@@ -261,6 +266,9 @@ func Close(rules Rules, f Facts, asDone bool, reason, selfCloseReason string) De
 		msg := f.subagentRefusal(verbClose)
 		if msg == "" {
 			msg = f.signOffRefusal(rules, verbClose, asDone, false)
+		}
+		if msg == "" {
+			msg = f.committerRefusal(verbClose, asDone)
 		}
 		if msg != "" {
 			return Decision{Refusal: msg, Conflict: conflict}
@@ -526,6 +534,9 @@ func decideRules(rules Rules, f Facts, cv creatorView, reason string, v verb, as
 	if signOff != "" {
 		return refused(signOff), signOff
 	}
+	if msg := f.committerRefusal(v, asDone); msg != "" {
+		return refused(msg), msg
+	}
 	return d, ""
 }
 
@@ -568,6 +579,17 @@ func (f Facts) signOffRefusal(rules Rules, v verb, asDone, implemented bool) str
 		what = "a member (a person not listed in operators)"
 	}
 	return fmt.Sprintf("%s has acceptance criteria, the operator's definition of done, and only an operator signs them off; %s is %s, so an operator %ss it (td review %s asks for the sign-off)", issue, r, what, v, id)
+}
+
+// committerRefusal refuses a sign-off (an approval, a close as done) that
+// git would commit under another person's identity than the reviewer's:
+// td check --base flags a sign-off whose commit's author is not its
+// session's person. "" when git's identity is unknown or the same.
+func (f Facts) committerRefusal(v verb, asDone bool) string {
+	if v != verbApprove && !asDone || f.CommitAs == "" || f.ReviewerAuthor == "" || domain.SameIdentity(f.CommitAs, f.ReviewerAuthor) {
+		return ""
+	}
+	return fmt.Sprintf("git commits here as %s, and %s acts for %s: a sign-off is committed by whoever made it, and td check --base flags one under another name; %s it as %s (their own clone, or git config user.email), or from a session of your own", f.CommitAs, f.who(f.Reviewer), f.ReviewerAuthor, v, f.ReviewerAuthor)
 }
 
 // lateRefusal says why a late operator session may not approve, and who

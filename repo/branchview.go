@@ -243,6 +243,9 @@ func (v *BranchView) Before(a, b string) (bool, error) {
 // next is judged with what the work tree says.
 func (v *BranchView) OnBranch() bool { return v != nil && v.base != "" && v.base != v.head }
 
+// Commit reads the commit hash names.
+func (v *BranchView) Commit(hash string) (*gitrepo.Commit, error) { return v.g.CommitAt(hash) }
+
 // BaseConfig returns the config td check --base judges operators and
 // flags by: the default branch's as it is now (its tip), the target's
 // rules, not the ones it had where the branch left it; the merge base's

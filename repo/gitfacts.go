@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/gitrepo"
 )
 
@@ -95,6 +96,19 @@ type CommitRecord struct {
 	Last bool
 }
 
+// sessionIdentity is the git identity session id's identity file names,
+// false when td cannot read one.
+func (s *Store) sessionIdentity(id string) (string, bool) {
+	if !ValidSessionID(id) {
+		return "", false
+	}
+	se, err := s.Session(id)
+	if err != nil {
+		return "", false
+	}
+	return se.Author, true
+}
+
 // CommitRecords reads what every trailer block of c says td did: those a
 // squash kept in its body, then the trailers git reads (Last).
 func CommitRecords(c *gitrepo.Commit) []CommitRecord {
@@ -122,6 +136,41 @@ func recordOf(block []gitrepo.Trailer) CommitRecord {
 		}
 	}
 	return r
+}
+
+// ByAuthor keeps of r the sessions a commit by author may speak for: a
+// trailer names a session, and anyone can type one, so a session whose
+// identity (identity, false when unknown) is another person's than the
+// commit's author is dropped. A forged Td-Session trailer then makes
+// nobody an implementer of an issue they never touched, and never blocks
+// the real reviewer. Sessions whose identity is unknown are kept.
+func (r CommitRecord) ByAuthor(author string, identity func(session string) (string, bool)) CommitRecord {
+	kept := r
+	kept.Sessions = nil
+	for _, se := range r.Sessions {
+		if id, ok := identity(se); ok && !domain.SameIdentity(id, author) {
+			continue
+		}
+		kept.Sessions = append(kept.Sessions, se)
+	}
+	return kept
+}
+
+// StartedBefore reports whether the trailer blocks of one commit (a squash
+// keeps a block per commit it squashed, in order) say that agent started
+// issue before any block names the session person: the order two commits
+// would have told, had the squash not made them one. false when no block
+// says agent started it.
+func StartedBefore(c *gitrepo.Commit, issue, agent, person string) bool {
+	for _, r := range CommitRecords(c) {
+		if slices.Contains(r.Sessions, person) {
+			return false
+		}
+		if slices.Contains(r.Sessions, agent) && slices.Contains(r.Actions, audit.ActionStarted) && r.Concerns(issue) {
+			return true
+		}
+	}
+	return false
 }
 
 // Concerns reports whether the record speaks for issue id, whose file the
@@ -233,6 +282,19 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 	if f.Issues == nil {
 		f.Issues = map[string]*IssueGit{}
 	}
+	type identityOf struct {
+		id string
+		ok bool
+	}
+	identities := map[string]identityOf{}
+	identity := func(se string) (string, bool) {
+		k, hit := identities[se]
+		if !hit {
+			k.id, k.ok = s.sessionIdentity(se)
+			identities[se] = k
+		}
+		return k.id, k.ok
+	}
 	// Oldest first, so "the commit that added the file" is the first add.
 	for i := len(changes) - 1; i >= 0; i-- {
 		ch := changes[i]
@@ -262,7 +324,7 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 			}
 			for _, r := range records {
 				if r.Concerns(id) {
-					ig.Note(r)
+					ig.Note(r.ByAuthor(c.Author.String(), identity))
 				}
 			}
 		}

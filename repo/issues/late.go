@@ -80,7 +80,13 @@ func lateOperator(s *repo.Store, role domain.Role, is *repo.Issue, se *repo.Sess
 			}
 		}
 		if appeared == started {
-			return nil
+			// One commit brought both: only its trailer blocks, a
+			// squash's, can tell their order.
+			c, err := v.Commit(started)
+			if err != nil || !repo.StartedBefore(c, is.ID, l.Entry.Session, se.ID) {
+				return err
+			}
+			appeared = ""
 		}
 		if appeared != "" {
 			if before, err := v.Before(started, appeared); err != nil || !before {

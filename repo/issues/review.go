@@ -27,7 +27,10 @@ type Verdicts struct {
 	// record says it was bound to; claims the claims, read once.
 	bound  map[string]map[string]bool
 	claims *claims.Set
-	mu     sync.Mutex
+	// author is the git identity commits are made under here, once read.
+	author     string
+	authorRead bool
+	mu         sync.Mutex
 	// Rules are the review policy's flags as CI reads them, the
 	// environment making them only stricter.
 	Rules policy.Rules
@@ -146,6 +149,9 @@ type ReviewInput struct {
 	// issue by the session's record (which the harness hooks keep), or
 	// holding its claim. A ledger line deleted by hand erases none of it.
 	Workers []string
+	// CommitAs is the git identity the decision will be committed under
+	// here, "" when unknown (td check judges the commit's author itself).
+	CommitAs string
 }
 
 // Facts assembles the policy's facts from the input.
@@ -158,6 +164,7 @@ func (in ReviewInput) Facts() policy.Facts {
 	WithActor(&f, in.Session, in.ActorSessions)
 	f.LateAfter, f.LateEarlier = in.LateAfter, in.LateEarlier
 	f.Workers = repo.AppendNew(f.Workers, in.Workers...)
+	f.CommitAs = in.CommitAs
 	if f.Reviewer == "" {
 		f.Reviewer = NewSessionName
 	}
@@ -230,6 +237,7 @@ func (r *Verdicts) Judge(is *repo.Issue, se *repo.Session, a Ask) (policy.Decisi
 	if in.Workers, err = r.localWorkers(is.ID, se, in.ActorSessions); err != nil {
 		return policy.Decision{}, err
 	}
+	in.CommitAs = r.commitAs()
 	if a.Close {
 		in.Resolution = a.Resolution
 		return DecideReview(r.Rules, audit.ActionClosed, in, a.Reason, a.SelfClose), nil
@@ -238,6 +246,20 @@ func (r *Verdicts) Judge(is *repo.Issue, se *repo.Session, a Ask) (policy.Decisi
 		return policy.Decision{}, err
 	}
 	return DecideReview(r.Rules, audit.ActionApproved, in, a.Reason, ""), nil
+}
+
+// commitAs is the git identity this clone commits under, "" outside git
+// or without one.
+func (r *Verdicts) commitAs() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.authorRead {
+		r.authorRead = true
+		if g, err := r.s.GitRepo(); err == nil && g != nil {
+			r.author, _ = r.s.Author()
+		}
+	}
+	return r.author
 }
 
 // localWorkers lists the sessions of se's actor (se and sessions) that

@@ -99,6 +99,9 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 		c.add(p, e.line, RuleReviewPolicy, "%s, which the %s review policy refuses: %s", what, rules.Mode, d.Refusal)
 		return nil
 	}
+	if err := c.checkSignOffAuthor(rg, p, is, e, se, what); err != nil {
+		return err
+	}
 	kind := ""
 	switch {
 	case d.CreatorException:
@@ -122,6 +125,39 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 		c.add(p, e.line, RuleReviewPolicy, "%s %s, and the ledger has no %s security entry by %s after it; td approve and td close record one, so redo it with td", what, allowedAs, kind, e.Session)
 	case !c.securityEventOf(is.ID, e.Session, kind):
 		c.add(p, e.line, RuleReviewPolicy, "%s %s, and %s/%s has no %s event for %s by %s; td approve and td close record one, so redo it with td", what, allowedAs, repo.TodosDir, repo.SecurityEvents, kind, is.ID, e.Session)
+	}
+	return nil
+}
+
+// checkSignOffAuthor flags a sign-off (an approval, a close as done)
+// brought by a commit whose author is not the signing session's person:
+// td stages or commits a decision as whoever made it, and a rebase or
+// cherry-pick keeps the author, so an approval that arrives under someone
+// else's name was typed in for them. (Who can set their git identity to
+// the session's can pass this; a signed sign-off is what they cannot
+// make, td help signing.) A decision not committed yet is not judged.
+func (c *checker) checkSignOffAuthor(rg *reviewGit, p string, is *repo.Issue, e addedEntry, se *repo.Session, what string) error {
+	if e.Action == audit.ActionClosed && !closesAsDone(e) {
+		return nil
+	}
+	if err := rg.open(); err != nil || rg.g == nil {
+		return err
+	}
+	ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + is.ID + ".jsonl"
+	lh, err := rg.history(ledgerPath)
+	if err != nil {
+		return fmt.Errorf("read the history of %s: %w", ledgerPath, err)
+	}
+	arrived, err := rg.arrival(ledgerPath, lh, e)
+	if err != nil || arrived == "" {
+		return err
+	}
+	cm, err := rg.g.CommitAt(arrived)
+	if err != nil {
+		return err
+	}
+	if author := cm.Author.String(); !domain.SameIdentity(author, se.Author) {
+		c.add(p, e.line, RuleReviewPolicy, "%s arrived in commit %s by %s, but %s is %s's session; a sign-off is committed by whoever made it, so redo it with td as that person", what, arrived[:min(7, len(arrived))], author, e.Session, se.Author)
 	}
 	return nil
 }
@@ -224,6 +260,16 @@ func criteriaAt(is *repo.Issue, prior, later []audit.Entry) int {
 		}
 	}
 	return n
+}
+
+// sessionIdentity is the git identity of a committed session, false for a
+// session with no identity file.
+func (c *checker) sessionIdentity(id string) (string, bool) {
+	se := c.sessions[id]
+	if se == nil {
+		return "", false
+	}
+	return se.Author, true
 }
 
 // sessionsOf lists the committed sessions that act for actor.
@@ -368,7 +414,7 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 					if ig == nil {
 						ig = &repo.IssueGit{}
 					}
-					ig.NoteWork(r)
+					ig.NoteWork(r.ByAuthor(c.Author.String(), rg.c.sessionIdentity))
 				}
 			}
 			return
@@ -390,7 +436,7 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 		// branch does not make a started issue unstarted.
 		for _, r := range repo.CommitRecords(c) {
 			if r.Concerns(id) {
-				ig.Note(r)
+				ig.Note(r.ByAuthor(c.Author.String(), rg.c.sessionIdentity))
 			}
 		}
 	}
@@ -570,7 +616,13 @@ func (c *checker) lateOperator(rg *reviewGit, is *repo.Issue, e addedEntry, se *
 			return err
 		}
 		if appeared == started {
-			return nil // one commit brought both: nothing tells their order
+			// One commit brought both: only its trailer blocks, a
+			// squash's, can tell their order.
+			c, err := rg.g.CommitAt(started)
+			if err != nil || !repo.StartedBefore(c, is.ID, x.Session, se.ID) {
+				return err
+			}
+			appeared = ""
 		}
 		if appeared != "" {
 			anc, err := rg.ancestorsOf(appeared)
