@@ -740,7 +740,9 @@ func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
 	if _, stale := Ended(s, held); stale {
 		return nil, nil // the work ended: td sync releases it
 	}
-	if s.Now().Sub(held.Heartbeat) < s.Config.ClaimTTL()/4 {
+	// Renewed once a quarter of the lease has passed, or sooner when the
+	// lease was cut short (EndLease) and the conversation goes on.
+	if held.Expires.Sub(s.Now()) > s.Config.ClaimTTL()*3/4 {
 		return nil, nil
 	}
 	renewed, err := Heartbeat(s, se, []string{issue})
@@ -748,6 +750,50 @@ func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
 		return nil, err
 	}
 	return renewed[0], nil
+}
+
+// EndLease ends the lease of the session's claim on its bound issue at
+// until (now, or a grace later) when it would run longer: the harness
+// says the conversation ended (its session end, a turn ended by an API
+// error), so the claim ends with it rather than when the lease runs out,
+// and another session may td reclaim the issue then. The claim record
+// stays, saying who held it and when it ended; the session renews it if
+// its conversation comes back before anyone reclaims it. It returns the
+// claim as it now stands, nil when the session holds none.
+func EndLease(s *repo.Store, se *repo.Session, until time.Time) (*domain.Claim, error) {
+	rt, err := s.Runtime(se.ID)
+	if err != nil || rt.BoundIssue == "" {
+		return nil, err
+	}
+	issue := rt.BoundIssue
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return nil, err
+	}
+	for range casTries {
+		old, held, err := current(g, issue)
+		if err != nil || held == nil || held.Session != se.ID {
+			return nil, err
+		}
+		if !held.Expires.After(until) {
+			return held, nil
+		}
+		c := *held
+		c.Expires = until
+		made, err := write(g, &c)
+		if err != nil {
+			return nil, err
+		}
+		err = g.UpdateRef(RefName(issue), old, made)
+		if errors.Is(err, gitrepo.ErrRefMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &c, nil
+	}
+	return nil, repo.Errorf(repo.CodeConflict, "the claim on %s kept changing while td ended its lease", issue)
 }
 
 // ReclaimResult says what Reclaim took over.
