@@ -78,13 +78,13 @@ func (r *runner) runDoctor(o *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := doctor.Run(s, doctor.Options{Fix: o.Fix, Idle: o.Idle})
+	rep, err := doctor.Run(s, doctor.Options{Fix: o.Fix, Idle: o.Idle, Harnesses: doctorHarnesses(s)})
 	if err != nil {
 		return err
 	}
 	left := rep.Remaining()
 	err = r.st.export(func() any {
-		return map[string]any{"ok": left == 0, "checks": rep.Checks, "problems": rep.Problems}
+		return map[string]any{"ok": left == 0, "checks": rep.Checks, "problems": rep.Problems, "harnesses": nonNilSlice(rep.Harnesses)}
 	}, func() error {
 		for _, p := range rep.Problems {
 			where := p.Check
@@ -96,6 +96,9 @@ func (r *runner) runDoctor(o *DoctorOptions) error {
 			} else {
 				r.st.printf("%s: %s\n", where, safe(p.Message))
 			}
+		}
+		for _, l := range harnessSummary(rep.Harnesses) {
+			r.st.printf("harness %s\n", safe(l))
 		}
 		switch {
 		case len(rep.Problems) == 0:

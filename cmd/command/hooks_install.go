@@ -3,6 +3,7 @@ package command
 import (
 	"io"
 
+	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/harness"
 	"github.com/tdproject/td/repo/harness/claude"
 	"github.com/tdproject/td/repo/harness/codex"
@@ -177,10 +178,53 @@ func (r *runner) runHooksInstallClaude(o *HooksInstallOptions) error {
 	if err != nil {
 		return err
 	}
-	return r.st.export(func() any { return res }, func() error {
+	return r.printHarnessInstall(s, claude.Name, res)
+}
+
+// installJSON is what td hooks install --<harness> --json prints: what it
+// did to the file, and whether the harness will run the hooks.
+type installJSON struct {
+	*harness.ConfigInstall
+	Runs  string   `json:"runs"`
+	Notes []string `json:"notes"`
+}
+
+// printHarnessInstall says what td hooks install did to a harness's file,
+// then whether the harness will run td's hooks and, when it will not,
+// the step its user must take.
+func (r *runner) printHarnessInstall(s *repo.Store, name string, res *harness.ConfigInstall) error {
+	ready := &harness.Readiness{Runs: harness.RunsUnknown}
+	title := name
+	for _, h := range harnessReadiness() {
+		if h.name != name {
+			continue
+		}
+		title = h.title
+		got, err := h.read(s.Root, s.Env)
+		if err != nil {
+			return err
+		}
+		ready = got
+	}
+	return r.st.export(func() any {
+		return installJSON{ConfigInstall: res, Runs: ready.Runs, Notes: nonNilSlice(ready.Notes)}
+	}, func() error {
 		r.st.printf("%s: %s\n", res.Path, res.Action)
-		for _, e := range res.Events {
-			r.st.printf("  %s: %s (%s)\n", e.Event, e.Action, e.Command)
+		if len(res.Events) > 1 || res.Events[0].Event != "plugin" {
+			for _, e := range res.Events {
+				r.st.printf("  %s: %s (%s)\n", e.Event, e.Action, e.Command)
+			}
+		}
+		switch ready.Runs {
+		case harness.RunsYes:
+			r.st.printf("%s runs them (td doctor checks it again).\n", title)
+		case harness.RunsNo:
+			r.st.printf("%s will not run them yet (td doctor checks it again):\n", title)
+		default:
+			r.st.printf("td cannot tell whether %s will run them (td doctor checks it again):\n", title)
+		}
+		for _, n := range ready.Notes {
+			r.st.printf("  - %s\n", safe(n))
 		}
 		return nil
 	})
@@ -214,10 +258,7 @@ func (r *runner) runHooksInstallOpencode(o *HooksInstallOptions) error {
 	if err != nil {
 		return err
 	}
-	return r.st.export(func() any { return res }, func() error {
-		r.st.printf("%s: %s\n", res.Path, res.Action)
-		return nil
-	})
+	return r.printHarnessInstall(s, opencode.Name, res)
 }
 
 // runHooksInstallHarness merges td's hooks into a harness's config and
@@ -238,13 +279,7 @@ func (r *runner) runHooksInstallHarness(cfg harness.HookConfig, o *HooksInstallO
 	if err != nil {
 		return err
 	}
-	return r.st.export(func() any { return res }, func() error {
-		r.st.printf("%s: %s\n", res.Path, res.Action)
-		for _, e := range res.Events {
-			r.st.printf("  %s: %s (%s)\n", e.Event, e.Action, e.Command)
-		}
-		return nil
-	})
+	return r.printHarnessInstall(s, cfg.Harness, res)
 }
 
 // jsonText is text that is JSON already, such as the settings fragment:

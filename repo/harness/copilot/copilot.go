@@ -212,3 +212,16 @@ func Render(c *harness.Call, out *harness.Outcome, text string) ([]byte, error) 
 	}
 	return nil, nil
 }
+
+// Readiness says whether GitHub Copilot will run td's hooks in the work
+// tree at root. td cannot read it: the Copilot CLI runs the hooks of a
+// folder its user trusts, and the cloud agent reads .github/hooks/ from
+// the repository's default branch only.
+func Readiness(root string) (*harness.Readiness, error) {
+	r, err := Config().Readiness(root)
+	if err != nil || !r.Installed {
+		return r, err
+	}
+	r.Notes = append(r.Notes, "the Copilot CLI runs them in a folder its user trusted (it asks at its first start there); the cloud agent reads "+ConfigFile+" from the default branch only: commit it and merge it there")
+	return r, nil
+}

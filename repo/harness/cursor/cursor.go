@@ -196,3 +196,14 @@ func Render(c *harness.Call, out *harness.Outcome, text string) ([]byte, error) 
 	}
 	return nil, nil
 }
+
+// Readiness says whether Cursor will run td's hooks in the work tree at
+// root. Cursor keeps no record td can read of the hooks it loaded.
+func Readiness(root string) (*harness.Readiness, error) {
+	r, err := Config().Readiness(root)
+	if err != nil || !r.Installed {
+		return r, err
+	}
+	r.Notes = append(r.Notes, "Cursor lists the hooks it loaded in its Hooks settings: open them to see td's, and reload the window if they are not there")
+	return r, nil
+}

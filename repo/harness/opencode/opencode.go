@@ -261,3 +261,36 @@ func PluginForm(data []byte) string {
 	}
 	return FormV1
 }
+
+// Readiness says whether OpenCode will run td's plugin in the work tree
+// at root, and in which plugin form it is written: OpenCode loads every
+// plugin under .opencode/plugins, with no review of its own, in the form
+// its plugin API takes (FormV1 for @opencode-ai/plugin 1.x).
+func Readiness(root string) (*harness.Readiness, error) {
+	r := &harness.Readiness{Harness: Name, Config: ConfigFile, Runs: harness.RunsNo}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ConfigFile)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	form := PluginForm(data)
+	if form == "" {
+		r.Notes = append(r.Notes, ConfigFile+" is not td's plugin: td hooks install --opencode will not overwrite it; move it to another name, then run td hooks install --opencode")
+		return r, nil
+	}
+	r.Installed, r.Form = true, form
+	switch {
+	case bytes.Equal(data, Plugin):
+		r.Runs = harness.RunsYes
+	case form != PluginForm(Plugin):
+		r.Missing = []string{"plugin"}
+		r.Notes = append(r.Notes, fmt.Sprintf("td's plugin there is of form %s, and this td writes form %s for the OpenCode it was built for: td hooks install --opencode rewrites it", form, PluginForm(Plugin)))
+		r.Runs = harness.RunsUnknown
+	default:
+		r.Missing = []string{"plugin"}
+		r.Runs = harness.RunsYes
+	}
+	return r, nil
+}
