@@ -71,7 +71,8 @@ from your own hook with the line td prints.
 
 --claude writes Claude Code's hooks instead (run both commands for both):
 entries in .claude/settings.json that run td hook claude at SessionStart,
-PostToolUse, PostToolUseFailure, Stop and SessionEnd. The file is merged,
+UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PreCompact,
+SubagentStart, SubagentStop, Stop, StopFailure and SessionEnd. The file is merged,
 never clobbered: its other keys, hooks and matcher groups stay, an event
 that already runs td hook claude is left alone, and a file td cannot read
 is reported and left as it is. --print shows the entries instead.
@@ -80,6 +81,10 @@ The other harnesses the same way, one at a time: --codex merges
 .codex/hooks.json, --gemini .gemini/settings.json, --cursor
 .cursor/hooks.json, --copilot writes td's own .github/hooks/td.json, and
 --opencode writes td's plugin, .opencode/plugins/td.js (td help harnesses).
+After writing them td says whether the harness will run them: Codex runs
+a new or changed project hook only once its user reviewed it (/hooks),
+the Gemini CLI and Claude Code only in a folder their user trusts; td
+doctor checks it again.
 
 Examples:
    td hooks install

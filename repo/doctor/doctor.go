@@ -5,7 +5,9 @@
 // merge under .todos is left unfinished, and that sessions that went quiet
 // do not pile up local state, that no claim is stray (its issue's work
 // ended, the issue is nowhere, or its holder's own work tree has it open
-// or closed) and that no claim's lease has ended unseen. Each finding is
+// or closed), that no claim's lease has ended unseen, and that each agent
+// harness with td's hooks has them all and will run them (read by the
+// harness's adapter, passed in by the command). Each finding is
 // one Problem; Fix repairs what td can, and releases stray claims. A
 // claim whose lease ended on work still in progress is reported, never
 // released: taking it over is td reclaim's, audited.
