@@ -18,7 +18,7 @@ const maxOutputLines = 400
 // exit code, so this is what td can read of a failure.
 var failureLine = regexp.MustCompile(`(?:` +
 	// the shell and coreutils
-	`: command not found$|: [Nn]o such file or directory$|: Permission denied$|^[^:\s]+: cannot (?:access|open|stat|create|remove) |: Operation not permitted$|^[^:\s]+: [^:]+: not found$` +
+	`: command not found$|: [Nn]o such file or directory$|: Permission denied$|^[^:\s]+: cannot (?:access|open|stat|create|remove) |: Operation not permitted$|^[^:\s]+:(?: [^:]+:)+ not found$` +
 	// compilers and linters: path:line:col: message, error[E0425]
 	`|^\S+:\d+:\d+: \S|^error(?:\[[A-Z]?\d+\])?:|^ERROR[: ]|^Error:|^fatal:|^FATAL[: ]` +
 	// test runners and build tools
