@@ -267,12 +267,8 @@ func handle(s *repo.Store, ev Event) (*Outcome, error) {
 		if err != nil || res == nil {
 			return out, err // a conversation td never started has nothing to stop
 		}
-		se := res.Session
-		out.Session = se
-		if err := confirmCompaction(s, ev, se); err != nil {
-			return out, err
-		}
-		return out, stop(s, ev, se)
+		out.Session = res.Session
+		return out, stop(s, ev, res.Session)
 	case SubagentStart, SubagentStop:
 		return out, subagent(s, ev, out)
 	}
@@ -290,6 +286,9 @@ func stop(s *repo.Store, ev Event, se *repo.Session) error {
 		if err := s.WriteLocal(messageName(h, se.ID), msg); err != nil {
 			s.Warnf("could not keep the agent's last message: %v", err)
 		}
+	}
+	if err := confirmCompaction(s, ev, se); err != nil {
+		return err
 	}
 	switch ev.Moment {
 	case Failed:
