@@ -65,6 +65,18 @@ func (h Home) Dir(key, rel string) string {
 	return filepath.Join(home, rel)
 }
 
+// Show is a path as td names it to people: under HOME, as ~/rel.
+func (h Home) Show(path string) string {
+	home := h("HOME")
+	if home == "" {
+		return path
+	}
+	if rel, err := filepath.Rel(home, path); err == nil && filepath.IsLocal(rel) {
+		return "~/" + filepath.ToSlash(rel)
+	}
+	return path
+}
+
 // Readiness reads td's hooks file at root: whether it holds td's hooks,
 // and which of this td's events it lacks. Runs is left for the adapter,
 // which knows what its harness trusts; it is RunsNo when td's hooks are

@@ -171,7 +171,8 @@ func (h *Handoff) same(o *Handoff) bool {
 // RecordHandoff writes session se's handoff on its bound issue at when,
 // with the agent's last message where the harness sent one. A session
 // bound to nothing, or to an issue that is gone or closed, writes none;
-// nor does a handoff that says what the issue's latest one says. It
+// nor does a handoff that says nothing (no checklist, no error, no
+// message), or what the issue's latest one says. It
 // returns the handoff written, nil for none.
 func RecordHandoff(s *repo.Store, se *repo.Session, at, lastMessage string) (*Handoff, error) {
 	rt, err := s.Runtime(se.ID)
@@ -191,6 +192,9 @@ func RecordHandoff(s *repo.Store, se *repo.Session, at, lastMessage string) (*Ha
 			return nil
 		}
 		h := BuildHandoff(is, se, rt, at, lastMessage, s.Now())
+		if len(h.Done)+len(h.Next)+len(h.Open) == 0 {
+			return nil // nothing to hand over
+		}
 		entries, _, err := s.Ledger(is.ID)
 		if err != nil {
 			return err

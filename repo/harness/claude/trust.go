@@ -25,7 +25,7 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 	if err != nil || !r.Installed {
 		return r, err
 	}
-	accept := "start claude in " + root + " and accept the folder's trust dialog"
+	accept := "start claude in this work tree and accept the folder's trust dialog"
 	for _, f := range []string{SettingsFile, ".claude/settings.local.json"} {
 		var set struct {
 			DisableAllHooks bool `json:"disableAllHooks"`
@@ -54,14 +54,14 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 	err = harness.ReadJSONC(path, &state)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		r.Notes = append(r.Notes, fmt.Sprintf("Claude Code has not run on this machine (no %s): %s", path, accept))
+		r.Notes = append(r.Notes, fmt.Sprintf("Claude Code has not run on this machine (no %s): %s", home.Show(path), accept))
 	case err != nil:
-		r.Notes = append(r.Notes, fmt.Sprintf("td cannot read %s (%v): %s", path, err, accept))
+		r.Notes = append(r.Notes, fmt.Sprintf("td cannot read %s (%v): %s", home.Show(path), err, accept))
 	case state.Projects[filepath.Clean(root)].HasTrustDialogAccepted:
 		r.Runs = harness.RunsYes
 	default:
 		r.Runs = harness.RunsNo
-		r.Notes = append(r.Notes, fmt.Sprintf("Claude Code's user has not accepted the trust dialog for this folder (%s): %s", path, accept))
+		r.Notes = append(r.Notes, fmt.Sprintf("Claude Code's user has not accepted the trust dialog for this folder (%s): %s", home.Show(path), accept))
 	}
 	return r, nil
 }

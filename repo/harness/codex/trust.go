@@ -102,13 +102,13 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 		return r, err
 	}
 	dir := home.Dir(HomeVar, ".codex")
-	review := "open Codex in " + root + ", run /hooks and trust td's hooks (Codex skips a new or changed project hook, silently, until its user reviews it)"
+	review := "open Codex in this work tree, run /hooks and trust td's hooks (Codex skips a new or changed project hook, silently, until its user reviews it)"
 	if dir == "" {
 		r.Runs = unknownStep(r, "td cannot find Codex's config (no HOME, no "+HomeVar+"): "+review)
 		return r, nil
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		r.Runs = unknownStep(r, fmt.Sprintf("Codex has not run on this machine (no %s): %s", dir, review))
+		r.Runs = unknownStep(r, fmt.Sprintf("Codex has not run on this machine (no %s): %s", home.Show(dir), review))
 		return r, nil
 	}
 	cfgPath := filepath.Join(dir, "config.toml")
@@ -117,11 +117,11 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		r.Runs = unknownStep(r, fmt.Sprintf("td cannot read %s (%v): %s", cfgPath, err, review))
+		r.Runs = unknownStep(r, fmt.Sprintf("td cannot read %s (%v): %s", home.Show(cfgPath), err, review))
 		return r, nil
 	default:
 		if _, err := toml.Decode(string(data), &cfg); err != nil {
-			r.Runs = unknownStep(r, fmt.Sprintf("td cannot read %s as TOML (%v): %s", cfgPath, err, review))
+			r.Runs = unknownStep(r, fmt.Sprintf("td cannot read %s as TOML (%v): %s", home.Show(cfgPath), err, review))
 			return r, nil
 		}
 	}
@@ -132,7 +132,7 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 		if level != "" {
 			why = "is " + level
 		}
-		r.Notes = append(r.Notes, fmt.Sprintf("Codex loads no hooks from %s: the folder %s in %s; open Codex there and trust the folder", filepath.Join(root, ".codex"), why, cfgPath))
+		r.Notes = append(r.Notes, fmt.Sprintf("Codex loads no hooks from this work tree's .codex: the folder %s in %s; open Codex here and trust the folder", why, home.Show(cfgPath)))
 	}
 	hooks, err := Config().Groups(root)
 	if err != nil {
@@ -161,7 +161,7 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 		r.Notes = append(r.Notes, fmt.Sprintf("td's %s changed since Codex's user trusted %s: %s", hookWords(changed), them(changed), review))
 	}
 	if len(disabled) > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("td's %s %s turned off in Codex (enabled = false in %s): turn %s on with /hooks", hookWords(disabled), isAre(disabled), cfgPath, them(disabled)))
+		r.Notes = append(r.Notes, fmt.Sprintf("td's %s %s turned off in Codex (enabled = false in %s): turn %s on with /hooks", hookWords(disabled), isAre(disabled), home.Show(cfgPath), them(disabled)))
 	}
 	return r, nil
 }

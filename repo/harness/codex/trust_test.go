@@ -127,7 +127,7 @@ func TestReadiness(t *testing.T) {
 	os.WriteFile(filepath.Join(home2, "config.toml"), []byte(cfg), 0o644)
 	r, err = Readiness(root, home)
 	if err != nil || r.Runs != harness.RunsNo || len(r.Notes) != 2 ||
-		r.Notes[0] != "Codex has not trusted td's SessionEnd hook: open Codex in "+root+", run /hooks and trust td's hooks (Codex skips a new or changed project hook, silently, until its user reviews it)" ||
+		r.Notes[0] != "Codex has not trusted td's SessionEnd hook: open Codex in this work tree, run /hooks and trust td's hooks (Codex skips a new or changed project hook, silently, until its user reviews it)" ||
 		!strings.HasPrefix(r.Notes[1], "td's Stop hook changed since Codex's user trusted it") {
 		t.Fatalf("one untrusted, one changed: %+v, %v", r, err)
 	}

@@ -57,20 +57,20 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 	if h := home(HomeVar); h != "" {
 		dir = filepath.Join(h, ".gemini")
 	}
-	trust := "start gemini in " + root + " and trust the folder when it asks (or add it with /permissions)"
+	trust := "start gemini in this work tree and trust the folder when it asks (or add it with /permissions)"
 	if dir == "" {
 		r.Notes = append(r.Notes, "td cannot find the Gemini CLI's files (no HOME): "+trust)
 		return r, nil
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		r.Notes = append(r.Notes, fmt.Sprintf("the Gemini CLI has not run on this machine (no %s): %s", dir, trust))
+		r.Notes = append(r.Notes, fmt.Sprintf("the Gemini CLI has not run on this machine (no %s): %s", home.Show(dir), trust))
 		return r, nil
 	}
 	var user, project userSettings
 	readSettings := func(path string, v *userSettings) bool {
 		err := harness.ReadJSONC(path, v)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			r.Notes = append(r.Notes, fmt.Sprintf("td cannot read %s (%v)", path, err))
+			r.Notes = append(r.Notes, fmt.Sprintf("td cannot read %s (%v)", home.Show(path), err))
 			return false
 		}
 		return true
@@ -114,14 +114,14 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 		switch {
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			r.Runs = harness.RunsUnknown
-			r.Notes = append(r.Notes, fmt.Sprintf("td cannot read %s (%v): %s", path, err, trust))
+			r.Notes = append(r.Notes, fmt.Sprintf("td cannot read %s (%v): %s", home.Show(path), err, trust))
 		case !folderTrusted(rules, root):
 			r.Runs = harness.RunsNo
 			why := "does not trust"
 			if _, ok := rules[root]; !ok {
 				why = "has not been asked to trust"
 			}
-			r.Notes = append(r.Notes, fmt.Sprintf("the Gemini CLI runs no project hooks in a folder its user %s (%s): %s", why, path, trust))
+			r.Notes = append(r.Notes, fmt.Sprintf("the Gemini CLI runs no project hooks in a folder its user %s (%s): %s", why, home.Show(path), trust))
 		}
 	}
 	seen := map[string]bool{}
@@ -138,7 +138,7 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 			}
 		}
 		if len(unseen) > 0 && r.Runs != harness.RunsNo {
-			r.Notes = append(r.Notes, fmt.Sprintf("the Gemini CLI has not seen td's %s here (%s): it warns about %s at its next start in this folder, then runs %s", strings.Join(unseen, ", "), fp, them(unseen), them(unseen)))
+			r.Notes = append(r.Notes, fmt.Sprintf("the Gemini CLI has not seen td's %s here (%s): it warns about %s at its next start in this folder, then runs %s", strings.Join(unseen, ", "), home.Show(fp), them(unseen), them(unseen)))
 		}
 	}
 	return r, nil
