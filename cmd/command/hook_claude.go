@@ -247,9 +247,14 @@ func (r *runner) renderHookClaude(o *HookClaudeOptions, out *claude.Outcome, asJ
 	case out.Context != nil:
 		w := &blockWriter{md: o.Format == formatMarkdown}
 		envNote := ""
-		if out.EnvFile == "" {
+		switch {
+		case out.Event == claude.SubagentStart:
+			id := out.Session.ID
+			w.line("Your own td session is %s; the shell's TD_SESSION is your root agent's: run td as TD_SESSION=%s td ..., or pass --session %s.", id, id, id)
+			w.line("")
+		case out.EnvFile == "":
 			envNote = "the harness named no env file"
-		} else if out.EnvErr != nil {
+		case out.EnvErr != nil:
 			fmt.Fprintf(r.st.errOut, "td hook claude: %v; the context tells the agent to name its session itself\n", out.EnvErr)
 			envNote = "td could not write the harness's env file"
 		}
