@@ -720,19 +720,32 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 // RenewBound renews the session's claim on its bound issue when a
 // quarter of the lease has passed since the last renewal, for harness
 // hooks that run at every turn: the lease then stays live while the
-// session works, at the cost of one reference read per turn and one
-// write per quarter lease. A session bound to nothing, or not holding
+// session works, at the cost of one reference read and one runtime write
+// per quarter lease (the runtime notes when the claim was last read, so
+// the hooks in between open no git). A session bound to nothing, or not holding
 // its issue's claim, renews nothing; the claim renewed is returned.
 func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
 	rt, err := s.Runtime(se.ID)
 	if err != nil || rt.BoundIssue == "" {
 		return nil, err
 	}
+	now, quarter := s.Now(), s.Config.ClaimTTL()/4
+	if !rt.ClaimChecked.IsZero() && !rt.ClaimChecked.After(now) && now.Sub(rt.ClaimChecked) < quarter {
+		return nil, nil // looked a moment ago: nothing can be due yet
+	}
 	issue := rt.BoundIssue
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return nil, err
 	}
+	defer func() {
+		if err := s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
+			rt.ClaimChecked = now
+			return nil
+		}); err != nil {
+			s.Warnf("could not note the claim's check: %v", err)
+		}
+	}()
 	_, held, err := current(g, issue)
 	if err != nil || held == nil || held.Session != se.ID {
 		return nil, err
@@ -789,6 +802,13 @@ func EndLease(s *repo.Store, se *repo.Session, until time.Time) (*domain.Claim, 
 			continue
 		}
 		if err != nil {
+			return nil, err
+		}
+		// The next event of the conversation, if any comes, renews it.
+		if err := s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
+			rt.ClaimChecked = time.Time{}
+			return nil
+		}); err != nil {
 			return nil, err
 		}
 		return &c, nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // maxOutputLines bounds the lines of a shell command's output that
@@ -16,7 +17,12 @@ const maxOutputLines = 400
 // diagnostic, a test runner's failure, a program's fatal error. Codex
 // sends a Bash call's response as the command's output alone, with no
 // exit code, so this is what td can read of a failure.
-var failureLine = regexp.MustCompile(`(?:` +
+//
+// It is compiled at its first use: most td commands never read a shell
+// command's output, and none should pay for it at start-up.
+var failureLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(failureExpr) })
+
+const failureExpr = `(?:` +
 	// the shell and coreutils
 	`: command not found$|: [Nn]o such file or directory$|: Permission denied$|^[^:\s]+: cannot (?:access|open|stat|create|remove) |: Operation not permitted$|^[^:\s]+:(?: [^:]+:)+ not found$` +
 	// compilers and linters: path:line:col: message, error[E0425]
@@ -27,7 +33,7 @@ var failureLine = regexp.MustCompile(`(?:` +
 	`|^panic: |^Traceback \(most recent call last\):$|^Exception in thread |^Segmentation fault|^exit status [1-9]\d*$|^Exit code [1-9]\d*$` +
 	// apply_patch
 	`|^apply_patch verification failed|^Failed to find expected lines` +
-	`)`)
+	`)`
 
 // shellFailure reads a tool_response that is a plain string (a Bash
 // call's output, an apply_patch result) and reports whether it tells of a
@@ -44,7 +50,7 @@ func shellFailure(resp json.RawMessage) (string, bool) {
 	}
 	for i, l := range lines {
 		l = strings.TrimRight(l, " \t\r")
-		if !failureLine.MatchString(l) {
+		if !failureLine().MatchString(l) {
 			continue
 		}
 		msg := strings.TrimSpace(l)

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/tdproject/td/repo/harness"
 )
 
@@ -32,17 +31,21 @@ const HomeVar = "CODEX_HOME"
 // maxUserConfig bounds the Codex config td reads.
 const maxUserConfig = 4 << 20
 
-// userConfig is the part of Codex's config.toml td reads.
-type userConfig struct {
-	Projects map[string]struct {
-		TrustLevel string `toml:"trust_level"`
-	} `toml:"projects"`
-	Hooks struct {
-		State map[string]struct {
-			TrustedHash string `toml:"trusted_hash"`
-			Enabled     *bool  `toml:"enabled"`
-		} `toml:"state"`
-	} `toml:"hooks"`
+// userConfig is the part of Codex's config.toml td reads: its string
+// and boolean values by key path (scalars).
+type userConfig map[string]string
+
+// trust is the trust_level config gives the project folder dir, "" for
+// none.
+func (c userConfig) trust(dir string) string {
+	return c[strings.Join([]string{"projects", dir, "trust_level"}, keySep)]
+}
+
+// hookState is what config records of the hook under key: its trusted
+// fingerprint ("" for none), and whether it is turned off.
+func (c userConfig) hookState(key string) (hash string, off bool) {
+	p := strings.Join([]string{"hooks", "state", key}, keySep) + keySep
+	return c[p+"trusted_hash"], c[p+"enabled"] == "false"
 }
 
 // eventLabels are the names Codex keys its hook state with.
@@ -112,7 +115,7 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 		return r, nil
 	}
 	cfgPath := filepath.Join(dir, "config.toml")
-	var cfg userConfig
+	cfg := userConfig{}
 	data, err := readBounded(cfgPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -120,10 +123,7 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 		r.Runs = unknownStep(r, fmt.Sprintf("td cannot read %s (%v): %s", home.Show(cfgPath), err, review))
 		return r, nil
 	default:
-		if _, err := toml.Decode(string(data), &cfg); err != nil {
-			r.Runs = unknownStep(r, fmt.Sprintf("td cannot read %s as TOML (%v): %s", home.Show(cfgPath), err, review))
-			return r, nil
-		}
+		cfg = scalars(string(data))
 	}
 	r.Runs = harness.RunsYes
 	if level := projectTrust(cfg, root); level != "trusted" {
@@ -141,13 +141,13 @@ func Readiness(root string, home harness.Home) (*harness.Readiness, error) {
 	file := filepath.Join(root, filepath.FromSlash(ConfigFile))
 	var untrusted, changed, disabled []string
 	for _, h := range hooks {
-		st, ok := cfg.Hooks.State[HookKey(file, h)]
+		hash, off := cfg.hookState(HookKey(file, h))
 		switch {
-		case ok && st.Enabled != nil && !*st.Enabled:
+		case off:
 			disabled = append(disabled, h.Event)
-		case !ok || st.TrustedHash == "":
+		case hash == "":
 			untrusted = append(untrusted, h.Event)
-		case st.TrustedHash != HookHash(h):
+		case hash != HookHash(h):
 			changed = append(changed, h.Event)
 		}
 	}
@@ -176,8 +176,8 @@ func unknownStep(r *harness.Readiness, note string) string {
 // root or the nearest folder above it, "" when none.
 func projectTrust(cfg userConfig, root string) string {
 	for dir := filepath.Clean(root); ; dir = filepath.Dir(dir) {
-		if p, ok := cfg.Projects[dir]; ok {
-			return p.TrustLevel
+		if level := cfg.trust(dir); level != "" {
+			return level
 		}
 		if parent := filepath.Dir(dir); parent == dir {
 			return ""

@@ -132,13 +132,96 @@ func TestReadiness(t *testing.T) {
 		t.Fatalf("one untrusted, one changed: %+v, %v", r, err)
 	}
 
-	// A config Codex could not read either.
+	// A line td cannot read is skipped: here, the only one that trusted
+	// anything.
 	os.WriteFile(filepath.Join(home2, "config.toml"), []byte("[projects\n"), 0o644)
-	if r, err := Readiness(root, home); err != nil || r.Runs != harness.RunsUnknown || !strings.Contains(r.Notes[0], "as TOML") {
+	if r, err := Readiness(root, home); err != nil || r.Runs != harness.RunsNo || !strings.Contains(r.Notes[0], "the folder has not been trusted") {
 		t.Fatalf("broken config: %+v, %v", r, err)
 	}
 	// No hooks installed: nothing runs, nothing to trust.
 	if r, err := Readiness(t.TempDir(), home); err != nil || r.Installed || r.Runs != harness.RunsNo || len(r.Notes) != 0 {
 		t.Fatalf("not installed: %+v, %v", r, err)
 	}
+}
+
+func TestScalars(t *testing.T) {
+	doc := `# Codex's config
+model = "gpt-5-codex"
+approval_policy = 'on-request'
+model_auto_compact_token_limit = 200000
+
+[projects."/home/dev/app"]
+trust_level = "trusted"  # set by Codex
+
+[projects.'/home/dev/other']
+trust_level = "untrusted"
+
+[hooks.state."/home/dev/app/.codex/hooks.json:stop:0:0"]
+trusted_hash = "sha256:9e86"
+enabled = false
+
+[hooks]
+state."/home/dev/app/.codex/hooks.json:pre_tool_use:0:0".trusted_hash = "sha256:b0e9"
+
+[[mcp_servers.extra]]
+name = "ignored"
+
+[notes]
+text = """
+[projects."/evil"]
+trust_level = "trusted"
+"""
+escaped = "a\"b\\c\u00e9"
+list = ["a", "b"]
+`
+	got := scalars(doc)
+	j := func(p ...string) string { return strings.Join(p, keySep) }
+	for k, want := range map[string]string{
+		j("model"):           "gpt-5-codex",
+		j("approval_policy"): "on-request",
+		j("projects", "/home/dev/app", "trust_level"):                                           "trusted",
+		j("projects", "/home/dev/other", "trust_level"):                                         "untrusted",
+		j("hooks", "state", "/home/dev/app/.codex/hooks.json:stop:0:0", "trusted_hash"):         "sha256:9e86",
+		j("hooks", "state", "/home/dev/app/.codex/hooks.json:stop:0:0", "enabled"):              "false",
+		j("hooks", "state", "/home/dev/app/.codex/hooks.json:pre_tool_use:0:0", "trusted_hash"): "sha256:b0e9",
+		j("notes", "escaped"): "a\"b\\cé",
+	} {
+		if got[k] != want {
+			t.Errorf("%q: %q, want %q", strings.ReplaceAll(k, keySep, "."), got[k], want)
+		}
+	}
+	for _, k := range []string{j("projects", "/evil", "trust_level"), j("mcp_servers", "extra", "name"), j("notes", "list"), j("model_auto_compact_token_limit")} {
+		if v, ok := got[k]; ok {
+			t.Errorf("%q read as %q", strings.ReplaceAll(k, keySep, "."), v)
+		}
+	}
+	cfg := userConfig(got)
+	if cfg.trust("/home/dev/app") != "trusted" {
+		t.Error("trust")
+	}
+	if h, off := cfg.hookState("/home/dev/app/.codex/hooks.json:stop:0:0"); h != "sha256:9e86" || !off {
+		t.Errorf("hook state: %q %v", h, off)
+	}
+}
+
+// FuzzScalars: any document is read without a panic, the same way
+// twice, and no value holds a line break a one-line value cannot.
+func FuzzScalars(f *testing.F) {
+	f.Add("[projects.\"/w\"]\ntrust_level = \"trusted\"\n")
+	f.Add("[hooks.state.\"/w/.codex/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:9e\"\nenabled = true\n")
+	f.Add("a.\"b\".c = 'd' # e\n[[x]]\ny = \"\"\"\nz\n\"\"\"\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		a, b := scalars(doc), scalars(doc)
+		if len(a) != len(b) {
+			t.Fatalf("read %q twice, differently", doc)
+		}
+		for k, v := range a {
+			if b[k] != v {
+				t.Fatalf("read %q twice, differently", doc)
+			}
+			if strings.Contains(v, "\n") && !strings.Contains(doc, `\n`) && !strings.Contains(doc, `\u`) && !strings.Contains(doc, `\U`) {
+				t.Fatalf("%q: a value %q with a line break its line did not write", doc, v)
+			}
+		}
+	})
 }
