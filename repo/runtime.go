@@ -56,11 +56,12 @@ type Runtime struct {
 	// runtimes are the clone's, and what a subagent reports to is found
 	// among the root sessions of its own work tree.
 	WorkTree string `json:"work_tree,omitempty"`
-	// ClaimChecked is when a harness hook last read the claim of the bound
-	// issue to renew it (claims.RenewBound): until a quarter of the lease
-	// has passed since, a hook need not open git to look again. Zero after
-	// the conversation's end cut the lease short.
-	ClaimChecked time.Time `json:"claim_checked,omitzero"`
+	// ClaimExpires is when the session's claim on its bound issue expired
+	// as a harness hook last read it (claims.RenewBound): until a renewal
+	// is due by it, a hook need not open git to look again. Zero when the
+	// session held no claim then, or after the conversation's end cut the
+	// lease short.
+	ClaimExpires time.Time `json:"claim_expires,omitzero"`
 	// Via is the harness a hook-driven session works in, as its hooks
 	// last reported it: every ledger entry the session writes names it
 	// (Attribution). Empty for a session no harness hook has acted as.

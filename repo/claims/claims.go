@@ -721,29 +721,38 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 // quarter of the lease has passed since the last renewal, for harness
 // hooks that run at every turn: the lease then stays live while the
 // session works, at the cost of one reference read and one runtime write
-// per quarter lease (the runtime notes when the claim was last read, so
-// the hooks in between open no git). A session bound to nothing, or not holding
+// per quarter lease (the runtime notes the lease's expiry as last read,
+// so the hooks in between open no git). A session bound to nothing, or not holding
 // its issue's claim, renews nothing; the claim renewed is returned.
 func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
 	rt, err := s.Runtime(se.ID)
 	if err != nil || rt.BoundIssue == "" {
 		return nil, err
 	}
-	now, quarter := s.Now(), s.Config.ClaimTTL()/4
-	if !rt.ClaimChecked.IsZero() && !rt.ClaimChecked.After(now) && now.Sub(rt.ClaimChecked) < quarter {
-		return nil, nil // looked a moment ago: nothing can be due yet
+	now, ttl := s.Now(), s.Config.ClaimTTL()
+	// Renewed once a quarter of the lease has passed, or sooner when the
+	// lease was cut short (EndLease) and the conversation goes on. The
+	// expiry the last hook read tells whether a renewal can be due
+	// without opening git.
+	due := func(expires time.Time) bool { return expires.Sub(now) <= ttl*3/4 }
+	if !rt.ClaimExpires.IsZero() && !due(rt.ClaimExpires) {
+		return nil, nil
 	}
 	issue := rt.BoundIssue
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return nil, err
 	}
+	seen := time.Time{}
 	defer func() {
+		if seen.Equal(rt.ClaimExpires) {
+			return
+		}
 		if err := s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
-			rt.ClaimChecked = now
+			rt.ClaimExpires = seen
 			return nil
 		}); err != nil {
-			s.Warnf("could not note the claim's check: %v", err)
+			s.Warnf("could not note the claim's lease: %v", err)
 		}
 	}()
 	_, held, err := current(g, issue)
@@ -753,15 +762,15 @@ func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
 	if _, stale := Ended(s, held); stale {
 		return nil, nil // the work ended: td sync releases it
 	}
-	// Renewed once a quarter of the lease has passed, or sooner when the
-	// lease was cut short (EndLease) and the conversation goes on.
-	if held.Expires.Sub(s.Now()) > s.Config.ClaimTTL()*3/4 {
+	if !due(held.Expires) {
+		seen = held.Expires
 		return nil, nil
 	}
 	renewed, err := Heartbeat(s, se, []string{issue})
 	if err != nil || len(renewed) == 0 {
 		return nil, err
 	}
+	seen = renewed[0].Expires
 	return renewed[0], nil
 }
 
@@ -806,7 +815,7 @@ func EndLease(s *repo.Store, se *repo.Session, until time.Time) (*domain.Claim, 
 		}
 		// The next event of the conversation, if any comes, renews it.
 		if err := s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
-			rt.ClaimChecked = time.Time{}
+			rt.ClaimExpires = time.Time{}
 			return nil
 		}); err != nil {
 			return nil, err
