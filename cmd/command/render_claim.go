@@ -105,6 +105,11 @@ func (ic *issueClaims) of(is *repo.Issue) *domain.Claim {
 		return nil
 	}
 	c := ic.set.Get(is.ID)
+	// A lease that ended is news even on the implementer's own claim:
+	// its conversation is over, and the work can be reclaimed.
+	if c != nil && c.Expired(ic.now) {
+		return c
+	}
 	if !ic.set.Informs(c, is.Implementer, strings.TrimPrefix(is.Assignee, "session:")) {
 		return nil
 	}

@@ -720,10 +720,69 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 // RenewBound renews the session's claim on its bound issue when a
 // quarter of the lease has passed since the last renewal, for harness
 // hooks that run at every turn: the lease then stays live while the
-// session works, at the cost of one reference read per turn and one
-// write per quarter lease. A session bound to nothing, or not holding
+// session works, at the cost of one reference read and one runtime write
+// per quarter lease (the runtime notes the lease's expiry as last read,
+// so the hooks in between open no git). A session bound to nothing, or not holding
 // its issue's claim, renews nothing; the claim renewed is returned.
 func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
+	rt, err := s.Runtime(se.ID)
+	if err != nil || rt.BoundIssue == "" {
+		return nil, err
+	}
+	now, ttl := s.Now(), s.Config.ClaimTTL()
+	// Renewed once a quarter of the lease has passed, or sooner when the
+	// lease was cut short (EndLease) and the conversation goes on. The
+	// expiry the last hook read tells whether a renewal can be due
+	// without opening git.
+	due := func(expires time.Time) bool { return expires.Sub(now) <= ttl*3/4 }
+	if !rt.ClaimExpires.IsZero() && !due(rt.ClaimExpires) {
+		return nil, nil
+	}
+	issue := rt.BoundIssue
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return nil, err
+	}
+	seen := time.Time{}
+	defer func() {
+		if seen.Equal(rt.ClaimExpires) {
+			return
+		}
+		if err := s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
+			rt.ClaimExpires = seen
+			return nil
+		}); err != nil {
+			s.Warnf("could not note the claim's lease: %v", err)
+		}
+	}()
+	_, held, err := current(g, issue)
+	if err != nil || held == nil || held.Session != se.ID {
+		return nil, err
+	}
+	if _, stale := Ended(s, held); stale {
+		return nil, nil // the work ended: td sync releases it
+	}
+	if !due(held.Expires) {
+		seen = held.Expires
+		return nil, nil
+	}
+	renewed, err := Heartbeat(s, se, []string{issue})
+	if err != nil || len(renewed) == 0 {
+		return nil, err
+	}
+	seen = renewed[0].Expires
+	return renewed[0], nil
+}
+
+// EndLease ends the lease of the session's claim on its bound issue at
+// until (now, or a grace later) when it would run longer: the harness
+// says the conversation ended (its session end, a turn ended by an API
+// error), so the claim ends with it rather than when the lease runs out,
+// and another session may td reclaim the issue then. The claim record
+// stays, saying who held it and when it ended; the session renews it if
+// its conversation comes back before anyone reclaims it. It returns the
+// claim as it now stands, nil when the session holds none.
+func EndLease(s *repo.Store, se *repo.Session, until time.Time) (*domain.Claim, error) {
 	rt, err := s.Runtime(se.ID)
 	if err != nil || rt.BoundIssue == "" {
 		return nil, err
@@ -733,21 +792,37 @@ func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
 	if err != nil || g == nil {
 		return nil, err
 	}
-	_, held, err := current(g, issue)
-	if err != nil || held == nil || held.Session != se.ID {
-		return nil, err
+	for range casTries {
+		old, held, err := current(g, issue)
+		if err != nil || held == nil || held.Session != se.ID {
+			return nil, err
+		}
+		if !held.Expires.After(until) {
+			return held, nil
+		}
+		c := *held
+		c.Expires = until
+		made, err := write(g, &c)
+		if err != nil {
+			return nil, err
+		}
+		err = g.UpdateRef(RefName(issue), old, made)
+		if errors.Is(err, gitrepo.ErrRefMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		// The next event of the conversation, if any comes, renews it.
+		if err := s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
+			rt.ClaimExpires = time.Time{}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		return &c, nil
 	}
-	if _, stale := Ended(s, held); stale {
-		return nil, nil // the work ended: td sync releases it
-	}
-	if s.Now().Sub(held.Heartbeat) < s.Config.ClaimTTL()/4 {
-		return nil, nil
-	}
-	renewed, err := Heartbeat(s, se, []string{issue})
-	if err != nil || len(renewed) == 0 {
-		return nil, err
-	}
-	return renewed[0], nil
+	return nil, repo.Errorf(repo.CodeConflict, "the claim on %s kept changing while td ended its lease", issue)
 }
 
 // ReclaimResult says what Reclaim took over.

@@ -256,6 +256,31 @@ func TestRenewBound(t *testing.T) {
 	if err != nil || c == nil || !c.Expires.Equal(now.Add(s.Config.ClaimTTL())) {
 		t.Fatalf("due: %+v, %v", c, err)
 	}
+	// The runtime keeps the expiry read: the hooks until the next renewal
+	// is due need not read the claim.
+	if rt, _ := s.Runtime(se.ID); !rt.ClaimExpires.Equal(c.Expires) {
+		t.Fatalf("the runtime noted %v, want %v", rt.ClaimExpires, c.Expires)
+	}
+	// The conversation ends: the lease ends now, and nothing is due to a
+	// hook that comes later unless the conversation goes on, which renews
+	// it at once.
+	now = now.Add(time.Minute)
+	ended, err := EndLease(s, se, now)
+	if err != nil || ended == nil || !ended.Expires.Equal(now) {
+		t.Fatalf("EndLease: %+v, %v", ended, err)
+	}
+	if again, err := EndLease(s, se, now.Add(time.Hour)); err != nil || !again.Expires.Equal(now) {
+		t.Fatalf("a later end moved the lease on: %+v, %v", again, err)
+	}
+	now = now.Add(time.Minute)
+	c, err = RenewBound(s, se)
+	if err != nil || c == nil || !c.Expires.Equal(now.Add(s.Config.ClaimTTL())) {
+		t.Fatalf("the conversation goes on: %+v, %v", c, err)
+	}
+	other, _ := s.StartSession(repo.StartOptions{Name: "b", Agent: "primary"})
+	if c, err := EndLease(s, other, now); c != nil || err != nil {
+		t.Fatalf("a session bound to nothing ends nothing: %+v, %v", c, err)
+	}
 }
 
 // FuzzParseRecord reads any commit message a claim reference could name:

@@ -14,7 +14,6 @@ type pullRequest struct {
 	n        int
 	br       *branch
 	ciFailed bool
-	attempts int
 	reported map[string]bool // CI violations already recorded for this pull request
 	// ciMain is main's commit when CI last ran: the forge lands only what
 	// CI passed against main as it is, and runs CI again when main moved.

@@ -187,11 +187,10 @@ func three(b, o, t string) (want string, decided bool) {
 // mergeCase is one merge to judge: the files of the merge base, the two
 // sides and the result, by path.
 type mergeCase struct {
-	what                 string
-	base, ours, theirs   map[string]string
-	result               map[string]string
-	handResolved         map[string]bool
-	oursName, theirsName string
+	what               string
+	base, ours, theirs map[string]string
+	result             map[string]string
+	handResolved       map[string]bool
 }
 
 // finding is something a check found wrong, before it becomes a violation.
