@@ -36,7 +36,6 @@
 //	go test ./testscripts/teamsim                          # the fixed seeds
 //	go test ./testscripts/teamsim -run TestTeam -teamsim.seed=7 -v    # replay seed 7, with its step log
 //	go test ./testscripts/teamsim -run TestTeam -teamsim.n=500 -teamsim.prs=20 -timeout 0
-//	go test ./testscripts/teamsim -run TestMergeMatrix -teamsim.matrix -v
 //
 // A seed replays exactly: time is TD_NOW and git's dates from the
 // simulation's clock, IDs come from TD_RAND_SEED drawn from the seed.
@@ -68,7 +67,6 @@ var (
 	flagJobs    = flag.Int("teamsim.j", 1, "long mode: seeds run at once")
 	flagKeep    = flag.Bool("teamsim.keep", false, "keep each seed's directories (their paths are logged)")
 	flagDir     = flag.String("teamsim.dir", "", "where seeds make their repositories (default: /dev/shm when writable, else the temporary directory)")
-	flagMatrix  = flag.Bool("teamsim.matrix", false, "TestMergeMatrix: print the pairwise merge matrix")
 )
 
 // TestMain runs td when the test binary is started under the name td, as
