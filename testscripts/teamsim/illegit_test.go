@@ -103,7 +103,22 @@ func (w *world) tamper(p *place, kind string) bool {
 			if len(lines) < 2 {
 				continue
 			}
-			i := w.rng.Intn(len(lines) - 1)
+			// A line a union merge left twice is one entry: deleting one
+			// copy deletes nothing. Delete a line that is there once.
+			count := map[string]int{}
+			for _, l := range lines {
+				count[l]++
+			}
+			var once []int
+			for i, l := range lines[:len(lines)-1] {
+				if count[l] == 1 {
+					once = append(once, i)
+				}
+			}
+			if len(once) == 0 {
+				continue
+			}
+			i := once[w.rng.Intn(len(once))]
 			return w.editFile(dir, path, func(string) string { return strings.Join(append(lines[:i:i], lines[i+1:]...), "") })
 		}
 		return false
