@@ -69,10 +69,10 @@ type IssueMerge struct {
 // deleted on one side and left alone on the other goes. The todos the
 // base had keep the order one side gave them when the other kept the
 // base's, or gave them the same order; two different orders conflict.
-// An empty base (a file both sides added) is an issue with nothing in it
-// (see structuralBase). Then, as after
-// every change td makes, at most one todo stays in progress: the first in
-// the file; a later one goes back to pending (see Demoted).
+// Then, as after every change td makes, at most one todo stays in
+// progress: the first in the file; a later one goes back to pending (see
+// Demoted). An empty base (a file both sides added) is an issue with
+// nothing in it (see structuralBase).
 //
 // When every change merges, the result is written in td's canonical form
 // with no conflicts. When the todos clash by the structural reading (a

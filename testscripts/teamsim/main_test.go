@@ -18,7 +18,9 @@
 //     own td check accept locally, CI accepts;
 //  3. nothing lost, nothing doubled, at every landing and merge of main;
 //  4. at the merge button, disjoint changes merge cleanly, the driver marks
-//     only prose, td resolve works in any clone;
+//     only what both sides changed, td resolve works in any clone (a
+//     rebase landing is judged per replayed commit, as git replays them:
+//     see rebaseConflict);
 //  5. claims follow the work;
 //  6. sessions and bindings are visible in every worktree;
 //  7. main stays green after every landing;
