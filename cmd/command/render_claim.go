@@ -104,7 +104,7 @@ func (ic *issueClaims) of(is *repo.Issue) *domain.Claim {
 	if ic == nil || ic.set == nil || ic.set.Len() == 0 {
 		return nil
 	}
-	c := ic.set.Get(is.ID)
+	c := ic.set.Shown(is.ID, is.Status)
 	if !ic.set.Informs(c, is.Implementer, strings.TrimPrefix(is.Assignee, "session:")) {
 		return nil
 	}

@@ -17,6 +17,7 @@
 package claims
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -178,6 +179,20 @@ func (cs *Set) Get(issue string) *domain.Claim {
 		return nil
 	}
 	return c
+}
+
+// Shown returns the claim to show beside an issue whose status in this
+// work tree is status: Get, and none on a closed issue. A closed issue's
+// work is over wherever it closed; a claim left on it (taken in a clone
+// that had not merged the close, on a branch where it was still open) is
+// nobody's work to show, and td sync releases it once the close reaches
+// that clone. Every view of an issue (td show, td list, td board, the
+// pages, the session context) asks Shown.
+func (cs *Set) Shown(issue string, status domain.Status) *domain.Claim {
+	if status == domain.StatusClosed {
+		return nil
+	}
+	return cs.Get(issue)
 }
 
 // Ended returns the entry of the issue's ledger, in the store's work tree,
@@ -419,8 +434,16 @@ type TakeResult struct {
 	// one replaced, and End the entry that ended it; nil for none.
 	Stale *domain.Claim
 	End   policy.WorkEnd
-	// previous is the reference's value before, for Undo.
-	previous, made string
+	// Unpublished is true when the clone has a claims remote and the
+	// claim is not on it: claims.publish is off, or the remote could not
+	// be reached (then a warning said so). td start records it in its
+	// ledger entry (Unpublished).
+	Unpublished bool
+	// previous is the reference's value before, for Undo; remote is the
+	// claims remote the claim was published to ("" for none), and
+	// remotePrevious the value it replaced there.
+	previous, made         string
+	remote, remotePrevious string
 }
 
 // Take claims issue for session se, or renews its claim, under the
@@ -433,6 +456,8 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 		return nil, err
 	}
 	cs := Here(s)
+	pub, off := publisherFor(s, g)
+	defer pub.done()
 	for range casTries {
 		old, held, err := current(g, issue)
 		if err != nil {
@@ -452,9 +477,13 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 			return nil, err
 		}
 		if v == policy.ClaimRenew {
-			res.Renewed, c.Claimed, c.EndsSeen = true, held.Claimed, held.EndsSeen
+			res.Renewed, c.Claimed, c.EndsSeen, c.Published = true, held.Claimed, held.EndsSeen, held.Published
 		} else if held != nil {
 			res.From = held.Session
+		}
+		stamped := pub != nil && c.Published.IsZero()
+		if stamped {
+			c.Published = now // so the record on the remote says when it got there
 		}
 		made, err := write(g, c)
 		if err != nil {
@@ -468,6 +497,41 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 			return nil, err
 		}
 		res.Claim, res.made = c, made
+		if pub == nil {
+			res.Unpublished = off && c.Published.IsZero()
+			return res, nil
+		}
+		// The remote's claim, where the decision above did not cover it,
+		// is judged as the local one was.
+		judge := func(theirs *domain.Claim, _ string) error {
+			if end, stale := policy.ClaimEnd(theirs, ends); stale {
+				if res.Stale == nil {
+					res.Stale, res.End = theirs, end
+				}
+				return nil
+			}
+			_, err := decide(cs, theirs, from.ask(cs, theirs, se.ID), verb, issue, now)
+			return err
+		}
+		prev, err := pub.publish(issue, old, made, judge)
+		var u *unreachable
+		switch {
+		case errors.As(err, &u):
+			if !stamped {
+				break // a renewal: the claim is on the remote, as renewed before
+			}
+			res.Unpublished = true
+			warnUnpublished(s, issue, u)
+			// Not there after all: the record must not say it is.
+			c.Published = time.Time{}
+			if local, werr := write(g, c); werr == nil && g.UpdateRef(RefName(issue), made, local) == nil {
+				res.made = local
+			}
+		case err != nil:
+			return nil, err
+		default:
+			res.remote, res.remotePrevious = pub.remote, prev
+		}
 		return res, nil
 	}
 	return nil, repo.Errorf(repo.CodeConflict, "cannot %s %s: its claim kept changing while td tried to take it; try again", verb, issue)
@@ -503,13 +567,15 @@ func (h HandOver) ask(cs *Set, held *domain.Claim, session string) policy.ClaimA
 
 // Check refuses, as Take would, a new session's claim on issue that the
 // sender may not pass on: for a command to refuse before it creates
-// anything.
+// anything. Where claims are published, the remote's claim is looked at
+// too (and stored here when it refuses); a remote that cannot be reached
+// is left for Take to warn about.
 func Check(s *repo.Store, issue, verb string, from HandOver) error {
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return err
 	}
-	_, held, err := current(g, issue)
+	old, held, err := current(g, issue)
 	if err != nil {
 		return err
 	}
@@ -517,12 +583,33 @@ func Check(s *repo.Store, issue, verb string, from HandOver) error {
 		held = nil
 	}
 	cs := Here(s)
-	_, err = decide(cs, held, from.ask(cs, held, ""), verb, issue, s.Now())
-	return err
+	if _, err := decide(cs, held, from.ask(cs, held, ""), verb, issue, s.Now()); err != nil {
+		return err
+	}
+	pub, _ := publisherFor(s, g)
+	if pub == nil {
+		return nil
+	}
+	defer pub.done()
+	h, theirs, lerr := pub.look(issue)
+	if lerr != nil || h == old {
+		return nil
+	}
+	if _, stale := Ended(s, theirs); stale {
+		return nil
+	}
+	if _, err := decide(cs, theirs, from.ask(cs, theirs, ""), verb, issue, s.Now()); err != nil {
+		if theirs != nil {
+			_ = g.UpdateRef(RefName(issue), old, h)
+		}
+		return err
+	}
+	return nil
 }
 
 // Undo puts back the claim Take replaced, when the command that took it
-// failed afterwards; a claim moved since is left as it is.
+// failed afterwards, here and on the claims remote; a claim moved since
+// is left as it is.
 func Undo(s *repo.Store, r *TakeResult) {
 	if r == nil || r.made == "" {
 		return
@@ -532,12 +619,24 @@ func Undo(s *repo.Store, r *TakeResult) {
 		return
 	}
 	_ = g.UpdateRef(RefName(r.Claim.Issue), r.made, r.previous)
+	if r.remote != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+		defer cancel()
+		if g.Push(ctx, r.remote, []gitrepo.PushUpdate{{Ref: RefName(r.Claim.Issue), New: r.remotePrevious, Expect: r.made}}) == nil {
+			cur, _ := g.ReadRef(TrackingPrefix + r.remote + "/" + r.Claim.Issue)
+			_ = g.UpdateRef(TrackingPrefix+r.remote+"/"+r.Claim.Issue, cur, r.remotePrevious)
+		}
+	}
 }
 
 // Release ends the claim on issue when policy.ReleasedBy says the
 // transition ending the work (by session, on the work of implementer)
 // ends it, and returns the claim released; nil when there was none to
-// release, which is not an error.
+// release, which is not an error. Where claims are published, the claim
+// is deleted on the claims remote too: the one released here, the
+// session's or implementer's there, or one the issue's ledger here ended
+// (the transition was just recorded); someone else's live claim there
+// stays. A remote that cannot be reached is a warning.
 func Release(s *repo.Store, issue, session, implementer string) (*domain.Claim, error) {
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
@@ -545,20 +644,46 @@ func Release(s *repo.Store, issue, session, implementer string) (*domain.Claim, 
 	}
 	for range casTries {
 		old, held, err := current(g, issue)
-		if err != nil || old == "" {
+		if err != nil {
 			return nil, err
 		}
-		if held != nil && !policy.ReleasedBy(held, session, implementer) {
-			return nil, nil
+		if old != "" && held != nil && !policy.ReleasedBy(held, session, implementer) {
+			old, held = "", nil // someone else's: not this transition's
 		}
-		// An unreadable record is nobody's: the transition ends it.
-		err = g.UpdateRef(RefName(issue), old, "")
-		if errors.Is(err, gitrepo.ErrRefMoved) {
-			continue
+		if old != "" {
+			// An unreadable record is nobody's: the transition ends it.
+			err = g.UpdateRef(RefName(issue), old, "")
+			if errors.Is(err, gitrepo.ErrRefMoved) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
-		return held, err
+		publishRelease(s, g, issue, old, func(theirs *domain.Claim) bool {
+			_, stale := Ended(s, theirs)
+			return theirs == nil || stale || policy.ReleasedBy(theirs, session, implementer)
+		})
+		return held, nil
 	}
 	return nil, fmt.Errorf("release the claim on %s: it kept changing", issue)
+}
+
+// publishRelease deletes on the claims remote the claim released here
+// (old; "" for none), or one mayDelete allows, and warns when the remote
+// cannot be reached.
+func publishRelease(s *repo.Store, g *gitrepo.Repo, issue, old string, mayDelete func(theirs *domain.Claim) bool) {
+	pub, _ := publisherFor(s, g)
+	if pub == nil {
+		return
+	}
+	defer pub.done()
+	var u *unreachable
+	if err := pub.release(issue, old, mayDelete); errors.As(err, &u) {
+		warnUnreleased(s, issue, u)
+	} else if err != nil {
+		s.Warnf("the claim on %s is released here; releasing it on %s failed: %v", issue, pub.remote, err)
+	}
 }
 
 // CheckWork refuses work w on issue by session se (an operator's when
@@ -610,10 +735,17 @@ func ReleaseStray(s *repo.Store, se *repo.Session, issue string, operator bool, 
 		if errors.Is(err, gitrepo.ErrRefMoved) {
 			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		publishRelease(s, g, issue, old, func(theirs *domain.Claim) bool {
+			_, stale := Ended(s, theirs)
+			return theirs == nil || stale || policy.MayReleaseStray(theirs, se.Actor(), operator)
+		})
 		if held == nil {
 			held = &domain.Claim{Issue: issue}
 		}
-		return held, err
+		return held, nil
 	}
 	return nil, fmt.Errorf("release the claim on %s: it kept changing", issue)
 }
@@ -808,13 +940,28 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string, within func(tx
 		}
 		c := &domain.Claim{Issue: issue, Session: se.ID, Actor: se.Actor(), Worktree: s.Root, Host: cs.HereHost,
 			Claimed: now, Heartbeat: now, Expires: now.Add(s.Config.ClaimTTL()), EndsSeen: policy.EndsAt(ends, now)}
+		pub, _ := publisherFor(s, g)
+		if pub != nil {
+			c.Published = now
+		}
 		made, err := write(g, c)
 		if err != nil {
+			pub.done()
 			return nil, err
 		}
 		err = g.UpdateRef(RefName(issue), old, made)
 		if errors.Is(err, gitrepo.ErrRefMoved) {
+			pub.done()
 			continue
+		}
+		if err != nil {
+			pub.done()
+			return nil, err
+		}
+		made, remotePrev, err := publishReclaim(s, g, pub, c, old, made, held)
+		pub.done()
+		if errors.Is(err, errAdopted) {
+			continue // the remote's claim is here now: decide on it
 		}
 		if err != nil {
 			return nil, err
@@ -831,12 +978,47 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string, within func(tx
 		})
 		if err != nil {
 			// Unaudited, the take-over does not stand.
-			_ = g.UpdateRef(RefName(issue), made, old)
+			Undo(s, &TakeResult{Claim: c, previous: old, made: made, remote: remotePrev.remote, remotePrevious: remotePrev.value})
 			return nil, err
 		}
 		return res, nil
 	}
 	return nil, repo.Errorf(repo.CodeConflict, "the claim on %s kept changing while td reclaimed it; try again", issue)
+}
+
+// remoteValue is what a publication replaced on a remote, for Undo.
+type remoteValue struct{ remote, value string }
+
+// publishReclaim puts the reclaiming claim c (made, in place of old here)
+// on the claims remote. The remote's claim must be the ended lease
+// reclaimed (held's session, ended there too), a stale one, or none;
+// any other is stored here (errAdopted) for Reclaim to decide on again.
+// It returns the record this clone holds after.
+func publishReclaim(s *repo.Store, g *gitrepo.Repo, pub *publisher, c *domain.Claim, old, made string, held *domain.Claim) (string, remoteValue, error) {
+	if pub == nil {
+		return made, remoteValue{}, nil
+	}
+	now := s.Now()
+	prev, err := pub.publish(c.Issue, old, made, func(theirs *domain.Claim, _ string) error {
+		if _, stale := Ended(s, theirs); theirs == nil || stale || theirs.Session == c.Session ||
+			theirs.Session == held.Session && theirs.Expired(now) {
+			return nil
+		}
+		return errAdopted
+	})
+	var u *unreachable
+	if errors.As(err, &u) {
+		warnUnpublished(s, c.Issue, u)
+		c.Published = time.Time{}
+		if local, werr := write(g, c); werr == nil && g.UpdateRef(RefName(c.Issue), made, local) == nil {
+			made = local
+		}
+		return made, remoteValue{}, nil
+	}
+	if err != nil {
+		return made, remoteValue{}, err
+	}
+	return made, remoteValue{pub.remote, prev}, nil
 }
 
 // EndWords says how the ledger ended the work on issue, for messages:
