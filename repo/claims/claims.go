@@ -481,26 +481,6 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 		} else if held != nil {
 			res.From = held.Session
 		}
-		stamped := pub != nil && c.Published.IsZero()
-		if stamped {
-			c.Published = now // so the record on the remote says when it got there
-		}
-		made, err := write(g, c)
-		if err != nil {
-			return nil, err
-		}
-		err = g.UpdateRef(RefName(issue), old, made)
-		if errors.Is(err, gitrepo.ErrRefMoved) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		res.Claim, res.made = c, made
-		if pub == nil {
-			res.Unpublished = off && c.Published.IsZero()
-			return res, nil
-		}
 		// The remote's claim, where the decision above did not cover it,
 		// is judged as the local one was.
 		judge := func(theirs *domain.Claim, _ string) error {
@@ -513,25 +493,18 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 			_, err := decide(cs, theirs, from.ask(cs, theirs, se.ID), verb, issue, now)
 			return err
 		}
-		prev, err := pub.publish(issue, old, made, judge)
-		var u *unreachable
-		switch {
-		case errors.As(err, &u):
-			if !stamped {
-				break // a renewal: the claim is on the remote, as renewed before
-			}
-			res.Unpublished = true
-			warnUnpublished(s, issue, u)
-			// Not there after all: the record must not say it is.
-			c.Published = time.Time{}
-			if local, werr := write(g, c); werr == nil && g.UpdateRef(RefName(issue), made, local) == nil {
-				res.made = local
-			}
-		case err != nil:
-			return nil, err
-		default:
-			res.remote, res.remotePrevious = pub.remote, prev
+		pr, err := put(s, g, pub, old, c, judge)
+		if errors.Is(err, gitrepo.ErrRefMoved) {
+			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		res.Claim, res.made, res.remote, res.remotePrevious = c, pr.made, pr.remote, pr.remotePrevious
+		if pr.unpublished != nil {
+			warnUnpublished(s, issue, pr.unpublished)
+		}
+		res.Unpublished = pr.unpublished != nil || off && c.Published.IsZero()
 		return res, nil
 	}
 	return nil, repo.Errorf(repo.CodeConflict, "cannot %s %s: its claim kept changing while td tried to take it; try again", verb, issue)
@@ -696,9 +669,12 @@ func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, ope
 	if err != nil || g == nil {
 		return err
 	}
-	_, held, err := current(g, issue)
+	old, held, err := current(g, issue)
 	if err != nil || held == nil {
 		return err
+	}
+	if held.Actor == se.Actor() && held.Published.IsZero() {
+		held = publishHeld(s, g, issue, old, held)
 	}
 	if !policy.ClaimBars(held, workEnds(s, issue), w, se.Actor(), operator, s.Now()) {
 		return nil
@@ -709,6 +685,36 @@ func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, ope
 	}
 	return repo.Errorf(repo.CodeRefused, "cannot %s: %s is claimed by %s, and td check refuses work on it by %s; %s",
 		what, issue, Here(s).Holder(held), se.Actor().Name(), who)
+}
+
+// publishHeld publishes the claim held (from commit old), taken while the
+// claims remote could not be reached, before its actor does more work
+// under it: what td sync would do for it alone. Where the remote holds a
+// claim that wins over it (one that stands, with a live lease or over an
+// ended one), that claim is stored here instead, and CheckWork judges the
+// work by it, as CI will. It returns the claim this clone holds after.
+func publishHeld(s *repo.Store, g *gitrepo.Repo, issue, old string, held *domain.Claim) *domain.Claim {
+	pub, _ := publisherFor(s, g)
+	if pub == nil {
+		return held
+	}
+	defer pub.done()
+	now := s.Now()
+	c := *held
+	pr, err := put(s, g, pub, old, &c, func(theirs *domain.Claim, _ string) error {
+		if _, stale := Ended(s, theirs); theirs == nil || stale || theirs.Session == held.Session ||
+			theirs.Expired(now) && !held.Expired(now) {
+			return nil
+		}
+		return errAdopted
+	})
+	if err == nil && pr.unpublished != nil {
+		warnUnpublished(s, issue, pr.unpublished)
+	}
+	if _, cur, err := current(g, issue); err == nil && cur != nil {
+		return cur
+	}
+	return held
 }
 
 // ReleaseStray ends the claim on an issue that is not in progress in
@@ -941,31 +947,26 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string, within func(tx
 		c := &domain.Claim{Issue: issue, Session: se.ID, Actor: se.Actor(), Worktree: s.Root, Host: cs.HereHost,
 			Claimed: now, Heartbeat: now, Expires: now.Add(s.Config.ClaimTTL()), EndsSeen: policy.EndsAt(ends, now)}
 		pub, _ := publisherFor(s, g)
-		if pub != nil {
-			c.Published = now
-		}
-		made, err := write(g, c)
-		if err != nil {
-			pub.done()
-			return nil, err
-		}
-		err = g.UpdateRef(RefName(issue), old, made)
-		if errors.Is(err, gitrepo.ErrRefMoved) {
-			pub.done()
+		pr, err := put(s, g, pub, old, c, func(theirs *domain.Claim, _ string) error {
+			// The remote must hold the ended lease reclaimed (there too),
+			// a stale claim, or none; any other is decided on again here.
+			if _, stale := Ended(s, theirs); theirs == nil || stale || theirs.Session == c.Session ||
+				theirs.Session == held.Session && theirs.Expired(now) {
+				return nil
+			}
+			return errAdopted
+		})
+		pub.done()
+		if errors.Is(err, gitrepo.ErrRefMoved) || errors.Is(err, errAdopted) {
 			continue
 		}
 		if err != nil {
-			pub.done()
 			return nil, err
 		}
-		made, remotePrev, err := publishReclaim(s, g, pub, c, old, made, held)
-		pub.done()
-		if errors.Is(err, errAdopted) {
-			continue // the remote's claim is here now: decide on it
+		if pr.unpublished != nil {
+			warnUnpublished(s, issue, pr.unpublished)
 		}
-		if err != nil {
-			return nil, err
-		}
+		made := pr.made
 		res := &ReclaimResult{Claim: c, Previous: held}
 		why := fmt.Sprintf("took over the claim of %s (session %s) %s, whose lease ended at %s: %s", held.Actor.Name(), held.Session, cs.Where(held), stamp(held.Expires), reason)
 		err = s.Update(func(tx *repo.Tx) error {
@@ -978,47 +979,12 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string, within func(tx
 		})
 		if err != nil {
 			// Unaudited, the take-over does not stand.
-			Undo(s, &TakeResult{Claim: c, previous: old, made: made, remote: remotePrev.remote, remotePrevious: remotePrev.value})
+			Undo(s, &TakeResult{Claim: c, previous: old, made: made, remote: pr.remote, remotePrevious: pr.remotePrevious})
 			return nil, err
 		}
 		return res, nil
 	}
 	return nil, repo.Errorf(repo.CodeConflict, "the claim on %s kept changing while td reclaimed it; try again", issue)
-}
-
-// remoteValue is what a publication replaced on a remote, for Undo.
-type remoteValue struct{ remote, value string }
-
-// publishReclaim puts the reclaiming claim c (made, in place of old here)
-// on the claims remote. The remote's claim must be the ended lease
-// reclaimed (held's session, ended there too), a stale one, or none;
-// any other is stored here (errAdopted) for Reclaim to decide on again.
-// It returns the record this clone holds after.
-func publishReclaim(s *repo.Store, g *gitrepo.Repo, pub *publisher, c *domain.Claim, old, made string, held *domain.Claim) (string, remoteValue, error) {
-	if pub == nil {
-		return made, remoteValue{}, nil
-	}
-	now := s.Now()
-	prev, err := pub.publish(c.Issue, old, made, func(theirs *domain.Claim, _ string) error {
-		if _, stale := Ended(s, theirs); theirs == nil || stale || theirs.Session == c.Session ||
-			theirs.Session == held.Session && theirs.Expired(now) {
-			return nil
-		}
-		return errAdopted
-	})
-	var u *unreachable
-	if errors.As(err, &u) {
-		warnUnpublished(s, c.Issue, u)
-		c.Published = time.Time{}
-		if local, werr := write(g, c); werr == nil && g.UpdateRef(RefName(c.Issue), made, local) == nil {
-			made = local
-		}
-		return made, remoteValue{}, nil
-	}
-	if err != nil {
-		return made, remoteValue{}, err
-	}
-	return made, remoteValue{pub.remote, prev}, nil
 }
 
 // EndWords says how the ledger ended the work on issue, for messages:

@@ -76,15 +76,19 @@ func RemoteOf(s *repo.Store, g *gitrepo.Repo) string {
 // the started entry's details).
 const Unpublished = "unpublished"
 
-// publisherFor returns the store's publisher; nil, with why, when this
-// command publishes nothing. off is true when the clone has the claims
-// remote but publication is turned off, or could not run: a start then
-// records its claim as unpublished. The caller calls done.
+// publisherFor returns the store's publisher; nil when this command
+// publishes nothing. off is true when claims should be published and are
+// not: publication is turned off, or claims.remote names a remote this
+// clone lacks; a start then records its claim as unpublished. A clone
+// with no claims remote at all (no origin, no claims.remote) has nowhere
+// to publish and nobody to compare with. The caller calls done.
 func publisherFor(s *repo.Store, g *gitrepo.Repo) (p *publisher, off bool) {
 	remote := RemoteOf(s, g)
 	if g.RemoteURL(remote) == "" {
 		if s.Config.Claims.Remote != "" && s.Config.PublishClaims() {
-			s.Warnf("claims.remote names %s, which this clone does not have (git remote add %s URL adds it); claims stay local", remote, remote)
+			// The team publishes claims there; this clone cannot.
+			s.Warnf("claims.remote names %s, which this clone does not have, so claims stay local; git remote add %s URL adds it, and td sync then publishes them", remote, remote)
+			return nil, true
 		}
 		return nil, false
 	}
@@ -221,16 +225,28 @@ func (p *publisher) publish(issue, local, made string, judge func(theirs *domain
 // release deletes issue's claim on the remote, where it is old (the
 // value this clone released; "" when it held none) or a claim mayDelete
 // allows: one the work's end made stale, or the releasing session's. A
-// claim someone else holds there stays, and a claim never published, with
-// nothing td knows of there, needs no round trip. It returns
-// *unreachable when the remote could not be reached.
+// claim someone else holds there stays. It returns *unreachable when the
+// remote could not be reached.
 func (p *publisher) release(issue, old string, mayDelete func(theirs *domain.Claim) bool) error {
 	expect := old
 	if mine := readClaim(p.g, issue, old); mine == nil || mine.Published.IsZero() {
 		// Nothing published from here: the remote's claim, as td last
-		// saw it, if any and if it is this release's to end.
+		// saw it, if it is this release's to end; when td saw none, the
+		// remote is asked (a claim taken in another clone, which the
+		// close or approval here ends).
 		expect = p.seen(issue)
-		if expect == "" || expect != old && !mayDelete(readClaim(p.g, issue, expect)) {
+		if expect == "" {
+			h, theirs, err := p.look(issue)
+			if err != nil {
+				// Nothing of this clone's is there: td sync judges what
+				// is, by the ledgers, once it reaches the remote.
+				return nil
+			}
+			if h == "" || !mayDelete(theirs) {
+				return nil
+			}
+			expect = h
+		} else if expect != old && !mayDelete(readClaim(p.g, issue, expect)) {
 			return nil
 		}
 	}
@@ -272,4 +288,60 @@ func warnUnpublished(s *repo.Store, issue string, u *unreachable) {
 // on the claims remote.
 func warnUnreleased(s *repo.Store, issue string, u *unreachable) {
 	s.Warnf("the claim on %s is released here but not on the claims remote: %s; td sync releases it there", issue, u.detail)
+}
+
+// put is how a command takes a claim: it writes c, swaps it in for old
+// here (gitrepo.ErrRefMoved, wrapped, when another process moved the
+// reference meanwhile), then publishes it when pub is not nil. A claim
+// not published before is stamped published first, and put back as
+// unpublished (Unpublished in the result, warned about by the caller)
+// when the remote cannot be reached; a renewal of a published claim that
+// cannot reach it stays what the remote has, renewed here. judge decides
+// on a remote claim the caller's decision did not cover (publish).
+func put(s *repo.Store, g *gitrepo.Repo, pub *publisher, old string, c *domain.Claim, judge func(theirs *domain.Claim, h string) error) (putResult, error) {
+	var r putResult
+	stamped := pub != nil && c.Published.IsZero()
+	if stamped {
+		c.Published = s.Now() // so the record on the remote says when it got there
+	}
+	made, err := write(g, c)
+	if err != nil {
+		return r, err
+	}
+	if err := g.UpdateRef(RefName(c.Issue), old, made); err != nil {
+		return r, err
+	}
+	r.made = made
+	if pub == nil {
+		return r, nil
+	}
+	prev, err := pub.publish(c.Issue, old, made, judge)
+	var u *unreachable
+	switch {
+	case errors.As(err, &u):
+		if !stamped {
+			return r, nil
+		}
+		r.unpublished = u
+		// Not there after all: the record must not say it is.
+		c.Published = time.Time{}
+		if local, werr := write(g, c); werr == nil && g.UpdateRef(RefName(c.Issue), made, local) == nil {
+			r.made = local
+		}
+		return r, nil
+	case err != nil:
+		return r, err
+	}
+	r.remote, r.remotePrevious = pub.remote, prev
+	return r, nil
+}
+
+// putResult says what put did.
+type putResult struct {
+	made string // the record this clone holds now
+	// remote and remotePrevious are the claims remote the claim went to
+	// and the value it replaced there, for Undo; "" when not published.
+	remote, remotePrevious string
+	// unpublished is why a claim not published before is still not.
+	unpublished *unreachable
 }

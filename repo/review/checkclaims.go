@@ -94,7 +94,7 @@ func (c *checker) checkClaims() {
 				c.add(c.ledgerPath(id), e.line, RuleClaims, "%s %s %s as %s while it was claimed by %s; the holder hands it back with td unstart %s, or the claim ends and td reclaim %s takes it over",
 					e.Session, e.Action, id, se.Actor().Name(), cs.Holder(cl), id, id)
 			case policy.ClaimWorkUnseen:
-				c.report.Notes = append(c.report.Notes, fmt.Sprintf("claims: %s:%d: %s started %s as %s while it was claimed by %s; its own claim was not published, so it could not see that one: passed (td sync settles who holds it)",
+				c.report.Notes = append(c.report.Notes, fmt.Sprintf("claims: %s:%d: %s started %s as %s while it was claimed by %s; passed, since its own claim was not published (the claims remote could not be reached, or claims.publish is off) and it could not see that one; td sync settles who holds the issue",
 					c.ledgerPath(id), e.line, e.Session, id, se.Actor().Name(), cs.Holder(cl)))
 			}
 		}
