@@ -99,9 +99,17 @@ func ReleasedBy(held *domain.Claim, session, implementer string) bool {
 // it.
 type WorkEnd struct {
 	TS      time.Time
-	Action  string
+	Action  string // the ledger's action: one of the End… names
 	Session string
 }
+
+// The ledger actions that end the work (audit's names for them).
+const (
+	EndUnstarted = "unstarted"
+	EndClosed    = "closed"
+	EndApproved  = "approved"
+	EndReopened  = "reopened"
+)
 
 // ClaimEnd returns the entry of the issue's ledger (ends, in any order)
 // that ended the work held was taken for: the earliest end recorded after
@@ -133,6 +141,29 @@ func ClaimEnd(held *domain.Claim, ends []WorkEnd) (end WorkEnd, ok bool) {
 		}
 	}
 	return end, ok
+}
+
+// ClosedBy returns the last entry of an issue's ledger ends (in any
+// order) when it closed the issue (td close or td approve): ok is false
+// for an issue whose last end reopened it or handed it back, or that has
+// none.
+func ClosedBy(ends []WorkEnd) (last WorkEnd, ok bool) {
+	for i, e := range ends {
+		if i == 0 || e.TS.After(last.TS) {
+			last = e
+		}
+	}
+	return last, len(ends) > 0 && (last.Action == EndClosed || last.Action == EndApproved)
+}
+
+// ReopenedAfter reports whether ends record a reopen after end.
+func ReopenedAfter(ends []WorkEnd, end WorkEnd) bool {
+	for _, e := range ends {
+		if e.Action == EndReopened && e.TS.After(end.TS) {
+			return true
+		}
+	}
+	return false
 }
 
 // EndsAt counts the ends recorded in the second at: what a claim taken

@@ -211,3 +211,41 @@ func TestMayReleaseStray(t *testing.T) {
 		}
 	}
 }
+
+func TestClosedBy(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	end := func(min int, action string) WorkEnd { return WorkEnd{TS: at.Add(time.Duration(min) * time.Minute), Action: action} }
+	for _, c := range []struct {
+		name   string
+		ends   []WorkEnd
+		closed bool
+		last   int // minute of the end returned
+	}{
+		{"no end", nil, false, 0},
+		{"closed", []WorkEnd{end(5, EndClosed)}, true, 5},
+		{"approved", []WorkEnd{end(5, EndApproved)}, true, 5},
+		{"closed, then reopened", []WorkEnd{end(5, EndClosed), end(9, EndReopened)}, false, 9},
+		{"reopened, then closed, listed out of order", []WorkEnd{end(9, EndApproved), end(5, EndReopened), end(1, EndClosed)}, true, 9},
+		{"handed back last", []WorkEnd{end(5, EndUnstarted)}, false, 5},
+	} {
+		last, closed := ClosedBy(c.ends)
+		if closed != c.closed || len(c.ends) > 0 && !last.TS.Equal(at.Add(time.Duration(c.last)*time.Minute)) {
+			t.Errorf("%s: ClosedBy = %+v, %v", c.name, last, closed)
+		}
+	}
+	closed := end(5, EndClosed)
+	for _, c := range []struct {
+		name string
+		here []WorkEnd
+		want bool
+	}{
+		{"nothing here", nil, false},
+		{"reopened here after the close", []WorkEnd{end(7, EndReopened)}, true},
+		{"reopened here before the close", []WorkEnd{end(3, EndReopened)}, false},
+		{"closed here after it", []WorkEnd{end(7, EndClosed)}, false},
+	} {
+		if got := ReopenedAfter(c.here, closed); got != c.want {
+			t.Errorf("%s: ReopenedAfter = %v", c.name, got)
+		}
+	}
+}

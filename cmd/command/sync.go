@@ -2,6 +2,7 @@ package command
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/claims"
@@ -113,6 +114,12 @@ func (r *runner) runSync(o *SyncOptions) error {
 			end := claims.EndWords(st.Claim.Issue, st.End)
 			if st.OnBranch {
 				end += " on " + res.Remote + "/" + res.Branch
+			}
+			if st.End.TS.Before(st.Claim.Claimed.Truncate(time.Second)) {
+				// Closed there before the claim was taken where it was open.
+				r.st.printf("Released the claim on %s %s: %s, and %s (session %s) took it where the close had not arrived.\n",
+					st.Claim.Issue, where, end, st.Claim.Actor.Name(), st.Claim.Session)
+				continue
 			}
 			r.st.printf("Released the claim on %s %s: %s, after %s (session %s) took it.\n",
 				st.Claim.Issue, where, end, st.Claim.Actor.Name(), st.Claim.Session)

@@ -664,19 +664,37 @@ func publishRelease(s *repo.Store, g *gitrepo.Repo, issue, old string, mayDelete
 // rule would refuse it in the pull request: one decision,
 // policy.ClaimBars, on the claim git holds and this work tree's ledger.
 // what names the work for the refusal ("submit td-k3x9qa").
+//
+// CI judges by the claims remote's claims, so where claims are published
+// CheckWork asks the remote too, unless the claim here is the actor's own
+// and published (the remote holds it), or the work is an operator's
+// criterion, which no claim bars: work under a claim another clone
+// published is refused here as CI will refuse it, and that claim is kept
+// here, as td sync would take it. The actor's own claim, taken while the
+// remote could not be reached, is published first (publishHeld).
 func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, operator bool, what string) error {
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return err
 	}
 	old, held, err := current(g, issue)
-	if err != nil || held == nil {
+	if err != nil {
 		return err
 	}
-	if held.Actor == se.Actor() && held.Published.IsZero() {
-		held = publishHeld(s, g, issue, old, held)
+	ends := workEnds(s, issue)
+	now := s.Now()
+	switch {
+	case w == policy.WorkCriterion && operator:
+	case held != nil && held.Actor == se.Actor():
+		if held.Published.IsZero() {
+			held = publishHeld(s, g, issue, old, held)
+		}
+	default:
+		if theirs := remoteClaim(s, g, issue, old, held); theirs != nil && policy.ClaimBars(theirs, ends, w, se.Actor(), operator, now) {
+			held = theirs
+		}
 	}
-	if !policy.ClaimBars(held, workEnds(s, issue), w, se.Actor(), operator, s.Now()) {
+	if held == nil || !policy.ClaimBars(held, ends, w, se.Actor(), operator, now) {
 		return nil
 	}
 	who := "the holder does it, or hands the issue back with td unstart " + issue
@@ -685,6 +703,32 @@ func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, ope
 	}
 	return repo.Errorf(repo.CodeRefused, "cannot %s: %s is claimed by %s, and td check refuses work on it by %s; %s",
 		what, issue, Here(s).Holder(held), se.Actor().Name(), who)
+}
+
+// remoteClaim is the claims remote's claim on issue, for CheckWork, when
+// it differs from the one here (old, held); nil when there is none, it
+// is stale by this work tree's ledger, claims are not published, or the
+// remote cannot be reached (then the claim here decides, as before). A
+// claim it finds is stored here where this clone holds none, or holds
+// one that was published (the remote's is the newer word on it); an
+// unpublished claim of this clone is left for td sync to settle.
+func remoteClaim(s *repo.Store, g *gitrepo.Repo, issue, old string, held *domain.Claim) *domain.Claim {
+	pub, _ := publisherFor(s, g)
+	if pub == nil {
+		return nil
+	}
+	defer pub.done()
+	h, theirs, err := pub.look(issue)
+	if err != nil || h == old || theirs == nil {
+		return nil
+	}
+	if _, stale := Ended(s, theirs); stale {
+		return nil
+	}
+	if held == nil || !held.Published.IsZero() {
+		_ = g.UpdateRef(RefName(issue), old, h)
+	}
+	return theirs
 }
 
 // publishHeld publishes the claim held (from commit old), taken while the
@@ -807,6 +851,12 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 	}
 	var out []*domain.Claim
 	cs := Here(s)
+	// A renewal goes to the claims remote too, so that another clone's td
+	// reclaim, judged by the remote's claim, sees the lease run on; one
+	// that cannot reach it stays here for td sync, unsaid: a harness
+	// renews every quarter lease, and the claim there still stands.
+	pub, _ := publisherFor(s, g)
+	defer pub.done()
 	for _, ref := range issues {
 		issue, err := Resolve(s, g, ref)
 		if err != nil {
@@ -833,12 +883,15 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 			now := s.Now()
 			c := *held
 			c.Heartbeat, c.Expires = now, now.Add(s.Config.ClaimTTL())
-			made, err := write(g, &c)
-			if err != nil {
-				return out, err
-			}
-			err = g.UpdateRef(RefName(issue), old, made)
-			if errors.Is(err, gitrepo.ErrRefMoved) {
+			_, err = put(s, g, pub, old, &c, func(theirs *domain.Claim, _ string) error {
+				// As td sync decides: the remote's claim wins unless it is
+				// this session's, stale, or an ended lease against a live one.
+				if _, stale := Ended(s, theirs); theirs == nil || stale || theirs.Session == se.ID || theirs.Expired(now) {
+					return nil
+				}
+				return errAdopted
+			})
+			if errors.Is(err, gitrepo.ErrRefMoved) || errors.Is(err, errAdopted) {
 				continue
 			}
 			if err != nil {
@@ -859,7 +912,7 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 // quarter of the lease has passed since the last renewal, for harness
 // hooks that run at every turn: the lease then stays live while the
 // session works, at the cost of one reference read per turn and one
-// write per quarter lease. A session bound to nothing, or not holding
+// write (and, with a claims remote, one push) per quarter lease. A session bound to nothing, or not holding
 // its issue's claim, renews nothing; the claim renewed is returned.
 func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
 	rt, err := s.Runtime(se.ID)

@@ -263,7 +263,11 @@ func (b *branchEnds) of(issue string) []policy.WorkEnd {
 }
 
 // ended is Ended with the remote branch's ends besides this work tree's:
-// the claim's end, and whether only the remote branch recorded it.
+// the claim's end, and whether only the remote branch recorded it. A
+// claim on an issue closed on the remote branch is stale too, though it
+// was taken after the close, in a clone where the issue was still open
+// (the close had not reached it): its work is over wherever the close
+// lands, unless this work tree reopened the issue after that close.
 func (b *branchEnds) ended(s *repo.Store, c *domain.Claim) (end policy.WorkEnd, onBranch, ok bool) {
 	if c == nil {
 		return policy.WorkEnd{}, false, false
@@ -282,8 +286,13 @@ func (b *branchEnds) ended(s *repo.Store, c *domain.Claim) (end policy.WorkEnd, 
 			all = append(all, e) // a line both ledgers hold is one end
 		}
 	}
-	end, ok = policy.ClaimEnd(c, all)
-	return end, ok, ok
+	if end, ok = policy.ClaimEnd(c, all); ok {
+		return end, true, true
+	}
+	if last, closed := policy.ClosedBy(there); closed && !policy.ReopenedAfter(here, last) {
+		return last, true, true
+	}
+	return policy.WorkEnd{}, false, false
 }
 
 // refMap lists the references under prefix by issue.
