@@ -214,7 +214,9 @@ func TestMayReleaseStray(t *testing.T) {
 
 func TestClosedBy(t *testing.T) {
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	end := func(min int, action string) WorkEnd { return WorkEnd{TS: at.Add(time.Duration(min) * time.Minute), Action: action} }
+	end := func(min int, action string) WorkEnd {
+		return WorkEnd{TS: at.Add(time.Duration(min) * time.Minute), Action: action}
+	}
 	for _, c := range []struct {
 		name   string
 		ends   []WorkEnd

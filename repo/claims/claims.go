@@ -884,17 +884,22 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 			c := *held
 			c.Heartbeat, c.Expires = now, now.Add(s.Config.ClaimTTL())
 			_, err = put(s, g, pub, old, &c, func(theirs *domain.Claim, _ string) error {
-				// As td sync decides: the remote's claim wins unless it is
-				// this session's, stale, or an ended lease against a live one.
-				if _, stale := Ended(s, theirs); theirs == nil || stale || theirs.Session == se.ID || theirs.Expired(now) {
+				switch _, stale := Ended(s, theirs); {
+				case theirs == nil && !held.Published.IsZero():
+					// Released there since it was published: a close or an
+					// approval elsewhere, which td sync weighs with the
+					// ledgers. The renewal must not put it back.
+					return errLeave
+				case theirs == nil || stale || theirs.Session == se.ID || theirs.Expired(now):
 					return nil
 				}
+				// Another session's live claim there wins, as in td sync.
 				return errAdopted
 			})
 			if errors.Is(err, gitrepo.ErrRefMoved) || errors.Is(err, errAdopted) {
 				continue
 			}
-			if err != nil {
+			if err != nil && !errors.Is(err, errLeave) {
 				return out, err
 			}
 			renewed = &c

@@ -159,6 +159,10 @@ func readClaim(g *gitrepo.Repo, issue, h string) *domain.Claim {
 // claim here and report it, for the caller to decide again on it.
 var errAdopted = errors.New("the remote's claim was taken here")
 
+// errLeave is what a judge returns to leave the remote as it is and the
+// claim here as written: td sync decides between them, with the ledgers.
+var errLeave = errors.New("the remote's claim is left for td sync")
+
 // unreachable is a remote that could not be reached, or git that could
 // not run: the claim stays local.
 type unreachable struct{ detail string }
@@ -191,6 +195,9 @@ func (p *publisher) publish(issue, local, made string, judge func(theirs *domain
 	for range casTries {
 		if !covered {
 			if err := judge(readClaim(p.g, issue, expect), expect); err != nil {
+				if errors.Is(err, errLeave) {
+					return "", err
+				}
 				if expect != "" && p.g.HasObject(expect) {
 					_ = p.g.UpdateRef(RefName(issue), made, expect)
 				}
