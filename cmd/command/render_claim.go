@@ -104,7 +104,7 @@ func (ic *issueClaims) of(is *repo.Issue) *domain.Claim {
 	if ic == nil || ic.set == nil || ic.set.Len() == 0 {
 		return nil
 	}
-	c := ic.set.Get(is.ID)
+	c := ic.set.Shown(is.ID, is.Status)
 	// A lease that ended is news even on the implementer's own claim:
 	// its conversation is over, and the work can be reclaimed.
 	if c != nil && c.Expired(ic.now) {

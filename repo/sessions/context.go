@@ -199,7 +199,7 @@ func claimWarnings(s *repo.Store, se *repo.Session, is *repo.Issue) []string {
 	if err != nil || cs.Len() == 0 {
 		return nil
 	}
-	c := cs.Get(is.ID)
+	c := cs.Shown(is.ID, is.Status)
 	if c == nil || c.Session == se.ID {
 		return nil
 	}
