@@ -138,6 +138,9 @@ func (m *matrixEnv) apply(dir string, c matrixCommand, side string) {
 // td finished must leave td check without a violation.
 func (m *matrixEnv) mergePair(base, dir string, branch, main matrixCommand, driver bool) string {
 	m.mustGit("", "clone", "-q", base, dir)
+	// The clone stands for both sides: a claim published to base would
+	// reach the next pair's clone.
+	m.mustGit(dir, "remote", "remove", "origin")
 	if err := os.CopyFS(filepath.Join(dir, ".todos", "local"), os.DirFS(filepath.Join(base, ".todos", "local"))); err != nil {
 		m.t.Fatal(err)
 	}
