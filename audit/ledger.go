@@ -48,6 +48,11 @@ const (
 	// ActionReclaimed is td reclaim's entry: the session took over an
 	// ended claim, and with it the work (details implementer from and to).
 	ActionReclaimed = "reclaimed"
+	// ActionHandoff is a session's note for whoever continues the issue,
+	// written by td when its harness compacts the conversation or ends it
+	// (details at, done, next, open): what was done, what is next, what is
+	// open. It changes no status and no policy reads it.
+	ActionHandoff = "handoff"
 )
 
 // statusActions are the actions that move an issue's status, and only

@@ -635,48 +635,22 @@ func errMsg(err error) string {
 	return err.Error()
 }
 
-// Relayout rewrites the frontmatter with the keys of groups in that order,
-// one empty line between two groups, and every other key after them in
-// the order it had; each key keeps its lines as they are. It changes
-// nothing and reports false unless the text is only its keys' lines (no
-// comment, no blank line: the layout td itself wrote), so a layout a
-// person chose is never rearranged.
-func (fm *Frontmatter) Relayout(groups [][]string) bool {
+// Relayout rewrites the frontmatter from the layout from to the layout
+// to. A layout is the keys in groups, in order, one empty line between two
+// groups; a key no group names goes after them all, in the order it had,
+// and nil is every key on consecutive lines, as they are. Each key keeps
+// its lines as they are. It changes nothing and reports false unless the
+// text is exactly its keys' lines laid out as from says (no comment line,
+// no other blank line: a layout td itself wrote), so a layout a person
+// chose is never rearranged.
+func (fm *Frontmatter) Relayout(from, to [][]string) bool {
 	if fm.layout != "" || len(fm.entries) == 0 {
 		return false
 	}
-	pos := 0
-	for _, e := range fm.entries {
-		if e.start != pos {
-			return false
-		}
-		pos = e.end
-	}
-	if pos != len(fm.raw) {
+	if was, _ := fm.arrange(from); !bytes.Equal(was, fm.raw) {
 		return false
 	}
-	placed := map[string]bool{}
-	var raw []byte
-	var want []string
-	for _, g := range groups {
-		n := len(raw)
-		for _, k := range g {
-			if i := fm.find(k); i >= 0 && !placed[k] {
-				raw = append(raw, fm.raw[fm.entries[i].start:fm.entries[i].end]...)
-				placed[k] = true
-				want = append(want, k)
-			}
-		}
-		if len(raw) > n && n > 0 {
-			raw = slices.Insert(raw, n, []byte(fm.eol)...)
-		}
-	}
-	for _, e := range fm.entries {
-		if !placed[e.name] {
-			raw = append(raw, fm.raw[e.start:e.end]...)
-			want = append(want, e.name)
-		}
-	}
+	raw, want := fm.arrange(to)
 	if bytes.Equal(raw, fm.raw) {
 		return false
 	}
@@ -691,4 +665,32 @@ func (fm *Frontmatter) Relayout(groups [][]string) bool {
 	}
 	*fm = *next
 	return true
+}
+
+// arrange returns the entries' lines laid out in groups (see Relayout),
+// and the keys in the order it put them.
+func (fm *Frontmatter) arrange(groups [][]string) ([]byte, []string) {
+	placed := map[string]bool{}
+	raw := make([]byte, 0, len(fm.raw)+len(groups)*len(fm.eol))
+	var keys []string
+	for _, g := range groups {
+		n := len(raw)
+		for _, k := range g {
+			if i := fm.find(k); i >= 0 && !placed[k] {
+				raw = append(raw, fm.raw[fm.entries[i].start:fm.entries[i].end]...)
+				placed[k] = true
+				keys = append(keys, k)
+			}
+		}
+		if len(raw) > n && n > 0 {
+			raw = slices.Insert(raw, n, []byte(fm.eol)...)
+		}
+	}
+	for _, e := range fm.entries {
+		if !placed[e.name] {
+			raw = append(raw, fm.raw[e.start:e.end]...)
+			keys = append(keys, e.name)
+		}
+	}
+	return raw, keys
 }

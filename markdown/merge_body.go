@@ -338,12 +338,26 @@ func mergeRun(k groupKey, o, a, b *run, eol string) (*run, []string, bool) {
 	case slices.Equal(sa, so):
 		seq = sb
 	default:
-		if !keepsOrder(so, sa) || !keepsOrder(so, sb) {
+		// The base's todos go in the base's order, or in the order one
+		// side gave them when the other kept the base's; both sides may
+		// have reordered them only alike.
+		ref := so
+		switch ra, rb := !keepsOrder(so, sa), !keepsOrder(so, sb); {
+		case ra && rb && !slices.Equal(kept(sa, o, b), kept(sb, o, a)):
 			conflicts = append(conflicts, "the order of "+k.describe())
+		case ra:
+			ref = sa
+		case rb:
+			ref = sb
+		}
+		if len(conflicts) > 0 {
 			break
 		}
 		inSeq := map[string]bool{}
-		for _, t := range so {
+		for _, t := range ref {
+			if o.find(t) == nil || inSeq[t] {
+				continue
+			}
 			if a.find(t) != nil && b.find(t) != nil || result[t] != nil && result[t].conflict {
 				seq = append(seq, t)
 				inSeq[t] = true
@@ -421,6 +435,18 @@ func markedTodo(text string, a, b *todo, eol string) *todo {
 	t := todo{raw: markRegion(ours, theirs, eol), conflict: true}
 	t.Text = text
 	return &t
+}
+
+// kept returns the todos of side that the base and the other side also
+// hold, in side's order.
+func kept(side []string, o, other *run) []string {
+	var out []string
+	for _, t := range side {
+		if o.find(t) != nil && other.find(t) != nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // keepsOrder reports whether the todos side kept from base are in base

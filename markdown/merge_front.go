@@ -45,6 +45,9 @@ type frontMerge struct {
 	// the keys among them.
 	conflicts []string
 	keys      []string
+	// unfit marks a merge that conflicts on a key because a side's value
+	// could not be written into the carrier's text.
+	unfit bool
 }
 
 // marked returns the merged frontmatter's text with each conflicting key
@@ -102,14 +105,31 @@ func mergeFrontKeys(o, a, b *Frontmatter, prefer map[string]int) frontMerge {
 		}
 	}
 	lo, la, lb := frontLayout(o, common), frontLayout(a, common), frontLayout(b, common)
-	carrier, other := a, b
 	switch {
-	case la == lb, lb == lo:
+	case la == lb:
+		// Either side can carry the merge. One side's lines may not fit
+		// in the other's text (their line endings differ, say), which the
+		// other way round they would: try both, so that the merge does
+		// not depend on which side is ours.
+		m := mergeFrontInto(o, a, b, a, b, prefer)
+		if m.unfit {
+			if n := mergeFrontInto(o, a, b, b, a, prefer); !n.unfit {
+				return n
+			}
+		}
+		return m
+	case lb == lo:
+		return mergeFrontInto(o, a, b, a, b, prefer)
 	case la == lo:
-		carrier, other = b, a
-	default:
-		return frontMerge{conflicts: []string{"the comments or the key order of the frontmatter"}}
+		return mergeFrontInto(o, a, b, b, a, prefer)
 	}
+	return frontMerge{conflicts: []string{"the comments or the key order of the frontmatter"}}
+}
+
+// mergeFrontInto is mergeFrontKeys with the side whose text carries the
+// merge chosen: carrier takes the other side's changes key by key.
+func mergeFrontInto(o, a, b, carrier, other *Frontmatter, prefer map[string]int) frontMerge {
+	unfit := false
 	keys := o.Keys()
 	for _, fm := range []*Frontmatter{a, b} {
 		for _, k := range fm.Keys() {
@@ -150,6 +170,7 @@ func mergeFrontKeys(o, a, b *Frontmatter, prefer map[string]int) frontMerge {
 			}
 			if err := fm.Set(k, node); err != nil {
 				conflict(k)
+				unfit = true
 			}
 			continue
 		case k == updatedAtKey:
@@ -171,9 +192,10 @@ func mergeFrontKeys(o, a, b *Frontmatter, prefer map[string]int) frontMerge {
 		}
 		if err := spliceEntry(fm, k, src); err != nil {
 			conflict(k)
+			unfit = true
 		}
 	}
-	return frontMerge{fm: fm, conflicts: conflicts, keys: conflictKeys}
+	return frontMerge{fm: fm, conflicts: conflicts, keys: conflictKeys, unfit: unfit}
 }
 
 // frontLayout describes what a frontmatter holds besides its keys' values:

@@ -66,9 +66,13 @@ type IssueMerge struct {
 // takes the other status (starting is the weakest claim, and td starts the
 // next step by itself after every change); notes are unioned; todos added
 // on either side are kept at the end of their phase, ours' first; a todo
-// deleted on one side and left alone on the other goes. Then, as after
-// every change td makes, at most one todo stays in progress: the first in
-// the file; a later one goes back to pending (see Demoted).
+// deleted on one side and left alone on the other goes. The todos the
+// base had keep the order one side gave them when the other kept the
+// base's, or gave them the same order; two different orders conflict.
+// Then, as after every change td makes, at most one todo stays in
+// progress: the first in the file; a later one goes back to pending (see
+// Demoted). An empty base (a file both sides added) is an issue with
+// nothing in it (see structuralBase).
 //
 // When every change merges, the result is written in td's canonical form
 // with no conflicts. When the todos clash by the structural reading (a
@@ -93,7 +97,7 @@ func MergeIssueWith(base, ours, theirs []byte, opt MergeOptions) IssueMerge {
 	case bytes.Equal(base, ours):
 		return IssueMerge{Data: bytes.Clone(theirs)}
 	}
-	m, parsed := mergeIssueFile(base, ours, theirs, opt.Prefer)
+	m, parsed := mergeIssueFile(structuralBase(base), ours, theirs, opt.Prefer)
 	if parsed && len(m.Conflicts) == 0 {
 		return m
 	}
@@ -117,11 +121,29 @@ func MergeIssueWith(base, ours, theirs []byte, opt MergeOptions) IssueMerge {
 	return IssueMerge{Data: lines, Conflicts: m.Conflicts}
 }
 
+// emptyIssue is an issue file with no key and no body.
+var emptyIssue = []byte("---\n---\n")
+
+// structuralBase is the base the structural merge reads. Git gives an
+// empty base for a file both sides added (add/add): a branch that created
+// an issue, was squash-landed and then merged main back has its copy, and
+// main has the squash's, with no common version. The two copies are then
+// merged as two additions to an issue with nothing in it: what both hold
+// alike is kept once, labels and links are joined, todos either side has
+// are kept, and only what they hold differently is marked, instead of
+// the whole file.
+func structuralBase(base []byte) []byte {
+	if len(base) == 0 {
+		return emptyIssue
+	}
+	return base
+}
+
 // mergeIssue merges the three files structurally. It reports false when a
 // side does not parse; otherwise the conflicts found, with the merged bytes
 // when there are none.
 func mergeIssue(base, ours, theirs []byte) ([]byte, []string, bool) {
-	m, parsed := mergeIssueFile(base, ours, theirs, nil)
+	m, parsed := mergeIssueFile(structuralBase(base), ours, theirs, nil)
 	if len(m.Conflicts) > 0 {
 		return nil, m.Conflicts, parsed
 	}

@@ -251,6 +251,20 @@ func TestMergeIssueClean(t *testing.T) {
 			theirs: []string{"- [ ] Write", "- [x] Write"},
 			want:   []string{"- [ ] Test it", "- [x] Test it", "- [ ] Write", "- [x] Write"},
 		},
+		{
+			name:   "a todo moved on one side, a todo added on the other: the order of the side that moved it",
+			ours:   []string{"- [/] Register the app\n- [ ] Write the callback\n- [ ] Test it\n", "- [ ] Test it\n- [/] Register the app\n- [ ] Write the callback\n"},
+			theirs: []string{"- [ ] Test it\n", "- [ ] Test it\n- [ ] Deploy\n"},
+			want:   []string{"- [/] Register the app\n- [ ] Write the callback\n- [ ] Test it\n", "- [ ] Test it\n- [/] Register the app\n- [ ] Write the callback\n- [ ] Deploy\n"},
+		},
+		{
+			// A squash-landed branch and main that merged it back, say:
+			// both hold the same move, and each added a todo of its own.
+			name:   "the same todo moved alike on both sides, one added on each",
+			ours:   []string{"- [/] Register the app\n- [ ] Write the callback\n- [ ] Test it\n", "- [/] Write the callback\n- [ ] Register the app\n- [ ] Test it\n- [ ] Ours\n"},
+			theirs: []string{"- [/] Register the app\n- [ ] Write the callback\n- [ ] Test it\n", "- [/] Write the callback\n- [ ] Theirs\n- [ ] Register the app\n- [x] Test it\n"},
+			want:   []string{"- [/] Register the app\n- [ ] Write the callback\n- [ ] Test it\n", "- [/] Write the callback\n- [ ] Register the app\n- [x] Test it\n- [ ] Ours\n- [ ] Theirs\n"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -488,5 +502,69 @@ func TestMergeIssuePhaseRename(t *testing.T) {
 	C := strings.Replace(O, "- [ ] write the handler\n", "- [ ] write the handler\n  > a note\n", 1)
 	if _, conflicts := MergeIssue([]byte(O), []byte(D), []byte(C), "ours", "theirs"); conflicts == nil {
 		t.Errorf("deleting a todo the other side noted merged cleanly")
+	}
+}
+
+// TestMergeIssueTodosMovedDifferently: two sides that gave the same todos
+// different orders conflict, as no order keeps both.
+func TestMergeIssueTodosMovedDifferently(t *testing.T) {
+	todos := "- [/] Register the app\n- [ ] Write the callback\n- [ ] Test it\n"
+	ours := edited(t, mergeBase, todos, "- [ ] Test it\n- [/] Register the app\n- [ ] Write the callback\n")
+	theirs := edited(t, mergeBase, todos, "- [/] Write the callback\n- [ ] Register the app\n- [ ] Test it\n")
+	_, conflicts := MergeIssue([]byte(mergeBase), []byte(ours), []byte(theirs), "ours", "theirs")
+	if !slices.Contains(conflicts, "the order of the todos") {
+		t.Fatalf("conflicts %q, want the order of the todos", conflicts)
+	}
+}
+
+// TestMergeIssueAddedOnBothSides: git gives an empty base for a file
+// both sides added (add/add), as a branch that created an issue, was
+// squash-landed and merged main back sees it. The copies merge as two
+// additions to an issue with nothing in it: what they hold alike is kept
+// once, labels and todos are joined, and only the keys they give
+// different values are marked, not the whole file.
+func TestMergeIssueAddedOnBothSides(t *testing.T) {
+	const file = `---
+id: td-qkm5oz
+title: Sign in with GitHub
+created_by: ses_qmt3y9ft
+created_at: 2026-11-21T10:00:00Z
+
+status: open
+resolution: ""
+
+implementer: ""
+
+assignee: ""
+
+labels: []
+---
+
+Users sign in with GitHub.
+
+## Acceptance criteria
+
+## Todos
+
+- [/] Register the app
+`
+	ours := edited(t, file, "labels: []", "labels:\n  - auth", "- [/] Register the app\n", "- [/] Register the app\n- [ ] Write the callback\n")
+	theirs := edited(t, file, "status: open", "status: in_progress", `implementer: ""`, "implementer: ses_qmt3y9ft", "labels: []", "labels:\n  - ui")
+	got, conflicts := MergeIssue(nil, []byte(ours), []byte(theirs), "ours", "theirs")
+	if !slices.Equal(conflicts, []string{"the field status", "the field implementer"}) {
+		t.Fatalf("conflicts %q", conflicts)
+	}
+	want := edited(t, file, "status: open\n", "<<<<<<< ours\nstatus: open\n=======\nstatus: in_progress\n>>>>>>> theirs\n",
+		"implementer: \"\"\n", "<<<<<<< ours\nimplementer: \"\"\n=======\nimplementer: ses_qmt3y9ft\n>>>>>>> theirs\n",
+		"labels: []", "labels:\n  - auth\n  - ui", "- [/] Register the app\n", "- [/] Register the app\n- [ ] Write the callback\n")
+	if string(got) != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	// The same copies with the status alike merge cleanly.
+	theirs = edited(t, file, "labels: []", "labels:\n  - ui")
+	got, conflicts = MergeIssue(nil, []byte(ours), []byte(theirs), "ours", "theirs")
+	want = edited(t, file, "labels: []", "labels:\n  - auth\n  - ui", "- [/] Register the app\n", "- [/] Register the app\n- [ ] Write the callback\n")
+	if conflicts != nil || string(got) != want {
+		t.Fatalf("conflicts %q, got\n%s\nwant\n%s", conflicts, got, want)
 	}
 }

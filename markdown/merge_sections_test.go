@@ -143,16 +143,24 @@ func TestWithoutEmptySections(t *testing.T) {
 
 func TestRelayout(t *testing.T) {
 	groups := [][]string{{"id", "title"}, {"status", "implementer"}, {"labels"}}
+	apart := [][]string{{"id", "title"}, {"status"}, {"implementer"}, {"labels"}}
 	tests := []struct {
 		name, raw, want string
+		from, to        [][]string
 		changed         bool
 	}{
-		{"td's old order", "id: x\nstatus: open\ntitle: T\nlabels: []\nimplementer: \"\"\nextra: 1\n",
-			"id: x\ntitle: T\n\nstatus: open\nimplementer: \"\"\n\nlabels: []\nextra: 1\n", true},
-		{"a missing key", "id: x\nlabels:\n  - a\nstatus: open\n", "id: x\n\nstatus: open\n\nlabels:\n  - a\n", true},
-		{"already laid out", "id: x\ntitle: T\n\nstatus: open\nimplementer: \"\"\n\nlabels: []\n", "", false},
-		{"a comment: a person's layout", "id: x\n# mine\nstatus: open\ntitle: T\n", "", false},
-		{"a line comment stays with its key", "id: x\nstatus: open # now\ntitle: T\n", "id: x\ntitle: T\n\nstatus: open # now\n", true},
+		{"td's old order", "id: x\nstatus: open\ntitle: T\nlabels: []\nimplementer: \"\"\nextra: 1\n", "id: x\ntitle: T\n\nstatus: open\nimplementer: \"\"\n\nlabels: []\nextra: 1\n",
+			nil, groups, true},
+		{"a missing key", "id: x\nlabels:\n  - a\nstatus: open\n", "id: x\n\nstatus: open\n\nlabels:\n  - a\n", nil, groups, true},
+		{"already laid out", "id: x\ntitle: T\n\nstatus: open\nimplementer: \"\"\n\nlabels: []\n", "", nil, groups, false},
+		{"a comment: a person's layout", "id: x\n# mine\nstatus: open\ntitle: T\n", "", nil, groups, false},
+		{"a line comment stays with its key", "id: x\nstatus: open # now\ntitle: T\n", "id: x\ntitle: T\n\nstatus: open # now\n", nil, groups, true},
+		{"from one layout in groups to another", "id: x\ntitle: T\n\nstatus: open\nimplementer: \"\"\n\nlabels: []\nextra: 1\n",
+			"id: x\ntitle: T\n\nstatus: open\n\nimplementer: \"\"\n\nlabels: []\nextra: 1\n", groups, apart, true},
+		{"groups with a key missing", "id: x\n\nimplementer: a\n", "id: x\n\nimplementer: a\n", groups, apart, false},
+		{"not the layout it is said to have", "id: x\ntitle: T\nstatus: open\n", "", groups, apart, false},
+		{"an empty line of a person's", "id: x\ntitle: T\n\n\nstatus: open\n", "", groups, apart, false},
+		{"keys in another order", "title: T\nid: x\n\nstatus: open\n", "", groups, apart, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,7 +168,7 @@ func TestRelayout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := fm.Relayout(groups); got != tt.changed {
+			if got := fm.Relayout(tt.from, tt.to); got != tt.changed {
 				t.Fatalf("Relayout = %v, want %v:\n%s", got, tt.changed, fm.raw)
 			}
 			want := tt.want

@@ -99,9 +99,17 @@ func ReleasedBy(held *domain.Claim, session, implementer string) bool {
 // it.
 type WorkEnd struct {
 	TS      time.Time
-	Action  string
+	Action  string // the ledger's action: one of the End… names
 	Session string
 }
+
+// The ledger actions that end the work (audit's names for them).
+const (
+	EndUnstarted = "unstarted"
+	EndClosed    = "closed"
+	EndApproved  = "approved"
+	EndReopened  = "reopened"
+)
 
 // ClaimEnd returns the entry of the issue's ledger (ends, in any order)
 // that ended the work held was taken for: the earliest end recorded after
@@ -135,6 +143,29 @@ func ClaimEnd(held *domain.Claim, ends []WorkEnd) (end WorkEnd, ok bool) {
 	return end, ok
 }
 
+// ClosedBy returns the last entry of an issue's ledger ends (in any
+// order) when it closed the issue (td close or td approve): ok is false
+// for an issue whose last end reopened it or handed it back, or that has
+// none.
+func ClosedBy(ends []WorkEnd) (last WorkEnd, ok bool) {
+	for i, e := range ends {
+		if i == 0 || e.TS.After(last.TS) {
+			last = e
+		}
+	}
+	return last, len(ends) > 0 && (last.Action == EndClosed || last.Action == EndApproved)
+}
+
+// ReopenedAfter reports whether ends record a reopen after end.
+func ReopenedAfter(ends []WorkEnd, end WorkEnd) bool {
+	for _, e := range ends {
+		if e.Action == EndReopened && e.TS.After(end.TS) {
+			return true
+		}
+	}
+	return false
+}
+
 // EndsAt counts the ends recorded in the second at: what a claim taken
 // then records as seen (domain.Claim.EndsSeen).
 func EndsAt(ends []WorkEnd, at time.Time) int {
@@ -164,23 +195,75 @@ const (
 // td when the work is done and by td check's claims rule when a pull
 // request carries it: whether held bars work w by actor (an operator when
 // operator is true) at at, given the issue's ledger ends. Nothing bars
-// the holder's own actor, work outside the lease (before it was taken, at
-// or after it expired), or work after the ledger ended the claim
-// (ClaimEnd). An operator may tick an acceptance criterion on an issue
-// someone else holds: the criteria are the operator's definition of done,
-// and signing them off is theirs (seed 003; section 13 of the
+// the holder's own actor, work outside the lease (before the claim could
+// be seen, at or after it expired), or work after the ledger ended the
+// claim (ClaimEnd). An operator may tick an acceptance criterion on an
+// issue someone else holds: the criteria are the operator's definition of
+// done, and signing them off is theirs (seed 003; section 13 of the
 // specification). Every other actor's work is barred while the lease runs.
+//
+// A claim can be seen from when it was published to the claims remote
+// (domain.Claim.Published), where td start in every clone compares
+// before it claims: work recorded in that second or before it is work
+// whose own claim was published first, or that could not have known, and
+// the claim does not bar it. A record that does not say when it was
+// published (taken by a td that did not publish) is seen from the second
+// it was taken.
 func ClaimBars(held *domain.Claim, ends []WorkEnd, w Work, actor domain.Actor, operator bool, at time.Time) bool {
 	if held == nil || held.Actor.Same(actor) {
 		return false
 	}
-	if at.Before(held.Claimed.UTC().Truncate(time.Second)) || !at.Before(held.Expires) {
+	if !visibleAt(held, at) || !at.Before(held.Expires) {
 		return false
 	}
 	if end, ok := ClaimEnd(held, ends); ok && !at.Before(end.TS) {
 		return false
 	}
 	return !(w == WorkCriterion && operator)
+}
+
+// visibleAt reports whether work recorded at at came after the claim
+// could be seen (ClaimBars).
+func visibleAt(held *domain.Claim, at time.Time) bool {
+	at = at.UTC().Truncate(time.Second)
+	if held.Published.IsZero() {
+		return !at.Before(held.Claimed.UTC().Truncate(time.Second))
+	}
+	return at.After(held.Published.UTC().Truncate(time.Second))
+}
+
+// ClaimJudgement is td check's verdict on one piece of work in a pull
+// request against the issue's claim.
+type ClaimJudgement int
+
+// The judgements of JudgeClaimedWork.
+const (
+	// ClaimWorkPasses: the claim does not bar the work.
+	ClaimWorkPasses ClaimJudgement = iota
+	// ClaimWorkBarred: the claim barred the work when it was done; a
+	// violation.
+	ClaimWorkBarred
+	// ClaimWorkUnseen: a start the claim would bar, whose own claim td
+	// could not compare with the claims remote (it could not be reached,
+	// or claims.publish is off), so the starter could not have seen the
+	// claim it ran into. The start passes, with a note: td sync settles
+	// who holds the issue, and the starter's later work is judged as
+	// anyone's.
+	ClaimWorkUnseen
+)
+
+// JudgeClaimedWork is the claims rule of td check on work w by actor at
+// at: ClaimBars, except for a start whose claim was not published
+// (unpublished), which td accepted with a warning and which passes with a
+// note.
+func JudgeClaimedWork(held *domain.Claim, ends []WorkEnd, w Work, actor domain.Actor, operator bool, at time.Time, unpublished bool) ClaimJudgement {
+	if !ClaimBars(held, ends, w, actor, operator, at) {
+		return ClaimWorkPasses
+	}
+	if w == WorkStart && unpublished {
+		return ClaimWorkUnseen
+	}
+	return ClaimWorkBarred
 }
 
 // MayReleaseStray decides td unstart on an issue that is not in progress

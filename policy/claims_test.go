@@ -138,9 +138,54 @@ func TestClaimBars(t *testing.T) {
 		{"work before the ledger ended the claim", held, approved, WorkStart, dana, false, 59 * time.Minute, true},
 		{"work after the ledger ended the claim", held, approved, WorkStart, dana, false, 61 * time.Minute, false},
 		{"work in the second the ledger ended it", held, approved, WorkStart, dana, false, time.Hour, false},
+		// Published at once, as td start publishes: seen from that second on.
+		{"published at once: work in the second it was published", published(held, 0), nil, WorkStart, dana, false, 0, false},
+		{"published at once: work a second later", published(held, 0), nil, WorkStart, dana, false, time.Second, true},
+		// Taken offline at 10:00, published by td sync at 10:30: work in
+		// between could not have seen it.
+		{"taken offline: a start before it was published", published(held, 30*time.Minute), nil, WorkStart, dana, false, 10 * time.Minute, false},
+		{"taken offline: a submission before it was published", published(held, 30*time.Minute), nil, WorkSubmit, dana, false, 29 * time.Minute, false},
+		{"taken offline: a start in the second it was published", published(held, 30*time.Minute), nil, WorkStart, dana, false, 30 * time.Minute, false},
+		{"taken offline: a start after it was published", published(held, 30*time.Minute), nil, WorkStart, dana, false, 31 * time.Minute, true},
+		{"published, and the lease ended", published(held, 30*time.Minute), nil, WorkStart, dana, false, 2 * time.Hour, false},
 	} {
 		if got := ClaimBars(c.held, c.ends, c.w, c.actor, c.operator, at.Add(c.when)); got != c.want {
 			t.Errorf("%s: ClaimBars = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// published is held as published to the claims remote after (from when
+// it was taken).
+func published(held *domain.Claim, after time.Duration) *domain.Claim {
+	c := *held
+	c.Published = c.Claimed.Add(after)
+	return &c
+}
+
+func TestJudgeClaimedWork(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	bob := domain.Actor{Identity: "Bob <bob@example.com>"}
+	agent := domain.Actor{Identity: "Alice <alice@example.com>", Agent: "primary"}
+	held := &domain.Claim{Session: "ses_b", Actor: bob, Claimed: at, Expires: at.Add(2 * time.Hour), EndsSeen: 0, Published: at}
+	for _, c := range []struct {
+		name        string
+		w           Work
+		actor       domain.Actor
+		when        time.Duration
+		unpublished bool
+		want        ClaimJudgement
+	}{
+		{"a start td compared with the remote, after the claim was published", WorkStart, agent, time.Minute, false, ClaimWorkBarred},
+		{"a start whose claim could not be published: the starter could not see", WorkStart, agent, time.Minute, true, ClaimWorkUnseen},
+		{"the same start before the claim was published", WorkStart, agent, -time.Minute, true, ClaimWorkPasses},
+		{"a submission is judged as anyone's, whatever its start saw", WorkSubmit, agent, time.Minute, true, ClaimWorkBarred},
+		{"a criterion ticked by the unpublished starter", WorkCriterion, agent, time.Minute, true, ClaimWorkBarred},
+		{"the holder's own start", WorkStart, bob, time.Minute, true, ClaimWorkPasses},
+		{"a start once the lease ended", WorkStart, agent, 2 * time.Hour, true, ClaimWorkPasses},
+	} {
+		if got := JudgeClaimedWork(held, nil, c.w, c.actor, false, at.Add(c.when), c.unpublished); got != c.want {
+			t.Errorf("%s: JudgeClaimedWork = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
@@ -163,6 +208,46 @@ func TestMayReleaseStray(t *testing.T) {
 	} {
 		if got := MayReleaseStray(c.held, c.actor, c.operator); got != c.want {
 			t.Errorf("%s: MayReleaseStray = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestClosedBy(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	end := func(min int, action string) WorkEnd {
+		return WorkEnd{TS: at.Add(time.Duration(min) * time.Minute), Action: action}
+	}
+	for _, c := range []struct {
+		name   string
+		ends   []WorkEnd
+		closed bool
+		last   int // minute of the end returned
+	}{
+		{"no end", nil, false, 0},
+		{"closed", []WorkEnd{end(5, EndClosed)}, true, 5},
+		{"approved", []WorkEnd{end(5, EndApproved)}, true, 5},
+		{"closed, then reopened", []WorkEnd{end(5, EndClosed), end(9, EndReopened)}, false, 9},
+		{"reopened, then closed, listed out of order", []WorkEnd{end(9, EndApproved), end(5, EndReopened), end(1, EndClosed)}, true, 9},
+		{"handed back last", []WorkEnd{end(5, EndUnstarted)}, false, 5},
+	} {
+		last, closed := ClosedBy(c.ends)
+		if closed != c.closed || len(c.ends) > 0 && !last.TS.Equal(at.Add(time.Duration(c.last)*time.Minute)) {
+			t.Errorf("%s: ClosedBy = %+v, %v", c.name, last, closed)
+		}
+	}
+	closed := end(5, EndClosed)
+	for _, c := range []struct {
+		name string
+		here []WorkEnd
+		want bool
+	}{
+		{"nothing here", nil, false},
+		{"reopened here after the close", []WorkEnd{end(7, EndReopened)}, true},
+		{"reopened here before the close", []WorkEnd{end(3, EndReopened)}, false},
+		{"closed here after it", []WorkEnd{end(7, EndClosed)}, false},
+	} {
+		if got := ReopenedAfter(c.here, closed); got != c.want {
+			t.Errorf("%s: ReopenedAfter = %v", c.name, got)
 		}
 	}
 }

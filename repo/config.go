@@ -11,6 +11,7 @@ import (
 
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo/gitrepo"
 	"gopkg.in/yaml.v3"
 )
 
@@ -38,6 +39,32 @@ type ClaimsConfig struct {
 	// TTL is how long a claim's lease runs from its last renewal, as a Go
 	// duration ("2h", "45m"); DefaultClaimTTL when empty.
 	TTL string `yaml:"ttl"`
+	// Remote is the git remote td publishes claims to and td sync
+	// exchanges them with; "" for origin (ClaimsRemote).
+	Remote string `yaml:"remote"`
+	// Publish, when false, keeps claims local until td sync: td start,
+	// td send, td reclaim and the commands that release a claim then do
+	// not reach the remote. Unset means true.
+	Publish *bool `yaml:"publish"`
+}
+
+// DefaultClaimsRemote is the remote claims go to when claims.remote is
+// not set.
+const DefaultClaimsRemote = "origin"
+
+// ClaimsRemote is the remote claims are published to and synced with:
+// claims.remote, else origin.
+func (c *Config) ClaimsRemote() string {
+	if c.Claims.Remote != "" {
+		return c.Claims.Remote
+	}
+	return DefaultClaimsRemote
+}
+
+// PublishClaims reports whether commands that take or release a claim
+// publish it to the claims remote at once (claims.publish, default true).
+func (c *Config) PublishClaims() bool {
+	return c.Claims.Publish == nil || *c.Claims.Publish
 }
 
 // DefaultClaimTTL is the lease of a claim when the config sets none.
@@ -104,6 +131,9 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		if d, err := time.ParseDuration(c.Claims.TTL); err != nil || d < time.Second {
 			return nil, &ParseError{Path: path, Msg: fmt.Sprintf("claims.ttl %q must be a duration of a second or more, such as 2h or 45m", c.Claims.TTL)}
 		}
+	}
+	if c.Claims.Remote != "" && !gitrepo.ValidRemoteName(c.Claims.Remote) {
+		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("claims.remote %q must be the name of a git remote, such as origin", c.Claims.Remote)}
 	}
 	if c.MetaPaths == nil {
 		c.MetaPaths = DefaultMetaPaths

@@ -55,3 +55,36 @@ func TestUnknownFeatureVars(t *testing.T) {
 		})
 	}
 }
+
+// The claims section: where claims are published, and whether at once.
+func TestClaimsConfig(t *testing.T) {
+	for _, tt := range []struct {
+		name, claims string
+		remote       string
+		publish      bool
+		err          string
+	}{
+		{"unset: origin, at once", "", "origin", true, ""},
+		{"another remote", "claims:\n  remote: upstream\n", "upstream", true, ""},
+		{"off for an offline team", "claims:\n  publish: false\n", "origin", false, ""},
+		{"on, said", "claims:\n  publish: true\n  ttl: 45m\n", "origin", true, ""},
+		{"a remote name git would refuse", "claims:\n  remote: -x\n", "", false, `c.yaml: claims.remote "-x" must be the name of a git remote, such as origin`},
+		{"a URL is not a remote name", "claims:\n  remote: git@host:app.git\n", "", false, `c.yaml: claims.remote "git@host:app.git" must be the name of a git remote, such as origin`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseConfig("c.yaml", []byte("id_prefix: td\n"+tt.claims))
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("err = %v, want %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ClaimsRemote() != tt.remote || c.PublishClaims() != tt.publish {
+				t.Fatalf("remote %q, publish %v; want %q, %v", c.ClaimsRemote(), c.PublishClaims(), tt.remote, tt.publish)
+			}
+		})
+	}
+}

@@ -33,6 +33,9 @@ type Issue struct {
 	// readBody is the body as the file was read, to tell whether a
 	// write changes it (see relayout).
 	readBody []byte
+	// readStatus is what the fields of statusFields held when the file was
+	// read, to tell whether a write changes them (see relayout).
+	readStatus [len(statusFields)]string
 }
 
 // frontFields mirrors the frontmatter keys td knows. Unknown keys stay in
@@ -84,7 +87,8 @@ func parseIssue(path, wantID string, data []byte, parse func([]byte) (*markdown.
 		ID: f.ID, Title: f.Title, Minor: f.Minor, Labels: f.Labels,
 		CreatedBy: f.CreatedBy, Implementer: f.Implementer, Assignee: f.Assignee,
 		Links: f.Links,
-	}, Path: path, Doc: doc, readBody: doc.Body}
+	}, Path: path, Doc: doc, readBody: doc.Body,
+		readStatus: [len(statusFields)]string{f.Status, f.Implementer, f.Assignee, f.Resolution}}
 	switch {
 	case f.ID == "":
 		return nil, &ParseError{Path: path, Line: 1, Msg: "frontmatter has no id"}
@@ -259,17 +263,20 @@ func SetWord[T ~string](is *Issue, field string, cur *T, v T) error {
 // The layout of an issue file's frontmatter. A forge's merge button, a
 // clone without td's merge driver and a rebase merge issue files line by
 // line, and git merges two changes cleanly only when a line neither side
-// changed lies between them. So the fields that change together (status,
-// implementer, assignee and resolution: start, review, approve, close)
-// are one block, and every field that changes on its own (title, type,
-// priority, minor, labels, links) is apart from the others, after a line
-// that never changes (id, created_by, created_at) or an empty line.
-// Labels and links are block lists, one a line. There is no updated_at:
-// a field that changes on every write would make every two branches that
-// touch one issue conflict.
+// changed lies between them. So every field that changes on its own is
+// apart from the others, after a line that never changes (id, created_by,
+// created_at) or an empty line: title, then status with resolution (the
+// resolution is set only by a close and cleared only by a reopen, both of
+// which move the status too), implementer (td start, td reclaim), assignee
+// (td send, td session bind, td edit --assignee), type, priority, minor,
+// labels and links. Labels and links are block lists, one a line. There
+// is no updated_at: a field that changes on every write would make every
+// two branches that touch one issue conflict.
 var issueLayout = [][]string{
 	{"id", "title", "created_by", "created_at"},
-	{"status", "implementer", "assignee", "resolution"},
+	{"status", "resolution"},
+	{"implementer"},
+	{"assignee"},
 	{"type"},
 	{"priority"},
 	{"minor"},
@@ -277,7 +284,25 @@ var issueLayout = [][]string{
 	{"links"},
 }
 
-// oldIssueLayout is the order of the keys td wrote before issueLayout, on
+// statusFields are the fields blockLayout keeps on consecutive lines, in
+// that order.
+var statusFields = [...]string{"status", "implementer", "assignee", "resolution"}
+
+// blockLayout is the layout td wrote before issueLayout: the same, except
+// that status, implementer, assignee and resolution were one block, so a
+// td send on one branch and a td start on the other (the assignee and the
+// implementer, on adjacent lines) stopped a line merge.
+var blockLayout = [][]string{
+	{"id", "title", "created_by", "created_at"},
+	statusFields[:],
+	{"type"},
+	{"priority"},
+	{"minor"},
+	{"labels"},
+	{"links"},
+}
+
+// oldIssueLayout is the order of the keys td wrote before blockLayout, on
 // consecutive lines, with labels as a flow list.
 var oldIssueLayout = []string{
 	"id", "title", "status", "type", "priority", "minor", "labels",
@@ -340,32 +365,43 @@ func hasKeys(keys, want []string) bool {
 	return len(keys) >= len(want) && slices.Equal(keys[:len(want)], want)
 }
 
-// relayout moves a file td wrote in its older layout to the current one,
-// on the file's next write, never in a sweep of every file: the
-// frontmatter in oldIssueLayout's order becomes issueLayout (each key's
-// lines kept, labels rewritten as a block list), and a body the write
-// changed gets the acceptance criteria and Todos sections it lacks. A
-// frontmatter a person laid out (comments, blank lines, another order)
-// stays as it is, and so does every byte of the body but the headings
-// added; a file whose keys are not td's, in td's order, is a person's and
-// gains no heading. It is one write's change: the first write of an old file on two
-// branches may conflict at a merge that runs without td's driver.
+// relayout moves a file td wrote in an older layout to the current one,
+// on the file's next write, never in a sweep of every file. A frontmatter
+// in oldIssueLayout's order moves to issueLayout (each key's lines kept,
+// labels rewritten as a block list). One in blockLayout moves when this
+// write changes one of the fields of its status block, and only then:
+// the move rewrites the block's lines only, which that change rewrites
+// anyway, so a write of another field or of the body leaves the block's
+// lines for a line merge with the other side's. A body the write changed
+// gets the acceptance criteria and Todos sections it lacks. A frontmatter
+// a person laid out (comments, blank lines, another order) stays as it
+// is, and so does every byte of the body but the headings added; a file
+// whose keys are not td's, in td's order, is a person's and gains no
+// heading. It is one write's change: the first write of an old file on
+// two branches may conflict at a merge that runs without td's driver.
 func (is *Issue) relayout() error {
 	fm := is.Doc.Front
 	keys := fm.Keys()
 	old := hasKeys(keys, oldIssueLayout)
-	if old {
+	tds := old || hasKeys(keys, slices.Concat(issueLayout...))
+	switch {
+	case old:
 		if n := fm.Node("labels"); n != nil && n.Kind == yaml.SequenceNode && n.Style&yaml.FlowStyle != 0 && len(n.Content) > 0 {
 			if err := is.SetField("labels", NonNil(is.Labels)); err != nil {
 				return err
 			}
 		}
-		fm.Relayout(issueLayout)
+		fm.Relayout(nil, issueLayout)
+	case hasKeys(keys, slices.Concat(blockLayout...)):
+		tds = true
+		if is.statusChanged() {
+			fm.Relayout(blockLayout, issueLayout)
+		}
 	}
 	// A body td wrote, as the frontmatter's keys tell: a file a person
 	// wrote keeps the sections they gave it.
 	body := is.Doc.Body
-	if (old || hasKeys(keys, slices.Concat(issueLayout...))) && !bytes.Equal(body, is.readBody) &&
+	if tds && !bytes.Equal(body, is.readBody) &&
 		// Most bodies have both headings: no parse for them.
 		!(bytes.Contains(body, []byte("## Acceptance criteria")) && bytes.Contains(body, []byte("## Todos"))) {
 		c := markdown.ParseChecklist(is.Doc.Body)
@@ -374,6 +410,21 @@ func (is *Issue) relayout() error {
 		}
 	}
 	return nil
+}
+
+// statusChanged reports whether a field of statusFields holds another
+// value than when the file was read.
+func (is *Issue) statusChanged() bool {
+	for i, k := range statusFields {
+		v := ""
+		if n := is.Doc.Front.Node(k); n != nil {
+			v = n.Value
+		}
+		if v != is.readStatus[i] {
+			return true
+		}
+	}
+	return false
 }
 
 func NonNil(s []string) []string {

@@ -24,8 +24,8 @@ func TestBuildIssueDocMatchesNewIssueDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The layout a line merge needs: the fields that change together in
-	// one block, every other field apart.
+	// The layout a line merge needs: every field that changes on its own
+	// apart from the others.
 	const layout = `---
 id: td-k3x9qa
 title: "Sign in: with GitHub #1"
@@ -33,9 +33,11 @@ created_by: ses_7hq2m4p1
 created_at: 2026-11-21T10:04:11Z
 
 status: closed
-implementer: ""
-assignee: alice
 resolution: done
+
+implementer: ""
+
+assignee: alice
 
 type: feature
 

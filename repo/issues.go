@@ -323,7 +323,15 @@ const ledgerTail = 64 << 10
 // twice), so an entry that would repeat a line near the ledger's end (the
 // same comment by the same session in the same second) is written with a
 // repeat detail that tells the two apart (audit.DistinctLine).
+//
+// An entry by a hook-driven session names its harness, model and subagent
+// (Runtime.Via) as details, unless the entry names them already.
 func (s *Store) AppendLedger(tx *Tx, id string, e audit.Entry) error {
+	if e.Session != "" && ValidSessionID(e.Session) {
+		if rt, err := s.Runtime(e.Session); err == nil {
+			e.Details = rt.Via.Details(e.Details)
+		}
+	}
 	tail := readTail(s.Path(HistoryDir, id+".jsonl"), ledgerTail)
 	line, err := audit.DistinctLine(e, func(l []byte) bool { return audit.HoldsLine(tail, l) })
 	if err != nil {

@@ -73,3 +73,55 @@ func TestReadTail(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendLedgerNamesTheHarness: a session a harness hook acted as
+// names its harness, model and subagent in every entry it writes, in the
+// one canonical form (details in key order), never over a detail the
+// entry carries; a session without one writes entries as before.
+func TestAppendLedgerNamesTheHarness(t *testing.T) {
+	s := newTestStore(t)
+	se := actor(t, s)
+	is, err := createIssue(s, se, "Sign in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendEntry := func(e audit.Entry) {
+		t.Helper()
+		if err := s.Update(func(tx *Tx) error { return s.AppendLedger(tx, is.ID, e) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendEntry(audit.Entry{TS: s.Now(), Session: se.ID, Action: audit.ActionCommented, Details: map[string]any{"text": "by hand"}})
+	if err := s.UpdateRuntime(se.ID, func(rt *Runtime) error {
+		rt.Via = Attribution{Harness: "claude", Model: "claude-opus-4-5", AgentID: "a1b2", AgentType: "Explore"}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	details := map[string]any{"text": "via claude"}
+	appendEntry(audit.Entry{TS: s.Now(), Session: se.ID, Action: audit.ActionCommented, Details: details})
+	appendEntry(audit.Entry{TS: s.Now(), Session: se.ID, Action: audit.ActionImported, Details: map[string]any{"model": "theirs"}})
+	if len(details) != 1 {
+		t.Fatal("AppendLedger changed the caller's details")
+	}
+	data, err := os.ReadFile(s.Path(HistoryDir, is.ID+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	want := []string{
+		`{"ts":"2026-11-21T10:00:00Z","session":"` + se.ID + `","action":"commented","text":"by hand"}`,
+		`{"ts":"2026-11-21T10:00:00Z","session":"` + se.ID + `","action":"commented","agent_id":"a1b2","agent_type":"Explore","harness":"claude","model":"claude-opus-4-5","text":"via claude"}`,
+		`{"ts":"2026-11-21T10:00:00Z","session":"` + se.ID + `","action":"imported","agent_id":"a1b2","agent_type":"Explore","harness":"claude","model":"theirs"}`,
+	}
+	got := lines[len(lines)-3:]
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+	entries, _, _ := s.Ledger(is.ID)
+	if a := AttributionOf(entries[len(entries)-2].Details); a.Words() != "claude (claude-opus-4-5), subagent Explore" {
+		t.Errorf("read back: %q", a.Words())
+	}
+}

@@ -55,6 +55,98 @@ type Runtime struct {
 	// runtimes are the clone's, and what a subagent reports to is found
 	// among the root sessions of its own work tree.
 	WorkTree string `json:"work_tree,omitempty"`
+	// ClaimExpires is when the session's claim on its bound issue expired
+	// as a harness hook last read it (claims.RenewBound): until a renewal
+	// is due by it, a hook need not open git to look again. Zero when the
+	// session held no claim then, or after the conversation's end cut the
+	// lease short.
+	ClaimExpires time.Time `json:"claim_expires,omitzero"`
+	// Via is the harness a hook-driven session works in, as its hooks
+	// last reported it: every ledger entry the session writes names it
+	// (Attribution). Empty for a session no harness hook has acted as.
+	Via Attribution `json:"via,omitzero"`
+}
+
+// Attribution names what made a change: the agent harness (claude,
+// codex), the model where the harness reports one, and the harness's
+// subagent (its id and kind) when a subagent's own session acted. It
+// travels with git as details of the ledger entries a hook-driven
+// session writes; policy never reads it.
+type Attribution struct {
+	Harness   string `json:"harness,omitempty"`
+	Model     string `json:"model,omitempty"`
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+}
+
+// IsZero reports whether a names nothing.
+func (a Attribution) IsZero() bool { return a == Attribution{} }
+
+// The ledger details an attribution is written as.
+const (
+	DetailHarness   = "harness"
+	DetailModel     = "model"
+	DetailAgentID   = "agent_id"
+	DetailAgentType = "agent_type"
+)
+
+// AttributionKeys are the ledger details that only say what made an
+// entry: readers that compare entries by what they did skip them.
+var AttributionKeys = []string{DetailHarness, DetailModel, DetailAgentID, DetailAgentType}
+
+// Details adds a's fields to an entry's details, the fields a names only,
+// and returns them (a new map when d is nil and a names something).
+func (a Attribution) Details(d map[string]any) map[string]any {
+	if a.IsZero() {
+		return d
+	}
+	out := make(map[string]any, len(d)+4)
+	for k, v := range d {
+		out[k] = v
+	}
+	for k, v := range map[string]string{DetailHarness: a.Harness, DetailModel: a.Model, DetailAgentID: a.AgentID, DetailAgentType: a.AgentType} {
+		if _, taken := out[k]; v != "" && !taken {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// AttributionOf reads the attribution an entry's details carry.
+func AttributionOf(d map[string]any) Attribution {
+	str := func(k string) string { v, _ := d[k].(string); return v }
+	return Attribution{Harness: str(DetailHarness), Model: str(DetailModel), AgentID: str(DetailAgentID), AgentType: str(DetailAgentType)}
+}
+
+// Words is the attribution for people: "claude (claude-opus-4-5),
+// subagent Explore".
+func (a Attribution) Words() string {
+	s := a.Harness
+	if a.Model != "" {
+		if s == "" {
+			s = a.Model
+		} else {
+			s += " (" + a.Model + ")"
+		}
+	}
+	if a.AgentID != "" || a.AgentType != "" {
+		sub := a.AgentType
+		if sub == "" {
+			sub = a.AgentID
+		}
+		if s != "" {
+			s += ", "
+		}
+		s += "subagent " + sub
+	}
+	return s
+}
+
+// Reset is the runtime a session starts over with after its harness
+// cleared the conversation or a long pause: the binding and the harness
+// it works in are kept, everything else is cleared.
+func (rt *Runtime) Reset(state string, now time.Time) {
+	*rt = Runtime{BoundIssue: rt.BoundIssue, State: state, LastActivity: now, Via: rt.Via}
 }
 
 // ActionRecord is one td command a session ran.

@@ -31,14 +31,17 @@ type matrixCommand struct {
 	args [][]string
 }
 
-// The issue every pair works on, td-qkm5oz, has a description, a
+// The issue most pairs work on, td-qkm5oz, has a description, a
 // criterion and five steps, the first in progress; td-t3y9ft and
-// td-jv9dom are there to link to.
+// td-jv9dom are there to link to. The last three commands work on
+// td-3ozieg, which has a description only: its first criterion, its first
+// steps and a paragraph appended to it.
 var matrixCommands = []matrixCommand{
 	{"rename", "td edit --title", [][]string{{"edit", "td-qkm5oz", "--title", "Sign in ({side})"}}},
 	{"priority", "td edit --priority", [][]string{{"edit", "td-qkm5oz", "--priority", "{priority}"}}},
 	{"label", "td edit --add-label", [][]string{{"edit", "td-qkm5oz", "--add-label", "{side}"}}},
 	{"link", "td link", [][]string{{"link", "td-qkm5oz", "blocked_by", "{other}"}}},
+	{"send", "td send (the assignee)", [][]string{{"send", "td-qkm5oz", "--quiet"}}},
 	{"start", "td start", [][]string{{"start", "td-qkm5oz"}}},
 	{"review", "td start, td review --force", [][]string{{"start", "td-qkm5oz"}, {"review", "td-qkm5oz", "--force"}}},
 	{"close", "td close --resolution wontfix", [][]string{{"close", "td-qkm5oz", "--resolution", "wontfix", "--reason", "not now ({side})", "--yes"}}},
@@ -47,8 +50,12 @@ var matrixCommands = []matrixCommand{
 	{"done 2nd", "td todo done, the 2nd step", [][]string{{"todo", "done", "--issue", "td-qkm5oz", "Step 2"}}},
 	{"done 3rd", "td todo done, the 3rd step (next to the 2nd)", [][]string{{"todo", "done", "--issue", "td-qkm5oz", "Step 3"}}},
 	{"done 5th", "td todo done, the 5th step (apart from the 2nd and 3rd)", [][]string{{"todo", "done", "--issue", "td-qkm5oz", "Step 5"}}},
+	{"note 4th", "td todo note, the 4th step (next to the 5th)", [][]string{{"todo", "note", "--issue", "td-qkm5oz", "Step 4", "A note from the {side}."}}},
 	{"append", "td edit --append", [][]string{{"edit", "td-qkm5oz", "--append", "A paragraph from the {side}."}}},
 	{"comment", "td comment", [][]string{{"comment", "td-qkm5oz", "A comment from the {side}."}}},
+	{"criterion 1", "td todo add --kind criterion, the first, on td-3ozieg", [][]string{{"todo", "add", "--issue", "td-3ozieg", "--kind", "criterion", "Criterion of the {side}"}}},
+	{"steps 1", "td todo set, the first steps, on td-3ozieg", [][]string{{"todo", "set", "--issue", "td-3ozieg", "First step of the {side}", "Second step of the {side}"}}},
+	{"append 1", "td edit --append, on td-3ozieg", [][]string{{"edit", "td-3ozieg", "--append", "A paragraph from the {side}."}}},
 }
 
 // Outcomes of one merge.
@@ -131,6 +138,9 @@ func (m *matrixEnv) apply(dir string, c matrixCommand, side string) {
 // td finished must leave td check without a violation.
 func (m *matrixEnv) mergePair(base, dir string, branch, main matrixCommand, driver bool) string {
 	m.mustGit("", "clone", "-q", base, dir)
+	// The clone stands for both sides: a claim published to base would
+	// reach the next pair's clone.
+	m.mustGit(dir, "remote", "remove", "origin")
 	if err := os.CopyFS(filepath.Join(dir, ".todos", "local"), os.DirFS(filepath.Join(base, ".todos", "local"))); err != nil {
 		m.t.Fatal(err)
 	}
@@ -138,12 +148,19 @@ func (m *matrixEnv) mergePair(base, dir string, branch, main matrixCommand, driv
 		m.mustGit(dir, "config", "merge.td.name", "td issue file merge")
 		m.mustGit(dir, "config", "merge.td.driver", "td merge-driver %O %A %B %P")
 	}
+	// Each side draws its own random IDs, as two clones do: two td sends
+	// make two sessions.
 	m.mustGit(dir, "checkout", "-q", "-b", "branch")
-	m.env["TD_NOW"] = "2026-11-21T11:00:00Z"
+	m.env["TD_NOW"], m.env["TD_RAND_SEED"] = "2026-11-21T11:00:00Z", "branch"
 	m.apply(dir, branch, "branch")
 	m.mustGit(dir, "commit", "-q", "-am", "branch")
+	// The sides are two clones: a claim the branch's td send took lives
+	// in the branch's clone, not in main's.
+	for _, ref := range strings.Fields(m.mustGit(dir, "for-each-ref", "--format=%(refname)", "refs/td/")) {
+		m.mustGit(dir, "update-ref", "-d", ref)
+	}
 	m.mustGit(dir, "checkout", "-q", "main")
-	m.env["TD_NOW"] = "2026-11-21T12:00:00Z"
+	m.env["TD_NOW"], m.env["TD_RAND_SEED"] = "2026-11-21T12:00:00Z", "main"
 	m.apply(dir, main, "main")
 	m.mustGit(dir, "commit", "-q", "-am", "main")
 	outcome := mergedClean
@@ -184,6 +201,7 @@ func TestMergeMatrix(t *testing.T) {
 	m.mustTD(base, "create", "Sign in with GitHub", "--description", "Users sign in with GitHub.")
 	m.mustTD(base, "create", "Accounts")
 	m.mustTD(base, "create", "Dark mode")
+	m.mustTD(base, "create", "Billing", "--description", "Customers pay by card.")
 	m.mustTD(base, "todo", "add", "--issue", "td-qkm5oz", "--kind", "criterion", "A user can sign in")
 	m.mustTD(base, "todo", "add", "--issue", "td-qkm5oz", "Step 1", "Step 2", "Step 3", "Step 4", "Step 5")
 	m.mustGit(base, "commit", "-q", "-m", "base")

@@ -40,6 +40,44 @@ type contextJSON struct {
 	Stalls      []policy.Stall      `json:"stalls"`
 	Next        []string            `json:"next"`
 	Resume      *resumeJSON         `json:"resume"`
+	Rejection   *rejectionJSON      `json:"rejection"`
+	Handoff     *handoffJSON        `json:"handoff"`
+}
+
+// rejectionJSON is the review that sent an issue back, while it stands.
+type rejectionJSON struct {
+	Issue   string `json:"issue"`
+	Session string `json:"session"`
+	At      string `json:"at"`
+	Reason  string `json:"reason"`
+}
+
+// handoffJSON is a handoff as --json shows it.
+type handoffJSON struct {
+	Issue   string           `json:"issue"`
+	Session string           `json:"session"`
+	At      string           `json:"at"`
+	When    string           `json:"when"`
+	Done    []string         `json:"done"`
+	More    int              `json:"done_more"`
+	Next    []string         `json:"next"`
+	Open    []string         `json:"open"`
+	Via     repo.Attribution `json:"via"`
+}
+
+func toRejectionJSON(r *sessions.Rejection) *rejectionJSON {
+	if r == nil {
+		return nil
+	}
+	return &rejectionJSON{Issue: r.Issue, Session: r.Session, At: jsonTime(r.TS), Reason: r.Reason}
+}
+
+func toHandoffJSON(h *sessions.Handoff) *handoffJSON {
+	if h == nil {
+		return nil
+	}
+	return &handoffJSON{Issue: h.Issue, Session: h.Session, At: jsonTime(h.TS), When: h.At, Done: nonNilSlice(h.Done), More: h.More,
+		Next: nonNilSlice(h.Next), Open: nonNilSlice(h.Open), Via: h.Via}
 }
 
 type sessionRefJSON struct {
@@ -73,6 +111,7 @@ func toContextJSON(ctx *sessions.Context) contextJSON {
 		sum := markdown.Summarize(ctx.Items)
 		out.Summary = &sum
 	}
+	out.Rejection, out.Handoff = toRejectionJSON(ctx.Rejection), toHandoffJSON(ctx.Handoff)
 	if ctx.Resume != nil {
 		out.Resume = &resumeJSON{IdleSeconds: int64(ctx.Resume.Idle / time.Second), Previous: jsonTime(ctx.Resume.Previous),
 			Block: ctx.Resume.Block, Fresh: ctx.Resume.Fresh}
@@ -181,6 +220,8 @@ func writeContext(w *blockWriter, ctx *sessions.Context) {
 	for _, s := range ctx.Scope {
 		w.line("%s", s)
 	}
+	writeRejection(w, ctx.Rejection)
+	writeHandoff(w, ctx.Handoff, ctx.Session.ID)
 	anchorsShown := false
 	if rs := ctx.Resume; rs != nil && (rs.Block || rs.Fresh) {
 		w.section("Resume")
@@ -324,4 +365,89 @@ func idleWords(d time.Duration) string {
 		return fmt.Sprintf("%d d %d h", days, h)
 	}
 	return fmt.Sprintf("%d d", days)
+}
+
+// whoWords names a session for a reader: "Lead Operator (ses_x)", or the
+// id alone when its identity cannot be read.
+func whoWords(who, id string) string {
+	if who == "" {
+		return orDash(id)
+	}
+	return who + " (" + id + ")"
+}
+
+// rejectionLine is a standing rejection in one sentence: who sent the
+// issue back, when, and why.
+func rejectionLine(r *sessions.Rejection) string {
+	s := fmt.Sprintf("%s was rejected by %s at %s", r.Issue, whoWords(r.Who, r.Session), jsonTime(r.TS))
+	if r.Reason != "" {
+		s += fmt.Sprintf(": %q", r.Reason)
+	}
+	return s
+}
+
+// writeRejection heads a block with the review that sent the bound issue
+// back: the agent's work starts from the reviewer's reason.
+func writeRejection(w *blockWriter, r *sessions.Rejection) {
+	if r == nil {
+		return
+	}
+	w.section("Rejected")
+	w.line("%s. Fix what the review names, then ask again with td review %s.", rejectionLine(r), r.Issue)
+}
+
+// handoffHeader says whose handoff it is, from where and when.
+func handoffHeader(h *sessions.Handoff, self string) string {
+	who := whoWords(h.Who, h.Session)
+	if h.Session == self {
+		who = "this session"
+	}
+	if via := h.Via.Words(); via != "" {
+		who += " in " + via
+	}
+	when := "when its conversation ended"
+	if h.At == sessions.HandoffCompaction {
+		when = "at a compaction"
+	}
+	return fmt.Sprintf("From %s, %s, %s:", who, when, jsonTime(h.TS))
+}
+
+// writeHandoff prints the bound issue's latest handoff, which the work
+// goes on from.
+func writeHandoff(w *blockWriter, h *sessions.Handoff, self string) {
+	if h == nil {
+		return
+	}
+	w.section("Handoff")
+	w.line("%s", handoffHeader(h, self))
+	for _, l := range handoffLines(h) {
+		w.bullet("%s", l)
+	}
+}
+
+// handoffLines are a handoff's lines: done, next, then each open point.
+func handoffLines(h *sessions.Handoff) []string {
+	var out []string
+	quoted := func(v []string) string {
+		q := make([]string, len(v))
+		for i, s := range v {
+			q[i] = fmt.Sprintf("%q", s)
+		}
+		return strings.Join(q, ", ")
+	}
+	switch {
+	case len(h.Done) > 0 && h.More > 0:
+		out = append(out, fmt.Sprintf("done: %s and %d before them", quoted(h.Done), h.More))
+	case len(h.Done) > 0:
+		out = append(out, "done: "+quoted(h.Done))
+	default:
+		out = append(out, "done: nothing on the checklist yet")
+	}
+	if len(h.Next) > 0 {
+		out = append(out, "next: "+quoted(h.Next))
+	}
+	for _, o := range h.Open {
+		out = append(out, "open: "+o)
+	}
+	return out
 }

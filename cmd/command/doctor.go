@@ -22,7 +22,7 @@ type DoctorOptions struct {
 func (r *runner) doctorCommand(runF func(*DoctorOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
-		Usage: "check this checkout's setup for td: merge driver, .gitattributes, hooks, caches, sessions, claims",
+		Usage: "check this checkout's setup for td: merge driver, .gitattributes, hooks, caches, sessions, claims, harnesses",
 		Description: `td check reads the committed files; td doctor checks what lives beside them
 in this clone:
 
@@ -40,10 +40,20 @@ in this clone:
                      claim is gone or has the issue open or closed (td help
                      claims)
    expired_claims    no claim's lease has ended unrenewed on work still going
+   harness_hooks     each agent harness whose config holds td's hooks holds
+                     every event this td installs
+   harness_trust     each such harness will run them: Codex trusts the
+                     folder and each of td's hooks (~/.codex/config.toml),
+                     the Gemini CLI and Claude Code trust the folder; the
+                     step to take when not
+
+A "harness" line follows for each installed harness: whether it runs
+td's hooks, or what td cannot tell (td help harnesses).
 
 One line per problem, exit 1 if any. --fix repairs what td can (registers
 the driver, adds the .gitattributes lines, rewrites td's hooks, rebuilds the
-caches, prunes the idle sessions' local state, releases stray claims) and
+caches, prunes the idle sessions' local state, releases stray claims, adds
+a harness's missing events) and
 prints what it fixed; a claim whose lease ended on work still going is
 left to td reclaim, which is audited.
 See td help conflicts.
@@ -78,13 +88,13 @@ func (r *runner) runDoctor(o *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := doctor.Run(s, doctor.Options{Fix: o.Fix, Idle: o.Idle})
+	rep, err := doctor.Run(s, doctor.Options{Fix: o.Fix, Idle: o.Idle, Harnesses: doctorHarnesses(s)})
 	if err != nil {
 		return err
 	}
 	left := rep.Remaining()
 	err = r.st.export(func() any {
-		return map[string]any{"ok": left == 0, "checks": rep.Checks, "problems": rep.Problems}
+		return map[string]any{"ok": left == 0, "checks": rep.Checks, "problems": rep.Problems, "harnesses": nonNilSlice(rep.Harnesses)}
 	}, func() error {
 		for _, p := range rep.Problems {
 			where := p.Check
@@ -96,6 +106,9 @@ func (r *runner) runDoctor(o *DoctorOptions) error {
 			} else {
 				r.st.printf("%s: %s\n", where, safe(p.Message))
 			}
+		}
+		for _, l := range harnessSummary(rep.Harnesses) {
+			r.st.printf("harness %s\n", safe(l))
 		}
 		switch {
 		case len(rep.Problems) == 0:

@@ -42,13 +42,15 @@ Each Claude Code conversation (its session_id) acts as one td agent session
 
    SessionStart startup   start the session (or take the agent session
                           $TD_SESSION names, as td send made it) and print
-                          its context prefix
+                          its context prefix; the payload's model is
+                          recorded with the session
    SessionStart resume    td session resume: the context, with a resume
                           block after an hour away
    SessionStart compact   td session compact: the post-compaction reminder
    SessionStart clear     start over: a fresh context, binding kept
    SessionStart fork      the forked conversation goes on as this
                           checkout's last harness session, binding kept
+   UserPromptSubmit       the claim's heartbeat; prints nothing
    PreToolUse             an agent's Bash call that runs td approve, td
                           close with an override, td session start without
                           --agent, td session use, td feature set|unset or
@@ -62,8 +64,20 @@ Each Claude Code conversation (its session_id) acts as one td agent session
                           nothing
    PostToolUseFailure     td session error for the failed call; when a stall
                           fires, its warning is added to the context
-   Stop, SessionEnd       td session stop
-   PreCompact             nothing: the reminder comes after the summary
+   PreCompact             the handoff: what was done, what is next, what is
+                          open, on the bound issue's ledger
+   SubagentStart          the subagent's own session starts; its context
+                          goes back as the subagent's additionalContext
+   SubagentStop           the subagent's session stops
+   Stop                   td session stop; the last assistant message is
+                          kept for the handoff
+   StopFailure            the API error is a session error, the session
+                          stops, and its claim's lease ends in 15 minutes
+                          unless the conversation goes on
+   SessionEnd             the handoff, td session stop, and the claim's
+                          lease ends
+
+Any event with agent_id acts as that subagent's own session.
 
 SessionStart writes "export TD_SESSION=<id>" to the file $CLAUDE_ENV_FILE
 names, so the agent's shell commands act as its session, and prints the
@@ -233,9 +247,14 @@ func (r *runner) renderHookClaude(o *HookClaudeOptions, out *claude.Outcome, asJ
 	case out.Context != nil:
 		w := &blockWriter{md: o.Format == formatMarkdown}
 		envNote := ""
-		if out.EnvFile == "" {
+		switch {
+		case out.Event == claude.SubagentStart:
+			id := out.Session.ID
+			w.line("Your own td session is %s; the shell's TD_SESSION is your root agent's: run td as TD_SESSION=%s td ..., or pass --session %s.", id, id, id)
+			w.line("")
+		case out.EnvFile == "":
 			envNote = "the harness named no env file"
-		} else if out.EnvErr != nil {
+		case out.EnvErr != nil:
 			fmt.Fprintf(r.st.errOut, "td hook claude: %v; the context tells the agent to name its session itself\n", out.EnvErr)
 			envNote = "td could not write the harness's env file"
 		}
@@ -245,7 +264,8 @@ func (r *runner) renderHookClaude(o *HookClaudeOptions, out *claude.Outcome, asJ
 			w.line("")
 		}
 		writeContext(w, out.Context)
-		if asJSON {
+		if asJSON || out.Event == claude.SubagentStart {
+			// A subagent's context reaches it only in this form.
 			return claude.AdditionalContext(out.Event, w.String())
 		}
 		return []byte(w.String()), nil

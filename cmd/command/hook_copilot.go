@@ -20,19 +20,28 @@ lifecycle; the payload's sessionId names the conversation, and without one
 (the cloud agent) the checkout has one conversation.
 
    sessionStart          new or startup starts the session, resume resumes
-                         it
-   userPromptSubmitted   the session acts
+                         it; the context goes back as additionalContext
+   userPromptSubmitted   the claim's heartbeat; after a compaction, the
+                         reminder
    preToolUse            denies an agent's escalating td command and a
                          project agent's edit of td's own records:
-                         {"permissionDecision": "deny", ...}, the only
-                         answer Copilot reads
-   postToolUse           a result of type failure is a session error
+                         {"permissionDecision": "deny", ...}
+   postToolUse           a result of type failure (an older Copilot) is a
+                         session error
+   postToolUseFailure    the failed call is a session error; a stall's
+                         warning goes back as additionalContext
    errorOccurred         the agent's error is a session error
-   sessionEnd            the session stops
+   preCompact            the handoff; the session is compacted
+   subagentStart         the subagent's own session starts; its context is
+                         prepended to its prompt
+   subagentStop          the subagent's session stops
+   agentStop             the session stops; its claim's lease ends in 15
+                         minutes unless a prompt comes
+   sessionEnd            the handoff; the session stops; its claim's lease
+                         ends
 
-Copilot adds no hook output to the agent's context: the agent reads its
-context with td context. td hook copilot never fails the harness. td hooks
-install --copilot writes .github/hooks/td.json.
+td hook copilot never fails the harness. td hooks install --copilot writes
+.github/hooks/td.json.
 
 Examples:
    td hook copilot EVENT < payload.json`, runF)

@@ -34,8 +34,10 @@ conversation (conversation_id) acts as one td agent session.
    afterFileEdit         a project agent's edit of td's records, which
                          Cursor lets no hook undo, is recorded as a session
                          error and reported with the next tool call
-   preCompact            the session is compacted
-   stop, sessionEnd      the session stops
+   preCompact            the handoff; the session is compacted
+   stop                  the session stops
+   sessionEnd            the handoff; the session stops; its claim's lease
+                         ends
 
 td hook cursor never fails the harness: on any error it prints nothing on
 standard output, one line on standard error, and exits 0. td hooks install

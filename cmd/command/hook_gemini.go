@@ -28,10 +28,12 @@ lifecycle; each Gemini session (session_id) acts as one td agent session.
                   replace of td's own records: {"decision": "deny"}
    AfterTool      a response with an error is a session error; three alike
                   in a row add the stall warning
-   PreCompress    the session is compacted; the reminder waits for the
-                  next prompt
-   AfterAgent,
-   SessionEnd     the session stops
+   PreCompress    Gemini fires it at every compression attempt: td keeps
+                  the transcript's size, and counts a compaction (with its
+                  handoff) only when the transcript shows one happened
+   AfterAgent     the session stops; a compression since PreCompress is
+                  settled first, and the reply is kept for the handoff
+   SessionEnd     the handoff; the session stops; its claim's lease ends
    Notification   ignored: Gemini asking the user to permit a tool call is
                   nothing a hook can answer; not installed
 

@@ -30,11 +30,14 @@ td's answer, {"session", "context", "deny"}.
    tool.execute.after     a bash call with a non-zero exit is a session
                           error; the stall warning is added to its output
    experimental.session.compacting
-                          the session is compacted
+                          the handoff; the session is compacted
    session.compacted      the reminder, for the next system prompt
-   session.error          the agent's error is a session error
-   session.idle,
-   session.deleted        the session stops
+   session.error          the turn ended on an error: a session error; the
+                          session stops; its claim's lease ends in 15
+                          minutes unless the conversation goes on
+   session.idle           the session stops
+   session.deleted        the handoff; the session stops; its claim's lease
+                          ends
 
 td hook opencode never fails the plugin: on any error it prints nothing on
 standard output, one line on standard error, and exits 0.

@@ -3,6 +3,7 @@ package command
 import (
 	"io"
 
+	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/harness"
 	"github.com/tdproject/td/repo/harness/claude"
 	"github.com/tdproject/td/repo/harness/codex"
@@ -70,7 +71,8 @@ from your own hook with the line td prints.
 
 --claude writes Claude Code's hooks instead (run both commands for both):
 entries in .claude/settings.json that run td hook claude at SessionStart,
-PostToolUse, PostToolUseFailure, Stop and SessionEnd. The file is merged,
+UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PreCompact,
+SubagentStart, SubagentStop, Stop, StopFailure and SessionEnd. The file is merged,
 never clobbered: its other keys, hooks and matcher groups stay, an event
 that already runs td hook claude is left alone, and a file td cannot read
 is reported and left as it is. --print shows the entries instead.
@@ -79,6 +81,10 @@ The other harnesses the same way, one at a time: --codex merges
 .codex/hooks.json, --gemini .gemini/settings.json, --cursor
 .cursor/hooks.json, --copilot writes td's own .github/hooks/td.json, and
 --opencode writes td's plugin, .opencode/plugins/td.js (td help harnesses).
+After writing them td says whether the harness will run them: Codex runs
+a new or changed project hook only once its user reviewed it (/hooks),
+the Gemini CLI and Claude Code only in a folder their user trusts; td
+doctor checks it again.
 
 Examples:
    td hooks install
@@ -177,10 +183,53 @@ func (r *runner) runHooksInstallClaude(o *HooksInstallOptions) error {
 	if err != nil {
 		return err
 	}
-	return r.st.export(func() any { return res }, func() error {
+	return r.printHarnessInstall(s, claude.Name, res)
+}
+
+// installJSON is what td hooks install --<harness> --json prints: what it
+// did to the file, and whether the harness will run the hooks.
+type installJSON struct {
+	*harness.ConfigInstall
+	Runs  string   `json:"runs"`
+	Notes []string `json:"notes"`
+}
+
+// printHarnessInstall says what td hooks install did to a harness's file,
+// then whether the harness will run td's hooks and, when it will not,
+// the step its user must take.
+func (r *runner) printHarnessInstall(s *repo.Store, name string, res *harness.ConfigInstall) error {
+	ready := &harness.Readiness{Runs: harness.RunsUnknown}
+	title := name
+	for _, h := range harnessReadiness() {
+		if h.name != name {
+			continue
+		}
+		title = h.title
+		got, err := h.read(s.Root, s.Env)
+		if err != nil {
+			return err
+		}
+		ready = got
+	}
+	return r.st.export(func() any {
+		return installJSON{ConfigInstall: res, Runs: ready.Runs, Notes: nonNilSlice(ready.Notes)}
+	}, func() error {
 		r.st.printf("%s: %s\n", res.Path, res.Action)
-		for _, e := range res.Events {
-			r.st.printf("  %s: %s (%s)\n", e.Event, e.Action, e.Command)
+		if len(res.Events) > 1 || res.Events[0].Event != "plugin" {
+			for _, e := range res.Events {
+				r.st.printf("  %s: %s (%s)\n", e.Event, e.Action, e.Command)
+			}
+		}
+		switch ready.Runs {
+		case harness.RunsYes:
+			r.st.printf("%s runs them (td doctor checks it again).\n", title)
+		case harness.RunsNo:
+			r.st.printf("%s will not run them yet (td doctor checks it again):\n", title)
+		default:
+			r.st.printf("td cannot tell whether %s will run them (td doctor checks it again):\n", title)
+		}
+		for _, n := range ready.Notes {
+			r.st.printf("  - %s\n", safe(n))
 		}
 		return nil
 	})
@@ -214,10 +263,7 @@ func (r *runner) runHooksInstallOpencode(o *HooksInstallOptions) error {
 	if err != nil {
 		return err
 	}
-	return r.st.export(func() any { return res }, func() error {
-		r.st.printf("%s: %s\n", res.Path, res.Action)
-		return nil
-	})
+	return r.printHarnessInstall(s, opencode.Name, res)
 }
 
 // runHooksInstallHarness merges td's hooks into a harness's config and
@@ -238,13 +284,7 @@ func (r *runner) runHooksInstallHarness(cfg harness.HookConfig, o *HooksInstallO
 	if err != nil {
 		return err
 	}
-	return r.st.export(func() any { return res }, func() error {
-		r.st.printf("%s: %s\n", res.Path, res.Action)
-		for _, e := range res.Events {
-			r.st.printf("  %s: %s (%s)\n", e.Event, e.Action, e.Command)
-		}
-		return nil
-	})
+	return r.printHarnessInstall(s, cfg.Harness, res)
 }
 
 // jsonText is text that is JSON already, such as the settings fragment:

@@ -48,7 +48,8 @@ It merges the two edits of the issue file the way td understands it:
     the next step by itself; notes merge as sets (added on either side:
     kept; removed on one side: gone); todos added on either side
     are kept at the end of their phase (ours first); a todo deleted on one
-    side and untouched on the other goes; one todo at most stays in
+    side and untouched on the other goes; an order one side gave the todos
+    is kept unless the other gave them another; one todo at most stays in
     progress, the first in the file;
   - other text line by line, as git would, except that lines both sides
     added at one place (two appended paragraphs) are both kept, ours first.
@@ -56,8 +57,9 @@ When something changed differently on both sides (the title, the status
 of the same todo, the same line of the description), that alone is
 marked with <<<<<<< ours / ======= / >>>>>>> theirs; the rest is merged.
 Where both sides moved the issue's status, td resolve keeps the one td
-check --base accepts. A side td cannot read is merged line by line as a
-whole. The result replaces OURS. Exit 0 when clean, 1 when conflicts were
+check --base accepts. A file both sides added (an empty BASE) merges as
+two additions to an empty issue. A side td cannot read is merged line by
+line as a whole. The result replaces OURS. Exit 0 when clean, 1 when conflicts were
 marked.
 
 Examples:

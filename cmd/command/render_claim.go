@@ -104,7 +104,12 @@ func (ic *issueClaims) of(is *repo.Issue) *domain.Claim {
 	if ic == nil || ic.set == nil || ic.set.Len() == 0 {
 		return nil
 	}
-	c := ic.set.Get(is.ID)
+	c := ic.set.Shown(is.ID, is.Status)
+	// A lease that ended is news even on the implementer's own claim:
+	// its conversation is over, and the work can be reclaimed.
+	if c != nil && c.Expired(ic.now) {
+		return c
+	}
 	if !ic.set.Informs(c, is.Implementer, strings.TrimPrefix(is.Assignee, "session:")) {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/links"
 	"github.com/tdproject/td/repo/people"
+	"github.com/tdproject/td/repo/sessions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -62,6 +63,13 @@ func (r *runner) runShow(o *ShowOptions) error {
 	for _, e := range lerrs {
 		r.st.warnf("%v", e)
 	}
+	notes := showNotes{rejection: sessions.LatestRejection(is.ID, ledger), handoff: sessions.LatestHandoff(is.ID, ledger), via: attributions(ledger)}
+	if notes.rejection != nil {
+		notes.rejection.Who = people.NameOf(s, notes.rejection.Session)
+	}
+	if notes.handoff != nil {
+		notes.handoff.Who = people.NameOf(s, notes.handoff.Session)
+	}
 	var comments []commentJSON
 	for _, e := range ledger {
 		// The file carries no time of its last change; the ledger does.
@@ -94,9 +102,10 @@ func (r *runner) runShow(o *ShowOptions) error {
 		}
 		items := is.Todos()
 		return showJSON{issueJSON: toIssueJSON(is), Description: is.Description(), Body: is.Body(), Comments: comments,
-			Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}, Children: children, Claim: ic.json(is)}
+			Todos: showTodosJSON{Items: todoItemsJSON(items), Summary: markdown.Summarize(items)}, Children: children, Claim: ic.json(is),
+			Rejection: toRejectionJSON(notes.rejection), Handoff: toHandoffJSON(notes.handoff), Via: nonNilSlice(notes.via)}
 	}, func() error {
-		r.printIssue(is, comments, func(id string) string { return people.NameOf(s, id) }, ic.line(is))
+		r.printIssue(is, comments, func(id string) string { return people.NameOf(s, id) }, ic.line(is), notes)
 		r.printIssueChildren(children)
 		return nil
 	})
@@ -147,6 +156,50 @@ type showJSON struct {
 	// Children are the issues child_of this one (an epic's), [] for none.
 	Children []issueChildJSON `json:"children"`
 	Claim    *claimJSON       `json:"claim,omitempty"`
+	// Rejection is the review that sent the issue back, while it stands;
+	// Handoff the latest handoff; Via the harnesses and models whose
+	// sessions wrote its ledger, with how many entries each.
+	Rejection *rejectionJSON `json:"rejection"`
+	Handoff   *handoffJSON   `json:"handoff"`
+	Via       []viaJSON      `json:"via"`
+}
+
+// viaJSON is one harness, model and subagent that wrote ledger entries.
+type viaJSON struct {
+	repo.Attribution
+	Entries int `json:"entries"`
+}
+
+// showNotes are what td show says of an issue's ledger beside its
+// comments: the standing rejection, the latest handoff, and who made the
+// changes.
+type showNotes struct {
+	rejection *sessions.Rejection
+	handoff   *sessions.Handoff
+	via       []viaJSON
+}
+
+// attributions counts a ledger's entries by the harness, model and
+// subagent they name, in the order each first appears.
+func attributions(entries []audit.Entry) []viaJSON {
+	var out []viaJSON
+	for _, e := range entries {
+		a := repo.AttributionOf(e.Details)
+		if a.IsZero() {
+			continue
+		}
+		found := false
+		for i := range out {
+			if out[i].Attribution == a {
+				out[i].Entries++
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, viaJSON{Attribution: a, Entries: 1})
+		}
+	}
+	return out
 }
 
 type showTodosJSON struct {
@@ -157,7 +210,7 @@ type showTodosJSON struct {
 // printIssue prints the issue as td show does; name names a session ID
 // for the reader ("Bob"), "" when it cannot; claim is its claim in words,
 // "" for none worth a line.
-func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(string) string, claim string) {
+func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(string) string, claim string, notes showNotes) {
 	st := r.st
 	// who is "Bob (ses_x)", or what is written when no name is known;
 	// both come from files anyone can edit, so escaped.
@@ -168,6 +221,9 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(st
 		return safe(v)
 	}
 	st.printf("%s  %s\n", st.paint(ansiBold, is.ID), st.paint(ansiBold, safe(is.Title)))
+	if notes.rejection != nil {
+		st.printf("%s %s\n", st.paint(ansiRed, "rejected:"), safe(rejectionLine(notes.rejection)))
+	}
 	minor := ""
 	if is.Minor {
 		minor = "  minor"
@@ -195,6 +251,19 @@ func (r *runner) printIssue(is *repo.Issue, comments []commentJSON, name func(st
 	}
 	if items := is.Todos(); len(items) > 0 {
 		st.printf("todos: %s\n", summaryLine(markdown.Summarize(items)))
+	}
+	if len(notes.via) > 0 {
+		var parts []string
+		for _, v := range notes.via {
+			parts = append(parts, fmt.Sprintf("%s (%s)", v.Words(), domain.Plural(v.Entries, "1 entry", fmt.Sprintf("%d entries", v.Entries))))
+		}
+		st.printf("agents: %s\n", safe(strings.Join(parts, "; ")))
+	}
+	if h := notes.handoff; h != nil {
+		st.printf("handoff: %s\n", safe(handoffHeader(h, "")))
+		for _, l := range handoffLines(h) {
+			st.printf("  %s\n", safe(l))
+		}
 	}
 	if body := strings.Trim(strings.ReplaceAll(string(markdown.WithoutEmptySections([]byte(is.Body()))), "\r\n", "\n"), "\n"); body != "" {
 		st.printf("\n%s\n", safe(body))

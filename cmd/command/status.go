@@ -148,9 +148,20 @@ func (r *runner) claimsElsewhere(s *repo.Store, se *repo.Session) otherClaims {
 		return out
 	}
 	for _, c := range ic.set.All() {
-		if c.Session != se.ID && (c.Worktree != ic.set.Here || c.Host != ic.set.HereHost) {
+		if c.Session != se.ID && (c.Worktree != ic.set.Here || c.Host != ic.set.HereHost) && !closedHere(s, c.Issue) {
 			out.list = append(out.list, c)
 		}
 	}
 	return out
+}
+
+// closedHere reports whether the issue is closed in this work tree, where
+// no claim on it is shown (claims.Set.Shown). An issue this work tree
+// lacks, or cannot read, is not.
+func closedHere(s *repo.Store, id string) bool {
+	if !repo.ValidIssueID(id) {
+		return false
+	}
+	is, err := s.ReadIssueFile(id)
+	return err == nil && is.Status == domain.StatusClosed
 }

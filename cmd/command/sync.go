@@ -2,6 +2,7 @@ package command
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/claims"
@@ -21,16 +22,21 @@ func (r *runner) syncCommand(runF func(*SyncOptions) error) *cli.Command {
 		Name:      "sync",
 		Usage:     "exchange claims with a remote, so two clones cannot hold one issue",
 		ArgsUsage: "[REMOTE]",
-		Description: `Lists the remote's claims (refs/td/claims/*), fetching the records this
-clone lacks, keeps what changed on one side only, lets the remote's live claim win where both sides took an
+		Description: `Lists the remote's claims (refs/td/claims/*) and its default branch,
+fetching the records and the branch this clone lacks, keeps what changed
+on one side only, lets the remote's live claim win where both sides took an
 issue, and pushes this clone's claims atomically under leases, so that of
-two clones pushing one issue only the first succeeds. A claim this work
-tree's ledger made stale (the issue was closed, approved, reopened or
-handed back after it was taken, wherever that ran) is released here and
-on the remote, never pushed, and td sync says what ended it. It runs the git
-program for this network step alone, so your credentials, ssh config and
-insteadOf rules apply (td help claims says why). Offline it changes
-nothing and says so.
+two clones pushing one issue only the first succeeds. A claim made stale
+by this work tree's ledger or by the ledger on the remote's default
+branch (the issue was closed, approved, reopened or handed back after it
+was taken, wherever that ran) is released here and on the remote, never
+pushed, and td sync says what ended it. REMOTE defaults to claims.remote,
+else origin (td help config). td start, td send, td reclaim and the
+commands that release a claim already publish it to that remote at once;
+td sync publishes what they could not, and takes what other clones
+published. It runs the git program for this network step alone, so your
+credentials, ssh config and insteadOf rules apply (td help claims says
+why). Offline it changes nothing and says so.
 
 Examples:
    td sync
@@ -62,6 +68,9 @@ func (r *runner) runSync(o *SyncOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, n := range res.Notes {
+		r.st.warnf("%s", n)
+	}
 	now := s.Now()
 	cs := claims.Here(s)
 	list := func(cl []*domain.Claim) []*claimJSON {
@@ -78,10 +87,14 @@ func (r *runner) runSync(o *SyncOptions) error {
 		}
 		stale := []map[string]any{}
 		for _, st := range res.Stale {
-			stale = append(stale, map[string]any{"claim": toClaimJSON(st.Claim, st.Claim.Expired(now)), "ended_by": st.End.Action, "ended_at": jsonTime(st.End.TS),
-				"here": st.Here, "remote": st.Remote})
+			m := map[string]any{"claim": toClaimJSON(st.Claim, st.Claim.Expired(now)), "ended_by": st.End.Action, "ended_at": jsonTime(st.End.TS),
+				"here": st.Here, "remote": st.Remote}
+			if st.OnBranch {
+				m["ended_on"] = res.Remote + "/" + res.Branch
+			}
+			stale = append(stale, m)
 		}
-		return map[string]any{"remote": res.Remote, "pushed": list(res.Pushed), "released": nonNil(res.Released), "taken": list(res.Adopted),
+		return map[string]any{"remote": res.Remote, "branch": res.Branch, "pushed": list(res.Pushed), "released": nonNil(res.Released), "taken": list(res.Adopted),
 			"dropped": nonNil(res.Dropped), "lost": lost, "stale": stale, "claims": res.Claims}
 	}, func() error {
 		for _, c := range res.Pushed {
@@ -98,8 +111,18 @@ func (r *runner) runSync(o *SyncOptions) error {
 			case st.Remote:
 				where = "on " + res.Remote
 			}
+			end := claims.EndWords(st.Claim.Issue, st.End)
+			if st.OnBranch {
+				end += " on " + res.Remote + "/" + res.Branch
+			}
+			if st.End.TS.Before(st.Claim.Claimed.Truncate(time.Second)) {
+				// Closed there before the claim was taken where it was open.
+				r.st.printf("Released the claim on %s %s: %s, and %s (session %s) took it where the close had not arrived.\n",
+					st.Claim.Issue, where, end, st.Claim.Actor.Name(), st.Claim.Session)
+				continue
+			}
 			r.st.printf("Released the claim on %s %s: %s, after %s (session %s) took it.\n",
-				st.Claim.Issue, where, claims.EndWords(st.Claim.Issue, st.End), st.Claim.Actor.Name(), st.Claim.Session)
+				st.Claim.Issue, where, end, st.Claim.Actor.Name(), st.Claim.Session)
 		}
 		for _, c := range res.Adopted {
 			r.st.printf("Took %s's claim on %s: %s.\n", res.Remote, c.Issue, claimLine(cs, c, c.Expired(now)))

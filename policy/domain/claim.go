@@ -23,6 +23,21 @@ type Claim struct {
 	// claim came after when the taker had seen it, and one that ended the
 	// claim when not (policy.ClaimEnd). -1 when the record does not say.
 	EndsSeen int `json:"-"`
+	// Published is when this claim was first put on the clone's claims
+	// remote, where every clone and CI read it: at once by td start, td
+	// send and td reclaim, or by the td sync that pushed a claim taken
+	// while the remote could not be reached. Zero when the record does
+	// not say: not published yet, or written by a td that did not publish.
+	Published time.Time `json:"-"`
+}
+
+// Visible is when the claim became one other clones could see: when it
+// was published, or, for a record that does not say, when it was taken.
+func (c *Claim) Visible() time.Time {
+	if !c.Published.IsZero() {
+		return c.Published
+	}
+	return c.Claimed
 }
 
 // Expired reports whether the lease has ended at now.

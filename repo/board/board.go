@@ -238,7 +238,7 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 			card.Updated = is.UpdatedAt
 		}
 		if cs.Len() > 0 {
-			if c := cs.Get(is.ID); cs.Informs(c, is.Implementer, strings.TrimPrefix(is.Assignee, "session:")) {
+			if c := cs.Shown(is.ID, is.Status); cs.Informs(c, is.Implementer, strings.TrimPrefix(is.Assignee, "session:")) {
 				card.Claim = ClaimText(cs, c, f.Now)
 			}
 		}

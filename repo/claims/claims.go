@@ -17,6 +17,7 @@
 package claims
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -178,6 +179,20 @@ func (cs *Set) Get(issue string) *domain.Claim {
 		return nil
 	}
 	return c
+}
+
+// Shown returns the claim to show beside an issue whose status in this
+// work tree is status: Get, and none on a closed issue. A closed issue's
+// work is over wherever it closed; a claim left on it (taken in a clone
+// that had not merged the close, on a branch where it was still open) is
+// nobody's work to show, and td sync releases it once the close reaches
+// that clone. Every view of an issue (td show, td list, td board, the
+// pages, the session context) asks Shown.
+func (cs *Set) Shown(issue string, status domain.Status) *domain.Claim {
+	if status == domain.StatusClosed {
+		return nil
+	}
+	return cs.Get(issue)
 }
 
 // Ended returns the entry of the issue's ledger, in the store's work tree,
@@ -419,8 +434,16 @@ type TakeResult struct {
 	// one replaced, and End the entry that ended it; nil for none.
 	Stale *domain.Claim
 	End   policy.WorkEnd
-	// previous is the reference's value before, for Undo.
-	previous, made string
+	// Unpublished is true when the clone has a claims remote and the
+	// claim is not on it: claims.publish is off, or the remote could not
+	// be reached (then a warning said so). td start records it in its
+	// ledger entry (Unpublished).
+	Unpublished bool
+	// previous is the reference's value before, for Undo; remote is the
+	// claims remote the claim was published to ("" for none), and
+	// remotePrevious the value it replaced there.
+	previous, made         string
+	remote, remotePrevious string
 }
 
 // Take claims issue for session se, or renews its claim, under the
@@ -433,6 +456,8 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 		return nil, err
 	}
 	cs := Here(s)
+	pub, off := publisherFor(s, g)
+	defer pub.done()
 	for range casTries {
 		old, held, err := current(g, issue)
 		if err != nil {
@@ -452,22 +477,34 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 			return nil, err
 		}
 		if v == policy.ClaimRenew {
-			res.Renewed, c.Claimed, c.EndsSeen = true, held.Claimed, held.EndsSeen
+			res.Renewed, c.Claimed, c.EndsSeen, c.Published = true, held.Claimed, held.EndsSeen, held.Published
 		} else if held != nil {
 			res.From = held.Session
 		}
-		made, err := write(g, c)
-		if err != nil {
-			return nil, err
+		// The remote's claim, where the decision above did not cover it,
+		// is judged as the local one was.
+		judge := func(theirs *domain.Claim, _ string) error {
+			if end, stale := policy.ClaimEnd(theirs, ends); stale {
+				if res.Stale == nil {
+					res.Stale, res.End = theirs, end
+				}
+				return nil
+			}
+			_, err := decide(cs, theirs, from.ask(cs, theirs, se.ID), verb, issue, now)
+			return err
 		}
-		err = g.UpdateRef(RefName(issue), old, made)
+		pr, err := put(s, g, pub, old, c, judge)
 		if errors.Is(err, gitrepo.ErrRefMoved) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		res.Claim, res.made = c, made
+		res.Claim, res.made, res.remote, res.remotePrevious = c, pr.made, pr.remote, pr.remotePrevious
+		if pr.unpublished != nil {
+			warnUnpublished(s, issue, pr.unpublished)
+		}
+		res.Unpublished = pr.unpublished != nil || off && c.Published.IsZero()
 		return res, nil
 	}
 	return nil, repo.Errorf(repo.CodeConflict, "cannot %s %s: its claim kept changing while td tried to take it; try again", verb, issue)
@@ -503,13 +540,15 @@ func (h HandOver) ask(cs *Set, held *domain.Claim, session string) policy.ClaimA
 
 // Check refuses, as Take would, a new session's claim on issue that the
 // sender may not pass on: for a command to refuse before it creates
-// anything.
+// anything. Where claims are published, the remote's claim is looked at
+// too (and stored here when it refuses); a remote that cannot be reached
+// is left for Take to warn about.
 func Check(s *repo.Store, issue, verb string, from HandOver) error {
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return err
 	}
-	_, held, err := current(g, issue)
+	old, held, err := current(g, issue)
 	if err != nil {
 		return err
 	}
@@ -517,12 +556,33 @@ func Check(s *repo.Store, issue, verb string, from HandOver) error {
 		held = nil
 	}
 	cs := Here(s)
-	_, err = decide(cs, held, from.ask(cs, held, ""), verb, issue, s.Now())
-	return err
+	if _, err := decide(cs, held, from.ask(cs, held, ""), verb, issue, s.Now()); err != nil {
+		return err
+	}
+	pub, _ := publisherFor(s, g)
+	if pub == nil {
+		return nil
+	}
+	defer pub.done()
+	h, theirs, lerr := pub.look(issue)
+	if lerr != nil || h == old {
+		return nil
+	}
+	if _, stale := Ended(s, theirs); stale {
+		return nil
+	}
+	if _, err := decide(cs, theirs, from.ask(cs, theirs, ""), verb, issue, s.Now()); err != nil {
+		if theirs != nil {
+			_ = g.UpdateRef(RefName(issue), old, h)
+		}
+		return err
+	}
+	return nil
 }
 
 // Undo puts back the claim Take replaced, when the command that took it
-// failed afterwards; a claim moved since is left as it is.
+// failed afterwards, here and on the claims remote; a claim moved since
+// is left as it is.
 func Undo(s *repo.Store, r *TakeResult) {
 	if r == nil || r.made == "" {
 		return
@@ -532,12 +592,24 @@ func Undo(s *repo.Store, r *TakeResult) {
 		return
 	}
 	_ = g.UpdateRef(RefName(r.Claim.Issue), r.made, r.previous)
+	if r.remote != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+		defer cancel()
+		if g.Push(ctx, r.remote, []gitrepo.PushUpdate{{Ref: RefName(r.Claim.Issue), New: r.remotePrevious, Expect: r.made}}) == nil {
+			cur, _ := g.ReadRef(TrackingPrefix + r.remote + "/" + r.Claim.Issue)
+			_ = g.UpdateRef(TrackingPrefix+r.remote+"/"+r.Claim.Issue, cur, r.remotePrevious)
+		}
+	}
 }
 
 // Release ends the claim on issue when policy.ReleasedBy says the
 // transition ending the work (by session, on the work of implementer)
 // ends it, and returns the claim released; nil when there was none to
-// release, which is not an error.
+// release, which is not an error. Where claims are published, the claim
+// is deleted on the claims remote too: the one released here, the
+// session's or implementer's there, or one the issue's ledger here ended
+// (the transition was just recorded); someone else's live claim there
+// stays. A remote that cannot be reached is a warning.
 func Release(s *repo.Store, issue, session, implementer string) (*domain.Claim, error) {
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
@@ -545,20 +617,46 @@ func Release(s *repo.Store, issue, session, implementer string) (*domain.Claim, 
 	}
 	for range casTries {
 		old, held, err := current(g, issue)
-		if err != nil || old == "" {
+		if err != nil {
 			return nil, err
 		}
-		if held != nil && !policy.ReleasedBy(held, session, implementer) {
-			return nil, nil
+		if old != "" && held != nil && !policy.ReleasedBy(held, session, implementer) {
+			old, held = "", nil // someone else's: not this transition's
 		}
-		// An unreadable record is nobody's: the transition ends it.
-		err = g.UpdateRef(RefName(issue), old, "")
-		if errors.Is(err, gitrepo.ErrRefMoved) {
-			continue
+		if old != "" {
+			// An unreadable record is nobody's: the transition ends it.
+			err = g.UpdateRef(RefName(issue), old, "")
+			if errors.Is(err, gitrepo.ErrRefMoved) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
-		return held, err
+		publishRelease(s, g, issue, old, func(theirs *domain.Claim) bool {
+			_, stale := Ended(s, theirs)
+			return theirs == nil || stale || policy.ReleasedBy(theirs, session, implementer)
+		})
+		return held, nil
 	}
 	return nil, fmt.Errorf("release the claim on %s: it kept changing", issue)
+}
+
+// publishRelease deletes on the claims remote the claim released here
+// (old; "" for none), or one mayDelete allows, and warns when the remote
+// cannot be reached.
+func publishRelease(s *repo.Store, g *gitrepo.Repo, issue, old string, mayDelete func(theirs *domain.Claim) bool) {
+	pub, _ := publisherFor(s, g)
+	if pub == nil {
+		return
+	}
+	defer pub.done()
+	var u *unreachable
+	if err := pub.release(issue, old, mayDelete); errors.As(err, &u) {
+		warnUnreleased(s, issue, u)
+	} else if err != nil {
+		s.Warnf("the claim on %s is released here; releasing it on %s failed: %v", issue, pub.remote, err)
+	}
 }
 
 // CheckWork refuses work w on issue by session se (an operator's when
@@ -566,16 +664,37 @@ func Release(s *repo.Store, issue, session, implementer string) (*domain.Claim, 
 // rule would refuse it in the pull request: one decision,
 // policy.ClaimBars, on the claim git holds and this work tree's ledger.
 // what names the work for the refusal ("submit td-k3x9qa").
+//
+// CI judges by the claims remote's claims, so where claims are published
+// CheckWork asks the remote too, unless the claim here is the actor's own
+// and published (the remote holds it), or the work is an operator's
+// criterion, which no claim bars: work under a claim another clone
+// published is refused here as CI will refuse it, and that claim is kept
+// here, as td sync would take it. The actor's own claim, taken while the
+// remote could not be reached, is published first (publishHeld).
 func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, operator bool, what string) error {
 	g, err := s.GitRepo()
 	if err != nil || g == nil {
 		return err
 	}
-	_, held, err := current(g, issue)
-	if err != nil || held == nil {
+	old, held, err := current(g, issue)
+	if err != nil {
 		return err
 	}
-	if !policy.ClaimBars(held, workEnds(s, issue), w, se.Actor(), operator, s.Now()) {
+	ends := workEnds(s, issue)
+	now := s.Now()
+	switch {
+	case w == policy.WorkCriterion && operator:
+	case held != nil && held.Actor == se.Actor():
+		if held.Published.IsZero() {
+			held = publishHeld(s, g, issue, old, held)
+		}
+	default:
+		if theirs := remoteClaim(s, g, issue, old, held); theirs != nil && policy.ClaimBars(theirs, ends, w, se.Actor(), operator, now) {
+			held = theirs
+		}
+	}
+	if held == nil || !policy.ClaimBars(held, ends, w, se.Actor(), operator, now) {
 		return nil
 	}
 	who := "the holder does it, or hands the issue back with td unstart " + issue
@@ -584,6 +703,62 @@ func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, ope
 	}
 	return repo.Errorf(repo.CodeRefused, "cannot %s: %s is claimed by %s, and td check refuses work on it by %s; %s",
 		what, issue, Here(s).Holder(held), se.Actor().Name(), who)
+}
+
+// remoteClaim is the claims remote's claim on issue, for CheckWork, when
+// it differs from the one here (old, held); nil when there is none, it
+// is stale by this work tree's ledger, claims are not published, or the
+// remote cannot be reached (then the claim here decides, as before). A
+// claim it finds is stored here where this clone holds none, or holds
+// one that was published (the remote's is the newer word on it); an
+// unpublished claim of this clone is left for td sync to settle.
+func remoteClaim(s *repo.Store, g *gitrepo.Repo, issue, old string, held *domain.Claim) *domain.Claim {
+	pub, _ := publisherFor(s, g)
+	if pub == nil {
+		return nil
+	}
+	defer pub.done()
+	h, theirs, err := pub.look(issue)
+	if err != nil || h == old || theirs == nil {
+		return nil
+	}
+	if _, stale := Ended(s, theirs); stale {
+		return nil
+	}
+	if held == nil || !held.Published.IsZero() {
+		_ = g.UpdateRef(RefName(issue), old, h)
+	}
+	return theirs
+}
+
+// publishHeld publishes the claim held (from commit old), taken while the
+// claims remote could not be reached, before its actor does more work
+// under it: what td sync would do for it alone. Where the remote holds a
+// claim that wins over it (one that stands, with a live lease or over an
+// ended one), that claim is stored here instead, and CheckWork judges the
+// work by it, as CI will. It returns the claim this clone holds after.
+func publishHeld(s *repo.Store, g *gitrepo.Repo, issue, old string, held *domain.Claim) *domain.Claim {
+	pub, _ := publisherFor(s, g)
+	if pub == nil {
+		return held
+	}
+	defer pub.done()
+	now := s.Now()
+	c := *held
+	pr, err := put(s, g, pub, old, &c, func(theirs *domain.Claim, _ string) error {
+		if _, stale := Ended(s, theirs); theirs == nil || stale || theirs.Session == held.Session ||
+			theirs.Expired(now) && !held.Expired(now) {
+			return nil
+		}
+		return errAdopted
+	})
+	if err == nil && pr.unpublished != nil {
+		warnUnpublished(s, issue, pr.unpublished)
+	}
+	if _, cur, err := current(g, issue); err == nil && cur != nil {
+		return cur
+	}
+	return held
 }
 
 // ReleaseStray ends the claim on an issue that is not in progress in
@@ -610,10 +785,17 @@ func ReleaseStray(s *repo.Store, se *repo.Session, issue string, operator bool, 
 		if errors.Is(err, gitrepo.ErrRefMoved) {
 			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		publishRelease(s, g, issue, old, func(theirs *domain.Claim) bool {
+			_, stale := Ended(s, theirs)
+			return theirs == nil || stale || policy.MayReleaseStray(theirs, se.Actor(), operator)
+		})
 		if held == nil {
 			held = &domain.Claim{Issue: issue}
 		}
-		return held, err
+		return held, nil
 	}
 	return nil, fmt.Errorf("release the claim on %s: it kept changing", issue)
 }
@@ -669,6 +851,12 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 	}
 	var out []*domain.Claim
 	cs := Here(s)
+	// A renewal goes to the claims remote too, so that another clone's td
+	// reclaim, judged by the remote's claim, sees the lease run on; one
+	// that cannot reach it stays here for td sync, unsaid: a harness
+	// renews every quarter lease, and the claim there still stands.
+	pub, _ := publisherFor(s, g)
+	defer pub.done()
 	for _, ref := range issues {
 		issue, err := Resolve(s, g, ref)
 		if err != nil {
@@ -695,15 +883,23 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 			now := s.Now()
 			c := *held
 			c.Heartbeat, c.Expires = now, now.Add(s.Config.ClaimTTL())
-			made, err := write(g, &c)
-			if err != nil {
-				return out, err
-			}
-			err = g.UpdateRef(RefName(issue), old, made)
-			if errors.Is(err, gitrepo.ErrRefMoved) {
+			_, err = put(s, g, pub, old, &c, func(theirs *domain.Claim, _ string) error {
+				switch _, stale := Ended(s, theirs); {
+				case theirs == nil && !held.Published.IsZero():
+					// Released there since it was published: a close or an
+					// approval elsewhere, which td sync weighs with the
+					// ledgers. The renewal must not put it back.
+					return errLeave
+				case theirs == nil || stale || theirs.Session == se.ID || theirs.Expired(now):
+					return nil
+				}
+				// Another session's live claim there wins, as in td sync.
+				return errAdopted
+			})
+			if errors.Is(err, gitrepo.ErrRefMoved) || errors.Is(err, errAdopted) {
 				continue
 			}
-			if err != nil {
+			if err != nil && !errors.Is(err, errLeave) {
 				return out, err
 			}
 			renewed = &c
@@ -720,10 +916,70 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 // RenewBound renews the session's claim on its bound issue when a
 // quarter of the lease has passed since the last renewal, for harness
 // hooks that run at every turn: the lease then stays live while the
-// session works, at the cost of one reference read per turn and one
-// write per quarter lease. A session bound to nothing, or not holding
+// session works, at the cost of one reference read and one runtime write
+// (and, with a claims remote, one push) per quarter lease (the runtime
+// notes the lease's expiry as last read, so the hooks in between open no
+// git). A session bound to nothing, or not holding
 // its issue's claim, renews nothing; the claim renewed is returned.
 func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
+	rt, err := s.Runtime(se.ID)
+	if err != nil || rt.BoundIssue == "" {
+		return nil, err
+	}
+	now, ttl := s.Now(), s.Config.ClaimTTL()
+	// Renewed once a quarter of the lease has passed, or sooner when the
+	// lease was cut short (EndLease) and the conversation goes on. The
+	// expiry the last hook read tells whether a renewal can be due
+	// without opening git.
+	due := func(expires time.Time) bool { return expires.Sub(now) <= ttl*3/4 }
+	if !rt.ClaimExpires.IsZero() && !due(rt.ClaimExpires) {
+		return nil, nil
+	}
+	issue := rt.BoundIssue
+	g, err := s.GitRepo()
+	if err != nil || g == nil {
+		return nil, err
+	}
+	seen := time.Time{}
+	defer func() {
+		if seen.Equal(rt.ClaimExpires) {
+			return
+		}
+		if err := s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
+			rt.ClaimExpires = seen
+			return nil
+		}); err != nil {
+			s.Warnf("could not note the claim's lease: %v", err)
+		}
+	}()
+	_, held, err := current(g, issue)
+	if err != nil || held == nil || held.Session != se.ID {
+		return nil, err
+	}
+	if _, stale := Ended(s, held); stale {
+		return nil, nil // the work ended: td sync releases it
+	}
+	if !due(held.Expires) {
+		seen = held.Expires
+		return nil, nil
+	}
+	renewed, err := Heartbeat(s, se, []string{issue})
+	if err != nil || len(renewed) == 0 {
+		return nil, err
+	}
+	seen = renewed[0].Expires
+	return renewed[0], nil
+}
+
+// EndLease ends the lease of the session's claim on its bound issue at
+// until (now, or a grace later) when it would run longer: the harness
+// says the conversation ended (its session end, a turn ended by an API
+// error), so the claim ends with it rather than when the lease runs out,
+// and another session may td reclaim the issue then. The claim record
+// stays, saying who held it and when it ended; the session renews it if
+// its conversation comes back before anyone reclaims it. It returns the
+// claim as it now stands, nil when the session holds none.
+func EndLease(s *repo.Store, se *repo.Session, until time.Time) (*domain.Claim, error) {
 	rt, err := s.Runtime(se.ID)
 	if err != nil || rt.BoundIssue == "" {
 		return nil, err
@@ -733,21 +989,37 @@ func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
 	if err != nil || g == nil {
 		return nil, err
 	}
-	_, held, err := current(g, issue)
-	if err != nil || held == nil || held.Session != se.ID {
-		return nil, err
+	for range casTries {
+		old, held, err := current(g, issue)
+		if err != nil || held == nil || held.Session != se.ID {
+			return nil, err
+		}
+		if !held.Expires.After(until) {
+			return held, nil
+		}
+		c := *held
+		c.Expires = until
+		made, err := write(g, &c)
+		if err != nil {
+			return nil, err
+		}
+		err = g.UpdateRef(RefName(issue), old, made)
+		if errors.Is(err, gitrepo.ErrRefMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		// The next event of the conversation, if any comes, renews it.
+		if err := s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
+			rt.ClaimExpires = time.Time{}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		return &c, nil
 	}
-	if _, stale := Ended(s, held); stale {
-		return nil, nil // the work ended: td sync releases it
-	}
-	if s.Now().Sub(held.Heartbeat) < s.Config.ClaimTTL()/4 {
-		return nil, nil
-	}
-	renewed, err := Heartbeat(s, se, []string{issue})
-	if err != nil || len(renewed) == 0 {
-		return nil, err
-	}
-	return renewed[0], nil
+	return nil, repo.Errorf(repo.CodeConflict, "the claim on %s kept changing while td ended its lease", issue)
 }
 
 // ReclaimResult says what Reclaim took over.
@@ -808,17 +1080,27 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string, within func(tx
 		}
 		c := &domain.Claim{Issue: issue, Session: se.ID, Actor: se.Actor(), Worktree: s.Root, Host: cs.HereHost,
 			Claimed: now, Heartbeat: now, Expires: now.Add(s.Config.ClaimTTL()), EndsSeen: policy.EndsAt(ends, now)}
-		made, err := write(g, c)
-		if err != nil {
-			return nil, err
-		}
-		err = g.UpdateRef(RefName(issue), old, made)
-		if errors.Is(err, gitrepo.ErrRefMoved) {
+		pub, _ := publisherFor(s, g)
+		pr, err := put(s, g, pub, old, c, func(theirs *domain.Claim, _ string) error {
+			// The remote must hold the ended lease reclaimed (there too),
+			// a stale claim, or none; any other is decided on again here.
+			if _, stale := Ended(s, theirs); theirs == nil || stale || theirs.Session == c.Session ||
+				theirs.Session == held.Session && theirs.Expired(now) {
+				return nil
+			}
+			return errAdopted
+		})
+		pub.done()
+		if errors.Is(err, gitrepo.ErrRefMoved) || errors.Is(err, errAdopted) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
+		if pr.unpublished != nil {
+			warnUnpublished(s, issue, pr.unpublished)
+		}
+		made := pr.made
 		res := &ReclaimResult{Claim: c, Previous: held}
 		why := fmt.Sprintf("took over the claim of %s (session %s) %s, whose lease ended at %s: %s", held.Actor.Name(), held.Session, cs.Where(held), stamp(held.Expires), reason)
 		err = s.Update(func(tx *repo.Tx) error {
@@ -831,7 +1113,7 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string, within func(tx
 		})
 		if err != nil {
 			// Unaudited, the take-over does not stand.
-			_ = g.UpdateRef(RefName(issue), made, old)
+			Undo(s, &TakeResult{Claim: c, previous: old, made: made, remote: pr.remote, remotePrevious: pr.remotePrevious})
 			return nil, err
 		}
 		return res, nil

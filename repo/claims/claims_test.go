@@ -23,6 +23,9 @@ func TestRecordRoundTrip(t *testing.T) {
 		// A record written before td kept ends-seen.
 		{Issue: "td-cccccc", Session: "ses_cccccccc", Actor: domain.Actor{Identity: "Op <op@example.com>"}, Worktree: "/src/app",
 			Claimed: at, Heartbeat: at, Expires: at, EndsSeen: -1},
+		// A claim published to the claims remote a minute after it was taken.
+		{Issue: "td-dddddd", Session: "ses_dddddddd", Actor: domain.Actor{Identity: "Op <op@example.com>"}, Worktree: "/src/app",
+			Claimed: at, Heartbeat: at, Expires: at.Add(time.Hour), EndsSeen: 0, Published: at.Add(time.Minute)},
 	} {
 		msg, err := formatRecord(&c)
 		if err != nil {
@@ -47,6 +50,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		"td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: soon\n",
 		"td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: 2026-11-21T10:00:00Z\nends-seen: -1\n",
 		"td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: 2026-11-21T10:00:00Z\nends-seen: two\n",
+		"td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: 2026-11-21T10:00:00Z\npublished: later\n",
 		"other commit\n\ntd-claim: 1\n",
 	} {
 		if _, err := parseRecord(msg); err == nil {
@@ -256,6 +260,31 @@ func TestRenewBound(t *testing.T) {
 	if err != nil || c == nil || !c.Expires.Equal(now.Add(s.Config.ClaimTTL())) {
 		t.Fatalf("due: %+v, %v", c, err)
 	}
+	// The runtime keeps the expiry read: the hooks until the next renewal
+	// is due need not read the claim.
+	if rt, _ := s.Runtime(se.ID); !rt.ClaimExpires.Equal(c.Expires) {
+		t.Fatalf("the runtime noted %v, want %v", rt.ClaimExpires, c.Expires)
+	}
+	// The conversation ends: the lease ends now, and nothing is due to a
+	// hook that comes later unless the conversation goes on, which renews
+	// it at once.
+	now = now.Add(time.Minute)
+	ended, err := EndLease(s, se, now)
+	if err != nil || ended == nil || !ended.Expires.Equal(now) {
+		t.Fatalf("EndLease: %+v, %v", ended, err)
+	}
+	if again, err := EndLease(s, se, now.Add(time.Hour)); err != nil || !again.Expires.Equal(now) {
+		t.Fatalf("a later end moved the lease on: %+v, %v", again, err)
+	}
+	now = now.Add(time.Minute)
+	c, err = RenewBound(s, se)
+	if err != nil || c == nil || !c.Expires.Equal(now.Add(s.Config.ClaimTTL())) {
+		t.Fatalf("the conversation goes on: %+v, %v", c, err)
+	}
+	other, _ := s.StartSession(repo.StartOptions{Name: "b", Agent: "primary"})
+	if c, err := EndLease(s, other, now); c != nil || err != nil {
+		t.Fatalf("a session bound to nothing ends nothing: %+v, %v", c, err)
+	}
 }
 
 // FuzzParseRecord reads any commit message a claim reference could name:
@@ -266,6 +295,7 @@ func FuzzParseRecord(f *testing.F) {
 	f.Add("td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: soon\n")
 	f.Add("td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nexpires: 2026-11-21T10:00:00Z\nends-seen: 3\nlater-key: kept out\n")
 	f.Add("other commit\n\ntd-claim: 1\n")
+	f.Add("td claim x\n\ntd-claim: 1\nissue: x\nsession: s\nclaimed: 2026-11-21T10:00:00Z\nexpires: 2026-11-21T12:00:00Z\npublished: 2026-11-21T10:00:05Z\n")
 	f.Fuzz(func(t *testing.T, msg string) {
 		c, err := parseRecord(msg)
 		if err != nil {
@@ -280,7 +310,7 @@ func FuzzParseRecord(f *testing.F) {
 			t.Fatalf("the record %q, written back as %q, does not parse: %v", msg, again, err)
 		}
 		if d.Issue != c.Issue || d.Session != c.Session || d.Actor != c.Actor || d.Worktree != c.Worktree || d.Host != c.Host ||
-			!d.Claimed.Equal(c.Claimed) || !d.Heartbeat.Equal(c.Heartbeat) || !d.Expires.Equal(c.Expires) || d.EndsSeen != c.EndsSeen {
+			!d.Claimed.Equal(c.Claimed) || !d.Heartbeat.Equal(c.Heartbeat) || !d.Expires.Equal(c.Expires) || d.EndsSeen != c.EndsSeen || !d.Published.Equal(c.Published) {
 			t.Fatalf("the record %q read as %+v, written back and read as %+v", msg, *c, *d)
 		}
 	})

@@ -29,12 +29,15 @@ import (
 //	heartbeat: 2026-11-21T10:34:11Z
 //	expires: 2026-11-21T12:34:11Z
 //	ends-seen: 0
+//	published: 2026-11-21T10:04:11Z
 //
 // agent is absent when a person holds the claim. ends-seen counts the
 // entries of the issue's ledger that ended the work (unstart, close,
 // approve, reopen) in the second the claim was taken, as the taker's
 // ledger held them (domain.Claim.EndsSeen); a record without it, written
-// before td kept it, reads as -1. Other keys are ignored, so that a later
+// before td kept it, reads as -1. published is when the claim was first
+// put on the claims remote (domain.Claim.Published), absent while it is
+// not, and in records of a td that did not publish. Other keys are ignored, so that a later
 // td may add one without a new version. Values are single lines: td
 // refuses to write a record whose values hold a line break.
 
@@ -49,9 +52,9 @@ func formatRecord(c *domain.Claim) (string, error) {
 		{"issue", c.Issue}, {"session", c.Session}, {"actor", c.Actor.Identity}, {"agent", string(c.Actor.Agent)},
 		{"worktree", c.Worktree}, {"host", c.Host},
 		{"claimed", stamp(c.Claimed)}, {"heartbeat", stamp(c.Heartbeat)}, {"expires", stamp(c.Expires)},
-		{"ends-seen", strconv.Itoa(c.EndsSeen)},
+		{"ends-seen", strconv.Itoa(c.EndsSeen)}, {"published", publishedStamp(c)},
 	} {
-		if kv[1] == "" && kv[0] == "agent" || kv[0] == "ends-seen" && c.EndsSeen < 0 {
+		if kv[1] == "" && (kv[0] == "agent" || kv[0] == "published") || kv[0] == "ends-seen" && c.EndsSeen < 0 {
 			continue
 		}
 		if strings.ContainsAny(kv[1], "\r\n\x00") {
@@ -63,6 +66,15 @@ func formatRecord(c *domain.Claim) (string, error) {
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// publishedStamp is the record's published value, "" for a claim not
+// published.
+func publishedStamp(c *domain.Claim) string {
+	if c.Published.IsZero() {
+		return ""
+	}
+	return stamp(c.Published)
+}
 
 // parseStamp reads a record's time: RFC 3339, whose year in UTC is one a
 // record can be written back with (1 to 9999).
@@ -131,6 +143,8 @@ func parseRecord(msg string) (*domain.Claim, error) {
 			c.Heartbeat, err = parseStamp(v)
 		case "expires":
 			c.Expires, err = parseStamp(v)
+		case "published":
+			c.Published, err = parseStamp(v)
 		case "ends-seen":
 			n, perr := strconv.Atoi(v)
 			if perr != nil || n < 0 {

@@ -1,11 +1,14 @@
 package claims
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
@@ -45,6 +48,11 @@ type SyncResult struct {
 	Stale []StaleClaim
 	// Claims is how many claims this clone holds after the sync.
 	Claims int
+	// Branch is the remote's default branch whose ledgers judged the
+	// claims besides this work tree's ("" when td could not read it).
+	Branch string
+	// Notes say what td sync could not do, and did without.
+	Notes []string
 }
 
 // LostClaim is a claim of this clone that lost to the remote's.
@@ -59,6 +67,9 @@ type StaleClaim struct {
 	Claim        *domain.Claim
 	End          policy.WorkEnd
 	Here, Remote bool
+	// OnBranch is true when only the remote's default branch recorded
+	// the end (SyncResult.Branch): this work tree has not merged it yet.
+	OnBranch bool
 }
 
 // addStale records a stale claim released; the same session's claim,
@@ -109,19 +120,21 @@ func Sync(s *repo.Store, remote string) (*SyncResult, error) {
 		return nil, repo.Errorf(repo.CodeRefused, "claims live in git, and %s is not in a git repository", s.Root)
 	}
 	if remote == "" {
-		remote = DefaultRemote(g)
+		remote = RemoteOf(s, g)
 	}
 	if !gitrepo.ValidRemoteName(remote) || g.RemoteURL(remote) == "" {
 		return nil, repo.Errorf(repo.CodeRefused, "no remote named %q in this repository's git config; name one with td sync REMOTE (git remote -v lists them, git remote add adds one)", remote)
 	}
 	tracking := TrackingPrefix + remote + "/"
 	res := &SyncResult{Remote: remote}
+	ctx := context.Background()
+	var stampedAll []stampedClaim
 	for try := 1; ; try++ {
 		base, err := refMap(g, tracking)
 		if err != nil {
 			return nil, err
 		}
-		there, err := observe(g, remote, tracking, base)
+		there, head, err := observe(ctx, g, remote, tracking, base)
 		if err != nil {
 			var re *gitrepo.RemoteError
 			if errors.As(err, &re) {
@@ -133,16 +146,22 @@ func Sync(s *repo.Store, remote string) (*SyncResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		pushes, err := reconcile(s, g, local, there, base, res)
+		main := remoteBranch(ctx, g, remote, head, res)
+		pushes, stamped, err := reconcile(s, g, local, there, base, main, res)
+		stampedAll = append(stampedAll, stamped...)
 		if err != nil {
 			return nil, err
 		}
-		err = push(g, remote, tracking, pushes, res)
+		err = push(ctx, g, remote, tracking, pushes, res)
 		var re *gitrepo.RemoteError
 		if errors.As(err, &re) && try < syncTries {
 			continue // the remote moved since the fetch: look again
 		}
 		if err != nil {
+			// Not published after all: the records must not say they are.
+			for _, st := range stampedAll {
+				_ = g.UpdateRef(RefName(st.issue), st.stamped, st.was)
+			}
 			if re != nil {
 				return nil, repo.Errorf(repo.CodeConflict, "could not push claims to %s (%s); what td sync took from %s is here, what it would have pushed stays local until the next td sync", remote, re.Detail, remote)
 			}
@@ -154,41 +173,126 @@ func Sync(s *repo.Store, remote string) (*SyncResult, error) {
 	return res, nil
 }
 
-// observe brings the tracking references up to what the remote holds.
-// It lists the remote's claims first (one round trip); only when one of
-// them names a record this clone does not have does it fetch. A sync
-// with nothing to do is then a listing and a comparison.
-func observe(g *gitrepo.Repo, remote, tracking string, base map[string]string) (map[string]string, error) {
-	refs, err := g.LsRemote(remote, Prefix)
+// observe brings the tracking references up to what the remote holds,
+// and says which branch is the remote's default and where it is. It
+// lists the remote's claims and HEAD first (one round trip); only when
+// one of the claims names a record this clone does not have does it
+// fetch. A sync with nothing to do is then a listing and a comparison.
+func observe(ctx context.Context, g *gitrepo.Repo, remote, tracking string, base map[string]string) (map[string]string, gitrepo.Ref, error) {
+	l, err := g.LsRemoteHead(ctx, remote, Prefix, true)
 	if err != nil {
-		return nil, err
+		return nil, gitrepo.Ref{}, err
 	}
-	there := make(map[string]string, len(refs))
-	for _, r := range refs {
+	there := make(map[string]string, len(l.Refs))
+	for _, r := range l.Refs {
 		issue := strings.TrimPrefix(r.Name, Prefix)
 		there[issue] = r.Hash
 		if base[issue] != r.Hash && !g.HasObject(r.Hash) {
-			if err := g.Fetch(remote, Prefix, tracking); err != nil {
-				return nil, err
+			if err := g.Fetch(ctx, remote, Prefix, tracking); err != nil {
+				return nil, l.Head, err
 			}
-			return refMap(g, tracking)
+			m, err := refMap(g, tracking)
+			return m, l.Head, err
 		}
 	}
 	for issue, h := range there {
 		if base[issue] != h {
 			if err := g.UpdateRef(tracking+issue, base[issue], h); err != nil {
-				return nil, err
+				return nil, l.Head, err
 			}
 		}
 	}
 	for issue, h := range base {
 		if _, ok := there[issue]; !ok {
 			if err := g.UpdateRef(tracking+issue, h, ""); err != nil {
-				return nil, err
+				return nil, l.Head, err
 			}
 		}
 	}
-	return there, nil
+	return there, l.Head, nil
+}
+
+// branchEnds are the work ends the ledgers of the remote's default branch
+// record, read issue by issue as td sync asks: a claim they end is stale
+// as one this work tree's ledger ends, so that a close merged on the
+// remote releases the claims of a clone that has not pulled it yet.
+type branchEnds struct {
+	g      *gitrepo.Repo
+	name   string // "main", for messages
+	commit string // "" when td could not read the branch
+	ends   map[string][]policy.WorkEnd
+}
+
+// remoteBranch fetches the remote's default branch (head, as listed)
+// when this clone lacks its commit, and returns the reader of its
+// ledgers. A branch td cannot fetch is left out, with a note in res.
+func remoteBranch(ctx context.Context, g *gitrepo.Repo, remote string, head gitrepo.Ref, res *SyncResult) *branchEnds {
+	b := &branchEnds{g: g, name: strings.TrimPrefix(head.Name, "refs/heads/"), ends: map[string][]policy.WorkEnd{}}
+	if head.Hash == "" {
+		return b
+	}
+	if !g.HasObject(head.Hash) {
+		// No destination: git moves refs/remotes/<remote>/<branch> as a
+		// fetch of the branch would, and td keeps no reference of its own.
+		if err := g.FetchRefs(ctx, remote, []string{head.Name}, []string{""}); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s's %s could not be fetched (%v); claims were judged by this work tree's ledgers alone", remote, b.name, err))
+			return b
+		}
+	}
+	b.commit = head.Hash
+	res.Branch = b.name
+	return b
+}
+
+// of returns the work ends the branch's ledger of issue records; none
+// when td could not read the branch or the ledger.
+func (b *branchEnds) of(issue string) []policy.WorkEnd {
+	if b == nil || b.commit == "" || !repo.ValidIssueID(issue) {
+		return nil
+	}
+	if e, ok := b.ends[issue]; ok {
+		return e
+	}
+	var ends []policy.WorkEnd
+	if data, err := b.g.FileAt(b.commit, repo.TodosDir+"/"+repo.HistoryDir+"/"+issue+".jsonl"); err == nil {
+		entries, _ := audit.ParseLedger(data)
+		ends = repo.DeriveLedgerFacts(entries).WorkEnds
+	}
+	b.ends[issue] = ends
+	return ends
+}
+
+// ended is Ended with the remote branch's ends besides this work tree's:
+// the claim's end, and whether only the remote branch recorded it. A
+// claim on an issue closed on the remote branch is stale too, though it
+// was taken after the close, in a clone where the issue was still open
+// (the close had not reached it): its work is over wherever the close
+// lands, unless this work tree reopened the issue after that close.
+func (b *branchEnds) ended(s *repo.Store, c *domain.Claim) (end policy.WorkEnd, onBranch, ok bool) {
+	if c == nil {
+		return policy.WorkEnd{}, false, false
+	}
+	here := workEnds(s, c.Issue)
+	if end, ok := policy.ClaimEnd(c, here); ok {
+		return end, false, true
+	}
+	there := b.of(c.Issue)
+	if len(there) == 0 {
+		return policy.WorkEnd{}, false, false
+	}
+	all := append([]policy.WorkEnd(nil), here...)
+	for _, e := range there {
+		if !slices.Contains(all, e) {
+			all = append(all, e) // a line both ledgers hold is one end
+		}
+	}
+	if end, ok = policy.ClaimEnd(c, all); ok {
+		return end, true, true
+	}
+	if last, closed := policy.ClosedBy(there); closed && !policy.ReopenedAfter(here, last) {
+		return last, true, true
+	}
+	return policy.WorkEnd{}, false, false
 }
 
 // refMap lists the references under prefix by issue.
@@ -219,7 +323,7 @@ type pending struct {
 // the pushes that publish what was decided here.
 //
 // local is updated to what this clone holds afterwards.
-func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]string, res *SyncResult) ([]pending, error) {
+func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]string, main *branchEnds, res *SyncResult) ([]pending, []stampedClaim, error) {
 	issues := map[string]bool{}
 	for _, m := range []map[string]string{local, there, base} {
 		for k := range m {
@@ -265,20 +369,20 @@ func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]str
 		// claim everywhere once it is merged and synced. (A claim released
 		// here and unchanged there is an ordinary release, below.)
 		mine, theirs := read(l), read(r)
-		endL, staleL := Ended(s, mine)
-		endR, staleR := Ended(s, theirs)
+		endL, branchL, staleL := main.ended(s, mine)
+		endR, branchR, staleR := main.ended(s, theirs)
 		if staleL && l != r {
 			if err := setLocal(issue, l, ""); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			res.addStale(StaleClaim{Claim: mine, End: endL, Here: true})
+			res.addStale(StaleClaim{Claim: mine, End: endL, Here: true, OnBranch: branchL})
 			l = ""
 		}
 		if staleR && !(released && r == b) {
-			st := &StaleClaim{Claim: theirs, End: endR, Remote: true}
+			st := &StaleClaim{Claim: theirs, End: endR, Remote: true, OnBranch: branchR}
 			if l == r {
 				if err := setLocal(issue, l, ""); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				st.Here, l = true, ""
 			}
@@ -294,7 +398,7 @@ func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]str
 			// The remote's claim is the one this clone last saw: adopt it
 			// rather than read the stale claim's removal as a release.
 			if err := setLocal(issue, "", r); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			res.Adopted = append(res.Adopted, theirs)
 			continue
@@ -308,7 +412,7 @@ func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]str
 		case r == "":
 			// Released there, unchanged here.
 			if err := setLocal(issue, l, ""); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			res.Dropped = append(res.Dropped, issue)
 		case l == "" && r == b:
@@ -317,7 +421,7 @@ func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]str
 		case l == "" || l == b:
 			// Taken or renewed there, nothing here since.
 			if err := setLocal(issue, l, r); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			res.Adopted = append(res.Adopted, read(r))
 		case r == b:
@@ -331,7 +435,7 @@ func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]str
 				continue
 			}
 			if err := setLocal(issue, l, r); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if mine != nil && mine.Session == theirs.Session {
 				res.Adopted = append(res.Adopted, theirs)
@@ -340,12 +444,43 @@ func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]str
 			}
 		}
 	}
-	return pushes, nil
+	stamped, err := stampPublished(s, g, pushes, setLocal)
+	return pushes, stamped, err
+}
+
+// stampedClaim is a claim td sync rewrote to say when it was published,
+// put back as it was if the push fails.
+type stampedClaim struct{ issue, was, stamped string }
+
+// stampPublished rewrites the records td sync is about to push that do
+// not say when they were published (taken while the claims remote could
+// not be reached, or with claims.publish off), so that the remote's
+// record says when other clones could first see it: td check's claims
+// rule bars work from then on (policy.ClaimBars).
+func stampPublished(s *repo.Store, g *gitrepo.Repo, pushes []pending, setLocal func(issue, old, new string) error) ([]stampedClaim, error) {
+	var out []stampedClaim
+	for i, p := range pushes {
+		if p.update.New == "" || p.claim == nil || !p.claim.Published.IsZero() {
+			continue
+		}
+		c := *p.claim
+		c.Published = s.Now()
+		made, err := write(g, &c)
+		if err != nil {
+			return out, err
+		}
+		if err := setLocal(p.issue, p.update.New, made); err != nil {
+			return out, err
+		}
+		out = append(out, stampedClaim{issue: p.issue, was: p.update.New, stamped: made})
+		pushes[i].update.New, pushes[i].claim = made, &c
+	}
+	return out, nil
 }
 
 // push publishes the pending updates in one atomic push and, once it
 // lands, records them as the remote's last-seen state.
-func push(g *gitrepo.Repo, remote, tracking string, pushes []pending, res *SyncResult) error {
+func push(ctx context.Context, g *gitrepo.Repo, remote, tracking string, pushes []pending, res *SyncResult) error {
 	if len(pushes) == 0 {
 		return nil
 	}
@@ -353,7 +488,7 @@ func push(g *gitrepo.Repo, remote, tracking string, pushes []pending, res *SyncR
 	for i, p := range pushes {
 		updates[i] = p.update
 	}
-	if err := g.Push(remote, updates); err != nil {
+	if err := g.Push(ctx, remote, updates); err != nil {
 		return err
 	}
 	for _, p := range pushes {

@@ -47,6 +47,10 @@ func TestSyncConcurrentClones(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Offline teams: each clone takes the issue without publishing,
+		// and td sync settles it.
+		off := false
+		s.Config.Claims.Publish = &off
 		se, err := s.StartSession(repo.StartOptions{Name: name})
 		if err != nil {
 			t.Fatal(err)
@@ -125,7 +129,7 @@ func TestReconcileStaleClaims(t *testing.T) {
 	record := func(session string, claimed, heartbeat time.Time) string {
 		t.Helper()
 		h, err := write(gr, &domain.Claim{Issue: issue, Session: session, Actor: domain.Actor{Identity: "Op <op@example.com>"},
-			Claimed: claimed, Heartbeat: heartbeat, Expires: heartbeat.Add(2 * time.Hour), EndsSeen: 0})
+			Claimed: claimed, Heartbeat: heartbeat, Expires: heartbeat.Add(2 * time.Hour), EndsSeen: 0, Published: claimed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +172,7 @@ func TestReconcileStaleClaims(t *testing.T) {
 				}
 			}
 			res := &SyncResult{}
-			pushes, err := reconcile(s, gr, local, there, base, res)
+			pushes, _, err := reconcile(s, gr, local, there, base, nil, res)
 			if err != nil {
 				t.Fatal(err)
 			}

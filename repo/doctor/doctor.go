@@ -5,7 +5,9 @@
 // merge under .todos is left unfinished, and that sessions that went quiet
 // do not pile up local state, that no claim is stray (its issue's work
 // ended, the issue is nowhere, or its holder's own work tree has it open
-// or closed) and that no claim's lease has ended unseen. Each finding is
+// or closed), that no claim's lease has ended unseen, and that each agent
+// harness with td's hooks has them all and will run them (read by the
+// harness's adapter, passed in by the command). Each finding is
 // one Problem; Fix repairs what td can, and releases stray claims. A
 // claim whose lease ended on work still in progress is reported, never
 // released: taking it over is td reclaim's, audited.
@@ -17,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tdproject/td/policy/domain"
@@ -37,7 +40,33 @@ const (
 	CheckSessions      = "idle_sessions"
 	CheckStrayClaims   = "stray_claims"
 	CheckClaims        = "expired_claims"
+	// CheckHarnessHooks: each agent harness whose config holds td's hooks
+	// holds all this td installs. CheckHarnessTrust: each such harness
+	// will run them (the harness's own records of what its user
+	// trusted).
+	CheckHarnessHooks = "harness_hooks"
+	CheckHarnessTrust = "harness_trust"
 )
+
+// Harness is what td doctor learns of one agent harness's hooks in the
+// work tree: the harness's adapter reads it (repo/harness), the command
+// that runs td doctor passes it in.
+type Harness struct {
+	// Name names the harness (codex); Config is td's hooks file for it.
+	Name   string `json:"harness"`
+	Config string `json:"config"`
+	// Missing are the events this td installs that the config lacks;
+	// Install writes them (td hooks install --<name>).
+	Missing []string     `json:"missing,omitempty"`
+	Install func() error `json:"-"`
+	// Form is the plugin API td's plugin is written in, for a harness
+	// whose hooks are a plugin.
+	Form string `json:"form,omitempty"`
+	// Runs is "yes", "no" or "unknown"; Notes say why, each with the step
+	// the user must take.
+	Runs  string   `json:"runs"`
+	Notes []string `json:"notes,omitempty"`
+}
 
 // DefaultIdle is how long a session may go without activity before td
 // doctor calls its local state stale.
@@ -72,6 +101,9 @@ type Options struct {
 	// Idle is how long a session may be quiet before its local state is
 	// stale; DefaultIdle when zero.
 	Idle time.Duration
+	// Harnesses reads each agent harness whose config holds td's hooks in
+	// the work tree; nil skips the harness checks.
+	Harnesses func() ([]Harness, error)
 }
 
 // Report is what td doctor found.
@@ -79,6 +111,8 @@ type Report struct {
 	Problems []Problem `json:"problems"`
 	// Checks are the checks that ran, in order.
 	Checks []string `json:"checks"`
+	// Harnesses are the agent harnesses whose config holds td's hooks.
+	Harnesses []Harness `json:"harnesses"`
 }
 
 // Remaining counts the problems not fixed.
@@ -158,6 +192,11 @@ func Run(s *repo.Store, o Options) (*Report, error) {
 	}
 	if g != nil {
 		if err := checkClaims(s, g, rep); err != nil {
+			return nil, err
+		}
+	}
+	if o.Harnesses != nil {
+		if err := checkHarnesses(rep, o.Harnesses); err != nil {
 			return nil, err
 		}
 	}
@@ -311,6 +350,38 @@ func drop(s *repo.Store, issue string, c *domain.Claim) func() error {
 		_, err := claims.Drop(s, issue, c)
 		return err
 	}
+}
+
+// checkHarnesses reports a harness whose config lacks events this td
+// installs (--fix installs them) and one that will not run td's hooks
+// (the step to take is the user's, in the harness).
+func checkHarnesses(rep *Report, read func() ([]Harness, error)) error {
+	rep.Checks = append(rep.Checks, CheckHarnessHooks, CheckHarnessTrust)
+	hs, err := read()
+	if err != nil {
+		return err
+	}
+	rep.Harnesses = hs
+	for _, h := range hs {
+		if len(h.Missing) > 0 {
+			what := "the events " + strings.Join(h.Missing, ", ")
+			if len(h.Missing) == 1 {
+				what = "the event " + h.Missing[0]
+			}
+			if h.Missing[0] == "plugin" {
+				what = "the plugin as this td writes it"
+			}
+			rep.add(Problem{Check: CheckHarnessHooks, Path: h.Config,
+				Message: fmt.Sprintf("td's hooks for %s lack %s; td doctor --fix (or td hooks install --%s) adds them", h.Name, what, h.Name),
+				fix:     h.Install, repair: "install " + h.Name})
+		}
+		if h.Runs == "no" {
+			for _, n := range h.Notes {
+				rep.add(Problem{Check: CheckHarnessTrust, Path: h.Config, Message: n})
+			}
+		}
+	}
+	return nil
 }
 
 func (r *Report) add(p Problem) {

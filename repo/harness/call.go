@@ -34,8 +34,12 @@ func (c *Call) Acts() bool {
 		return ev.Failure != nil || ev.ReinjectAtTool
 	case Edited:
 		return len(ev.Tool.Paths) > 0
-	case PreCompact, PostCompact:
+	case PreCompact:
+		return true // the handoff, or the mark of a compaction announced
+	case PostCompact:
 		return ev.CompactionDropped
+	case Failed, SubagentStart, SubagentStop:
+		return true
 	}
 	return false
 }

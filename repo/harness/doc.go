@@ -23,6 +23,17 @@
 //     prompt, a turn's end and the tool calls td judges. An Edited write
 //     (one the harness made before any hook could deny it) is judged as a
 //     PreTool would be, recorded, and reported with the next tool call.
+//   - The end of a conversation ends its claim's lease (End at once,
+//     Failed and a Stop that yields after FailureGrace); a compaction and
+//     the end write the session's handoff on its bound issue
+//     (sessions.RecordHandoff), quoting the agent's last message kept at
+//     the last Stop; a compaction a harness announces but may not make
+//     (CompactionCheck) is counted only once the next event confirms it.
+//     Every event records the harness, model and subagent with the
+//     session (repo.Attribution), which its ledger entries then name.
+//   - Readiness says whether a harness will run td's hooks: the config
+//     holds them all, and what the harness's own records say it trusts
+//     (each adapter reads its harness's).
 //   - Escalation, ApprovalDenial and EditDenial are the guard: the td
 //     commands an agent may not run, an agent's td approve judged by the
 //     decision td approve makes (issues.ApprovalRefusal), and a project

@@ -3,6 +3,7 @@ package harness
 import (
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/repo"
@@ -33,9 +34,19 @@ const (
 	// PreCompact and PostCompact: the harness summarises the conversation.
 	PreCompact  Moment = "pre-compact"
 	PostCompact Moment = "post-compact"
-	// Stop: the agent's turn ended. End: the conversation ended.
+	// Stop: the agent's turn ended. End: the conversation ended: td
+	// writes the session's handoff and ends its claim's lease.
 	Stop Moment = "stop"
 	End  Moment = "end"
+	// Failed: the agent's turn ended on an error of the harness's own (an
+	// API error, Claude Code's StopFailure): the error is recorded and the
+	// claim's lease ends after a grace (FailureGrace), unless the
+	// conversation goes on.
+	Failed Moment = "failed"
+	// SubagentStart and SubagentStop: a subagent of the conversation
+	// starts (its own session starts, and its context is given) or stops.
+	SubagentStart Moment = "subagent-start"
+	SubagentStop  Moment = "subagent-stop"
 	// Ignored: an event td reads and does nothing on, for a reason its
 	// adapter gives (Gemini's Notification).
 	Ignored Moment = "ignored"
@@ -85,7 +96,40 @@ type Event struct {
 	// ReinjectAtTool says the harness takes context after a tool call but
 	// none at a prompt: a kept reminder then comes with the next PostTool.
 	ReinjectAtTool bool
+	// Model is the model the harness names for the call, "" when it names
+	// none; it is recorded with the session (repo.Attribution).
+	Model string
+	// LastMessage is the agent's last message, where the harness sends it
+	// (at a Stop, End, Failed or SubagentStop): the handoff quotes it.
+	LastMessage string
+	// Reason is why the conversation ended or the turn failed (End,
+	// Failed), in the harness's words.
+	Reason string
+	// Yield says a Stop hands the conversation back for good, as far as
+	// the harness can tell (Copilot's agentStop, where the cloud agent
+	// sends no later event): the claim's lease ends after FailureGrace
+	// unless the conversation goes on.
+	Yield bool
+	// Compaction, when not nil, says the harness announces compactions it
+	// may not make (Gemini's PreCompress fires at every attempt): the
+	// PreCompact keeps its Mark, and the session's next event asks
+	// Happened before td counts a compaction.
+	Compaction *CompactionCheck
 }
+
+// CompactionCheck tells whether a compaction the harness announced
+// happened: Mark is what the adapter read of the harness's state at the
+// announcement (a transcript's size), Happened reads the state again
+// against a kept mark.
+type CompactionCheck struct {
+	Mark     string
+	Happened func(mark string) bool
+}
+
+// FailureGrace is how long a claim stays after a turn that ended on the
+// harness's own error (Failed): the person may retry, and the next prompt
+// renews the lease; otherwise it ends then.
+const FailureGrace = 15 * time.Minute
 
 // Outcome is what Handle did, for the adapter to render in its
 // harness's form.
@@ -111,8 +155,17 @@ type Outcome struct {
 }
 
 // Handle maps one event onto the session lifecycle of the conversation's
-// td session.
+// td session, and records with the session the harness, model and
+// subagent the event names (repo.Attribution).
 func Handle(s *repo.Store, ev Event) (*Outcome, error) {
+	out, err := handle(s, ev)
+	if err == nil && out.Session != nil {
+		attribute(s, out.Session, ev)
+	}
+	return out, err
+}
+
+func handle(s *repo.Store, ev Event) (*Outcome, error) {
 	out := &Outcome{}
 	conv := ev.Conversation
 	switch ev.Moment {
@@ -125,6 +178,7 @@ func Handle(s *repo.Store, ev Event) (*Outcome, error) {
 		if ev.Source == SourceCompact {
 			clearReinjection(s, conv.Harness, res.Session)
 		}
+		clearLocal(s, markName(conv.Harness, res.Session.ID))
 		return out, nil
 	case Prompt:
 		conv.Create = true
@@ -133,6 +187,9 @@ func Handle(s *repo.Store, ev Event) (*Outcome, error) {
 			return out, err
 		}
 		out.Session = res.Session
+		if err := confirmCompaction(s, ev, res.Session); err != nil {
+			return out, err
+		}
 		// A harness that takes no context at a prompt keeps the reminder
 		// for its next tool call.
 		if !ev.ReinjectAtTool && pendingReinjection(s, conv.Harness, res.Session) {
@@ -181,7 +238,7 @@ func Handle(s *repo.Store, ev Event) (*Outcome, error) {
 	case Edited:
 		return out, edited(s, ev, out)
 	case PreCompact, PostCompact:
-		if !ev.CompactionDropped {
+		if ev.Moment == PostCompact && !ev.CompactionDropped {
 			return out, nil // the harness gives the reminder at its own Start
 		}
 		conv.Create = true
@@ -190,24 +247,211 @@ func Handle(s *repo.Store, ev Event) (*Outcome, error) {
 			return out, err
 		}
 		out.Session = res.Session
-		if pendingReinjection(s, conv.Harness, res.Session) {
-			return out, nil // one compaction, reported before and after
+		if ev.Compaction != nil {
+			// Announced, maybe not made: the next event says.
+			return out, s.WriteLocal(markName(conv.Harness, res.Session.ID), ev.Compaction.Mark)
 		}
-		if _, err := sessions.Compact(s, res.Session); err != nil {
-			return out, err
+		if ev.Moment == PreCompact {
+			if err := handoff(s, conv.Harness, res.Session, sessions.HandoffCompaction, ""); err != nil {
+				return out, err
+			}
 		}
-		return out, s.WriteLocal(reinjectName(conv.Harness, res.Session.ID), "compact\n")
+		if !ev.CompactionDropped {
+			return out, nil // the harness gives the reminder at its own Start
+		}
+		return out, compacted(s, conv.Harness, res.Session)
 	case Ignored:
 		return out, nil
-	case Stop, End:
+	case Stop, End, Failed:
 		res, err := Session(s, conv)
 		if err != nil || res == nil {
 			return out, err // a conversation td never started has nothing to stop
 		}
 		out.Session = res.Session
-		return out, StopSession(s, res.Session)
+		return out, stop(s, ev, res.Session)
+	case SubagentStart, SubagentStop:
+		return out, subagent(s, ev, out)
 	}
 	return out, invalid("td has no moment %q", ev.Moment)
+}
+
+// stop ends the session's turn (Stop), its turn on the harness's error
+// (Failed) or its conversation (End). The agent's last message is kept
+// for the handoff; at the end the handoff is written and the claim's
+// lease ends, after a turn that failed it ends after FailureGrace.
+func stop(s *repo.Store, ev Event, se *repo.Session) error {
+	h := ev.Conversation.Harness
+	msg := strings.TrimSpace(ev.LastMessage)
+	if msg != "" && ev.Moment != End {
+		if err := s.WriteLocal(messageName(h, se.ID), msg); err != nil {
+			s.Warnf("could not keep the agent's last message: %v", err)
+		}
+	}
+	if err := confirmCompaction(s, ev, se); err != nil {
+		return err
+	}
+	switch ev.Moment {
+	case Failed:
+		why := strings.TrimSpace(ev.Reason)
+		if why == "" {
+			why = "unknown"
+		}
+		if _, err := sessions.RecordError(s, se, "the turn ended on the harness's error: "+why, ""); err != nil {
+			return err
+		}
+	case End:
+		if msg == "" {
+			msg, _ = s.ReadLocal(messageName(h, se.ID))
+		}
+		if err := handoff(s, h, se, sessions.HandoffEnd, msg); err != nil {
+			return err
+		}
+		clearLocal(s, messageName(h, se.ID))
+	}
+	if err := StopSession(s, se); err != nil {
+		return err
+	}
+	switch ev.Moment {
+	case End:
+		endLease(s, se, s.Now())
+	case Failed:
+		endLease(s, se, s.Now().Add(FailureGrace))
+	case Stop:
+		if ev.Yield {
+			endLease(s, se, s.Now().Add(FailureGrace))
+		}
+	}
+	return nil
+}
+
+// endLease ends the session's claim's lease at until; a failure is a
+// warning, the hook's answer matters more.
+func endLease(s *repo.Store, se *repo.Session, until time.Time) {
+	if _, err := claims.EndLease(s, se, until); err != nil {
+		s.Warnf("the claim of %s kept its lease: %v", se.ID, err)
+	}
+}
+
+// handoff writes the session's handoff at when (compaction or end) with
+// the agent's last message, or the one its last turn kept.
+func handoff(s *repo.Store, harness string, se *repo.Session, when, msg string) error {
+	if msg == "" {
+		msg, _ = s.ReadLocal(messageName(harness, se.ID))
+	}
+	_, err := sessions.RecordHandoff(s, se, when, msg)
+	return err
+}
+
+// compacted counts a compaction the harness made and keeps the reminder
+// for the next prompt (or tool call), once for a compaction reported
+// before and after.
+func compacted(s *repo.Store, harness string, se *repo.Session) error {
+	if pendingReinjection(s, harness, se) {
+		return nil
+	}
+	if _, err := sessions.Compact(s, se); err != nil {
+		return err
+	}
+	return s.WriteLocal(reinjectName(harness, se.ID), "compact\n")
+}
+
+// confirmCompaction settles a compaction the harness announced and may
+// not have made (Event.Compaction): at the session's next event, the
+// adapter reads whether it happened; only then is it counted, its
+// handoff written and its reminder kept.
+func confirmCompaction(s *repo.Store, ev Event, se *repo.Session) error {
+	if ev.Compaction == nil || ev.Compaction.Happened == nil {
+		return nil
+	}
+	name := markName(ev.Conversation.Harness, se.ID)
+	mark, err := s.ReadLocal(name)
+	if err != nil || mark == "" {
+		return nil
+	}
+	clearLocal(s, name)
+	if !ev.Compaction.Happened(mark) {
+		return nil
+	}
+	if err := handoff(s, ev.Conversation.Harness, se, sessions.HandoffCompaction, ""); err != nil {
+		return err
+	}
+	return compacted(s, ev.Conversation.Harness, se)
+}
+
+// subagent starts a subagent's own session (SubagentStart), giving its
+// context, or stops it (SubagentStop).
+func subagent(s *repo.Store, ev Event, out *Outcome) error {
+	if ev.Subagent == nil {
+		return invalid("the hook payload names no subagent (agent_id)")
+	}
+	conv := ev.Conversation
+	conv.Create = ev.Moment == SubagentStart
+	res, err := actor(s, conv, ev.Subagent)
+	if err != nil || res == nil {
+		return err
+	}
+	se := res.Session
+	out.Session = se
+	if ev.Moment == SubagentStop {
+		_, err := sessions.Stop(s, se)
+		return err
+	}
+	if out.Context, err = sessions.ContextOf(s, se, sessions.ContextStart); err != nil {
+		return err
+	}
+	return Renew(s, se)
+}
+
+// attribute records with the session the harness, model and subagent the
+// event names, when they changed: the ledger entries the session writes
+// name them. Losing it costs only that, so a failure is a warning.
+func attribute(s *repo.Store, se *repo.Session, ev Event) {
+	want := repo.Attribution{Harness: ev.Conversation.Harness, Model: strings.TrimSpace(ev.Model)}
+	if ev.Subagent != nil && se.IsSubagent() {
+		want.AgentID, want.AgentType = ev.Subagent.ID, ev.Subagent.Type
+	}
+	rt, err := s.Runtime(se.ID)
+	if err != nil {
+		return
+	}
+	have := rt.Via
+	if want.Model == "" && have.Harness == want.Harness {
+		want.Model = have.Model // a harness names the model at some events only
+	}
+	if want.AgentID == "" && have.Harness == want.Harness {
+		want.AgentID, want.AgentType = have.AgentID, have.AgentType
+	}
+	if want == have {
+		return
+	}
+	if err := s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
+		rt.Via = want
+		return nil
+	}); err != nil {
+		s.Warnf("could not record the session's harness: %v", err)
+	}
+}
+
+// markName is the file under .todos/local keeping the mark of a
+// compaction the harness announced and td has not confirmed.
+func markName(harness, session string) string {
+	return "harness/" + harness + "/compaction/" + session
+}
+
+// messageName is the file under .todos/local keeping the agent's last
+// message, for the handoff at the end of the conversation.
+func messageName(harness, session string) string {
+	return "harness/" + harness + "/message/" + session
+}
+
+// clearLocal empties a file under .todos/local when it holds anything.
+func clearLocal(s *repo.Store, name string) {
+	if v, err := s.ReadLocal(name); err != nil || v == "" {
+		return
+	}
+	if err := s.WriteLocal(name, ""); err != nil {
+		s.Warnf("could not clear %s: %v", name, err)
+	}
 }
 
 // Begin maps a conversation's start onto the lifecycle: a new
@@ -231,6 +475,9 @@ func Begin(s *repo.Store, conv Conversation, source string) (*Result, *sessions.
 	fresh := res.How == Started || rt.State == "" || rt.State == repo.StateBeginning
 	var ctx *sessions.Context
 	switch {
+	case source == SourceCompact && pendingReinjection(s, conv.Harness, se):
+		// Counted at the harness's compaction hook already.
+		ctx, err = sessions.ContextOf(s, se, sessions.ContextCompact)
 	case source == SourceCompact:
 		ctx, err = sessions.Compact(s, se)
 	case fresh:

@@ -231,6 +231,11 @@ func start(s *repo.Store, se *repo.Session, ref string) (*TransitionResult, erro
 		if is.Implementer != se.ID {
 			d["implementer"] = map[string]any{"from": is.Implementer, "to": se.ID}
 		}
+		if taken != nil && taken.Unpublished {
+			// The start could not compare its claim with the claims
+			// remote's: td check's claims rule reads this (td help claims).
+			d["claim"] = claims.Unpublished
+		}
 		return d, "", repo.SetWord(is, "implementer", &is.Implementer, se.ID)
 	})
 	if err != nil {

@@ -67,6 +67,12 @@ type Context struct {
 	Compactions int
 	// Resume is set by td session resume.
 	Resume *ResumeInfo
+	// Rejection is the review that sent the bound issue back, while it
+	// stands (LatestRejection); it heads the block.
+	Rejection *Rejection
+	// Handoff is the bound issue's latest handoff, from this session or
+	// another, in this harness or another: the block starts from it.
+	Handoff *Handoff
 }
 
 // ResumeInfo says how long a session was away.
@@ -117,6 +123,9 @@ func ContextOf(s *repo.Store, se *repo.Session, kind string) (*Context, error) {
 	}
 	ctx.Anchors, ctx.AnchorsLeft = pickAnchors(anchors, kind == ContextCompact)
 	if ctx.Issue != nil {
+		var warnings []string
+		ctx.Handoff, ctx.Rejection, warnings = issueNotes(s, ctx.Issue)
+		ctx.Warnings = append(ctx.Warnings, warnings...)
 		ctx.Warnings = append(ctx.Warnings, issueWarnings(se, ctx.Issue, ctx.Items)...)
 		ctx.Warnings = append(ctx.Warnings, claimWarnings(s, se, ctx.Issue)...)
 		for i := range ctx.Items {
@@ -190,7 +199,7 @@ func claimWarnings(s *repo.Store, se *repo.Session, is *repo.Issue) []string {
 	if err != nil || cs.Len() == 0 {
 		return nil
 	}
-	c := cs.Get(is.ID)
+	c := cs.Shown(is.ID, is.Status)
 	if c == nil || c.Session == se.ID {
 		return nil
 	}

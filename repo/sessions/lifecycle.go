@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/repo"
@@ -106,7 +107,7 @@ func Resume(s *repo.Store, se *repo.Session) (*Context, error) {
 		switch policy.ResumeMode(info.Idle) {
 		case policy.ResumeFresh:
 			info.Fresh = true
-			*rt = repo.Runtime{BoundIssue: rt.BoundIssue, State: repo.StateBeginning}
+			rt.Reset(repo.StateBeginning, time.Time{})
 		case policy.ResumeBlock:
 			info.Block = true
 			rt.State = repo.StateResumed
@@ -138,7 +139,7 @@ func Resume(s *repo.Store, se *repo.Session) (*Context, error) {
 func Restart(s *repo.Store, se *repo.Session) (*Context, error) {
 	now := s.Now()
 	err := s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
-		*rt = repo.Runtime{BoundIssue: rt.BoundIssue, State: repo.StateBeginning, LastActivity: now}
+		rt.Reset(repo.StateBeginning, now)
 		return nil
 	})
 	if err != nil {

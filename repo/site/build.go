@@ -228,7 +228,7 @@ func (src *Source) page(is *repo.Issue) *Issue {
 		p.Children = append(p.Children, ch)
 	}
 	if src.claims != nil {
-		if c := src.claims.Get(is.ID); c != nil {
+		if c := src.claims.Shown(is.ID, is.Status); c != nil {
 			p.Claim = src.claims.Holder(c)
 		}
 	}

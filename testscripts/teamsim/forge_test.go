@@ -14,7 +14,6 @@ type pullRequest struct {
 	n        int
 	br       *branch
 	ciFailed bool
-	attempts int
 	reported map[string]bool // CI violations already recorded for this pull request
 	// ciMain is main's commit when CI last ran: the forge lands only what
 	// CI passed against main as it is, and runs CI again when main moved.
@@ -381,7 +380,9 @@ func (w *world) tryLand(pr *pullRequest, kind string) bool {
 	}
 	if !r.ok() {
 		w.stats.forgeConflicts++
-		w.forgeConflict(f, pr, kind, bases, main, head)
+		if kind != "rebase" || !w.rebaseConflict(f, pr) {
+			w.forgeConflict(f, pr, kind, bases, main, head)
+		}
 		if kind == "rebase" {
 			w.tryGit(f, forge, "", "rebase", "--abort")
 		} else {
@@ -395,6 +396,9 @@ func (w *world) tryLand(pr *pullRequest, kind string) bool {
 	landed := w.rev(f, "main")
 	w.stats.landed[kind]++
 	w.stats.prsLanded++
+	if kind == "squash" {
+		br.squashed = append(br.squashed, head)
+	}
 	if pr.ciFailed {
 		w.stats.prsFailedCI++
 	}
@@ -405,6 +409,64 @@ func (w *world) tryLand(pr *pullRequest, kind string) bool {
 	w.checkWritten(br, landed)
 	w.recordMain()
 	w.afterLanding(br)
+	return true
+}
+
+// rebaseConflict classifies the conflict of a rebase landing that
+// stopped, and reports false when there is no stopped commit to judge.
+// git rebase replays the branch's commits one at a time, its merges
+// dropped, each as a cherry-pick: the commit's change against its
+// parent, applied to main as rebased so far. So the conflict is judged
+// per commit, not by the branch's net change against main. A branch that
+// was squash-landed, went on, and merged main back makes that difference
+// plain: the squash is a commit with another patch than the branch's
+// first commits, so git replays those again, and each conflicts wherever
+// main changed its lines since (a status moved on after the squash),
+// although the branch, having merged main back, changes nothing there.
+// No layout avoids that: the commit and main changed the same line. It is
+// legitimate when that one commit and main changed one thing (or, git
+// being line-based, adjacent lines); a commit whose change is disjoint
+// from main's still breaks invariant 4. td help merging tells people to
+// land such a branch by merge or squash.
+func (w *world) rebaseConflict(f string, pr *pullRequest) bool {
+	stopped := w.rev(f, "REBASE_HEAD")
+	parent := w.rev(f, "REBASE_HEAD^")
+	onto := w.rev(f, "HEAD")
+	if stopped == "" || parent == "" || onto == "" {
+		return false
+	}
+	out, _ := w.gitQuiet(f, "diff", "--name-only", "--diff-filter=U")
+	ts := w.trees(f, []string{parent, onto, stopped})
+	tb, to, tt := ts[0], ts[1], ts[2]
+	what := "a rebase replays one of the branch's commits"
+	for _, h := range pr.br.squashed {
+		if w.tryGitQuiet(f, "merge-base", "--is-ancestor", stopped, h) {
+			what = "a rebase replays a commit a squash already landed"
+			w.stats.rebaseReplays++
+			break
+		}
+	}
+	legit := true
+	var kinds []string
+	for _, p := range splitLines(out) {
+		if !strings.HasPrefix(p, ".todos/issues/") {
+			kinds = append(kinds, p)
+			legit = false
+			continue
+		}
+		ok, k, family, _ := classifyConflict(tb[p], to[p], tt[p], false)
+		k = what + ": " + k
+		kinds = append(kinds, k)
+		w.stats.conflictsByKind[fmt.Sprintf("%s %s", verdictWord(ok), k)]++
+		if !ok {
+			legit = false
+			w.violate("4", "the merge button conflicts on disjoint changes: "+family+" ("+what+")", fmt.Sprintf("pull request #%d landing by rebase, at %s: %s: %s", pr.n, stopped[:7], p, k))
+		}
+	}
+	if legit {
+		w.stats.forgeLegit++
+	}
+	w.note("pull request #%d conflicts at the merge button (rebase, at %s): %s", pr.n, stopped[:7], strings.Join(kinds, "; "))
 	return true
 }
 
@@ -426,13 +488,7 @@ func (w *world) forgeConflict(f string, pr *pullRequest, kind string, bases []st
 			legit = false
 			continue
 		}
-		ok, k, family, tb := classifyAll(tbs, p, tm[p], th[p], false)
-		if kind == "rebase" && (tb[p] == tm[p] || tb[p] == th[p]) {
-			// One side did not touch the file since the branch last merged
-			// main: the conflict is git replaying the branch's commits.
-			k = "a rebase replays the branch's commits over main's: " + k
-			family = "a rebase replays the branch's own commits over main's"
-		}
+		ok, k, family, _ := classifyAll(tbs, p, tm[p], th[p], false)
 		kinds = append(kinds, k)
 		w.stats.conflictsByKind[fmt.Sprintf("%s %s", verdictWord(ok), k)]++
 		if !ok {

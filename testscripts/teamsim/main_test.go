@@ -18,7 +18,9 @@
 //     own td check accept locally, CI accepts;
 //  3. nothing lost, nothing doubled, at every landing and merge of main;
 //  4. at the merge button, disjoint changes merge cleanly, the driver marks
-//     only prose, td resolve works in any clone;
+//     only what both sides changed, td resolve works in any clone (a
+//     rebase landing is judged per replayed commit, as git replays them:
+//     see rebaseConflict);
 //  5. claims follow the work;
 //  6. sessions and bindings are visible in every worktree;
 //  7. main stays green after every landing;
@@ -36,7 +38,6 @@
 //	go test ./testscripts/teamsim                          # the fixed seeds
 //	go test ./testscripts/teamsim -run TestTeam -teamsim.seed=7 -v    # replay seed 7, with its step log
 //	go test ./testscripts/teamsim -run TestTeam -teamsim.n=500 -teamsim.prs=20 -timeout 0
-//	go test ./testscripts/teamsim -run TestMergeMatrix -teamsim.matrix -v
 //
 // A seed replays exactly: time is TD_NOW and git's dates from the
 // simulation's clock, IDs come from TD_RAND_SEED drawn from the seed.
@@ -68,7 +69,6 @@ var (
 	flagJobs    = flag.Int("teamsim.j", 1, "long mode: seeds run at once")
 	flagKeep    = flag.Bool("teamsim.keep", false, "keep each seed's directories (their paths are logged)")
 	flagDir     = flag.String("teamsim.dir", "", "where seeds make their repositories (default: /dev/shm when writable, else the temporary directory)")
-	flagMatrix  = flag.Bool("teamsim.matrix", false, "TestMergeMatrix: print the pairwise merge matrix")
 )
 
 // TestMain runs td when the test binary is started under the name td, as

@@ -187,11 +187,10 @@ func three(b, o, t string) (want string, decided bool) {
 // mergeCase is one merge to judge: the files of the merge base, the two
 // sides and the result, by path.
 type mergeCase struct {
-	what                 string
-	base, ours, theirs   map[string]string
-	result               map[string]string
-	handResolved         map[string]bool
-	oursName, theirsName string
+	what               string
+	base, ours, theirs map[string]string
+	result             map[string]string
+	handResolved       map[string]bool
 }
 
 // finding is something a check found wrong, before it becomes a violation.
@@ -547,6 +546,23 @@ func union(a, b map[string]string) map[string]bool {
 func classifyConflict(b, o, t string, driver bool) (legit bool, kinds, family string, both map[string]bool) {
 	both = map[string]bool{}
 	db, do, dt := parseIssue(b), parseIssue(o), parseIssue(t)
+	if b == "" && do.ok && dt.ok {
+		// Both sides added the file (a squash-landed branch that merged
+		// main back): there is no base, so whatever the two copies hold
+		// differently both sides changed.
+		for u := range diffIssue(dt, do).units {
+			if strings.HasPrefix(u, "todo:") {
+				both["todo:"+u[strings.LastIndex(u, "|")+1:]] = true
+			} else if !strings.HasPrefix(u, "newsection:") {
+				both[u] = true
+			}
+		}
+		if driver {
+			delete(both, "field:labels") // sets merge
+			delete(both, "field:links")
+		}
+		return len(both) > 0 || !driver, "a file both sides added", "a file both sides added", both
+	}
 	if !db.ok || !do.ok || !dt.ok {
 		return true, "a side td cannot read", "unreadable", both
 	}

@@ -97,6 +97,9 @@ type stats struct {
 	hookRefused    int
 	mergeBacks     int
 	rawDoubled     int
+	// rebaseReplays are rebase landings that stopped replaying a commit
+	// a squash landing of the same branch had already brought to main.
+	rebaseReplays int
 	// clumsyResolutions are hand resolutions of a conflict that lost or
 	// moved a todo: the simulator's, not td's; CI failures that follow
 	// may be the simulator's doing.
@@ -124,6 +127,7 @@ func (s *stats) add(o *stats) {
 	s.forgeLandings += o.forgeLandings
 	s.forgeConflicts += o.forgeConflicts
 	s.forgeLegit += o.forgeLegit
+	s.rebaseReplays += o.rebaseReplays
 	s.ciRuns += o.ciRuns
 	s.ciFailed += o.ciFailed
 	s.cyclesCaught += o.cyclesCaught
@@ -227,6 +231,9 @@ func (s *summary) print(out io.Writer) {
 	violating := st.forgeConflicts - st.forgeLegit
 	fmt.Fprintf(out, "  forge landings             %d, conflicts %d (%s): legitimate %d, violations %d\n", st.forgeLandings, st.forgeConflicts, pct(st.forgeConflicts, st.forgeLandings), st.forgeLegit, violating)
 	fmt.Fprintf(out, "  raw doubled ledger lines   %d (lines a merge left twice; readers must count them once)\n", st.rawDoubled)
+	if st.rebaseReplays > 0 {
+		fmt.Fprintf(out, "  rebases replaying a squash %d (a commit a squash landing already brought, replayed: legitimate per commit)\n", st.rebaseReplays)
+	}
 	if st.clumsyResolutions > 0 {
 		fmt.Fprintf(out, "  clumsy hand resolutions    %d (the simulator's own, at seed@step %s)\n", st.clumsyResolutions, clip(strings.Join(st.clumsySeeds, " "), 120))
 	}

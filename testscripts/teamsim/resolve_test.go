@@ -77,20 +77,25 @@ func resolveIssue(base, ours, theirs string, pick func() int) string {
 			}
 			continue
 		}
+		// The empty lines after the key stay, as td's layout has them.
+		gap := strings.Repeat("\n", len(ro[k])-len(strings.TrimRight(ro[k], "\n")))
 		switch k {
-		case "labels":
-			b.WriteString("labels: [" + strings.Join(mergeSet(db.sets[k], do.sets[k], dt.sets[k]), ", ") + "]\n")
-		case "links":
-			links := mergeSet(db.sets[k], do.sets[k], dt.sets[k])
-			if len(links) == 0 {
-				b.WriteString("links: []\n")
+		case "labels", "links":
+			elems := mergeSet(db.sets[k], do.sets[k], dt.sets[k])
+			if len(elems) == 0 {
+				b.WriteString(k + ": []\n" + gap)
 				continue
 			}
-			b.WriteString("links:\n")
-			for _, l := range links {
-				kind, to, _ := strings.Cut(l, ":")
+			b.WriteString(k + ":\n")
+			for _, e := range elems {
+				if k == "labels" {
+					b.WriteString("  - " + e + "\n")
+					continue
+				}
+				kind, to, _ := strings.Cut(e, ":")
 				b.WriteString("  - {kind: " + kind + ", to: " + to + "}\n")
 			}
+			b.WriteString(gap)
 		default:
 			if pick() == 0 {
 				b.WriteString(ro[k] + "\n")
@@ -108,10 +113,14 @@ func resolveIssue(base, ours, theirs string, pick func() int) string {
 		if len(items) == 0 && do.sections[kind] == 0 && dt.sections[kind] == 0 {
 			continue
 		}
+		// As td writes them: an empty section is its heading alone.
 		if kind == "criterion" {
-			b.WriteString("\n## Acceptance criteria\n\n")
+			b.WriteString("\n## Acceptance criteria\n")
 		} else {
-			b.WriteString("\n## Todos\n\n")
+			b.WriteString("\n## Todos\n")
+		}
+		if len(items) > 0 {
+			b.WriteString("\n")
 		}
 		phase := ""
 		for _, it := range items {
@@ -324,16 +333,27 @@ func lineKey(l string) string {
 // holds the units (field:NAME, todo:TEXT, prose) both sides changed
 // differently.
 func markedBeyondConflict(s string, both map[string]bool) (bool, string) {
+	// A note belongs to the todo above it: a todo both sides changed is
+	// marked with its notes.
+	keys := func(lines []string) map[string][]string {
+		m := map[string][]string{}
+		todo := ""
+		for _, l := range lines {
+			k := lineKey(l)
+			switch {
+			case strings.HasPrefix(k, "todo:"):
+				todo = k
+			case k == "note" && todo != "":
+				k = todo
+			case k != "":
+				todo = ""
+			}
+			m[k] = append(m[k], l)
+		}
+		return m
+	}
 	for _, h := range splitHunks(s) {
-		ours, theirs := map[string][]string{}, map[string][]string{}
-		for _, l := range h.ours {
-			k := lineKey(l)
-			ours[k] = append(ours[k], l)
-		}
-		for _, l := range h.theirs {
-			k := lineKey(l)
-			theirs[k] = append(theirs[k], l)
-		}
+		ours, theirs := keys(h.ours), keys(h.theirs)
 		for _, m := range []map[string][]string{ours, theirs} {
 			for k := range m {
 				if k == "" || strings.Join(ours[k], "\n") == strings.Join(theirs[k], "\n") {

@@ -169,6 +169,12 @@ func TestClassifyConflict(t *testing.T) {
 		{"first criterion and first step", descOnly, issueFile(baseFields, "\nThe description.\n\n## Acceptance criteria\n\n- [ ] c\n"),
 			issueFile(baseFields, "\nThe description.\n\n## Todos\n\n- [/] s\n"), true, false},
 		{"both changed the description", descOnly, issueFile(baseFields, "\nThe description.\n\nOne.\n"), issueFile(baseFields, "\nThe description.\n\nTwo.\n"), true, true},
+		{"a file both sides added, the status apart, driver", "", issueFile(withField(baseFields, "status", "in_progress"), baseBody),
+			issueFile(baseFields, baseBody), true, true},
+		{"a file both sides added, labels apart, driver", "", issueFile(withField(baseFields, "labels", "[ui, auth]"), baseBody),
+			issueFile(baseFields, baseBody), true, false},
+		{"a file both sides added, plain git", "", issueFile(withField(baseFields, "labels", "[ui, auth]"), baseBody),
+			issueFile(baseFields, baseBody), false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			legit, kinds, family, _ := classifyConflict(c.b, c.o, c.t, c.driver)
@@ -213,6 +219,14 @@ func TestResolveIssue(t *testing.T) {
 			fm("open", " []") + "\n## Acceptance criteria\n\n- [ ] c1\n  > a note\n\n## Todos\n\n- [/] s1\n",
 		},
 		{
+			"labels added on both sides: a block list, the empty line after it kept; an empty section is its heading",
+			"---\nid: td-aaaaaa\nstatus: open\n\nlabels: []\n\nlinks: []\n---\n\n## Acceptance criteria\n\n## Todos\n",
+			"---\nid: td-aaaaaa\nstatus: open\n\nlabels:\n  - a\n\nlinks: []\n---\n\n## Acceptance criteria\n\n## Todos\n",
+			"---\nid: td-aaaaaa\nstatus: open\n\nlabels:\n  - b\n\nlinks: []\n---\n\n## Acceptance criteria\n\n## Todos\n\n- [/] s1\n",
+			0,
+			"---\nid: td-aaaaaa\nstatus: open\n\nlabels:\n  - a\n  - b\n\nlinks: []\n---\n\n## Acceptance criteria\n\n## Todos\n\n- [/] s1\n",
+		},
+		{
 			"links added on both sides",
 			fm("open", " []"),
 			fm("open", "\n  - {kind: blocked_by, to: td-bbbbbb}"),
@@ -240,6 +254,14 @@ func TestMarkedBeyondConflict(t *testing.T) {
 	}
 	if beyond, unit := markedBeyondConflict(file, map[string]bool{"field:status": true, "field:title": true}); beyond {
 		t.Errorf("both fields conflict, yet %q reported", unit)
+	}
+	// A todo is marked with its notes.
+	todo := "## Todos\n\n<<<<<<< ours\n- [-] s5\n=======\n- [!] s5\n  > blocked: waiting\n>>>>>>> theirs\n- [ ] s6\n"
+	if beyond, unit := markedBeyondConflict(todo, map[string]bool{"todo:s5": true}); beyond {
+		t.Errorf("a todo both sides changed, marked with its note, yet %q reported", unit)
+	}
+	if beyond, unit := markedBeyondConflict(todo, map[string]bool{"todo:s6": true}); !beyond || unit != "todo:s5" {
+		t.Errorf("s5 marked, only s6 changed on both sides: %v %q", beyond, unit)
 	}
 }
 

@@ -66,6 +66,7 @@ type branch struct {
 	done     bool            // the branch is finished: no new work on it
 
 	needsMergeBack bool     // a pull request of it landed: merge main back before the next
+	squashed       []string // the heads its squash landings landed
 	statusResolved []string // issues whose status both sides moved, resolved by hand
 }
 
@@ -310,6 +311,13 @@ func (w *world) gitQuiet(dir string, args ...string) (string, error) {
 	c.Env = w.env(w.alice, "", "")
 	out, err := c.Output()
 	return string(out), err
+}
+
+// tryGitQuiet runs a read-only git command without logging it and
+// reports whether it succeeded.
+func (w *world) tryGitQuiet(dir string, args ...string) bool {
+	_, err := w.gitQuiet(dir, args...)
+	return err == nil
 }
 
 func (w *world) rev(dir, name string) string {

@@ -25,6 +25,7 @@ import (
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/review"
 	"github.com/tdproject/td/repo/site"
 	"github.com/yuin/goldmark"
@@ -215,6 +216,9 @@ func ledgerWords(e *audit.Entry, who string) string {
 		who = "-"
 	}
 	s := strings.ReplaceAll(e.Action, "_", " ") + " by " + who
+	if via := repo.AttributionOf(e.Details); !via.IsZero() {
+		s += " via " + via.Words()
+	}
 	switch text, fields, link := e.Change(); {
 	case text != "":
 		s += ": “" + text + "”"

@@ -46,9 +46,9 @@ type Outcome struct {
 }
 
 // Handle maps one hook call onto the session lifecycle of the
-// conversation's td session: SessionStart starts, resumes, restarts or
-// compacts it, Stop and SessionEnd stop it, and a failed tool call is
-// recorded as a session error.
+// conversation's td session: SessionStart starts, resumes, restarts,
+// forks or compacts it (and names it in the env file), the rest as
+// harness.Handle maps each moment.
 func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 	out := &Outcome{Event: c.Event}
 	if !c.Acts() {
@@ -61,60 +61,24 @@ func Handle(s *repo.Store, c *Call, o Options) (*Outcome, error) {
 			conv.Agent = at
 		}
 	}
-	switch c.Event {
-	case SessionStart:
-		return out, sessionStart(s, conv, p.Source, out)
-	case PreToolUse:
-		return out, preToolUse(s, conv, c, out)
-	case Stop, SessionEnd:
-		res, err := harness.Session(s, conv)
-		if err != nil || res == nil {
-			return out, err // a conversation td never started has nothing to stop
-		}
-		out.Session = res.Session
-		return out, harness.StopSession(s, res.Session)
-	}
-	conv.Create = true
-	res, err := harness.Session(s, conv)
-	if err != nil {
-		return out, err
-	}
-	if p.AgentID != "" {
-		// A subagent's failure counts against the subagent's own session.
-		res, err = harness.SubagentSession(s, conv, res.Session, harness.Subagent{ID: p.AgentID, Type: p.AgentType})
-		if err != nil {
-			return out, err
-		}
-	}
-	out.Session = res.Session
-	f := *c.Failure
-	f.Target = toolTarget(s.Root, p.ToolInput)
-	rep, err := harness.RecordToolFailure(s, res.Session, f)
-	if err != nil {
-		return out, err
-	}
-	out.Stalls = rep.Stalls
-	return out, nil
-}
-
-// preToolUse denies a command that escalates (harness.Escalation), a td
-// approve the review policy refuses the agent (harness.ApprovalDenial)
-// or a project agent's hand edit of td's records (harness.EditDenial),
-// unless the conversation acts as a person's session: a conversation td
-// started is an agent's, and one it cannot place is denied a command too,
-// since letting it through is what needs a reason.
-func preToolUse(s *repo.Store, conv harness.Conversation, c *Call, out *Outcome) error {
-	ev := harness.Event{Moment: harness.PreTool, Conversation: conv, Dir: c.Payload.Cwd,
-		Tool: harness.ToolCall{Name: c.Payload.ToolName, Paths: c.Paths}}
-	if c.Guarded {
-		ev.Tool.Command = harness.InputString(c.Payload.ToolInput, "command")
+	ev := c.Mapped
+	ev.Conversation = conv
+	if ev.Failure != nil {
+		f := *ev.Failure
+		ev.Failure = &f
+		ev.Tool.Target = toolTarget(s.Root, p.ToolInput)
 	}
 	res, err := harness.Handle(s, ev)
 	if err != nil {
-		return err
+		return out, err
 	}
-	out.Session, out.Deny = res.Session, res.Deny
-	return nil
+	out.Session, out.Context, out.Stalls, out.Deny = res.Session, res.Context, res.Stalls, res.Deny
+	if c.Event == SessionStart && out.Session != nil {
+		if out.EnvFile = s.Env(EnvFileVar); out.EnvFile != "" {
+			out.EnvErr = harness.AppendEnvFileVar(out.EnvFile, "TD_SESSION", out.Session.ID)
+		}
+	}
+	return out, nil
 }
 
 // DenyToolUse is Claude Code's form for a PreToolUse hook that denies the
@@ -141,21 +105,6 @@ func hookSpecific(v any) ([]byte, error) {
 		HookSpecificOutput any `json:"hookSpecificOutput"`
 	}{v})
 	return b.Bytes(), err
-}
-
-// sessionStart starts, resumes, restarts, compacts or (a fork) adopts the
-// conversation's session as harness.Begin does, and names the session in
-// the env file Claude Code gave.
-func sessionStart(s *repo.Store, conv harness.Conversation, source string, out *Outcome) error {
-	res, ctx, err := harness.Begin(s, conv, source)
-	if err != nil {
-		return err
-	}
-	out.Session, out.Context = res.Session, ctx
-	if out.EnvFile = s.Env(EnvFileVar); out.EnvFile != "" {
-		out.EnvErr = harness.AppendEnvFileVar(out.EnvFile, "TD_SESSION", res.Session.ID)
-	}
-	return nil
 }
 
 // toolTarget reads what a tool call acted on from its tool_input: the

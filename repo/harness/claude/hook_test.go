@@ -53,7 +53,10 @@ func TestReadCall(t *testing.T) {
 		{name: "the payload names it", payload: `{"hook_event_name":"Stop"}`, event: Stop, acts: true},
 		{name: "the command names it", named: SessionStart, payload: `{"session_id":"a"}`, event: SessionStart, acts: true},
 		{name: "both agree", named: SessionEnd, payload: `{"hook_event_name":"SessionEnd"}`, event: SessionEnd, acts: true},
-		{name: "PreCompact does nothing", payload: `{"hook_event_name":"PreCompact"}`, event: PreCompact},
+		{name: "PreCompact writes the handoff", payload: `{"hook_event_name":"PreCompact"}`, event: PreCompact, acts: true},
+		{name: "PostCompact does nothing", payload: `{"hook_event_name":"PostCompact","trigger":"auto","compact_summary":"s"}`, event: PostCompact},
+		{name: "a prompt renews the claim", payload: `{"hook_event_name":"UserPromptSubmit","prompt":"go on"}`, event: UserPromptSubmit, acts: true},
+		{name: "a turn ended by an API error", payload: `{"hook_event_name":"StopFailure","error":"rate_limit"}`, event: StopFailure, acts: true},
 		{name: "a tool call that worked", named: PostToolUse, payload: `{"tool_name":"Bash","tool_response":{"stdout":"ok"}}`, event: PostToolUse},
 		{name: "a tool call that failed", named: PostToolUse, payload: `{"tool_name":"Bash","tool_response":{"stderr":"boom","exit_code":2}}`,
 			event: PostToolUse, acts: true, failure: "Bash: Exit code 2 — boom"},
@@ -66,7 +69,7 @@ func TestReadCall(t *testing.T) {
 		{name: "not an object", payload: `[1]`, err: "not the JSON object Claude Code sends"},
 		{name: "they disagree", named: Stop, payload: `{"hook_event_name":"SessionStart"}`, err: "the command names the event Stop but the payload is for SessionStart"},
 		{name: "no event", payload: `{}`, err: "no event: name it"},
-		{name: "an event td does not handle", payload: `{"hook_event_name":"UserPromptSubmit"}`, err: "td does not handle the event UserPromptSubmit"},
+		{name: "an event td does not handle", payload: `{"hook_event_name":"WorktreeCreate"}`, err: "td does not handle the event WorktreeCreate"},
 	}
 	for _, c := range cases {
 		call, err := ReadCall(strings.NewReader(c.payload), c.named)
@@ -181,7 +184,7 @@ func TestHandleMapsEventsOntoTheLifecycle(t *testing.T) {
 	if out := call(t, s, `{"hook_event_name":"SessionEnd","session_id":"never"}`); out.Session != nil {
 		t.Errorf("session end of an unknown conversation: %+v", out)
 	}
-	if out := call(t, s, `{"hook_event_name":"PreCompact","session_id":"conv-b"}`); out.Session != nil || out.Context != nil {
+	if out := call(t, s, `{"hook_event_name":"PreCompact","session_id":"conv-b","trigger":"auto","custom_instructions":null}`); out.Session == nil || out.Session.ID != se.ID || out.Context != nil {
 		t.Errorf("precompact: %+v", out)
 	}
 }

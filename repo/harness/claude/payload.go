@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tdproject/td/repo/harness"
 )
@@ -16,13 +17,23 @@ type Event string
 // The hook events td acts on.
 const (
 	SessionStart       Event = "SessionStart"
+	UserPromptSubmit   Event = "UserPromptSubmit"
 	PreToolUse         Event = "PreToolUse"
 	PostToolUse        Event = "PostToolUse"
 	PostToolUseFailure Event = "PostToolUseFailure"
-	Stop               Event = "Stop"
-	SessionEnd         Event = "SessionEnd"
 	PreCompact         Event = "PreCompact"
+	PostCompact        Event = "PostCompact"
+	SubagentStart      Event = "SubagentStart"
+	SubagentStop       Event = "SubagentStop"
+	Stop               Event = "Stop"
+	StopFailure        Event = "StopFailure"
+	SessionEnd         Event = "SessionEnd"
 )
+
+// Events lists the events td handles, in the order a conversation meets
+// them.
+var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PreCompact, PostCompact,
+	SubagentStart, SubagentStop, Stop, StopFailure, SessionEnd}
 
 // Sources of SessionStart: why the conversation (re)started.
 const (
@@ -48,8 +59,18 @@ type Payload struct {
 	ToolName     string          `json:"tool_name"`
 	ToolInput    json.RawMessage `json:"tool_input"`
 	ToolResponse json.RawMessage `json:"tool_response"`
+	// Error is PostToolUseFailure's error text, or StopFailure's kind of
+	// API error (rate_limit, server_error...).
 	Error        json.RawMessage `json:"error"`
+	ErrorDetails string          `json:"error_details"`
 	IsInterrupt  bool            `json:"is_interrupt"`
+	// Model is SessionStart's: the model the conversation runs on.
+	Model string `json:"model"`
+	// LastAssistantMessage is Stop's, SubagentStop's and StopFailure's.
+	LastAssistantMessage string `json:"last_assistant_message"`
+	// Reason is SessionEnd's (clear, resume, logout, prompt_input_exit,
+	// other).
+	Reason string `json:"reason"`
 }
 
 // MaxPayload bounds the payload td reads: a tool response carries the
@@ -71,6 +92,9 @@ type Call struct {
 	// Paths are the files a PreToolUse's file tool (Write, Edit,
 	// MultiEdit, NotebookEdit) would write, for the guard on td's records.
 	Paths []string
+	// Mapped is the call as a moment of the conversation, for
+	// harness.Handle; its Conversation is filled by Handle.
+	Mapped harness.Event
 }
 
 // fileTools are Claude Code's tools that write a file.
@@ -101,12 +125,19 @@ func ReadCall(in io.Reader, named Event) (*Call, error) {
 	case p.HookEventName != "" && p.HookEventName != c.Event:
 		return nil, fmt.Errorf("the command names the event %s but the payload is for %s; fix the hook's command in .claude/settings.json", c.Event, p.HookEventName)
 	}
-	switch c.Event {
-	case "":
+	known := false
+	for _, e := range Events {
+		known = known || c.Event == e
+	}
+	switch {
+	case c.Event == "":
 		return nil, errors.New("no event: name it (td hook claude SessionStart) or pass hook_event_name in the payload")
-	case SessionStart, PreToolUse, Stop, SessionEnd, PostToolUse, PostToolUseFailure, PreCompact:
-	default:
-		return nil, fmt.Errorf("td does not handle the event %s; it handles SessionStart, PreToolUse, PostToolUse, PostToolUseFailure, Stop and SessionEnd (td hooks install --claude --print shows the entries)", c.Event)
+	case !known:
+		names := make([]string, len(Events))
+		for i, e := range Events {
+			names[i] = string(e)
+		}
+		return nil, fmt.Errorf("td does not handle the event %s; it handles %s (td hooks install --claude --print shows the entries)", c.Event, strings.Join(names, ", "))
 	}
 	// A tool call that worked is not a td action: nothing to record.
 	switch c.Event {
@@ -131,15 +162,59 @@ func ReadCall(in io.Reader, named Event) (*Call, error) {
 			c.Failure = &harness.ToolFailure{Tool: p.ToolName, Error: harness.JSONText(p.Error)}
 		}
 	}
+	c.Mapped = mapEvent(c)
 	return c, nil
 }
 
+// mapEvent maps a call onto a moment of the conversation: the tool call
+// it judges or reports, the subagent it comes from (agent_id, on any
+// event), the model, the agent's last message, why it ended.
+func mapEvent(c *Call) harness.Event {
+	p := &c.Payload
+	e := harness.Event{Dir: p.Cwd, Model: p.Model, LastMessage: p.LastAssistantMessage, Reason: p.Reason,
+		Tool: harness.ToolCall{Name: p.ToolName, Paths: c.Paths}, Failure: c.Failure}
+	if p.AgentID != "" {
+		e.Subagent = &harness.Subagent{ID: p.AgentID, Type: p.AgentType}
+	}
+	switch c.Event {
+	case SessionStart:
+		e.Moment, e.Source = harness.Start, p.Source
+	case UserPromptSubmit:
+		e.Moment = harness.Prompt
+	case PreToolUse:
+		e.Moment = harness.PreTool
+		if c.Guarded {
+			e.Tool.Command = harness.InputString(p.ToolInput, "command")
+		}
+	case PostToolUse, PostToolUseFailure:
+		e.Moment = harness.PostTool
+	case PreCompact:
+		e.Moment = harness.PreCompact
+	case PostCompact:
+		e.Moment = harness.PostCompact
+	case SubagentStart:
+		e.Moment = harness.SubagentStart
+	case SubagentStop:
+		e.Moment = harness.SubagentStop
+	case Stop:
+		e.Moment = harness.Stop
+	case StopFailure:
+		e.Moment, e.Reason = harness.Failed, harness.JSONText(p.Error)
+		if d := strings.TrimSpace(p.ErrorDetails); d != "" {
+			e.Reason += " (" + d + ")"
+		}
+	case SessionEnd:
+		e.Moment = harness.End
+	}
+	return e
+}
+
 // Acts reports whether the call does anything to a td session, so that a
-// call that does not (PreCompact, a tool call that worked) needs no
+// call that does not (PostCompact, a tool call that worked) needs no
 // repository.
 func (c *Call) Acts() bool {
 	switch c.Event {
-	case SessionStart, Stop, SessionEnd:
+	case SessionStart, UserPromptSubmit, PreCompact, SubagentStart, SubagentStop, Stop, StopFailure, SessionEnd:
 		return true
 	}
 	return c.Failure != nil || c.Guarded || len(c.Paths) > 0

@@ -23,17 +23,27 @@ type HookEntry struct {
 
 // HookEntries returns the harness events td listens to, in the order a
 // conversation meets them: its start (every source: startup, resume,
-// clear, compact), each shell command and file write before it runs (to
-// deny an agent the td commands that escalate and a project agent a hand
-// edit of td's records), each tool call that succeeded or failed, the end
-// of each turn, and the end of the conversation.
+// clear, compact, fork), each prompt (the claim's heartbeat), each shell
+// command and file write before it runs (to deny an agent the td commands
+// that escalate and a project agent a hand edit of td's records), each
+// tool call that succeeded or failed, the compaction (the handoff), each
+// subagent's start and stop, the end of each turn, a turn ended by an
+// API error, and the end of the conversation. PostCompact is not
+// installed: the reminder comes with SessionStart's compact source; nor
+// is WorktreeCreate, whose hook replaces Claude Code's own work tree
+// creation.
 func HookEntries() []HookEntry {
 	hooks := []HookEntry{
 		{Event: SessionStart},
+		{Event: UserPromptSubmit},
 		{Event: PreToolUse, Matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit"},
 		{Event: PostToolUse, Matcher: "*"},
 		{Event: PostToolUseFailure, Matcher: "*"},
+		{Event: PreCompact},
+		{Event: SubagentStart},
+		{Event: SubagentStop},
 		{Event: Stop},
+		{Event: StopFailure},
 		{Event: SessionEnd},
 	}
 	for i := range hooks {

@@ -2,23 +2,38 @@
 // sends, the mapping of its events onto td's session lifecycle, its deny
 // and context forms, and td's entries in the project's .codex/hooks.json.
 //
-//	SessionStart        start (startup), resume or restart (clear) the
-//	                    conversation's session; the context goes on stdout
-//	UserPromptSubmit    after a compaction, the reminder (Codex ignores
-//	                    what its compaction hooks print)
+//	SessionStart        start (startup), resume, restart (clear) or go on
+//	                    (fork) with the conversation's session; after a
+//	                    compaction (compact) the reminder; the context
+//	                    goes on stdout
+//	UserPromptSubmit    the claim is renewed; after a compaction Codex
+//	                    reported only to its compaction hooks, the reminder
 //	PreToolUse          deny an escalating td command (Bash) or a project
 //	                    agent's hand edit of td's records (apply_patch)
 //	PermissionRequest   the same guard, in the approval's deny form
-//	PostToolUse         a response reporting a failure is a session error
-//	PreCompact,
-//	PostCompact         the session is compacted; the reminder waits for
-//	                    the next prompt
-//	Stop                stop the session at the end of the turn
+//	PostToolUse         a failed call is a session error: an object that
+//	                    says so, or a shell command's output, which Codex
+//	                    sends as plain text with no exit code (read by
+//	                    shellFailure)
+//	PreCompact          the handoff is written and the session compacted;
+//	                    the reminder waits for the next start or prompt
+//	PostCompact         the same compaction, counted once
+//	SubagentStart       the subagent's own session starts; its context is
+//	                    the subagent's additionalContext
+//	SubagentStop        the subagent's session stops
+//	Stop, Interrupt     stop the session at the end of the turn; Stop's
+//	                    last_assistant_message is kept for the handoff
+//	SessionEnd          the handoff is written, the session stops, and its
+//	                    claim's lease ends
+//
+// Every event names the model, which td records with the session; a
+// subagent's tool events (agent_id) act as the subagent's own session.
 //
 // td writes .codex/hooks.json rather than [hooks] in .codex/config.toml:
 // Codex reads both, the JSON file is td's to merge key for key without a
 // TOML writer td does not have, and config.toml keeps the user's own
-// settings untouched.
+// settings untouched. Codex runs a project hook only once the user has
+// trusted it (Trust reads Codex's record of that).
 package codex
 
 import (
@@ -39,7 +54,8 @@ const Title = "Codex CLI"
 const ConfigFile = ".codex/hooks.json"
 
 // Events are the Codex hook events td handles.
-var Events = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "Stop"}
+var Events = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact",
+	"SubagentStart", "SubagentStop", "Stop", "Interrupt", "SessionEnd"}
 
 // Payload is the part of a Codex hook payload td reads: the fields every
 // event has (session_id, cwd, hook_event_name, model, turn_id) and each
@@ -57,6 +73,10 @@ type Payload struct {
 	Trigger       string          `json:"trigger"`
 	AgentID       string          `json:"agent_id"`
 	AgentType     string          `json:"agent_type"`
+	// LastAssistantMessage is Stop's and SubagentStop's (a string or
+	// null).
+	LastAssistantMessage *string `json:"last_assistant_message"`
+	Reason               string  `json:"reason"`
 }
 
 // Config is td's entries in .codex/hooks.json.
@@ -69,7 +89,10 @@ func Config() harness.HookConfig {
 		{Event: "PostToolUse"},
 		{Event: "PreCompact"},
 		{Event: "PostCompact"},
+		{Event: "SubagentStart"},
+		{Event: "SubagentStop"},
 		{Event: "Stop"},
+		{Event: "SessionEnd"},
 	}
 	for i := range entries {
 		entries[i].Command = "td hook " + Name + " " + entries[i].Event
@@ -89,9 +112,12 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 	}
 	conv.Harness, conv.ID = Name, p.SessionID
 	c := &harness.Call{Native: ev, Cwd: p.Cwd}
-	e := harness.Event{Conversation: conv, Dir: p.Cwd, CompactionDropped: true}
+	e := harness.Event{Conversation: conv, Dir: p.Cwd, CompactionDropped: true, Model: p.Model}
 	if p.AgentID != "" {
 		e.Subagent = &harness.Subagent{ID: p.AgentID, Type: p.AgentType}
+	}
+	if p.LastAssistantMessage != nil {
+		e.LastMessage = *p.LastAssistantMessage
 	}
 	cmd := harness.InputString(p.ToolInput, "command")
 	switch ev {
@@ -107,13 +133,21 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 		e.Tool = toolCall(p.ToolName, cmd)
 		if msg, failed := harness.ToolResponseFailure(p.ToolResponse); failed {
 			e.Failure = &harness.ToolFailure{Tool: p.ToolName, Error: msg}
+		} else if msg, failed := shellFailure(p.ToolResponse); failed {
+			e.Failure = &harness.ToolFailure{Tool: p.ToolName, Error: msg}
 		}
 	case "PreCompact":
 		e.Moment = harness.PreCompact
 	case "PostCompact":
 		e.Moment = harness.PostCompact
-	case "Stop":
+	case "SubagentStart":
+		e.Moment = harness.SubagentStart
+	case "SubagentStop":
+		e.Moment = harness.SubagentStop
+	case "Stop", "Interrupt":
 		e.Moment = harness.Stop
+	case "SessionEnd":
+		e.Moment, e.Reason = harness.End, p.Reason
 	}
 	c.Event = e
 	return c, nil
@@ -159,6 +193,12 @@ func Render(c *harness.Call, out *harness.Outcome, text string) ([]byte, error) 
 			PermissionDecisionReason string `json:"permissionDecisionReason"`
 		}
 		return harness.EncodeJSON(map[string]any{"hookSpecificOutput": specific{c.Native, "deny", "td: " + out.Deny}})
+	case out.Context != nil && c.Native == "SubagentStart":
+		type specific struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		}
+		return harness.EncodeJSON(map[string]any{"hookSpecificOutput": specific{c.Native, text}})
 	case out.Context != nil:
 		return []byte(text), nil
 	case len(out.Stalls) > 0:

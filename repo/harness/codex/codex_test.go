@@ -23,6 +23,12 @@ func TestReadCall(t *testing.T) {
 		{"PostToolUse", `{"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "make"}, "tool_response": {"exit_code": 0}}`, harness.PostTool, "make", "", ""},
 		{"PostCompact", `{"session_id": "s", "trigger": "auto"}`, harness.PostCompact, "", "", ""},
 		{"Stop", `{"session_id": "s", "stop_hook_active": false}`, harness.Stop, "", "", ""},
+		{"PostToolUse", `{"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls /x"}, "tool_response": "ls: cannot access '/x': No such file or directory\n"}`, harness.PostTool, "ls /x", "", "Bash: ls: cannot access '/x': No such file or directory"},
+		{"PostToolUse", `{"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": "a.go\nb.go\n"}`, harness.PostTool, "ls", "", ""},
+		{"SubagentStart", `{"session_id": "s", "agent_id": "a1", "agent_type": "explorer", "turn_id": "t"}`, harness.SubagentStart, "", "", ""},
+		{"SubagentStop", `{"session_id": "s", "agent_id": "a1", "agent_type": "explorer", "last_assistant_message": null}`, harness.SubagentStop, "", "", ""},
+		{"Interrupt", `{"session_id": "s", "turn_id": "t"}`, harness.Stop, "", "", ""},
+		{"SessionEnd", `{"session_id": "s", "reason": "other"}`, harness.End, "", "", ""},
 	} {
 		call, err := ReadCall(strings.NewReader(c.payload), c.event, harness.Conversation{})
 		if err != nil {
@@ -36,6 +42,10 @@ func TestReadCall(t *testing.T) {
 		if ev.Moment != c.moment || ev.Tool.Command != c.command || strings.Join(ev.Tool.Paths, ",") != c.paths || failure != c.failure || !ev.CompactionDropped || ev.Conversation.ID != "s" {
 			t.Errorf("%s %s: got %+v (failure %q)", c.event, c.payload, ev, failure)
 		}
+	}
+	c, _ := ReadCall(strings.NewReader(`{"session_id": "s", "model": "gpt-5-codex", "last_assistant_message": "Done.", "agent_id": "a1", "agent_type": "explorer"}`), "Stop", harness.Conversation{})
+	if ev := c.Event; ev.Model != "gpt-5-codex" || ev.LastMessage != "Done." || ev.Subagent == nil || ev.Subagent.Type != "explorer" {
+		t.Errorf("model, message and subagent: %+v", ev)
 	}
 	if _, err := ReadCall(strings.NewReader(`{"session_id": "s", "hook_event_name": "Stop"}`), "PreToolUse", harness.Conversation{}); err == nil {
 		t.Error("a payload for another event was accepted")

@@ -25,6 +25,12 @@ func TestReadCall(t *testing.T) {
 		{"postToolUse", `{"timestamp": 1, "cwd": "/w", "toolName": "bash", "toolArgs": "{\"command\":\"make\"}", "toolResult": {"resultType": "success", "textResultForLlm": "ok"}}`, harness.PostTool, "", "make", "", "", "checkout"},
 		{"errorOccurred", `{"timestamp": 1, "cwd": "/w", "error": {"message": "oops", "name": "Error"}}`, harness.PostTool, "", "", "", "agent: oops", "checkout"},
 		{"sessionEnd", `{"timestamp": 1, "cwd": "/w", "reason": "complete"}`, harness.End, "", "", "", "", "checkout"},
+		{"postToolUseFailure", `{"sessionId": "x", "timestamp": 1, "cwd": "/w", "toolName": "bash", "toolArgs": {"command": "go test ./..."}, "error": "Exit code 1\n--- FAIL: TestX"}`, harness.PostTool, "", "go test ./...", "", "bash: Exit code 1 — --- FAIL: TestX", "x"},
+		{"errorOccurred", `{"sessionId": "x", "timestamp": 1, "cwd": "/w", "error": "model call failed", "errorContext": "model_call", "recoverable": true}`, harness.PostTool, "", "", "", "agent: model call failed", "x"},
+		{"preCompact", `{"sessionId": "x", "timestamp": 1, "cwd": "/w", "trigger": "auto"}`, harness.PreCompact, "", "", "", "", "x"},
+		{"subagentStart", `{"sessionId": "x", "timestamp": 1, "cwd": "/w", "transcriptPath": "/t", "agentName": "explore"}`, harness.SubagentStart, "", "", "", "", "x"},
+		{"subagentStop", `{"sessionId": "x", "timestamp": 1, "cwd": "/w", "transcriptPath": "/t", "agentName": "explore", "agentId": "a1", "agentType": "explore", "stopReason": "end_turn", "response": "Found it."}`, harness.SubagentStop, "", "", "", "", "x"},
+		{"agentStop", `{"sessionId": "x", "timestamp": 1, "cwd": "/w", "transcriptPath": "/t", "stopReason": "end_turn"}`, harness.Stop, "", "", "", "", "x"},
 	} {
 		call, err := ReadCall(strings.NewReader(c.payload), c.event, harness.Conversation{})
 		if err != nil {

@@ -22,7 +22,10 @@
 //	                      from this hook nor at a prompt, so the reminder
 //	                      comes with the next tool call's additional_context
 //	stop                  stop the session at the end of the turn
-//	sessionEnd            stop the session
+//	sessionEnd            the handoff is written, the session stops and
+//	                      its claim's lease ends
+//
+// The common field model is recorded with the session.
 package cursor
 
 import (
@@ -49,6 +52,7 @@ var Events = []string{"sessionStart", "beforeSubmitPrompt", "beforeShellExecutio
 // workspace_roots) and each event's own.
 type Payload struct {
 	ConversationID string          `json:"conversation_id"`
+	Model          string          `json:"model"`
 	SessionID      string          `json:"session_id"`
 	HookEventName  string          `json:"hook_event_name"`
 	WorkspaceRoots []string        `json:"workspace_roots"`
@@ -96,7 +100,7 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 	if dir == "" && len(p.WorkspaceRoots) > 0 {
 		dir = p.WorkspaceRoots[0]
 	}
-	e := harness.Event{Conversation: conv, Dir: dir, CompactionDropped: true, ReinjectAtTool: true}
+	e := harness.Event{Conversation: conv, Dir: dir, CompactionDropped: true, ReinjectAtTool: true, Model: p.Model}
 	tool := func() harness.ToolCall {
 		t := harness.ToolCall{Name: p.ToolName}
 		if cmd := harness.InputString(p.ToolInput, "command"); cmd != "" {
@@ -151,7 +155,7 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 	case "stop":
 		e.Moment = harness.Stop
 	case "sessionEnd":
-		e.Moment = harness.End
+		e.Moment, e.Reason = harness.End, p.Reason
 	}
 	return &harness.Call{Native: ev, Cwd: dir, Event: e}, nil
 }
@@ -191,4 +195,15 @@ func Render(c *harness.Call, out *harness.Outcome, text string) ([]byte, error) 
 		}{text})
 	}
 	return nil, nil
+}
+
+// Readiness says whether Cursor will run td's hooks in the work tree at
+// root. Cursor keeps no record td can read of the hooks it loaded.
+func Readiness(root string) (*harness.Readiness, error) {
+	r, err := Config().Readiness(root)
+	if err != nil || !r.Installed {
+		return r, err
+	}
+	r.Notes = append(r.Notes, "Cursor lists the hooks it loaded in its Hooks settings: open them to see td's, and reload the window if they are not there")
+	return r, nil
 }

@@ -5,19 +5,28 @@
 //
 //	SessionStart   start (startup), resume or restart (clear) the session;
 //	               the context goes back as additionalContext
-//	BeforeAgent    after a compression, the reminder (PreCompress is
-//	               advisory: what it prints is not added)
+//	BeforeAgent    the claim is renewed; after a compression, the reminder
+//	               (PreCompress is advisory: what it prints is not added)
 //	BeforeTool     deny an escalating td command (run_shell_command) or a
 //	               project agent's write_file or replace of td's records
 //	AfterTool      a response with an error is a session error
-//	PreCompress    the session is compacted; the reminder waits for the
-//	               next prompt
-//	AfterAgent     stop the session at the end of the turn
-//	SessionEnd     stop the session
+//	PreCompress    Gemini fires it at every compression attempt, before it
+//	               decides whether to compress: td keeps the transcript's
+//	               size, and the session's next event reads the transcript
+//	               (Compressed) to learn whether it happened; only then is
+//	               the handoff written, the session compacted and the
+//	               reminder kept for the next prompt
+//	AfterAgent     stop the session at the end of the turn; its
+//	               prompt_response is kept for the handoff
+//	SessionEnd     the handoff is written, the session stops and its
+//	               claim's lease ends
 //	Notification   read and ignored: it is Gemini's alert that it asks the
 //	               user to permit a tool call, which no hook can answer
 //	               or add context to, and BeforeTool has judged the call
 //	               already; td does not install it
+//
+// Gemini runs a project's hooks only in a folder the user trusts, and
+// warns about project hooks it has not seen (Trust reads both records).
 package gemini
 
 import (
@@ -52,6 +61,10 @@ type Payload struct {
 	ToolResponse  json.RawMessage `json:"tool_response"`
 	Trigger       string          `json:"trigger"`
 	Reason        string          `json:"reason"`
+	// TranscriptPath is the session's recording, a JSON Lines file.
+	TranscriptPath string `json:"transcript_path"`
+	// PromptResponse is AfterAgent's: the agent's answer to the prompt.
+	PromptResponse string `json:"prompt_response"`
 }
 
 // shellTool and fileTools are the built-in tools td reads.
@@ -87,7 +100,8 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 		return nil, err
 	}
 	conv.Harness, conv.ID = Name, p.SessionID
-	e := harness.Event{Conversation: conv, Dir: p.Cwd, CompactionDropped: true}
+	e := harness.Event{Conversation: conv, Dir: p.Cwd, CompactionDropped: true,
+		Compaction: &harness.CompactionCheck{Happened: Compressed}}
 	switch ev {
 	case "SessionStart":
 		e.Moment, e.Source = harness.Start, p.Source
@@ -117,10 +131,11 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 		e.Tool = t
 	case "PreCompress":
 		e.Moment = harness.PreCompact
+		e.Compaction.Mark = transcriptMark(p.TranscriptPath)
 	case "AfterAgent":
-		e.Moment = harness.Stop
+		e.Moment, e.LastMessage = harness.Stop, p.PromptResponse
 	case "SessionEnd":
-		e.Moment = harness.End
+		e.Moment, e.Reason = harness.End, p.Reason
 	case "Notification":
 		e.Moment = harness.Ignored
 	}

@@ -16,11 +16,22 @@
 //	experimental.session.compacting
 //	                       the session is compacted
 //	session.compacted      the reminder, for the next system prompt
-//	session.error          the agent's error is a session error
+//	session.error          the turn ended on an error (an API error): it is
+//	                       a session error, the session stops and its
+//	                       claim's lease ends after a grace
 //	session.idle           stop the session at the end of the turn
-//	session.deleted        stop the session
+//	session.deleted        the handoff is written, the session stops and
+//	                       its claim's lease ends
 //
-// shell.env gives the agent's shell commands TD_SESSION.
+// shell.env gives the agent's shell commands TD_SESSION; chat.message's
+// model is sent with each payload and recorded with the session.
+//
+// The plugin is written in the plugin API of @opencode-ai/plugin 1.x (an
+// exported async function returning hooks: form v1). OpenCode's next
+// plugin API (define({id, setup}), loaded from the config key plugins)
+// will not load it; everything td knows of the API is in the one file, so
+// a plugin of the new form replaces it whole, and PluginForm tells which
+// form a file is.
 package opencode
 
 import (
@@ -74,6 +85,8 @@ type Payload struct {
 	Output    string          `json:"output"`
 	Metadata  json.RawMessage `json:"metadata"`
 	Error     json.RawMessage `json:"error"`
+	// Model is the provider/model of the session's last message.
+	Model string `json:"model"`
 }
 
 // ReadCall reads the plugin's payload and maps its moment.
@@ -87,7 +100,7 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 		return nil, err
 	}
 	conv.Harness, conv.ID = Name, p.SessionID
-	e := harness.Event{Conversation: conv, Dir: p.Cwd, CompactionDropped: true}
+	e := harness.Event{Conversation: conv, Dir: p.Cwd, CompactionDropped: true, Model: p.Model}
 	if p.AgentID != "" {
 		e.Subagent = &harness.Subagent{ID: p.AgentID, Type: p.AgentType}
 	}
@@ -127,8 +140,7 @@ func ReadCall(in io.Reader, named string, conv harness.Conversation) (*harness.C
 	case "session.compacted":
 		e.Moment = harness.Prompt
 	case "session.error":
-		e.Moment = harness.PostTool
-		e.Failure = &harness.ToolFailure{Tool: "agent", Error: errorText(p.Error)}
+		e.Moment, e.Reason = harness.Failed, errorText(p.Error)
 	case "session.idle":
 		e.Moment = harness.Stop
 	case "session.deleted":
@@ -218,4 +230,67 @@ func Install(root string) (*harness.ConfigInstall, error) {
 		return nil, fmt.Errorf("write %s: %w", ConfigFile, err)
 	}
 	return res, nil
+}
+
+// Plugin forms: the plugin APIs OpenCode loads plugins by.
+const (
+	// FormV1 is @opencode-ai/plugin 1.x's: a module exporting async
+	// functions that return hooks, loaded from .opencode/plugins.
+	FormV1 = "v1"
+	// FormV2 is the next API's: define({id, setup}), loaded from the
+	// config key plugins.
+	FormV2 = "v2"
+)
+
+// PluginForm tells which plugin API a plugin file is written in: the
+// form td's plugin names on its second line, else FormV2 for a module
+// that calls define with an id and a setup, else FormV1; "" for a file
+// that is not td's plugin.
+func PluginForm(data []byte) string {
+	if !bytes.HasPrefix(data, pluginMarker) {
+		return ""
+	}
+	for _, l := range bytes.SplitN(data, []byte("\n"), 4)[1:] {
+		if v, ok := bytes.CutPrefix(bytes.TrimSpace(l), []byte("// td-plugin-form: ")); ok {
+			form, _, _ := bytes.Cut(v, []byte(" "))
+			return string(form)
+		}
+	}
+	if bytes.Contains(data, []byte("define(")) && bytes.Contains(data, []byte("setup")) {
+		return FormV2
+	}
+	return FormV1
+}
+
+// Readiness says whether OpenCode will run td's plugin in the work tree
+// at root, and in which plugin form it is written: OpenCode loads every
+// plugin under .opencode/plugins, with no review of its own, in the form
+// its plugin API takes (FormV1 for @opencode-ai/plugin 1.x).
+func Readiness(root string) (*harness.Readiness, error) {
+	r := &harness.Readiness{Harness: Name, Config: ConfigFile, Runs: harness.RunsNo}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ConfigFile)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	form := PluginForm(data)
+	if form == "" {
+		r.Notes = append(r.Notes, ConfigFile+" is not td's plugin: td hooks install --opencode will not overwrite it; move it to another name, then run td hooks install --opencode")
+		return r, nil
+	}
+	r.Installed, r.Form = true, form
+	switch {
+	case bytes.Equal(data, Plugin):
+		r.Runs = harness.RunsYes
+	case form != PluginForm(Plugin):
+		r.Missing = []string{"plugin"}
+		r.Notes = append(r.Notes, fmt.Sprintf("td's plugin there is of form %s, and this td writes form %s for the OpenCode it was built for: td hooks install --opencode rewrites it", form, PluginForm(Plugin)))
+		r.Runs = harness.RunsUnknown
+	default:
+		r.Missing = []string{"plugin"}
+		r.Runs = harness.RunsYes
+	}
+	return r, nil
 }

@@ -1,9 +1,11 @@
 // td's OpenCode plugin, written by td hooks install --opencode. td rewrites this file when it changes; keep plugins of your own in other files.
+// td-plugin-form: v1 (the plugin API of @opencode-ai/plugin 1.x: an exported async function returning hooks)
 //
 // Each hook hands td a small JSON payload on standard input
 // (td hook opencode EVENT) and reads its answer: {"session", "context",
 // "deny"}. td never fails a hook: when td cannot run, the plugin does
-// nothing.
+// nothing. Everything td knows of OpenCode's plugin API is in this one
+// file, so that a plugin of another form can replace it whole.
 import { spawnSync } from "node:child_process";
 
 /** @type {import("@opencode-ai/plugin").Plugin} */
@@ -14,6 +16,8 @@ export const TdPlugin = async ({ directory }) => {
   const parents = new Map();
   /** @type {Map<string, string>} OpenCode session -> context for its next system prompt */
   const pending = new Map();
+  /** @type {Map<string, string>} OpenCode session -> the model of its last message */
+  const models = new Map();
 
   /**
    * Runs td hook opencode and returns its answer ({} when td cannot run).
@@ -23,7 +27,10 @@ export const TdPlugin = async ({ directory }) => {
    * @returns {{session?: string, context?: string, deny?: string}}
    */
   const td = (event, sessionID, extra = {}) => {
+    /** @type {Record<string, unknown>} */
     const payload = { cwd: directory, session_id: sessionID, ...extra };
+    const model = models.get(sessionID);
+    if (model) payload.model = model;
     const parent = parents.get(sessionID);
     if (parent) Object.assign(payload, { session_id: parent, agent_id: sessionID, agent_type: "subagent" });
     const r = spawnSync(process.env.TD_BIN || "td", ["hook", "opencode", event], {
@@ -68,6 +75,7 @@ export const TdPlugin = async ({ directory }) => {
     // A session OpenCode opens again raises no event: its first message
     // in this process resumes it.
     "chat.message": async (input) => {
+      if (input.model) models.set(input.sessionID, input.model.providerID + "/" + input.model.modelID);
       if (!sessions.has(input.sessionID) && !parents.has(input.sessionID)) keep(input.sessionID, td("session.resumed", input.sessionID));
     },
     "shell.env": async (input, output) => {

@@ -23,6 +23,7 @@ const log = {};
 const sid = "ses_4b2f0c1a9d8e7f6a";
 const system = async () => { const o = { system: [] }; await hooks["experimental.chat.system.transform"]({ sessionID: sid, model: {} }, o); return o.system.join("\n"); };
 await hooks.event({ event: { type: "session.created", properties: { info: { id: sid, title: "Sign in" } } } });
+await hooks["chat.message"]({ sessionID: sid, agent: "build", model: { providerID: "anthropic", modelID: "claude-sonnet-4-5" }, messageID: "msg_1" }, { message: {}, parts: [] });
 const env = { env: {} };
 await hooks["shell.env"]({ cwd: dir, sessionID: sid }, env);
 log.env = env.env.TD_SESSION || "";
@@ -45,6 +46,7 @@ await hooks["experimental.session.compacting"]({ sessionID: sid }, { context: []
 await hooks.event({ event: { type: "session.compacted", properties: { sessionID: sid } } });
 log.compact = await system();
 await hooks.event({ event: { type: "session.idle", properties: { sessionID: sid } } });
+await hooks.event({ event: { type: "session.deleted", properties: { info: { id: sid, title: "Sign in" } } } });
 console.log(JSON.stringify(log));
 `
 
@@ -85,7 +87,7 @@ func TestPluginInOpenCodeHost(t *testing.T) {
 	run("git", "init", "-q")
 	run(bin, "init")
 	run(bin, "create", "Sign in with GitHub")
-	if out := run(bin, "hooks", "install", "--opencode"); out != ".opencode/plugins/td.js: installed\n" {
+	if out := run(bin, "hooks", "install", "--opencode"); out != ".opencode/plugins/td.js: installed\nOpenCode runs them (td doctor checks it again).\n" {
 		t.Fatalf("td hooks install --opencode said %q", out)
 	}
 	plugin := filepath.Join(dir, ".opencode", "plugins", "td.js")
@@ -140,20 +142,27 @@ func TestPluginInOpenCodeHost(t *testing.T) {
 		t.Errorf("after compaction the system prompt got %q, want the reminder", log.Compact)
 	}
 	rt, _ := os.ReadFile(filepath.Join(dir, ".git", "td", "sessions", log.Env+".json"))
-	if !strings.Contains(string(rt), `"state": "interrupted"`) {
-		t.Errorf("after session.idle the runtime is\n%s\nwant the session interrupted", rt)
+	if !strings.Contains(string(rt), `"state": "interrupted"`) || !strings.Contains(string(rt), `"model": "anthropic/claude-sonnet-4-5"`) {
+		t.Errorf("after session.deleted the runtime is\n%s\nwant the session interrupted, with OpenCode's model", rt)
+	}
+	if out := run(bin, "doctor"); !strings.Contains(out, "harness opencode (.opencode/plugins/td.js, plugin form v1): runs td's hooks\n") {
+		t.Errorf("td doctor said\n%s\nwant the plugin's form", out)
 	}
 }
 
-// npmPackages installs @opencode-ai/plugin, its SDK, typescript and
-// @types/node once into a cache directory and returns it.
+// pluginVersion is the @opencode-ai/plugin td's plugin is checked
+// against: the newest published when the plugin last changed.
+const pluginVersion = "1.18.33"
+
+// npmPackages installs @opencode-ai/plugin (pluginVersion), its SDK,
+// typescript and @types/node once into a cache directory and returns it.
 func npmPackages(t *testing.T) string {
 	t.Helper()
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}
-	dir := filepath.Join(base, "td-test", "opencode-plugin")
+	dir := filepath.Join(base, "td-test", "opencode-plugin-"+pluginVersion)
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@opencode-ai", "plugin", "package.json")); err == nil {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", "typescript", "bin", "tsc")); err == nil {
 			return dir
@@ -162,7 +171,7 @@ func npmPackages(t *testing.T) string {
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name": "td-opencode-plugin-test", "private": true, "type": "module"}`+"\n"), 0o644)
 	start := time.Now()
-	cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "@opencode-ai/plugin", "typescript", "@types/node")
+	cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "@opencode-ai/plugin@"+pluginVersion, "typescript", "@types/node")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("npm install @opencode-ai/plugin: %v\n%s", err, out)
