@@ -8,7 +8,11 @@ import (
 )
 
 // statAt returns the size and modification time (ns) of the regular file
-// name in the directory open as fd, without following a symlink. It
+// name in the directory open as fd, without following a symlink. The time
+// is the later of the modification and the status change time, as git's
+// trustctime reads them: an edit that puts the size and mtime back (cp
+// -p, rsync -t, touch -r) still moves the ctime, which nothing sets by
+// hand, so a cache keyed on the stamp sees it. It
 // is one fstatat call on the open directory: os.Root.Lstat costs two and
 // a half times as much (its path checks, a FileInfo), and stating every
 // issue file is most of what a warm td list does at 100,000 issues.
@@ -25,7 +29,7 @@ func statAt(fd int, _ *os.Root, name string) (size, mtime int64, err error) {
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
-		return st.Size, st.Mtim.Nano(), nil
+		return st.Size, max(st.Mtim.Nano(), st.Ctim.Nano()), nil
 	case unix.S_IFLNK:
 		return 0, 0, &refusal{"is a symlink; td does not follow symlinks under .todos", errSymlink}
 	}
