@@ -20,9 +20,10 @@ import (
 // dropped from its tip by a later commit; a command a checkout overtook
 // either exited 0 with its todo on one branch, or was refused as HEAD
 // moved, with nothing written. TD_RACE_STAGE_TODOS sets the todos per
-// process (default 500: 1,000 commands).
+// process: 100 by default (200 commands, within go test's budget);
+// TD_RACE_STAGE_TODOS=500 runs 1,000 commands, some five minutes.
 func TestCheckoutRaceStage(t *testing.T) {
-	perWorker := envInt("TD_RACE_STAGE_TODOS", 500)
+	perWorker := envInt("TD_RACE_STAGE_TODOS", 100)
 	w := newWorld(t)
 	cfg := filepath.Join(w.dir, ".todos", "config.yaml")
 	data, err := os.ReadFile(cfg)
