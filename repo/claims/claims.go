@@ -667,7 +667,8 @@ func publishRelease(s *repo.Store, g *gitrepo.Repo, issue, old string, mayDelete
 //
 // CI judges by the claims remote's claims, so where claims are published
 // CheckWork asks the remote too, unless the claim here is the actor's own
-// and published (the remote holds it), or the work is an operator's
+// and published with a live lease (the remote holds it; a lease that ended
+// may have been reclaimed there), or the work is an operator's
 // criterion, which no claim bars: work under a claim another clone
 // published is refused here as CI will refuse it, and that claim is kept
 // here, as td sync would take it. The actor's own claim, taken while the
@@ -685,7 +686,9 @@ func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, ope
 	now := s.Now()
 	switch {
 	case w == policy.WorkCriterion && operator:
-	case held != nil && held.Actor == se.Actor():
+	case held != nil && held.Actor == se.Actor() && (held.Published.IsZero() || !held.Expired(now)):
+		// A live claim of the actor's, published, is the remote's too: only
+		// a lease that ended can be reclaimed there, so that one is asked.
 		if held.Published.IsZero() {
 			held = publishHeld(s, g, issue, old, held)
 		}
