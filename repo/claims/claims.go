@@ -478,6 +478,7 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 		}
 		if v == policy.ClaimRenew {
 			res.Renewed, c.Claimed, c.EndsSeen, c.Published = true, held.Claimed, held.EndsSeen, held.Published
+			revive(c, held, now)
 		} else if held != nil {
 			res.From = held.Session
 		}
@@ -656,6 +657,17 @@ func publishRelease(s *repo.Store, g *gitrepo.Repo, issue, old string, mayDelete
 		warnUnreleased(s, issue, u)
 	} else if err != nil {
 		s.Warnf("the claim on %s is released here; releasing it on %s failed: %v", issue, pub.remote, err)
+	}
+}
+
+// revive makes a renewal of a claim whose lease had ended count from the
+// renewal: claimed now, and published when put publishes it. Work another
+// actor did while the lease was over was not barred then (ClaimBars), and
+// CI, which judges by the claim as it is, must not find it barred by a
+// lease renewed afterwards.
+func revive(c, held *domain.Claim, now time.Time) {
+	if held.Expired(now) {
+		c.Claimed, c.Published = now, time.Time{}
 	}
 }
 
@@ -885,6 +897,7 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 			}
 			now := s.Now()
 			c := *held
+			revive(&c, held, now)
 			c.Heartbeat, c.Expires = now, now.Add(s.Config.ClaimTTL())
 			_, err = put(s, g, pub, old, &c, func(theirs *domain.Claim, _ string) error {
 				switch _, stale := Ended(s, theirs); {
