@@ -239,7 +239,7 @@ func (w *world) runCI(branch string) (rep checkReport, fresh map[string]bool, ra
 // (invariant 5).
 func (w *world) claimsNote(dir, head string) {
 	diff, err := w.gitQuiet(dir, "diff", "--unified=0", "origin/main..."+head, "--", ".todos/history")
-	if err != nil || !workEntryRE.MatchString(diff) {
+	if err != nil || !w.newWork(dir, diff) {
 		return
 	}
 	w.git(dir, w.alice, "checkout", "-q", "--detach", head)
@@ -249,7 +249,29 @@ func (w *world) claimsNote(dir, head string) {
 	}
 }
 
-var workEntryRE = regexp.MustCompile(`(?m)^\+.*"action":"(started|submitted|criterion_completed)"`)
+var workEntryRE = regexp.MustCompile(`^\+.*"action":"(started|submitted|criterion_completed)"`)
+
+// newWork reports whether diff, from the merge base to the head, adds a
+// work entry that main's ledger does not already hold: an entry a branch
+// brought back by merging main in, or one a squash landed, is not work
+// the claims rule judges, and td check rightly says nothing of it.
+func (w *world) newWork(dir, diff string) bool {
+	file, held := "", map[string]bool{}
+	for _, l := range strings.Split(diff, "\n") {
+		if f, ok := strings.CutPrefix(l, "+++ b/"); ok {
+			file, held = f, map[string]bool{}
+			text, _ := w.gitQuiet(dir, "show", "origin/main:"+f)
+			for _, m := range strings.Split(text, "\n") {
+				held[strings.TrimSpace(m)] = true
+			}
+			continue
+		}
+		if file != "" && workEntryRE.MatchString(l) && !held[strings.TrimSpace(l[1:])] {
+			return true
+		}
+	}
+	return false
+}
 
 // ciPerson is who CI runs as.
 func (w *world) ciPerson() *person {
