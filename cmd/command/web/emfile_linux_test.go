@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestServeOutOfDescriptors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -92,6 +93,24 @@ func TestServeOutOfDescriptors(t *testing.T) {
 	if code, body := getPage(t, client, "http://"+addr+"/"); code != 200 || !strings.Contains(string(body), `<h2 id="col-open">`) {
 		t.Fatalf("GET / after the clients left: %d\n%.300s", code, body)
 	}
+}
+
+// lockedBuffer is a child's standard error, read while the child writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // emfileSpare is how many descriptors the child may open beyond those
