@@ -92,7 +92,7 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 	}
 	// td approve and td close ask the criteria gate first: a close as
 	// done over open criteria is that, whoever closed.
-	if c.checkOpenCriteria(p, is, e, entries, later, what) {
+	if c.checkOpenCriteria(p, is, e, entries, prior, later, what) {
 		return nil
 	}
 	if !d.Allowed {
@@ -122,9 +122,10 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 // over acceptance criteria the committed file still has open, unless an
 // operator overrode it with an audited reason; it reports whether it
 // flagged such a close, which td close refuses before the review policy
-// is asked. A criterion added after the decision, or beside it on a branch
-// a merge brought in (later), was not there to be met.
-func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries, later []audit.Entry, what string) bool {
+// is asked. The criteria are judged as they were when the decision was
+// made (openCriteriaAt): prior is the ledger td had then, later what came
+// after it or beside it on a branch a merge brought in.
+func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries, prior, later []audit.Entry, what string) bool {
 	if is.Status != domain.StatusClosed || is.Resolution != domain.ResolutionDone {
 		return false
 	}
@@ -138,7 +139,7 @@ func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entr
 			return false // a later decision is the one the file shows
 		}
 	}
-	open := openCriteriaAt(is, entries[:e.index], append(slices.Clone(entries[e.index+1:]), later...))
+	open := openCriteriaAt(is, prior, later)
 	if len(open) == 0 {
 		return false
 	}
