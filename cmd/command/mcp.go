@@ -49,10 +49,8 @@ Put TD_SESSION in the harness's server config (td send and td session start
 print it). The server refuses to start outside a td repository or as a
 session td does not know.
 
-td speaks the protocol through the official MCP Go SDK, in the revision
-the client asks for (the stateless 2026-07-28 one included): JSON-RPC 2.0,
-one message a line, nothing but answers on standard output, one call at a
-time. It ends when standard input does.
+td speaks the protocol itself: JSON-RPC 2.0, one message a line, nothing
+but answers on standard output. It ends when standard input does.
 
 Examples:
    TD_SESSION=ses_qmt3y9ft td mcp

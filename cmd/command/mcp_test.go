@@ -171,10 +171,10 @@ func TestMCPRoundTrip(t *testing.T) {
 	agent := jsonID(t, r.td(t, "send", issue, "--json"), "session")
 	cs := r.connect(t, agent)
 
-	// The SDK client speaks the latest revision, the stateless 2026-07-28
-	// (server/discover rather than initialize), and td's server with it.
+	// The SDK client first tries a newer handshake td does not offer, then
+	// initialize with the latest revision td speaks.
 	init := cs.InitializeResult()
-	if init.ProtocolVersion != "2026-07-28" || init.ServerInfo.Name != "td" || init.ServerInfo.Version != command.Version ||
+	if init.ProtocolVersion != "2025-11-25" || init.ServerInfo.Name != "td" || init.ServerInfo.Version != command.Version ||
 		init.Capabilities.Tools == nil || !strings.HasPrefix(init.Instructions, "td keeps this project's issues") {
 		b, _ := json.Marshal(init)
 		t.Errorf("initialize result: %s", b)
@@ -286,14 +286,13 @@ func TestMCPSubagent(t *testing.T) {
 	}
 }
 
-// TestMCPProtocolVersions checks that a client asking for any MCP revision
-// td speaks, the stateless one and the older ones, gets that revision, and
-// tools that work in it.
+// TestMCPProtocolVersions checks that a client asking for an older MCP
+// revision td speaks gets that revision, and tools that work in it.
 func TestMCPProtocolVersions(t *testing.T) {
 	r := newTDRepo(t)
 	issue := jsonID(t, r.td(t, "create", "Sign in with GitHub", "--json"), "")
 	agent := jsonID(t, r.td(t, "send", issue, "--json"), "session")
-	for _, v := range []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"} {
+	for _, v := range []string{"2025-06-18", "2025-03-26", "2024-11-05"} {
 		cs := r.connectAs(t, agent, &mcp.ClientSessionOptions{ProtocolVersion: v})
 		if got := cs.InitializeResult().ProtocolVersion; got != v {
 			t.Errorf("asked for %s, got %s", v, got)

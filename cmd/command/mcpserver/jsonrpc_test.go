@@ -65,37 +65,29 @@ func serve(t *testing.T, s *Server, in string) []string {
 	return strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 }
 
-// handshake is what a client sends first: initialize, then its
-// notification that it is initialized.
-const handshake = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n" +
-	`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
-
 // TestServeLines sends the server one raw line at a time, as a client on
-// standard input would, after the handshake unless the line is one, and
-// checks the one line it answers (or that it answers nothing): every line
-// is one message, and the server goes on after each bad one.
+// standard input would, and checks the one line it answers (or that it
+// answers nothing): every line is one message, and the server goes on
+// after each bad one.
 func TestServeLines(t *testing.T) {
 	s := newFakeServer(t, "primary")
 	for _, tc := range []struct {
 		in string
-		// bare sends the line without the handshake before it.
-		bare bool
 		// want is the whole answer; prefix, when set, its start.
 		want, prefix string
 	}{
 		// Version negotiation: the client's revision when td speaks it,
-		// else its latest; without one, its latest.
-		{bare: true, in: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
-			prefix: `{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"logging":{},"tools":{"listChanged":true}},"instructions":"td keeps this project's issues`},
-		{bare: true, in: `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
-			prefix: `{"jsonrpc":"2.0","id":"init","result":{`},
-		{bare: true, in: `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2030-01-01"}}`,
-			prefix: `{"jsonrpc":"2.0","id":2,"result":{`},
-		{bare: true, in: `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"capabilities":{}}}`,
-			prefix: `{"jsonrpc":"2.0","id":3,"result":{`},
-		// Before the handshake, only the handshake.
-		{bare: true, in: `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
-			want: `{"jsonrpc":"2.0","id":4,"error":{"code":0,"message":"method \"tools/list\" is invalid during session initialization"}}`},
+		// else td's latest.
+		{in: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+			prefix: `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilities":{"tools":{}},"serverInfo":{"name":"td","title":"td issues and todos","version":"9.9.9"},"instructions":"td keeps this project's issues`},
+		{in: `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
+			prefix: `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-06-18",`},
+		{in: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`,
+			prefix: `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05",`},
+		{in: `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2030-01-01"}}`,
+			prefix: `{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25",`},
+		{in: `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"capabilities":{}}}`,
+			want: `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"invalid params: initialize needs \"protocolVersion\", the MCP revision the client speaks, such as 2025-11-25"}}`},
 		// Notifications get no answer, known or not.
 		{in: `{"jsonrpc":"2.0","method":"notifications/initialized"}`},
 		{in: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`},
@@ -105,7 +97,7 @@ func TestServeLines(t *testing.T) {
 		{in: `   `},
 		{in: `{"jsonrpc":"2.0","id":4,"method":"ping"}`, want: `{"jsonrpc":"2.0","id":4,"result":{}}`},
 		{in: `{"jsonrpc":"2.0","id":"p-1","method":"ping","params":{}}` + "\r", want: `{"jsonrpc":"2.0","id":"p-1","result":{}}`},
-		{in: `{"jsonrpc":"2.0","id":5,"method":"ping","params":null}`, want: `{"jsonrpc":"2.0","id":5,"result":{}}`},
+		{in: `{"jsonrpc":"2.0","id":5.5,"method":"ping","params":null}`, want: `{"jsonrpc":"2.0","id":5.5,"result":{}}`},
 		// Lines that are no request.
 		{in: `not json`, want: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON (invalid character 'o' in literal null (expecting 'u')); send one JSON-RPC message a line"}}`},
 		{in: `{"jsonrpc":"2.0","id":6,"method":"ping"`, want: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON (unexpected end of JSON input); send one JSON-RPC message a line"}}`},
@@ -116,22 +108,22 @@ func TestServeLines(t *testing.T) {
 		{in: `{"jsonrpc":"2.0","id":null,"method":"ping"}`, want: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \"id\" must be a string or a number"}}`},
 		{in: `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, want: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \"id\" must be a string or a number"}}`},
 		{in: `{"jsonrpc":"2.0","id":10,"method":5}`, want: `{"jsonrpc":"2.0","id":10,"error":{"code":-32600,"message":"invalid request: \"method\" must be a string"}}`},
-		{in: `{"jsonrpc":"2.0","id":11}`, want: `{"jsonrpc":"2.0","id":11,"error":{"code":-32600,"message":"invalid request: the message has no \"method\", such as initialize, tools/list or tools/call"}}`},
-		{in: `{"jsonrpc":"2.0","id":12,"method":"td/frobnicate"}`, prefix: `{"jsonrpc":"2.0","id":12,"error":{"code":-32601,`},
-		{in: `{"jsonrpc":"2.0","id":13,"method":"ping","params":[1]}`, prefix: `{"jsonrpc":"2.0","id":13,"error":{"code":-32602,`},
+		{in: `{"jsonrpc":"2.0","id":11}`, want: `{"jsonrpc":"2.0","id":11,"error":{"code":-32600,"message":"invalid request: the message has no \"method\"; td answers initialize, ping, tools/list and tools/call"}}`},
+		{in: `{"jsonrpc":"2.0","id":12,"method":"resources/list"}`, want: `{"jsonrpc":"2.0","id":12,"error":{"code":-32601,"message":"method not found: td's MCP server has no method \"resources/list\"; it answers initialize, ping, tools/list and tools/call"}}`},
+		{in: `{"jsonrpc":"2.0","id":13,"method":"ping","params":[1]}`, want: `{"jsonrpc":"2.0","id":13,"error":{"code":-32602,"message":"invalid params: the params of ping must be a JSON object"}}`},
 		// Tools.
 		{in: `{"jsonrpc":"2.0","id":20,"method":"tools/list"}`,
-			prefix: `{"jsonrpc":"2.0","id":20,"result":{"ttlMs":0,"cacheScope":"public","tools":[{"description":"td's issue tracker`},
+			prefix: `{"jsonrpc":"2.0","id":20,"result":{"tools":[{"name":"todo","title":"Todos of the bound issue","description":"Your working checklist`},
 		{in: `{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"close","arguments":{}}}`,
 			want: `{"jsonrpc":"2.0","id":21,"error":{"code":-32602,"message":"invalid params: td has no tool \"close\"; the tools are todo and issue"}}`},
 		{in: `{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"arguments":{}}}`,
 			want: `{"jsonrpc":"2.0","id":22,"error":{"code":-32602,"message":"invalid params: tools/call needs \"name\", the tool to call: todo or issue"}}`},
 		{in: `{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"todo","arguments":{"action":"view"}}}`,
-			want: `{"jsonrpc":"2.0","id":23,"result":{"content":[{"type":"text","text":"ran --session=ses_test1234 todo view\n"}]}}`},
+			want: `{"jsonrpc":"2.0","id":23,"result":{"content":[{"type":"text","text":"ran --session=ses_test1234 todo view\n"}],"isError":false}}`},
 		{in: `{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"todo","arguments":{"action":"set","items":["### A <b>","x & y"]}}}`,
-			want: `{"jsonrpc":"2.0","id":24,"result":{"content":[{"type":"text","text":"ran --session=ses_test1234 todo set --file=-\n### A \u003cb\u003e\nx \u0026 y\n"}]}}`},
+			want: `{"jsonrpc":"2.0","id":24,"result":{"content":[{"type":"text","text":"ran --session=ses_test1234 todo set --file=-\n### A <b>\nx & y\n"}],"isError":false}}`},
 		{in: `{"jsonrpc":"2.0","id":25,"method":"tools/call","params":{"name":"issue","arguments":{"action":"show","id":"qkm","json":true}}}`,
-			want: `{"jsonrpc":"2.0","id":25,"result":{"content":[{"type":"text","text":"{\"args\":[\"--session=ses_test1234\",\"show\",\"--json\",\"--\",\"qkm\"]}\n"}],"structuredContent":{"args":["--session=ses_test1234","show","--json","--","qkm"]}}}`},
+			want: `{"jsonrpc":"2.0","id":25,"result":{"content":[{"type":"text","text":"{\"args\":[\"--session=ses_test1234\",\"show\",\"--json\",\"--\",\"qkm\"]}\n"}],"structuredContent":{"args":["--session=ses_test1234","show","--json","--","qkm"]},"isError":false}}`},
 		// A refusal: td's output, then its error line, as a tool error.
 		{in: `{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":"todo","arguments":{"action":"done","item":"fail"}}}`,
 			want: `{"jsonrpc":"2.0","id":26,"result":{"content":[{"type":"text","text":"ran --session=ses_test1234 todo done -- fail\n"},{"type":"text","text":"error: refused\n"}],"isError":true}}`},
@@ -146,18 +138,7 @@ func TestServeLines(t *testing.T) {
 		{in: `{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"issue","arguments":{"action":"comment","id":"qkm","text":"panic"}}}`,
 			want: `{"jsonrpc":"2.0","id":30,"result":{"content":[{"type":"text","text":"error: td failed on this call (a fault); the server is still running, and td show qkm on the command line shows the state\n"}],"isError":true}}`},
 	} {
-		in := tc.in + "\n"
-		if !tc.bare {
-			in = handshake + in
-		}
-		got := serve(t, s, in)
-		if !tc.bare {
-			if len(got) == 0 || !strings.HasPrefix(got[0], `{"jsonrpc":"2.0","id":0,"result":`) {
-				t.Errorf("the handshake: %q", got)
-				continue
-			}
-			got = got[1:]
-		}
+		got := serve(t, s, tc.in+"\n")
 		switch {
 		case tc.want == "" && tc.prefix == "":
 			if len(got) != 0 {
@@ -202,13 +183,10 @@ func TestServeSession(t *testing.T) {
 // alone and says why it has no issue tool.
 func TestServeSubagent(t *testing.T) {
 	s := newFakeServer(t, "primary.subagents.ui")
-	got := serve(t, s, handshake+`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"+
+	got := serve(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"+
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"issue","arguments":{"action":"list"}}}`+"\n"+
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"close","arguments":{}}}`+"\n")
-	if len(got) != 4 {
-		t.Fatalf("answers: %q", got)
-	}
-	got = append(got[1:], got[0])
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"close","arguments":{}}}`+"\n"+
+		`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`+"\n")
 	var list struct {
 		Result struct {
 			Tools []struct{ Name string }

@@ -1,11 +1,11 @@
 // Package mcpserver serves td's todo and issue commands to agents as Model
-// Context Protocol tools, over standard input and output, with the
-// official MCP Go SDK. A tool call runs the same td command in this
-// process, through a Runner, so the rules, refusals and output are the
-// CLI's; td mcp's Runner fills each command's Options and calls its run
-// function, building no command line. td reads the arguments and words
-// the refusals itself (tools.go), and reads standard input a line at a
-// time before the SDK sees a message (transport.go).
+// Context Protocol tools, over standard input and output. A tool call runs
+// the same td command in this process, through a Runner, so the rules,
+// refusals and output are the CLI's; td mcp's Runner fills each command's
+// Options and calls its run function, building no command line. td speaks
+// the protocol itself (JSON-RPC 2.0, one message a line) rather than
+// through the official Go SDK, which, linked into td, adds 3.3 MB and
+// about 0.35 ms to the start of every td command (td help performance).
 package mcpserver
 
 import (
