@@ -1,10 +1,20 @@
 package command
 
 import (
-	"fmt"
+	_ "embed"
 
 	"github.com/urfave/cli/v2"
 )
+
+// manPage is td's manual page, generated from the command definitions by
+// go generate (TestManPage fails when it is not what they make now), so
+// that urfave/cli's man page writer and the markdown library under it
+// stay out of td: built with -tags urfave_cli_no_docs, td does not link
+// them, and every command starts without their initialisation.
+//
+//go:generate env TD_UPDATE_MAN=1 go test -run ^TestManPage$ .
+//go:embed td.1
+var manPage string
 
 // ManOptions are td man's inputs (none).
 type ManOptions struct{}
@@ -29,19 +39,15 @@ Examples:
 			if runF != nil {
 				return runF(o)
 			}
-			return r.runMan(c.App)
+			return r.runMan()
 		},
 	}
 }
 
-// runMan prints the manual page of app.
-func (r *runner) runMan(app *cli.App) error {
-	page, err := app.ToManWithSection(1)
-	if err != nil {
-		return fmt.Errorf("generate the manual page: %w", err)
-	}
-	return r.st.export(func() any { return map[string]string{"man": page} }, func() error {
-		r.st.printf("%s", page)
+// runMan prints the manual page.
+func (r *runner) runMan() error {
+	return r.st.export(func() any { return map[string]string{"man": manPage} }, func() error {
+		r.st.printf("%s", manPage)
 		return nil
 	})
 }
