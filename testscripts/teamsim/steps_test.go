@@ -623,7 +623,9 @@ func (w *world) readyCheck(p *place) {
 		if is.Type == "epic" {
 			w.violateOnce("ready-epic:"+is.ID, "8", "td ready lists an epic", is.ID)
 		}
-		if cl, ok := claims[is.ID]; ok && cl.expires.After(w.now) && (cl.actor != p.who.ident() || cl.agent != "") {
+		// A claim the work ended after (a close, an approval, a reopen, an
+		// unstart in this work tree's ledger) is stale: it holds nothing.
+		if cl, ok := claims[is.ID]; ok && cl.expires.After(w.now) && (cl.actor != p.who.ident() || cl.agent != "") && !w.lastTransition(p, is.ID).After(cl.claimed) {
 			w.violateOnce("ready-claim:"+is.ID+cl.session, "8", "td ready lists an issue another actor holds a claim on", fmt.Sprintf("%s claimed by %s (%s)", is.ID, cl.actor, cl.agent))
 		}
 	}
