@@ -359,8 +359,15 @@ func markedBeyondConflict(s string, both map[string]bool) (bool, string) {
 				if k == "" || strings.Join(ours[k], "\n") == strings.Join(theirs[k], "\n") {
 					continue // blank, or the same on both sides: not what conflicts
 				}
-				if !both[k] && !(k == "field:resolution" && both["field:status"]) {
-					return true, k // the resolution is marked with its status
+				switch {
+				case both[k]:
+				case k == "field:resolution" && both["field:status"]:
+					// The resolution is marked with its status.
+				case strings.HasPrefix(k, "todo:") && (both["order:criterion"] || both["order:step"]):
+					// Both sides ordered the checklist differently: its
+					// todos are marked where they moved.
+				default:
+					return true, k
 				}
 			}
 		}
