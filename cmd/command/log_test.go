@@ -46,3 +46,44 @@ func TestParseSince(t *testing.T) {
 		}
 	}
 }
+
+func TestDetailValue(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want string
+	}{
+		{"open", "open"},
+		{"", "none"},
+		{"Callback done.", `"Callback done."`},
+		{`say "hi"`, `"say \"hi\""`},
+		{nil, "none"},
+		{true, "true"},
+		{float64(3), "3"},
+		{[]any{"priority", "labels"}, "priority,labels"},
+		{[]any{}, "none"},
+		{map[string]any{"from": "", "to": "ses_x"}, "none->ses_x"},
+		{map[string]any{"from": "P2", "to": "P1"}, "P2->P1"},
+		{map[string]any{"b": "two words", "a": float64(1)}, `{a:1,b:"two words"}`},
+	} {
+		if got := detailValue(tc.in); got != tc.want {
+			t.Errorf("detailValue(%#v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseSinceWords(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 30, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"today":     time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC),
+		"Yesterday": time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC),
+		"2d":        now.Add(-48 * time.Hour),
+	} {
+		got, err := parseSince(in, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseSince(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := parseSince("last tuesday", now); err == nil {
+		t.Error("parseSince(last tuesday) accepted")
+	}
+}
