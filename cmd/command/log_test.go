@@ -34,7 +34,9 @@ func TestParseSince(t *testing.T) {
 		{"2026-11-01T09:00:00+01:00", "2026-11-01T08:00:00Z"},
 		{"-1d", ""},
 		{"1y", ""},
-		{"yesterday", ""},
+		{"yesterday", "2026-11-20T00:00:00Z"},
+		{"Today", "2026-11-21T00:00:00Z"},
+		{"last tuesday", ""},
 		{"", ""},
 	} {
 		got, err := parseSince(tc.in, now)
@@ -68,22 +70,5 @@ func TestDetailValue(t *testing.T) {
 		if got := detailValue(tc.in); got != tc.want {
 			t.Errorf("detailValue(%#v) = %s, want %s", tc.in, got, tc.want)
 		}
-	}
-}
-
-func TestParseSinceWords(t *testing.T) {
-	now := time.Date(2026, 11, 21, 10, 30, 0, 0, time.UTC)
-	for in, want := range map[string]time.Time{
-		"today":     time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC),
-		"Yesterday": time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC),
-		"2d":        now.Add(-48 * time.Hour),
-	} {
-		got, err := parseSince(in, now)
-		if err != nil || !got.Equal(want) {
-			t.Errorf("parseSince(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	if _, err := parseSince("last tuesday", now); err == nil {
-		t.Error("parseSince(last tuesday) accepted")
 	}
 }
