@@ -110,6 +110,9 @@ func (s *streams) boardSections(b *board.Board, limit int) string {
 			}
 			if k.Children > 0 {
 				detail("children ", strconv.Itoa(k.ChildrenClosed), "/", strconv.Itoa(k.Children), " closed")
+				if k.ChildrenUnreadable > 0 {
+					detail(strconv.Itoa(k.ChildrenUnreadable), " unreadable (td doctor)")
+				}
 			}
 			if sep != "      " {
 				out.WriteByte('\n')
@@ -228,6 +231,10 @@ func (s *streams) boardColumn(c board.Column, cw, limit int) []cell {
 		if k.Children > 0 {
 			lines = append(lines, plain("", choose(cw, fmt.Sprintf("children %d/%d closed", k.ChildrenClosed, k.Children),
 				fmt.Sprintf("children %d/%d", k.ChildrenClosed, k.Children), fmt.Sprintf("kids %d/%d", k.ChildrenClosed, k.Children))))
+			if k.ChildrenUnreadable > 0 {
+				lines = append(lines, plain("", choose(cw, fmt.Sprintf("%d unreadable (td doctor)", k.ChildrenUnreadable),
+					fmt.Sprintf("%d unreadable", k.ChildrenUnreadable), fmt.Sprintf("%d bad", k.ChildrenUnreadable))))
+			}
 		}
 		if k.Claim != "" {
 			for _, t := range wrap(safe(k.Claim), cw, 4) {

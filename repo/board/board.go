@@ -8,8 +8,10 @@
 package board
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -89,6 +91,10 @@ type Card struct {
 	// ChildrenClosed and Children count the issues child_of this one.
 	ChildrenClosed int `json:"children_closed"`
 	Children       int `json:"children"`
+	// ChildrenUnreadable counts, among Children, the issue files td
+	// could not read whose text still names this issue as their parent:
+	// counted, so an epic's progress does not silently grow.
+	ChildrenUnreadable int `json:"children_unreadable,omitempty"`
 	// Claim is a claim that tells the reader something the issue file
 	// does not (held in another work tree, on another machine, or by
 	// another session), in a few words: "claimed by Bob in ../app-2 until
@@ -134,6 +140,7 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		return nil, err
 	}
 	b.Unreadable = perrs
+	lostKids := unreadableChildren(s, perrs)
 	if strings.TrimSpace(f.Epic) != "" {
 		epic, err := s.Issue(f.Epic)
 		if err != nil {
@@ -234,6 +241,10 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		if k := kids[is.ID]; k.Total > 0 {
 			card.Children, card.ChildrenClosed = k.Total, k.Closed
 		}
+		if n := lostKids[is.ID]; n > 0 {
+			card.Children += n
+			card.ChildrenUnreadable = n
+		}
 		if is.Status == domain.StatusClosed {
 			card.Updated = is.UpdatedAt
 		}
@@ -245,6 +256,34 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		b.Columns[col].Cards = append(b.Columns[col].Cards, card)
 	}
 	return b, nil
+}
+
+// childOfLine finds a child_of link in an issue file's text, as td writes
+// it, without parsing the file.
+var childOfLine = regexp.MustCompile(`(?m)\{\s*kind:\s*child_of\s*,\s*to:\s*(td-[a-z0-9]+)\s*\}`)
+
+// unreadableChildren counts, per parent, the unreadable issue files whose
+// text links them child_of it: a broken file still counts in its epic.
+func unreadableChildren(s *repo.Store, perrs []error) map[string]int {
+	out := map[string]int{}
+	for _, e := range perrs {
+		var pe *repo.ParseError
+		if !errors.As(e, &pe) {
+			continue
+		}
+		rel, ok := strings.CutPrefix(pe.Path, repo.TodosDir+"/"+repo.IssuesDir+"/")
+		if !ok || strings.Contains(rel, "/") {
+			continue
+		}
+		data, err := s.ReadRaw(repo.IssuesDir, rel)
+		if err != nil {
+			continue
+		}
+		if m := childOfLine.FindSubmatch(data); m != nil {
+			out[string(m[1])]++
+		}
+	}
+	return out
 }
 
 // ClaimText words a claim in a few words for a card, from the point of
