@@ -56,9 +56,10 @@ no longer applies or pass --override-open-criteria REASON (audited).
 --resolution wontfix is not held to the criteria.
 
 --duplicate-of OTHER adds the duplicate_of link and closes with resolution
-duplicate, in one step. Children (issues child_of this one) that are not
-closed stay open: on a terminal td lists them and asks first, otherwise it
-warns on stderr; --yes skips both.
+duplicate, in one step. An issue with children (issues child_of it) that
+are not closed is not closed unasked: on a terminal td lists them and asks
+first; elsewhere it refuses, naming them, before it writes anything.
+--yes closes it anyway, and the children stay open.
 
 Examples:
    td close td-k3x9qa --resolution wontfix --reason "superseded by the new login"
@@ -119,10 +120,11 @@ func (r *runner) runClose(o *CloseOptions) error {
 	return r.printTransition("close", "Closed", res, children)
 }
 
-// openChildrenBeforeClose returns the open children of the issue, for a
-// warning after the close. On a terminal it lists them and asks before
-// anything is written, and returns none once answered yes. --yes (and
-// a subagent, which cannot be asked) skips the check.
+// openChildrenBeforeClose checks the open children of the issue before
+// anything is written: on a terminal it lists them and asks; elsewhere
+// (a script, an agent, --json) it refuses, naming them. It returns none:
+// a close that goes ahead was agreed to. --yes (and a subagent, which
+// cannot be asked) skips the check.
 func (r *runner) openChildrenBeforeClose(o *CloseOptions, s *repo.Store, se *repo.Session) ([]*repo.Issue, error) {
 	if o.Yes || se.IsSubagent() {
 		return nil, nil
@@ -139,7 +141,13 @@ func (r *runner) openChildrenBeforeClose(o *CloseOptions, s *repo.Store, se *rep
 		return nil, err
 	}
 	if r.st.wantsJSON() || !r.interactive() {
-		return children, nil
+		named := make([]string, len(children))
+		for i, ch := range children {
+			named[i] = fmt.Sprintf("%s %q", ch.ID, ch.Title)
+		}
+		n := len(children)
+		return nil, &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("cannot close %s: it has %d open %s (%s); close %s first, or pass --yes to close %s and leave %s open",
+			id, n, domain.Plural(n, "child", "children"), strings.Join(named, ", "), domain.Plural(n, "it", "them"), id, domain.Plural(n, "it", "them"))}
 	}
 	if r.askClose(id, children) {
 		return nil, nil
