@@ -114,7 +114,7 @@ var columns = []struct {
 	{domain.StatusInProgress, "In progress"},
 	{domain.StatusBlocked, "Blocked"},
 	{domain.StatusInReview, "In review"},
-	{domain.StatusClosed, "Closed recently"},
+	{domain.StatusClosed, "Closed"}, // titled by ClosedTitle
 }
 
 // Build lays out the board of the store's issues that f selects. An
@@ -218,7 +218,11 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		}
 	}
 	for i, c := range columns {
-		b.Columns = append(b.Columns, Column{Key: string(c.status), Title: c.title, Cards: make([]Card, 0, counts[i])})
+		title := c.title
+		if c.status == domain.StatusClosed {
+			title = ClosedTitle(b.RecentDays)
+		}
+		b.Columns = append(b.Columns, Column{Key: string(c.status), Title: title, Cards: make([]Card, 0, counts[i])})
 	}
 	noLabels := []string{} // shown as [] rather than null
 	for i, is := range shown {
@@ -284,6 +288,15 @@ func unreadableChildren(s *repo.Store, perrs []error) map[string]int {
 		}
 	}
 	return out
+}
+
+// ClosedTitle is the closed column's title, the same on the terminal, in
+// --json and on the pages: "Closed, last 7 days", "Closed, last day".
+func ClosedTitle(days int) string {
+	if days == 1 {
+		return "Closed, last day"
+	}
+	return fmt.Sprintf("Closed, last %d days", days)
 }
 
 // ClaimText words a claim in a few words for a card, from the point of

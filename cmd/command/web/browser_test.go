@@ -177,7 +177,7 @@ func TestBrowser(t *testing.T) {
 
 			do("open the board", chromedp.Navigate(c.board), chromedp.WaitVisible(chromedp.CSS(`.board`)))
 			if got, want := list(`[...document.querySelectorAll('.column h2 > span:first-child')].map(e => e.textContent)`),
-				[]string{"Open", "In progress", "Blocked", "In review", "Closed recently"}; !slices.Equal(got, want) {
+				[]string{"Open", "In progress", "Blocked", "In review", "Closed, last 7 days"}; !slices.Equal(got, want) {
 				t.Errorf("columns %q, want %q", got, want)
 			}
 			if got := text(`li.card:has(a[href$="` + f.auth + `.html"]) .progress`); got != "3/5 done" {
