@@ -68,6 +68,7 @@ var (
 	flagSummary = flag.String("teamsim.summary", "", "long mode: also write the summary to this file")
 	flagJobs    = flag.Int("teamsim.j", 1, "long mode: seeds run at once")
 	flagKeep    = flag.Bool("teamsim.keep", false, "keep each seed's directories (their paths are logged)")
+	flagLogs    = flag.String("teamsim.logs", "", "long mode: write the step log of each seed with a violation to DIR/seed-N.log")
 	flagDir     = flag.String("teamsim.dir", "", "where seeds make their repositories (default: /dev/shm when writable, else the temporary directory)")
 )
 
@@ -216,7 +217,12 @@ func longMode(t *testing.T, bin string) {
 		close(seeds)
 	}()
 	for i := 0; i < *flagN; i++ {
-		s.add(<-done)
+		w := <-done
+		s.add(w)
+		if *flagLogs != "" && len(w.violations) > 0 {
+			_ = os.MkdirAll(*flagLogs, 0o755)
+			_ = os.WriteFile(filepath.Join(*flagLogs, fmt.Sprintf("seed-%d.log", w.seed)), []byte(strings.Join(w.log, "\n")+"\n"), 0o644)
+		}
 		if (i+1)%10 == 0 || i+1 == *flagN {
 			fmt.Fprintf(os.Stderr, "teamsim: %d/%d seeds, %d PRs landed, %d violations, %s\n", i+1, *flagN, s.stats.prsLanded, len(s.violations), time.Since(start).Round(time.Second))
 		}

@@ -504,7 +504,42 @@ func diffIssue(db, ds issueDoc) change {
 	if strings.Join(db.prose, "\n") != strings.Join(ds.prose, "\n") {
 		c.units["prose"] = strings.Join(ds.prose, "\n")
 	}
+	diffOrder(db, ds, &c)
 	return c
+}
+
+// diffOrder records a change of the order of the todos both db and ds
+// hold, per kind (td todo move, or the driver's order): the order as a
+// unit, and the base lines of the todos that moved as touched, since git
+// sees a move as lines deleted there and added elsewhere.
+func diffOrder(db, ds issueDoc, c *change) {
+	for _, kind := range []string{"criterion", "step"} {
+		in := func(d issueDoc, other issueDoc) []todoItem {
+			var out []todoItem
+			for _, it := range d.todos {
+				if _, n := other.todo(it.key()); it.kind == kind && n > 0 {
+					out = append(out, it)
+				}
+			}
+			return out
+		}
+		bo, so := in(db, ds), in(ds, db)
+		if len(bo) != len(so) {
+			continue // a text held twice: the model does not judge its order
+		}
+		var order []string
+		moved := false
+		for i := range bo {
+			order = append(order, so[i].key())
+			if bo[i].key() != so[i].key() {
+				moved = true
+				c.touched = append(c.touched, bo[i].line)
+			}
+		}
+		if moved {
+			c.units["order:"+kind] = strings.Join(order, "\n")
+		}
+	}
 }
 
 // insertionLine is where plain git inserts a new todo: after the last item
@@ -615,7 +650,7 @@ func unitFamily(c change) string {
 		switch {
 		case strings.HasPrefix(u, "field:"):
 			fam["fields"] = true
-		case strings.HasPrefix(u, "todo:"):
+		case strings.HasPrefix(u, "todo:"), strings.HasPrefix(u, "order:"):
 			fam["todos"] = true
 		case strings.HasPrefix(u, "newsection:"):
 			fam["a new checklist section"] = true
@@ -643,7 +678,7 @@ func unitKinds(c change) string {
 		switch {
 		case strings.HasPrefix(u, "field:"):
 			kinds[u[len("field:"):]] = true
-		case strings.HasPrefix(u, "todo:"):
+		case strings.HasPrefix(u, "todo:"), strings.HasPrefix(u, "order:"):
 			if !kinds["first criterion"] && !kinds["first step"] {
 				kinds["todos"] = true
 			}
