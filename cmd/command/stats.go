@@ -29,7 +29,7 @@ func (r *runner) statsCommandRun(securityF func(*SecurityOptions) error, statsF 
 	security.Usage = "security events (same as td security)"
 	return &cli.Command{
 		Name:      "stats",
-		Usage:     "counts and flow: issues by status, type, priority, label and assignee; opened and closed per week; cycle time",
+		Usage:     "issue counts, opened and closed per week, cycle time",
 		ArgsUsage: "[--weeks N]",
 		Description: `Counts every issue by status, type, priority, label and assignee; then, for
 the last --weeks calendar weeks (Monday to Sunday, UTC; 8 by default), how
