@@ -172,30 +172,10 @@ func cycleLine(what string, c stats.Cycle) string {
 	if c.N == 0 {
 		return what + ": no issue started and closed in these weeks\n"
 	}
-	return fmt.Sprintf("%s: %s, median %s, 90th percentile %s\n", what, counted(c.N, "issue", "issues"), Span(c.Median), Span(c.P90))
+	return fmt.Sprintf("%s: %s, median %s, 90th percentile %s\n", what, counted(c.N, "issue", "issues"), stats.Span(c.Median), stats.Span(c.P90))
 }
 
 // agentName is a harness and model as one name: "claude claude-opus-4-5".
 func agentName(a stats.Agent) string {
 	return strings.TrimSpace(orDash(a.Harness) + " " + a.Model)
-}
-
-// Span is a duration in the largest two units people count in: "3d 4h",
-// "5h 20m", "12m", "under a minute".
-func Span(d time.Duration) string {
-	if d < time.Minute {
-		return "under a minute"
-	}
-	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
-	switch {
-	case days > 0 && hours > 0:
-		return fmt.Sprintf("%dd %dh", days, hours)
-	case days > 0:
-		return fmt.Sprintf("%dd", days)
-	case hours > 0 && mins > 0:
-		return fmt.Sprintf("%dh %dm", hours, mins)
-	case hours > 0:
-		return fmt.Sprintf("%dh", hours)
-	}
-	return fmt.Sprintf("%dm", mins)
 }

@@ -2,7 +2,6 @@ package command
 
 import (
 	"testing"
-	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -24,19 +23,4 @@ func TestStatsOptions(t *testing.T) {
 		{name: "no weeks", argv: []string{"stats", "--weeks", "0"}, usage: true},
 		{name: "an argument", argv: []string{"stats", "all"}, usage: true},
 	})
-}
-
-func TestSpan(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		30 * time.Second:              "under a minute",
-		12 * time.Minute:              "12m",
-		5*time.Hour + 20*time.Minute:  "5h 20m",
-		3 * time.Hour:                 "3h",
-		52 * time.Hour:                "2d 4h",
-		48*time.Hour + 59*time.Minute: "2d",
-	} {
-		if got := Span(d); got != want {
-			t.Errorf("Span(%v) = %q, want %q", d, got, want)
-		}
-	}
 }

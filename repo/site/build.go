@@ -104,6 +104,9 @@ func inverseRank(k domain.LinkKind) int {
 	return 4
 }
 
+// RepoName is the repository's name as the pages title it.
+func (src *Source) RepoName() string { return src.repoName }
+
 // IDs lists every readable issue's ID, sorted.
 func (src *Source) IDs() []string {
 	ids := make([]string, 0, len(src.byID))

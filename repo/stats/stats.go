@@ -7,6 +7,7 @@
 package stats
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -287,4 +288,24 @@ func priorityOrder() []string {
 		out = append(out, string(p))
 	}
 	return out
+}
+
+// Span is a duration in the largest two units people count in: "3d 4h",
+// "5h 20m", "12m", "under a minute".
+func Span(d time.Duration) string {
+	if d < time.Minute {
+		return "under a minute"
+	}
+	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case days > 0 && hours > 0:
+		return fmt.Sprintf("%dd %dh", days, hours)
+	case days > 0:
+		return fmt.Sprintf("%dd", days)
+	case hours > 0 && mins > 0:
+		return fmt.Sprintf("%dh %dm", hours, mins)
+	case hours > 0:
+		return fmt.Sprintf("%dh", hours)
+	}
+	return fmt.Sprintf("%dm", mins)
 }

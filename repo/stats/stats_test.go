@@ -61,3 +61,18 @@ func TestFlowOf(t *testing.T) {
 		t.Errorf("a reopened issue has no close: %+v", f)
 	}
 }
+
+func TestSpan(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		30 * time.Second:              "under a minute",
+		12 * time.Minute:              "12m",
+		5*time.Hour + 20*time.Minute:  "5h 20m",
+		3 * time.Hour:                 "3h",
+		52 * time.Hour:                "2d 4h",
+		48*time.Hour + 59*time.Minute: "2d",
+	} {
+		if got := Span(d); got != want {
+			t.Errorf("Span(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

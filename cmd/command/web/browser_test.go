@@ -222,6 +222,27 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the site's name led to %s", got)
 			}
 
+			if c.name == "file" {
+				// The stats page: the chart is drawn (its bars have a size
+				// and the style sheet's fill), the table says the same.
+				do("board -> stats", chromedp.Click(chromedp.CSS(`nav a[href$="stats.html"]`)), chromedp.WaitVisible(chromedp.CSS(`svg.chart`)))
+				if got := list(`[...document.querySelectorAll('svg.chart rect')].map(r => r.getBBox().width > 0 && getComputedStyle(r).fill !== 'rgb(0, 0, 0)' ? 'drawn' : 'not drawn').filter((v, i, a) => a.indexOf(v) === i)`); !slices.Equal(got, []string{"drawn"}) {
+					t.Errorf("the chart's bars are %q, want all drawn in the style sheet's colours", got)
+				}
+				if got := list(`[...document.querySelectorAll('svg.chart rect')].length > 0 ? ['bars'] : []`); !slices.Equal(got, []string{"bars"}) {
+					t.Errorf("the chart has no bars")
+				}
+				if got := text(`#h-counts`); !strings.HasSuffix(got, "issues") {
+					t.Errorf("the stats page's count heading is %q", got)
+				}
+				shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatal(err)
+				}
+				artefact(t, "td-stats.png", shot)
+				do("stats -> board", chromedp.Click(chromedp.CSS(`header a.site`)), chromedp.WaitVisible(chromedp.CSS(`.board`)))
+			}
+
 			do("board -> diff", chromedp.Click(chromedp.CSS(`nav a[href$="diff/main..feature.html"]`)), chromedp.WaitVisible(chromedp.CSS(`.diff-issue`)))
 			diff := text(`main`)
 			for _, want := range []string{f.auth + " Sign in with GitHub", `criterion completed: "A user can sign in with GitHub"`, `todo completed: "Write the callback" [Backend]`} {
