@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
@@ -162,6 +163,9 @@ func exportIssue(s *repo.Store, id string) (*ExportedIssue, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, s.FileError(s.Path(repo.HistoryDir, id+".jsonl"), err)
 	}
+	// updated_at is the ledger's last entry when that is later than the
+	// file's time, as every view of td says it (Store.FillUpdated).
+	updated := is.UpdatedAt
 	seen := map[string]bool{}
 	for n, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -172,11 +176,18 @@ func exportIssue(s *repo.Store, id string) (*ExportedIssue, error) {
 			continue // the same entry arrived twice: it is exported once
 		}
 		seen[string(line)] = true
-		if _, err := decodeObject(line); err != nil {
+		obj, err := decodeObject(line)
+		if err != nil {
 			return nil, &repo.ParseError{Path: repo.TodosDir + "/" + repo.HistoryDir + "/" + id + ".jsonl", Line: n + 1, Msg: err.Error()}
+		}
+		if ts, ok := obj["ts"].(string); ok {
+			if t, err := time.Parse(time.RFC3339Nano, ts); err == nil && t.After(updated) {
+				updated = t
+			}
 		}
 		e.Ledger = append(e.Ledger, json.RawMessage(line))
 	}
+	e.UpdatedAt = timeText(updated)
 	return e, nil
 }
 

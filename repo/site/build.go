@@ -63,6 +63,8 @@ func (src *Source) Load() ([]error, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Updated is the ledger's last entry, as td show and td list say.
+	s.FillUpdated(all)
 	src.byID = make(map[string]*repo.Issue, len(all))
 	for _, is := range all {
 		src.byID[is.ID] = is
