@@ -74,7 +74,7 @@ type Renderer struct {
 	// page's navigation then links to.
 	HasStats                           bool
 	board, issue, diff, failure, stats *template.Template
-	md                          goldmark.Markdown
+	md                                 goldmark.Markdown
 }
 
 // NewRenderer parses the templates.
