@@ -234,7 +234,9 @@ func (src *Source) page(is *repo.Issue) *Issue {
 	}
 	if src.claims != nil {
 		if c := src.claims.Shown(is.ID, is.Status); c != nil {
-			p.Claim = src.claims.Holder(c)
+			// In the board's words, with the time as the terminal gives
+			// it: "claimed by Bob in ../app-2 until 14:05 UTC".
+			p.Claim = board.ClaimText(src.claims, c, src.s.Now())
 		}
 	}
 	return p

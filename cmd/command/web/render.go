@@ -84,17 +84,22 @@ func NewRenderer(version string, file bool) *Renderer {
 		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(localImages{}, 100))),
 	)
 	funcs := template.FuncMap{
-		"issuePath":   site.IssuePath,
-		"iso":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"when":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-		"plural":      plural,
-		"markdown":    r.markdown,
-		"marker":      markdown.Marker,
-		"todoWords":   domain.TodoStatus.Words,
-		"steps":       func(s domain.Summary) int { return s.Done + s.Open + s.Blocked },
+		"issuePath": site.IssuePath,
+		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"when":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"plural":    plural,
+		"markdown":  r.markdown,
+		"marker":    markdown.Marker,
+		"todoWords": domain.TodoStatus.Words,
+		"steps":     func(s domain.Summary) int { return s.Done + s.Open + s.Blocked },
+		// done and total count a checklist as the board's card and td
+		// board do: steps and criteria, dropped steps left out.
+		"done":        func(s domain.Summary) int { return s.Done + s.CriteriaDone },
+		"total":       func(s domain.Summary) int { return s.Done + s.Open + s.Blocked + s.CriteriaTotal },
 		"linkWords":   linkWords,
 		"ledgerWords": ledgerWords,
 		"short":       short,
+		"clip":        clip,
 		"rangeWords":  rangeWords,
 		"eventWords":  func(e review.IssueEvent) string { return e.String() },
 		"eventClass":  eventClass,
@@ -206,6 +211,16 @@ func linkWords(k domain.LinkKind) string {
 		return "parent of"
 	}
 	return strings.ReplaceAll(string(k), "_", " ")
+}
+
+// clip cuts s to n characters, "…" last when it was longer: a page's
+// <title> names the issue in a tab's width, the page holds all of it.
+func clip(n int, s string) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
 func short(h string) string {
