@@ -1,6 +1,7 @@
 package command
 
 import (
+	_ "embed"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -9,6 +10,16 @@ import (
 
 	"github.com/urfave/cli/v2"
 )
+
+// manPage is td's manual page, generated from the command definitions by
+// go generate (TestManPage fails when it is not what they make now), so
+// that urfave/cli's man page writer and the markdown library under it
+// stay out of td: built with -tags urfave_cli_no_docs, td does not link
+// them, and every command starts without their initialisation.
+//
+//go:generate env TD_UPDATE_MAN=1 go test -run ^TestManPage$ .
+//go:embed td.1
+var manPage string
 
 // ManOptions are td man's inputs (none).
 type ManOptions struct{}
@@ -33,22 +44,18 @@ Examples:
 			if runF != nil {
 				return runF(o)
 			}
-			return r.runMan(c.App)
+			return r.runMan()
 		},
 	}
 }
 
-// runMan prints the manual page of app, its title line dated.
-func (r *runner) runMan(app *cli.App) error {
-	page, err := app.ToManWithSection(1)
-	if err != nil {
-		return fmt.Errorf("generate the manual page: %w", err)
-	}
+// runMan prints the manual page, its title line dated.
+func (r *runner) runMan() error {
 	date, err := r.manDate()
 	if err != nil {
 		return err
 	}
-	page = strings.Replace(page, ".TH td 1\n", fmt.Sprintf(".TH TD 1 %s \"td %s\" \"td manual\"\n", date, Version), 1)
+	page := strings.Replace(manPage, ".TH td 1\n", fmt.Sprintf(".TH TD 1 %s \"td %s\" \"td manual\"\n", date, Version), 1)
 	return r.st.export(func() any { return map[string]string{"man": page} }, func() error {
 		r.st.printf("%s", page)
 		return nil

@@ -364,11 +364,24 @@ func (src *Source) commitsByIssue() (map[string][]LogEntry, bool, error) {
 
 // Diff is the page of the range "BASE", "BASE..HEAD": td diff BASE [HEAD].
 func (src *Source) Diff(rng string) (*Diff, error) {
-	base, head := ParseRange(rng)
-	r, err := review.ResolveDiffRange(src.s, base, head)
+	r, err := ResolveRange(src.s, rng)
 	if err != nil {
 		return nil, err
 	}
+	return src.DiffOf(rng, r)
+}
+
+// ResolveRange resolves the range "BASE", "BASE..HEAD" to the commits it
+// compares, as td diff BASE [HEAD] does.
+func ResolveRange(s *repo.Store, rng string) (*review.DiffRange, error) {
+	base, head := ParseRange(rng)
+	return review.ResolveDiffRange(s, base, head)
+}
+
+// DiffOf is the page of r, resolved from the range rng (ResolveRange),
+// which names it.
+func (src *Source) DiffOf(rng string, r *review.DiffRange) (*Diff, error) {
+	base, head := ParseRange(rng)
 	d, err := review.Diff(src.s, r)
 	if err != nil {
 		return nil, err

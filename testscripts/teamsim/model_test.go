@@ -287,16 +287,24 @@ func checkIssue(p, b, o, t, r string) []finding {
 		}
 	}
 	for _, k := range sortedKeys(keys) {
-		if k == "updated_at" {
-			continue
+		if k == "updated_at" || k == "resolution" {
+			continue // the resolution is judged with the status, as one
 		}
 		want, ok := three(db.fields[k], do.fields[k], dt.fields[k])
 		got := dr.fields[k]
-		if ok && got != want {
-			add("a field changed on one side lost its value", "%s is %q, the side that changed it set %q (base %q)", k, got, want, db.fields[k])
+		if k == "status" {
+			want, ok = three(pair(db), pair(do), pair(dt))
+			got = pair(dr)
 		}
-		if !ok && got != do.fields[k] && got != dt.fields[k] {
-			add("a merge invented a field value", "%s is %q, the sides had %q and %q", k, got, do.fields[k], dt.fields[k])
+		if ok && got != want {
+			add("a field changed on one side lost its value", "%s is %q, the side that changed it set %q", k, got, want)
+		}
+		vo, vt := do.fields[k], dt.fields[k]
+		if k == "status" {
+			vo, vt = pair(do), pair(dt)
+		}
+		if !ok && got != vo && got != vt {
+			add("a merge invented a field value", "%s is %q, the sides had %q and %q", k, got, vo, vt)
 		}
 	}
 	for k := range setKeys {
@@ -472,6 +480,14 @@ type change struct {
 func diffIssue(db, ds issueDoc) change {
 	c := change{units: map[string]string{}}
 	for k := range union(db.fields, ds.fields) {
+		if k == "status" || k == "resolution" {
+			// One unit, as td merges them: a close sets the resolution,
+			// a reopen clears it.
+			if pair(db) != pair(ds) {
+				c.units["field:status"] = pair(ds)
+			}
+			continue
+		}
 		if k != "updated_at" && db.fields[k] != ds.fields[k] {
 			c.units["field:"+k] = ds.fields[k]
 		}
@@ -541,6 +557,9 @@ func diffOrder(db, ds issueDoc, c *change) {
 		}
 	}
 }
+
+// pair is an issue's status with its resolution, which td merges as one.
+func pair(d issueDoc) string { return d.fields["status"] + " / " + d.fields["resolution"] }
 
 // insertionLine is where plain git inserts a new todo: after the last item
 // of its phase, or of its section, or at the end of the file.

@@ -359,8 +359,8 @@ func markedBeyondConflict(s string, both map[string]bool) (bool, string) {
 				if k == "" || strings.Join(ours[k], "\n") == strings.Join(theirs[k], "\n") {
 					continue // blank, or the same on both sides: not what conflicts
 				}
-				if !both[k] {
-					return true, k
+				if !both[k] && !(k == "field:resolution" && both["field:status"]) {
+					return true, k // the resolution is marked with its status
 				}
 			}
 		}

@@ -102,7 +102,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("td serve: %v", err)
 		}
 	}()
-	srvURL := "http://" + ln.Addr()
+	srvURL := "http://" + ln.Addr().String()
 
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
