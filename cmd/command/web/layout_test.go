@@ -133,3 +133,66 @@ func TestBrowserLayout(t *testing.T) {
 		t.Errorf("after picking In review the columns in view are %q", got)
 	}
 }
+
+// TestPagesAxe runs axe-core's accessibility rules (WCAG 2 A and AA) in
+// Chromium over the board, the stats page and an issue's page of a site
+// with over-long titles, wide and at 390 px. It needs axe.min.js from the
+// axe-core package: $TD_AXE, else it is skipped (npm install axe-core).
+func TestPagesAxe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the browser test starts Chromium: not in -short")
+	}
+	axePath := os.Getenv("TD_AXE")
+	if axePath == "" {
+		t.Skip("axe-core is not installed: npm install axe-core and set $TD_AXE to its axe.min.js")
+	}
+	axe, err := os.ReadFile(axePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := chromium(t)
+	f := newFixture(t)
+	longTitles(t, f)
+	out := writeLongSite(t, f)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	defer cancelCtx()
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	// axe.run is asynchronous: its verdict lands in a global the test
+	// then polls for. What axe could not decide counts too (it reports an
+	// aria-label on a plain span so), but for colour contrast, which it
+	// cannot measure over the chart's SVG.
+	run := string(axe) + `;window.__axe = null; axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(r => { window.__axe = r.violations.concat(r.incomplete.filter(v => v.id !== 'color-contrast')).map(v => v.id + ': ' + v.help + ' (' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join('; ') + ')'); }); 1`
+	for _, page := range []string{"index.html", "stats.html", "issues/" + f.auth + ".html"} {
+		for _, width := range []int64{1400, 390} {
+			url := "file://" + filepath.ToSlash(out) + "/" + page
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`main`))); err != nil {
+				t.Fatalf("%s: %v", page, err)
+			}
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](run)); err != nil {
+				t.Fatalf("inject axe into %s: %v", page, err)
+			}
+			var violations []string
+			for i := 0; ; i++ {
+				v, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__axe`))
+				if err == nil && v != nil {
+					violations = v
+					break
+				}
+				if i > 100 {
+					t.Fatalf("axe gave no verdict on %s", page)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if len(violations) > 0 {
+				t.Errorf("%s at %d px: %s", page, width, strings.Join(violations, "\n  "))
+			}
+		}
+	}
+}
