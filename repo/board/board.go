@@ -305,7 +305,7 @@ func ClosedTitle(days int) string {
 // until 2026-11-28 09:00 UTC", "claimed by Bob in this work tree, lease
 // ended 14:05 UTC". The time has no date when it falls on now's day.
 func ClaimText(cs *claims.Set, c *domain.Claim, now time.Time) string {
-	who := holderName(c.Actor)
+	who := HolderName(c.Actor)
 	var where string
 	switch {
 	case c.Host != "" && c.Host != cs.HereHost:
@@ -329,10 +329,10 @@ func ClaimText(cs *claims.Set, c *domain.Claim, now time.Time) string {
 	return fmt.Sprintf("claimed by %s %s until %s", who, where, when)
 }
 
-// holderName is the claim holder as people read it: the person's name
+// HolderName is the claim holder as people read it: the person's name
 // (or email when the identity has no name), "AGENT agent of NAME" for an
 // agent.
-func holderName(a domain.Actor) string {
+func HolderName(a domain.Actor) string {
 	n, e := repo.SplitIdentity(a.Identity)
 	if n == "" {
 		n = e
