@@ -2,6 +2,11 @@ package command
 
 import (
 	_ "embed"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -44,10 +49,41 @@ Examples:
 	}
 }
 
-// runMan prints the manual page.
+// runMan prints the manual page, its title line dated.
 func (r *runner) runMan() error {
-	return r.st.export(func() any { return map[string]string{"man": manPage} }, func() error {
-		r.st.printf("%s", manPage)
+	date, err := r.manDate()
+	if err != nil {
+		return err
+	}
+	page := strings.Replace(manPage, ".TH td 1\n", fmt.Sprintf(".TH TD 1 %s \"td %s\" \"td manual\"\n", date, Version), 1)
+	return r.st.export(func() any { return map[string]string{"man": page} }, func() error {
+		r.st.printf("%s", page)
 		return nil
 	})
+}
+
+// manDate is the date on the manual page's title line (mandoc and man
+// warn without one): SOURCE_DATE_EPOCH for a reproducible build, else the
+// time of the commit td was built from, else td's clock (TD_NOW pins it).
+func (r *runner) manDate() (string, error) {
+	const layout = "2006-01-02"
+	if v := r.getenv("SOURCE_DATE_EPOCH"); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return time.Unix(n, 0).UTC().Format(layout), nil
+		}
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.time" {
+				if t, err := time.Parse(time.RFC3339, s.Value); err == nil {
+					return t.UTC().Format(layout), nil
+				}
+			}
+		}
+	}
+	now, err := r.now()
+	if err != nil {
+		return "", err
+	}
+	return now().UTC().Format(layout), nil
 }
