@@ -64,6 +64,10 @@ type Phase struct {
 type Filter struct {
 	Kind  domain.TodoKind
 	Phase string
+	// Open prefers the one open item (neither completed nor abandoned)
+	// when a text matches several: "td todo done password" means the
+	// step still to do, not the one done yesterday.
+	Open bool
 }
 
 // Checklist is a parsed issue body. Edits splice bytes into the body and
@@ -620,7 +624,8 @@ func (e *AddressError) Error() string {
 // admits: the item whose text is exactly query, else the one equal to it
 // ignoring case, else the one containing it ignoring case. Each tier must
 // name one item; otherwise the error is an *AddressError listing the
-// candidates or suggesting the nearest text.
+// candidates or suggesting the nearest text. With f.Open, a tier naming
+// several items of which exactly one is open names that one.
 func (c *Checklist) Find(query string, f Filter) (int, error) {
 	q := strings.TrimSpace(query)
 	if q == "" {
@@ -649,6 +654,18 @@ func (c *Checklist) Find(query string, f Filter) (int, error) {
 		case len(hits) == 1:
 			return hits[0], nil
 		case len(hits) > 1:
+			if f.Open {
+				open := -1
+				n := 0
+				for _, i := range hits {
+					if st := c.items[i].Status; st != domain.TodoCompleted && st != domain.TodoAbandoned {
+						open, n = i, n+1
+					}
+				}
+				if n == 1 {
+					return open, nil
+				}
+			}
 			e := &AddressError{Query: q, Filter: f}
 			for _, i := range hits {
 				e.Candidates = append(e.Candidates, c.items[i].Text)

@@ -581,6 +581,32 @@ func TestFind(t *testing.T) {
 	}
 }
 
+func TestFindOpen(t *testing.T) {
+	c := ParseChecklist([]byte("## Todos\n- [x] Reject an empty password\n- [ ] Reject an empty password on reset\n- [-] Log the empty password\n- [ ] Hash the password\n- [ ] Salt the password\n"))
+	for _, tc := range []struct {
+		query string
+		open  bool
+		want  int // -1 for an ambiguity
+	}{
+		{"empty password", false, -1},
+		{"empty password", true, 1},           // the one open of three
+		{"the password", true, -1},            // two open: still ambiguous
+		{"Reject an empty password", true, 0}, // an exact match wins over preference
+	} {
+		got, err := c.Find(tc.query, Filter{Open: tc.open})
+		if tc.want < 0 {
+			var ae *AddressError
+			if !errors.As(err, &ae) || len(ae.Candidates) < 2 {
+				t.Errorf("Find(%q, open %v) = %d, %v; want an ambiguity", tc.query, tc.open, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("Find(%q, open %v) = %d, %v; want %d", tc.query, tc.open, got, err, tc.want)
+		}
+	}
+}
+
 func TestRender(t *testing.T) {
 	wantSpec := `## Acceptance criteria
 - [x] A user can sign in with a GitHub account

@@ -111,7 +111,101 @@ func unionOfAdditions(a, b [][]byte) [][]byte {
 		// a ends the text: b goes before it.
 		a, b = b, a
 	}
+	if u := unionOfParagraphs(a, b); u != nil {
+		return u
+	}
 	return append(append(make([][]byte, 0, len(a)+len(b)), a...), b...)
+}
+
+// unionOfParagraphs joins two blocks of added lines paragraph by
+// paragraph, taking a paragraph both added once: a squash-landed branch
+// that merged main back, or appended again after its landing, added on
+// its side paragraphs main holds too, beside new ones on either side. The
+// paragraphs both hold, in the order both hold them, anchor the join;
+// between two anchors go a's paragraphs, then b's. It returns nil when
+// the two have no paragraph in common, or hold them in no common order
+// that keeps every paragraph (then the plain join is the answer).
+func unionOfParagraphs(a, b [][]byte) [][]byte {
+	pa, pb := paragraphs(a), paragraphs(b)
+	// The longest common subsequence of the paragraphs' texts.
+	n, m := len(pa), len(pb)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			switch {
+			case pa[i].key != "" && pa[i].key == pb[j].key:
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			default:
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	if lcs[0][0] == 0 {
+		return nil
+	}
+	var out [][]byte
+	i, j := 0, 0
+	var restA, restB []paragraph
+	for i < n && j < m {
+		switch {
+		case pa[i].key != "" && pa[i].key == pb[j].key && lcs[i][j] == lcs[i+1][j+1]+1:
+			for _, p := range append(restA, restB...) {
+				out = append(out, p.lines...)
+			}
+			restA, restB = nil, nil
+			out = append(out, pa[i].lines...)
+			i, j = i+1, j+1
+		case lcs[i+1][j] >= lcs[i][j+1]:
+			restA = append(restA, pa[i])
+			i++
+		default:
+			restB = append(restB, pb[j])
+			j++
+		}
+	}
+	restA, restB = append(restA, pa[i:]...), append(restB, pb[j:]...)
+	for _, p := range append(restA, restB...) {
+		out = append(out, p.lines...)
+	}
+	return out
+}
+
+// paragraph is a run of lines: the blank lines before a text and the text
+// up to the next blank line. key is its text, without line endings; a run
+// of blank lines alone has none and anchors nothing.
+type paragraph struct {
+	lines [][]byte
+	key   string
+}
+
+func paragraphs(lines [][]byte) []paragraph {
+	var out []paragraph
+	var cur paragraph
+	var key bytes.Buffer
+	text := false
+	for _, l := range lines {
+		blank := len(bytes.TrimSpace(l)) == 0
+		if blank && text {
+			cur.key = key.String()
+			out = append(out, cur)
+			cur, text = paragraph{}, false
+			key.Reset()
+		}
+		cur.lines = append(cur.lines, l)
+		if !blank {
+			text = true
+			key.Write(bytes.TrimRight(l, "\r\n"))
+			key.WriteByte('\n')
+		}
+	}
+	if len(cur.lines) > 0 {
+		cur.key = key.String()
+		out = append(out, cur)
+	}
+	return out
 }
 
 // unionable reports whether unionOfAdditions can join a and b: a line

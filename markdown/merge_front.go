@@ -12,10 +12,19 @@ import (
 
 // Frontmatter keys the merge treats specially.
 const (
-	labelsKey    = "labels"
-	linksKey     = "links"
-	updatedAtKey = "updated_at"
+	labelsKey     = "labels"
+	linksKey      = "links"
+	updatedAtKey  = "updated_at"
+	statusKey     = "status"
+	resolutionKey = "resolution"
 )
+
+// statusPair are the keys that merge as one: a close sets the resolution
+// and a reopen clears it, each moving the status, so a status from one
+// side with the other side's resolution (in_review, resolution wontfix)
+// is a state no command makes. A side changed the pair when it changed
+// either key; the side whose status the merge takes brings its resolution.
+var statusPair = []string{statusKey, resolutionKey}
 
 // mergeFront merges the frontmatter key by key (see MergeIssue). The result
 // starts from the side whose layout (comments, blank lines, key order) the
@@ -56,8 +65,8 @@ type frontMerge struct {
 func (m frontMerge) marked(a, b *Frontmatter) []byte {
 	fm := m.fm
 	type region struct {
-		start, end int
-		text       []byte
+		start, end   int
+		ours, theirs []byte
 	}
 	var rs []region
 	for _, k := range m.keys {
@@ -66,18 +75,31 @@ func (m frontMerge) marked(a, b *Frontmatter) []byte {
 		if i := fm.find(k); i >= 0 {
 			r.start, r.end = fm.entries[i].start, fm.entries[i].end
 		}
-		r.text = markRegion(entryText(a, k), entryText(b, k), fm.eol)
+		r.ours, r.theirs = entryText(a, k), entryText(b, k)
 		rs = append(rs, r)
 	}
 	slices.SortStableFunc(rs, func(x, y region) int { return x.start - y.start })
+	// Keys next to each other (the status and its resolution) are one
+	// marked region: ours' lines of both, then theirs'.
+	var joined []region
+	for _, r := range rs {
+		if n := len(joined); n > 0 && joined[n-1].end == r.start && r.start != r.end {
+			last := &joined[n-1]
+			last.end = r.end
+			last.ours = append(slices.Clip(last.ours), r.ours...)
+			last.theirs = append(slices.Clip(last.theirs), r.theirs...)
+			continue
+		}
+		joined = append(joined, r)
+	}
 	var out []byte
 	pos := 0
-	for _, r := range rs {
+	for _, r := range joined {
 		if r.start < pos {
 			return nil
 		}
 		out = append(out, fm.raw[pos:r.start]...)
-		out = append(out, r.text...)
+		out = append(out, markRegion(r.ours, r.theirs, fm.eol)...)
 		pos = r.end
 	}
 	return append(out, fm.raw[pos:]...)
@@ -145,10 +167,24 @@ func mergeFrontInto(o, a, b, carrier, other *Frontmatter, prefer map[string]int)
 		conflicts = append(conflicts, fmt.Sprintf("the field %s", k))
 		conflictKeys = append(conflictKeys, k)
 	}
+	// The status pair's source, decided once for both keys.
+	pairSrc := pairSource(o, a, b, carrier, prefer)
 	for _, k := range keys {
 		eo, ea, eb := entryText(o, k), entryText(a, k), entryText(b, k)
 		var src *Frontmatter
 		switch {
+		case containsString(statusPair, k):
+			if pairSrc == nil {
+				switch {
+				case k == statusKey:
+					conflict(k)
+				case !equalEntry(ea, eb):
+					// Marked beside the status: one conflict, both keys.
+					conflictKeys = append(conflictKeys, k)
+				}
+				continue
+			}
+			src = pairSrc
 		case equalEntry(ea, eb), equalEntry(eb, eo):
 			src = a
 		case equalEntry(ea, eo):
@@ -196,6 +232,35 @@ func mergeFrontInto(o, a, b, carrier, other *Frontmatter, prefer map[string]int)
 		}
 	}
 	return frontMerge{fm: fm, conflicts: conflicts, keys: conflictKeys, unfit: unfit}
+}
+
+// pairSource returns the side the status pair comes from: the one side
+// that changed it, either when both changed it alike, the preferred side
+// (prefer, by the status key) when both changed it differently; nil for a
+// conflict.
+func pairSource(o, a, b, carrier *Frontmatter, prefer map[string]int) *Frontmatter {
+	same := func(x, y *Frontmatter) bool {
+		for _, k := range statusPair {
+			ex, ey := entryText(x, k), entryText(y, k)
+			if !equalEntry(ex, ey) && (ex == nil || ey == nil || !sameValue(x.Node(k), y.Node(k))) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case same(a, b):
+		return carrier
+	case same(b, o):
+		return a
+	case same(a, o):
+		return b
+	case prefer[statusKey] == ours:
+		return a
+	case prefer[statusKey] == theirs:
+		return b
+	}
+	return nil
 }
 
 // frontLayout describes what a frontmatter holds besides its keys' values:

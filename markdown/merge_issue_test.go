@@ -568,3 +568,43 @@ Users sign in with GitHub.
 		t.Fatalf("conflicts %q, got\n%s\nwant\n%s", conflicts, got, want)
 	}
 }
+
+// TestMergeIssueStatusPair pins that the status and the resolution merge
+// as one: the side whose status the merge takes brings its resolution.
+func TestMergeIssueStatusPair(t *testing.T) {
+	file := func(status, resolution, priority string) []byte {
+		return []byte("---\nid: td-qkm5oz\ntitle: Sign in\n\nstatus: " + status + "\nresolution: " + resolution +
+			"\n\nimplementer: \"\"\n\npriority: " + priority + "\n---\n\nText.\n")
+	}
+	base := file("in_progress", `""`, "P2")
+	closed := file("closed", "wontfix", "P2")
+	review := file("in_review", `""`, "P2")
+	for _, tc := range []struct {
+		name         string
+		ours, theirs []byte
+		prefer       Preference
+		want         string // the status and resolution lines, or "conflict"
+	}{
+		{"one side closes", closed, file("in_progress", `""`, "P1"), 0, "status: closed\nresolution: wontfix\n"},
+		{"both moved it: a conflict on the pair", closed, review, 0, "conflict"},
+		{"both moved it, theirs kept: theirs' resolution too", closed, review, PreferTheirs, "status: in_review\nresolution: \"\"\n"},
+		{"both moved it, ours kept", closed, review, PreferOurs, "status: closed\nresolution: wontfix\n"},
+		{"only the resolution on one side, the status on the other", file("in_progress", "wontfix", "P2"), review, 0, "conflict"},
+	} {
+		m := MergeIssueWith(base, tc.ours, tc.theirs, MergeOptions{Prefer: map[string]Preference{"status": tc.prefer}})
+		if tc.prefer == 0 {
+			m = MergeIssueWith(base, tc.ours, tc.theirs, MergeOptions{})
+		}
+		if tc.want == "conflict" {
+			if len(m.Conflicts) == 0 {
+				t.Errorf("%s: merged cleanly:\n%s", tc.name, m.Data)
+			} else if !bytes.Contains(m.Data, []byte("<<<<<<< ours\nstatus: closed\n")) && !bytes.Contains(m.Data, []byte("<<<<<<< ours\nstatus: in_progress\n")) {
+				t.Errorf("%s: the status is not marked:\n%s", tc.name, m.Data)
+			}
+			continue
+		}
+		if len(m.Conflicts) > 0 || !bytes.Contains(m.Data, []byte(tc.want)) {
+			t.Errorf("%s: conflicts %q, got\n%s\nwant it to hold\n%s", tc.name, m.Conflicts, m.Data, tc.want)
+		}
+	}
+}

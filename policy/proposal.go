@@ -125,10 +125,12 @@ type PhaseRef struct {
 // list's phases in document order: into the phase already named name,
 // ignoring case and runs of white space (the one from this agent if
 // several are, else the first), under its heading as it is written; only
-// when none is does the proposal make a new phase "name (from agent)".
-// joins reports whether an existing phase takes the steps. A phase's
-// origin says whose proposal made the phase, not who proposed each step:
-// that the ledger's sublist_accepted entry keeps.
+// when none is does the proposal make a new phase "name", with no
+// origin: the plan reads as one plan, and who proposed each step is the
+// ledger's sublist_accepted entry's to keep. joins reports whether an
+// existing phase takes the steps. An origin a heading already carries
+// ("name (from agent)", written by hand or by an older td) is read and
+// kept.
 func ProposalPhase(existing []PhaseRef, name string, agent domain.AgentPath) (into PhaseRef, joins bool) {
 	key := phaseKey(name)
 	first := -1
@@ -146,7 +148,7 @@ func ProposalPhase(existing []PhaseRef, name string, agent domain.AgentPath) (in
 	if first >= 0 {
 		return existing[first], true
 	}
-	return PhaseRef{Name: strings.TrimSpace(name), Origin: agent}, false
+	return PhaseRef{Name: strings.TrimSpace(name)}, false
 }
 
 // phaseKey is the form phase names are compared in: lower case, each run

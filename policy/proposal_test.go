@@ -131,16 +131,16 @@ func TestProposalPhase(t *testing.T) {
 		want     PhaseRef
 		joins    bool
 	}{
-		{"no phases: a new one from the agent", nil, "Frontend", ui, fromUI, false},
+		{"no phases: a new one, no origin", nil, "Frontend", ui, mine, false},
 		{"the same name", []PhaseRef{mine}, "Frontend", ui, mine, true},
 		{"another case", []PhaseRef{mine}, "frontend", ui, mine, true},
 		{"other spacing", []PhaseRef{{Name: "Front end"}}, "  front   END ", ui, PhaseRef{Name: "Front end"}, true},
-		{"another name: a new phase, name trimmed", []PhaseRef{mine}, " Docs ", ui, PhaseRef{Name: "Docs", Origin: ui}, false},
+		{"another name: a new phase, name trimmed", []PhaseRef{mine}, " Docs ", ui, PhaseRef{Name: "Docs"}, false},
 		{"another subagent's phase", []PhaseRef{fromAPI}, "docs", ui, fromAPI, true},
 		{"its own phase", []PhaseRef{fromUI}, "FRONTEND", ui, fromUI, true},
 		{"its own phase over an earlier one", []PhaseRef{mine, fromUI}, "Frontend", ui, fromUI, true},
 		{"the first when none is its own", []PhaseRef{fromUI, mine}, "Frontend", api, fromUI, true},
-		{"a prefix is not the name", []PhaseRef{mine}, "Front", ui, PhaseRef{Name: "Front", Origin: ui}, false},
+		{"a prefix is not the name", []PhaseRef{mine}, "Front", ui, PhaseRef{Name: "Front"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

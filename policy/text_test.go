@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCheckText(t *testing.T) {
 	tests := []struct {
@@ -36,5 +39,35 @@ func TestCheckText(t *testing.T) {
 				t.Errorf("CheckText(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestCheckTitle(t *testing.T) {
+	for _, tc := range []struct {
+		name, title string
+		want        string // "" for accepted
+	}{
+		{"plain", "Sign in with GitHub", ""},
+		{"accents and CJK", "Menu du café, 日本語", ""},
+		{"exactly the limit", strings.Repeat("é", MaxTitleRunes), ""},
+		{"over the limit", strings.Repeat("a", MaxTitleRunes+1), "the title is 501 characters, over the limit of 500; put the rest in the description"},
+		{"right-to-left override", "Fix \u202Eexe.txt", "the title contains an invisible character (U+202E, right-to-left override) at byte 4: it would make the title read differently from what it is"},
+		{"isolate", "a\u2066b", "the title contains an invisible character (U+2066, left-to-right isolate) at byte 1: it would make the title read differently from what it is"},
+		{"zero-width space", "pass\u200Bword", "the title contains an invisible character (U+200B, zero-width space) at byte 4: it would make the title read differently from what it is"},
+		{"byte order mark", "\uFEFFTitle", "the title contains an invisible character (U+FEFF, zero-width no-break space) at byte 0: it would make the title read differently from what it is"},
+		{"joiner inside an ASCII word", "ad\u200Dmin", "the title contains an invisible character (U+200D, zero-width joiner) at byte 2: it would make the title read differently from what it is"},
+		{"joiner at the end", "family 👨\u200D", "the title contains an invisible character (U+200D, zero-width joiner) at byte 11: it would make the title read differently from what it is"},
+		{"emoji sequence", "family 👨\u200D👩\u200D👧", ""},
+		{"Persian non-joiner", "می\u200Cخواهم", ""},
+		{"control first", "a\x1b[31m", "title contains a control character (U+001B) at byte 1"},
+	} {
+		err := CheckTitle(tc.title)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: CheckTitle = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

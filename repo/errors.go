@@ -63,6 +63,10 @@ func CodeOf(err error) Code {
 	if errors.As(err, &te) {
 		return CodeInvalid
 	}
+	var tie *policy.TitleError
+	if errors.As(err, &tie) {
+		return CodeInvalid
+	}
 	return CodeInternal
 }
 

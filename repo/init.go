@@ -16,7 +16,11 @@ import (
 // InitOptions configures Init.
 type InitOptions struct {
 	Prefix string // issue ID prefix; "td" when empty
-	NoGit  bool   // allow a directory outside git (git mode off)
+	// PrefixGiven is whether the prefix was asked for (td init --prefix):
+	// a repository already initialised with another one is refused, not
+	// left as it is in silence.
+	PrefixGiven bool
+	NoGit       bool // allow a directory outside git (git mode off)
 	Options
 }
 
@@ -73,6 +77,14 @@ func Init(dir string, o InitOptions) (*InitResult, error) {
 	todos := filepath.Join(res.Root, TodosDir)
 	if err := refuseSymlink(todos); err != nil {
 		return nil, err
+	}
+	if o.PrefixGiven {
+		cfg := filepath.Join(todos, ConfigFile)
+		if data, err := os.ReadFile(cfg); err == nil {
+			if c, err := ParseConfig(TodosDir+"/"+ConfigFile, data); err == nil && c.IDPrefix != "" && c.IDPrefix != prefix {
+				return nil, Errorf(CodeRefused, "td is already initialised here with id_prefix %q; --prefix is for a new .todos. To give new issues the prefix %q, set id_prefix: %s in %s/%s and commit it (existing issues keep their IDs)", c.IDPrefix, prefix, prefix, TodosDir, ConfigFile)
+			}
+		}
 	}
 	var changed []string
 	note := func(p string) { changed = append(changed, p) }

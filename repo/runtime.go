@@ -35,9 +35,10 @@ const MaxActions = 10
 // the counters stall detection reads.
 type Runtime struct {
 	BoundIssue string `json:"bound_issue,omitempty"`
-	// BoundBy says how the binding was made: BoundByStart when td start
-	// bound a session that had none; "" for td session bind, td send and
-	// td promote. A person's td start binds only for the checklist's sake:
+	// BoundBy says how the binding was made: BoundByStart when td start or
+	// td reclaim bound a session that had none; "" for td session bind,
+	// td send and td promote. A person's td start (or reclaim, which
+	// starts the work anew) binds only for the checklist's sake:
 	// it does not make later issues the person files children of it.
 	BoundBy      string         `json:"bound_by,omitempty"`
 	State        string         `json:"state,omitempty"`
@@ -356,7 +357,7 @@ func (s *Store) SetBinding(sessionID, issueID string) error {
 	})
 }
 
-// BoundByStart marks a binding td start made (Runtime.BoundBy).
+// BoundByStart marks a binding td start or td reclaim made (Runtime.BoundBy).
 const BoundByStart = "start"
 
 // boundIssueID returns the issue the session works on, refusing with a

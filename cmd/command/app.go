@@ -346,6 +346,7 @@ Start with:
 			r.doctorCommand(nil),
 			r.versionCommand(nil),
 			r.completionCommand(nil),
+			r.completeCommand(),
 			r.manCommand(nil),
 		}),
 	}
@@ -379,7 +380,7 @@ func (g commandGroup) Heading() string {
 // TestEveryCommandIsGrouped.
 func commandGroups() []commandGroup {
 	return []commandGroup{
-		{Title: "Getting started", Names: []string{"init", "demo", "help", "version", "completion", "man"}},
+		{Title: "Getting started", Names: []string{"init", "demo", "help", "version", "completion", "__complete", "man"}},
 		{Title: "Issues", Topic: "format", Names: []string{"create", "list", "board", "search", "show", "edit", "comment"}},
 		{Title: "Todos and criteria", Topic: "todos", Names: []string{"todo", "fmt"}},
 		{Title: "Workflow and review", Topic: "policy", Names: []string{"start", "unstart", "review", "approve", "reject", "close", "reopen", "block", "unblock", "reviewable", "status"}},
@@ -407,7 +408,9 @@ func groupCommands(app *cli.App) {
 		for _, n := range groups[i].Names {
 			if c, ok := byName[n]; ok {
 				c.Category = groups[i].Heading()
-				groups[i].Commands = append(groups[i].Commands, c)
+				if !c.Hidden { // td __complete is the scripts', not a person's
+					groups[i].Commands = append(groups[i].Commands, c)
+				}
 				delete(byName, n)
 			}
 		}

@@ -64,7 +64,7 @@ func TestBoardOnATerminal(t *testing.T) {
 		return out.String()
 	}
 	wide := board("100", BoardOptions{Limit: -1})
-	if !strings.HasPrefix(wide, "Open (17)           In progress (0)     Blocked (0)         In review (0)       Closed (0)\n") {
+	if !strings.HasPrefix(wide, "Open (17)           In progress (0)     Blocked (0)         In review (0)       Closed 7d (0)\n") {
 		t.Errorf("100 columns:\n%s", wide)
 	}
 	if !strings.Contains(wide, "\n+ 2 more\n") || strings.Count(wide, "td-") != boardPage {

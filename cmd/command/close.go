@@ -56,9 +56,10 @@ no longer applies or pass --override-open-criteria REASON (audited).
 --resolution wontfix is not held to the criteria.
 
 --duplicate-of OTHER adds the duplicate_of link and closes with resolution
-duplicate, in one step. Children (issues child_of this one) that are not
-closed stay open: on a terminal td lists them and asks first, otherwise it
-warns on stderr; --yes skips both.
+duplicate, in one step. An issue with children (issues child_of it) that
+are not closed is not closed unasked: on a terminal td lists them and asks
+first; elsewhere it refuses, naming them, before it writes anything.
+--yes closes it anyway, and the children stay open.
 
 Examples:
    td close td-k3x9qa --resolution wontfix --reason "superseded by the new login"
@@ -94,14 +95,13 @@ Examples:
 }
 
 // runClose closes the issue, or closes it as a duplicate, once the open
-// children are asked about (on a terminal) or noted for a warning.
+// children are asked about (on a terminal) or refused (elsewhere).
 func (r *runner) runClose(o *CloseOptions) error {
 	s, se, err := r.openSession(o.Session)
 	if err != nil {
 		return err
 	}
-	children, err := r.openChildrenBeforeClose(o, s, se)
-	if err != nil {
+	if err := r.openChildrenBeforeClose(o, s, se); err != nil {
 		return err
 	}
 	topts := issues.TransitionOptions{Reason: o.Reason, SelfCloseException: o.SelfCloseException, Resolution: o.Resolution,
@@ -116,35 +116,41 @@ func (r *runner) runClose(o *CloseOptions) error {
 		r.warnSecurity(res)
 		return err
 	}
-	return r.printTransition("close", "Closed", res, children)
+	return r.printTransition("close", "Closed", res)
 }
 
-// openChildrenBeforeClose returns the open children of the issue, for a
-// warning after the close. On a terminal it lists them and asks before
-// anything is written, and returns none once answered yes. --yes (and
-// a subagent, which cannot be asked) skips the check.
-func (r *runner) openChildrenBeforeClose(o *CloseOptions, s *repo.Store, se *repo.Session) ([]*repo.Issue, error) {
+// openChildrenBeforeClose checks the open children of the issue before
+// anything is written: on a terminal it lists them and asks; elsewhere
+// (a script, an agent, --json) it refuses, naming them. --yes (and a
+// subagent, which cannot be asked) skips the check.
+func (r *runner) openChildrenBeforeClose(o *CloseOptions, s *repo.Store, se *repo.Session) error {
 	if o.Yes || se.IsSubagent() {
-		return nil, nil
+		return nil
 	}
 	// Ask only about a close that could happen: the step itself reports
 	// an unknown or unreadable issue, or one already closed.
 	is, err := s.Issue(o.Issue)
 	if err != nil || is.Status == domain.StatusClosed {
-		return nil, nil
+		return nil
 	}
 	id := is.ID
 	children, err := links.OpenChildren(s, id)
 	if err != nil || len(children) == 0 {
-		return nil, err
+		return err
 	}
 	if r.st.wantsJSON() || !r.interactive() {
-		return children, nil
+		named := make([]string, len(children))
+		for i, ch := range children {
+			named[i] = fmt.Sprintf("%s %q", ch.ID, ch.Title)
+		}
+		n := len(children)
+		return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("cannot close %s: it has %d open %s (%s); close %s first, or pass --yes to close %s and leave %s open",
+			id, n, domain.Plural(n, "child", "children"), strings.Join(named, ", "), domain.Plural(n, "it", "them"), id, domain.Plural(n, "it", "them"))}
 	}
 	if r.askClose(id, children) {
-		return nil, nil
+		return nil
 	}
-	return nil, &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s not closed: it has open children; close them first, or answer y (--yes skips the question)", id)}
+	return &repo.Error{Code: repo.CodeRefused, Msg: fmt.Sprintf("%s not closed: it has open children; close them first, or answer y (--yes skips the question)", id)}
 }
 
 // askClose lists the open children and asks whether to close id anyway;
@@ -160,31 +166,6 @@ func (r *runner) askClose(id string, children []*repo.Issue) bool {
 		return true
 	}
 	return false
-}
-
-// childJSON is an open child in td close --json.
-type childJSON struct {
-	ID     string        `json:"id"`
-	Title  string        `json:"title"`
-	Status domain.Status `json:"status"`
-}
-
-func toChildrenJSON(children []*repo.Issue) []childJSON {
-	var out []childJSON
-	for _, ch := range children {
-		out = append(out, childJSON{ID: ch.ID, Title: ch.Title, Status: ch.Status})
-	}
-	return out
-}
-
-// warnOpenChildren tells, on stderr, which children a close left open.
-func (r *runner) warnOpenChildren(id string, children []*repo.Issue) {
-	if len(children) == 0 {
-		return
-	}
-	r.st.warnf("%s has %d open %s; %s open (--yes skips this check):", id, len(children),
-		domain.Plural(len(children), "child", "children"), domain.Plural(len(children), "it stays", "they stay"))
-	r.printChildren(r.st.errOut, children)
 }
 
 func (r *runner) printChildren(w io.Writer, children []*repo.Issue) {

@@ -1,10 +1,6 @@
 package command
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,9 +17,15 @@ func (r *runner) completionCommand(runF func(*CompletionOptions) error) *cli.Com
 		Name:      "completion",
 		Usage:     "print a shell completion script for bash, zsh or fish",
 		ArgsUsage: "bash|zsh|fish",
-		Description: `Prints a script that completes td's commands, subcommands and flags,
-generated from the same definitions td help reads. Load it in your shell's
-start-up file:
+		Description: `Prints a script that completes td on the command line: commands,
+subcommands and flags from the same definitions td help reads; issue IDs
+with their titles (open issues first, and only those the command takes:
+td approve offers the issues in review); flag values (statuses, types,
+priorities, the labels and people in use, sessions); help topics; file
+names only where a flag or command takes a path, and nothing after a flag
+whose value is free text. The script asks td itself (td __complete), so
+it knows this repository's issues as they are now. Load it in your
+shell's start-up file:
 
    bash:  source <(td completion bash)        (in ~/.bashrc)
    zsh:   source <(td completion zsh)         (in ~/.zshrc)
@@ -53,89 +55,72 @@ Examples:
 
 // runCompletion prints the script for o.Shell.
 func (r *runner) runCompletion(o *CompletionOptions, app *cli.App) error {
-	var script string
-	switch o.Shell {
-	case "fish":
-		s, err := app.ToFishCompletion()
-		if err != nil {
-			return fmt.Errorf("generate the fish completion: %w", err)
-		}
-		script = s
-	case "zsh":
-		script = "# td completion for zsh: source <(td completion zsh)\nautoload -U +X bashcompinit && bashcompinit\n" + bashCompletion(app)
-	default:
-		script = "# td completion for bash: source <(td completion bash)\n" + bashCompletion(app)
-	}
+	script := completionScripts[o.Shell]
 	return r.st.export(func() any { return map[string]string{"shell": o.Shell, "script": script} }, func() error {
 		r.st.printf("%s", script)
 		return nil
 	})
 }
 
-// bashCompletion writes a bash completion function from the command tree:
-// the words after "td" that name commands select a path ("todo add"), and
-// the candidates are that path's subcommands and flags.
-func bashCompletion(app *cli.App) string {
-	words := map[string][]string{} // command path -> subcommands and flags
-	var walk func(path string, cmds []*cli.Command, flags []cli.Flag)
-	walk = func(path string, cmds []*cli.Command, flags []cli.Flag) {
-		var w []string
-		for _, c := range cmds {
-			if c.Hidden {
-				continue
-			}
-			for _, n := range c.Names() {
-				w = append(w, n)
-				sub := n
-				if path != "" {
-					sub = path + "/" + n
-				}
-				walk(sub, c.Subcommands, c.Flags)
-			}
-		}
-		for _, f := range flags {
-			for _, n := range f.Names() {
-				if len(n) == 1 {
-					w = append(w, "-"+n)
-				} else {
-					w = append(w, "--"+n)
-				}
-			}
-		}
-		sort.Strings(w)
-		words[path] = w
-	}
-	walk("", app.Commands, app.Flags)
-	paths := make([]string, 0, len(words))
-	for p := range words {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	var b strings.Builder
-	b.WriteString("_td() {\n")
-	b.WriteString("  local cur=${COMP_WORDS[COMP_CWORD]} path= w i\n")
-	b.WriteString("  for ((i = 1; i < COMP_CWORD; i++)); do\n")
-	b.WriteString("    w=${COMP_WORDS[i]}\n")
-	b.WriteString("    case \"${path:+$path/}$w\" in\n")
-	for _, p := range paths {
-		if p != "" {
-			fmt.Fprintf(&b, "      %s) path=%s ;;\n", p, p)
-		}
-	}
-	b.WriteString("    esac\n")
-	b.WriteString("  done\n")
-	b.WriteString("  local words\n")
-	b.WriteString("  case \"$path\" in\n")
-	for _, p := range paths {
-		label := p
-		if p == "" {
-			label = "''"
-		}
-		fmt.Fprintf(&b, "    %s) words=%q ;;\n", label, strings.Join(words[p], " "))
-	}
-	b.WriteString("  esac\n")
-	b.WriteString("  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n")
-	b.WriteString("}\n")
-	b.WriteString("complete -F _td td\n")
-	return b.String()
+// completionScripts hand the words of the command line to td __complete,
+// which knows the command tree and the repository, and offer what it
+// prints: VALUE<tab>DESCRIPTION lines, or ":files" for a path. bash shows
+// the values; zsh and fish show the descriptions beside them.
+var completionScripts = map[string]string{
+	"bash": `# td completion for bash: source <(td completion bash)
+_td() {
+  local cur=${COMP_WORDS[COMP_CWORD]} out line
+  out=$(td __complete -- "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) || return 0
+  COMPREPLY=()
+  if [[ $out == ':files' ]]; then
+    compopt -o filenames 2>/dev/null
+    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
+    return 0
+  fi
+  while IFS= read -r line; do
+    [[ -n $line ]] && COMPREPLY+=("${line%%$'\t'*}")
+  done <<< "$out"
+  return 0
+}
+complete -F _td td
+`,
+	"zsh": `#compdef td
+# td completion for zsh: source <(td completion zsh)
+_td() {
+  local -a lines cands
+  local line value desc
+  lines=("${(@f)$(td __complete -- "${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  if [[ ${lines[1]} == ':files' ]]; then
+    _files
+    return
+  fi
+  for line in $lines; do
+    [[ -z $line ]] && continue
+    value=${line%%$'\t'*}
+    desc=${line#*$'\t'}
+    [[ $desc == $line ]] && desc=
+    value=${value//:/\\:}
+    if [[ -n $desc ]]; then cands+=("$value:$desc"); else cands+=("$value"); fi
+  done
+  (( ${#cands} )) && _describe -V td cands
+}
+if (( $+functions[compdef] )); then
+  compdef _td td
+else
+  autoload -Uz compinit && compinit && compdef _td td
+fi
+`,
+	"fish": `# td completion for fish: td completion fish > ~/.config/fish/completions/td.fish
+function __td_complete
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l out (td __complete -- $words (commandline -ct) 2>/dev/null)
+    if test "$out[1]" = ':files'
+        __fish_complete_path (commandline -ct)
+        return
+    end
+    printf '%s\n' $out
+end
+complete -c td -f -k -a '(__td_complete)'
+`,
 }

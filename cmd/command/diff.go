@@ -1,6 +1,7 @@
 package command
 
 import (
+	"github.com/tdproject/td/repo/people"
 	"github.com/tdproject/td/repo/review"
 	"github.com/urfave/cli/v2"
 )
@@ -95,14 +96,15 @@ func (r *runner) runDiff(o *DiffOptions) error {
 	for _, p := range d.Problems {
 		r.st.warnf("%v", p)
 	}
+	name := func(id string) string { return people.NameOf(s, id) }
 	return r.st.export(func() any { return diffJSON(d) }, func() error {
 		switch o.Format {
 		case reviewFormatJSON:
 			return r.st.emitJSON(diffJSON(d))
 		case reviewFormatMarkdown:
-			r.st.printf("%s", safe(diffMarkdown(d)))
+			r.st.printf("%s", safe(diffMarkdown(d, name)))
 		default:
-			r.st.printf("%s", safe(diffText(d)))
+			r.st.printf("%s", safe(diffText(d, name)))
 		}
 		return nil
 	})

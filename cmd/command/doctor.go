@@ -30,6 +30,8 @@ in this clone:
    gitattributes     .gitattributes sends issue files to it and ledgers to union
    hooks             td's git hooks, when installed, are all there and current
    caches            the caches under .todos/local are readable
+   issue_files       every issue file parses (td check reports the same as
+                     invalid; fix such a file by hand: td never rewrites it)
    unfinished_merge  no merge left a file under .todos conflicted
    idle_sessions     no session's local state has been idle longer than --idle
                      (default 720h, 30 days)

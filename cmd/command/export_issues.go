@@ -33,13 +33,26 @@ func (r *runner) exportCommand(runF func(*ExportOptions) error) *cli.Command {
 		Usage: "write every issue out: td's JSONL (every field, todos, ledger) or GitHub's issue form",
 		Description: `--format jsonl writes one issue a line: every frontmatter field, the other
 frontmatter keys, the body, the todos and the ledger; td import jsonl reads it
-back. --format github writes a JSON list of {title, body, labels, assignees,
-state}, the body ending in the criteria and todos as task lists: what
-gh issue create takes.
+back.
+
+--format github writes a JSON list, one element an issue, for GitHub's
+REST API: {"td": ID, "create": {...}, "update": {...}}. "create" is the
+request body of "Create an issue" (POST /repos/OWNER/REPO/issues): title,
+body (the description, then the criteria and todos as task lists), labels
+(td's labels and the priority), assignees (people, not agent sessions)
+and type (Bug, Feature, Task, Chore, Epic: dropped by a repository whose
+organisation has no such issue type). GitHub creates every issue open, so
+a closed one has "update", the body of "Update an issue" (PATCH
+/repos/OWNER/REPO/issues/NUMBER) that closes it: state closed, with
+state_reason completed, not_planned (wontfix) or duplicate.
 
 Examples:
    td export --format jsonl > issues.jsonl
-   td export --format github > issues.json`,
+   td export --format github > issues.json
+   jq -c '.[]' issues.json | while read -r it; do
+     n=$(echo "$it" | jq '.create' | gh api repos/OWNER/REPO/issues --input - --jq .number)
+     echo "$it" | jq -e '.update' >/dev/null && echo "$it" | jq '.update' | gh api -X PATCH repos/OWNER/REPO/issues/$n --input -
+   done`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: exportJSONL, Usage: "jsonl or github"},
 		},

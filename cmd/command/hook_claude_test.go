@@ -2,8 +2,11 @@ package command
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tdproject/td/repo/harness/claude"
 )
 
 func TestParseHookArgs(t *testing.T) {
@@ -76,4 +79,20 @@ func TestHookClaudeOptions(t *testing.T) {
 		{name: "flags", argv: []string{"hook", "claude", "SessionStart", "--agent", "primary", "--category=meta", "--format", "text"},
 			want: HookClaudeOptions{Event: "SessionStart", Agent: "primary", Category: "meta", Format: formatText}},
 	})
+}
+
+// TestHooksInstallHelpNamesWhatItInstalls: td hooks install --help names
+// each Claude Code event --claude writes an entry for, and no other.
+func TestHooksInstallHelpNamesWhatItInstalls(t *testing.T) {
+	desc := (&runner{}).hooksInstallCommand(nil).Description
+	installed := map[claude.Event]bool{}
+	for _, h := range claude.HookEntries() {
+		installed[h.Event] = true
+	}
+	for _, e := range claude.Events {
+		named := regexp.MustCompile(`\b` + string(e) + `\b`).MatchString(desc)
+		if named != installed[e] {
+			t.Errorf("the help names %s: %v; --claude installs it: %v", e, named, installed[e])
+		}
+	}
 }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"io"
+	"strings"
 
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/harness"
@@ -57,7 +58,7 @@ func (r *runner) hooksInstallCommand(runF func(*HooksInstallOptions) error) *cli
 	return &cli.Command{
 		Name:  "install",
 		Usage: "write td's git hooks (pre-commit, prepare-commit-msg, commit-msg), or with --claude (--codex, ...) an agent harness's",
-		Description: `pre-commit runs td guard --staged, so a commit the current session may not
+		Description: strings.Replace(`pre-commit runs td guard --staged, so a commit the current session may not
 make stops there; prepare-commit-msg and commit-msg add a "Td-Session: <id>"
 trailer naming the current session (not to merges or squashes, not to an
 empty message, and never stopping a commit). The scripts are small POSIX sh
@@ -70,9 +71,7 @@ and stops; --force replaces it and keeps it as <name>.td-backup, or call td
 from your own hook with the line td prints.
 
 --claude writes Claude Code's hooks instead (run both commands for both):
-entries in .claude/settings.json that run td hook claude at SessionStart,
-UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PreCompact,
-SubagentStart, SubagentStop, Stop, StopFailure and SessionEnd. The file is merged,
+entries in .claude/settings.json that run td hook claude at {claude events}. The file is merged,
 never clobbered: its other keys, hooks and matcher groups stay, an event
 that already runs td hook claude is left alone, and a file td cannot read
 is reported and left as it is. --print shows the entries instead.
@@ -92,7 +91,7 @@ Examples:
    td hooks install --json
    td hooks install --claude
    td hooks install --claude --print
-   td hooks install --codex`,
+   td hooks install --codex`, "{claude events}", claudeEventWords(), 1),
 		Flags: hooksInstallFlags(),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c, 0, 0, "[--force] | --claude [--print]"); err != nil {
@@ -237,6 +236,21 @@ func (r *runner) printHarnessInstall(s *repo.Store, name string, res *harness.Co
 
 // hooksInstallFlags are td hooks install's flags: --force for git hooks,
 // one flag per harness, and --print.
+// claudeEventWords lists the Claude Code events td hooks install --claude
+// writes an entry for, from the entries it writes, so the help cannot
+// name one more or one fewer: "SessionStart, UserPromptSubmit, ... and
+// SessionEnd".
+func claudeEventWords() string {
+	var names []string
+	for _, h := range claude.HookEntries() {
+		names = append(names, string(h.Event))
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 func hooksInstallFlags() []cli.Flag {
 	flags := []cli.Flag{
 		&cli.BoolFlag{Name: "force", Usage: "replace hooks that are not td's, keeping each as <name>.td-backup"},

@@ -12,8 +12,10 @@ import (
 
 // InitOptions are td init's inputs, as parsed from the command line.
 type InitOptions struct {
-	// Prefix is --prefix: the issue ID prefix.
-	Prefix string
+	// Prefix is --prefix: the issue ID prefix; PrefixGiven whether it
+	// was given.
+	Prefix      string
+	PrefixGiven bool
 	// NoGit is --no-git: allow a directory outside a git work tree.
 	NoGit bool
 	// CI is --ci: the hosting service to write a pull request job for
@@ -29,7 +31,10 @@ func (r *runner) initCommand(runF func(*InitOptions) error) *cli.Command {
 		Description: `Creates .todos/ (config.yaml, issues/, history/, sessions/, a .gitignore for
 local/), adds the union and td merge drivers to .gitattributes, registers the
 td merge driver in this clone's git config, and lists your git identity as an
-operator. Running it again only adds what is missing.
+operator. Running it again only adds what is missing; with --prefix on a
+tree initialised with another prefix it is refused. The prefix of new
+issues is id_prefix in .todos/config.yaml: edit it and commit it to change
+it (existing issues keep their IDs).
 
 Examples:
    td init
@@ -52,7 +57,7 @@ one comment it keeps up to date. See td help conflicts.`,
 			if _, err := args(c, 0, 0, "[--prefix P] [--no-git] [--ci github|gitlab]"); err != nil {
 				return err
 			}
-			o := &InitOptions{Prefix: c.String("prefix"), NoGit: c.Bool("no-git"), CI: c.String("ci")}
+			o := &InitOptions{Prefix: c.String("prefix"), PrefixGiven: c.IsSet("prefix"), NoGit: c.Bool("no-git"), CI: c.String("ci")}
 			if o.CI != "" && !slices.Contains(ci.Services(), o.CI) {
 				return usagef("--ci %q must be one of %s", o.CI, strings.Join(ci.Services(), ", "))
 			}
@@ -78,7 +83,7 @@ func (r *runner) runInit(o *InitOptions) error {
 	if r.dirFlag != "" {
 		dir = r.path(r.dirFlag)
 	}
-	res, err := repo.Init(dir, repo.InitOptions{Prefix: o.Prefix, NoGit: o.NoGit, Options: opts})
+	res, err := repo.Init(dir, repo.InitOptions{Prefix: o.Prefix, PrefixGiven: o.PrefixGiven, NoGit: o.NoGit, Options: opts})
 	if err != nil {
 		return err
 	}

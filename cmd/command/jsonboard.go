@@ -110,6 +110,11 @@ func appendCardJSON(b []byte, k *board.Card) []byte {
 		b = jsonKey(b, in, f.key)
 		b = strconv.AppendInt(b, int64(f.value), 10)
 	}
+	if k.ChildrenUnreadable > 0 {
+		b = append(b, ",\n"...)
+		b = jsonKey(b, in, "children_unreadable")
+		b = strconv.AppendInt(b, int64(k.ChildrenUnreadable), 10)
+	}
 	if k.Claim != "" {
 		b = append(b, ",\n"...)
 		b = jsonKey(b, in, "claim")

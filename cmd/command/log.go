@@ -83,7 +83,7 @@ func (r *runner) logCommand(runF func(*LogOptions) error) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "show only the `N` most recent entries"},
 			&cli.StringFlag{Name: "issue", Usage: "the issue whose history to show (the same as giving its `ID`)"},
-			&cli.StringFlag{Name: "since", Usage: "without an ID: what happened since `WHEN` (1w, 3d, 12h, 2026-11-01 or a time; default 1w)"},
+			&cli.StringFlag{Name: "since", Usage: "without an ID: what happened since `WHEN` (1w, 3d, 12h, today, yesterday, 2026-11-01 or a time; default 1w)"},
 			&cli.StringFlag{Name: "author", Usage: "without an ID: only what `NAME` did (a session's or person's name or email, or part of one)"},
 		},
 		Description: `With an ID, merges the issue's ledger (.todos/history/ID.jsonl) with the
@@ -105,6 +105,7 @@ Examples:
    td log td-k3x9qa
    td log k3x --limit 5
    td log --since 3d
+   td log --since yesterday
    td log --since 2026-11-01 --author bob
    td log k3x --json`,
 		Action: func(c *cli.Context) error {
@@ -225,7 +226,9 @@ func (r *runner) printLog(l *review.IssueLog) {
 }
 
 // ledgerDetails renders a ledger entry's details as key=value pairs in
-// key order, values as JSON, then its reason.
+// key order, then its reason. Values read as a person writes them: a word
+// bare, text quoted, a change of one value as old->new (none for empty),
+// lists joined by commas.
 func ledgerDetails(e *audit.Entry) string {
 	keys := make([]string, 0, len(e.Details))
 	for k := range e.Details {
@@ -234,17 +237,66 @@ func ledgerDetails(e *audit.Entry) string {
 	sort.Strings(keys)
 	var parts []string
 	for _, k := range keys {
-		v, err := json.Marshal(e.Details[k])
-		if err != nil {
-			v = []byte(fmt.Sprint(e.Details[k]))
-		}
-		parts = append(parts, k+"="+string(v))
+		parts = append(parts, k+"="+detailValue(e.Details[k]))
 	}
 	if e.Reason != "" {
-		r, _ := json.Marshal(e.Reason)
-		parts = append(parts, "reason="+string(r))
+		parts = append(parts, "reason="+detailText(e.Reason))
 	}
 	return strings.Join(parts, " ")
+}
+
+// detailValue renders one ledger detail value for the terminal.
+func detailValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "none"
+	case string:
+		return detailText(x)
+	case bool, float64, int, int64:
+		return fmt.Sprint(x)
+	case []any:
+		if len(x) == 0 {
+			return "none"
+		}
+		items := make([]string, len(x))
+		for i, it := range x {
+			items[i] = detailValue(it)
+		}
+		return strings.Join(items, ",")
+	case map[string]any:
+		from, okF := x["from"]
+		to, okT := x["to"]
+		if okF && okT && len(x) == 2 {
+			return detailValue(from) + "->" + detailValue(to)
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		items := make([]string, len(keys))
+		for i, k := range keys {
+			items[i] = k + ":" + detailValue(x[k])
+		}
+		return "{" + strings.Join(items, ",") + "}"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// detailText renders a text value: bare when it is one plain word, quoted
+// when it is empty or holds spaces, quotes or separators.
+func detailText(s string) string {
+	if s == "" {
+		return "none"
+	}
+	if strings.ContainsAny(s, " \t\n\"'=,{}:>") {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // runRepoLog prints what changed in the repository since o.Since.
@@ -304,7 +356,7 @@ func (r *runner) runRepoLog(s *repo.Store, o *LogOptions) error {
 }
 
 // parseSince reads --since: a duration back from now ("1w", "3d",
-// "12h", "30m"), a date (taken as its start, UTC) or an RFC 3339 time.
+// "12h", "30m"), today or yesterday (from the start of that UTC day), a date (taken as its start, UTC) or an RFC 3339 time.
 func parseSince(v string, now time.Time) (time.Time, error) {
 	v = strings.TrimSpace(v)
 	if n := len(v); n >= 2 {
@@ -315,11 +367,18 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 			}
 		}
 	}
+	day := time.Date(now.UTC().Year(), now.UTC().Month(), now.UTC().Day(), 0, 0, 0, 0, time.UTC)
+	switch strings.ToLower(v) {
+	case "today":
+		return day, nil
+	case "yesterday":
+		return day.AddDate(0, 0, -1), nil
+	}
 	if t, err := time.Parse("2006-01-02", v); err == nil {
 		return t, nil
 	}
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
 		return t, nil
 	}
-	return time.Time{}, &usageError{fmt.Sprintf("--since %q is not a time: give 1w, 3d, 12h, 30m, a date (2026-11-01) or a time (2026-11-01T09:00:00Z)", v)}
+	return time.Time{}, &usageError{fmt.Sprintf("--since %q is not a time: give 1w, 3d, 12h, 30m, today, yesterday, a date (2026-11-01) or a time (2026-11-01T09:00:00Z)", v)}
 }

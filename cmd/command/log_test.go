@@ -34,7 +34,9 @@ func TestParseSince(t *testing.T) {
 		{"2026-11-01T09:00:00+01:00", "2026-11-01T08:00:00Z"},
 		{"-1d", ""},
 		{"1y", ""},
-		{"yesterday", ""},
+		{"yesterday", "2026-11-20T00:00:00Z"},
+		{"Today", "2026-11-21T00:00:00Z"},
+		{"last tuesday", ""},
 		{"", ""},
 	} {
 		got, err := parseSince(tc.in, now)
@@ -43,6 +45,30 @@ func TestParseSince(t *testing.T) {
 			t.Errorf("parseSince(%q) = %v, want an error", tc.in, got)
 		case tc.want != "" && (err != nil || got.UTC().Format(time.RFC3339) != tc.want):
 			t.Errorf("parseSince(%q) = %v, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestDetailValue(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want string
+	}{
+		{"open", "open"},
+		{"", "none"},
+		{"Callback done.", `"Callback done."`},
+		{`say "hi"`, `"say \"hi\""`},
+		{nil, "none"},
+		{true, "true"},
+		{float64(3), "3"},
+		{[]any{"priority", "labels"}, "priority,labels"},
+		{[]any{}, "none"},
+		{map[string]any{"from": "", "to": "ses_x"}, "none->ses_x"},
+		{map[string]any{"from": "P2", "to": "P1"}, "P2->P1"},
+		{map[string]any{"b": "two words", "a": float64(1)}, `{a:1,b:"two words"}`},
+	} {
+		if got := detailValue(tc.in); got != tc.want {
+			t.Errorf("detailValue(%#v) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }

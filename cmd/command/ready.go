@@ -8,6 +8,7 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/board"
 	"github.com/tdproject/td/repo/links"
 	"github.com/urfave/cli/v2"
 )
@@ -102,7 +103,7 @@ func (r *runner) runReady(o *ReadyOptions) error {
 		}
 		nClaimed++
 		if !slices.Contains(claimedBy, c.Actor.Name()) {
-			claimedBy = append(claimedBy, c.Actor.Name())
+			claimedBy = append(claimedBy, board.HolderName(c.Actor))
 		}
 		return true
 	})

@@ -34,16 +34,9 @@ func boardCards(b *board.Board) int {
 	return n
 }
 
-// boardHeading is a column's heading in the sections: the closed one
-// says how far back it looks.
+// boardHeading is a column's heading in the sections: its title, which
+// for the closed one says how far back it looks (board.ClosedTitle).
 func boardHeading(b *board.Board, c board.Column) string {
-	if c.Key == string(domain.StatusClosed) {
-		days := "days"
-		if b.RecentDays == 1 {
-			days = "day"
-		}
-		return fmt.Sprintf("Closed in the last %d %s", b.RecentDays, days)
-	}
 	return c.Title
 }
 
@@ -110,6 +103,9 @@ func (s *streams) boardSections(b *board.Board, limit int) string {
 			}
 			if k.Children > 0 {
 				detail("children ", strconv.Itoa(k.ChildrenClosed), "/", strconv.Itoa(k.Children), " closed")
+				if k.ChildrenUnreadable > 0 {
+					detail(strconv.Itoa(k.ChildrenUnreadable), " unreadable (td doctor)")
+				}
 			}
 			if sep != "      " {
 				out.WriteByte('\n')
@@ -192,7 +188,7 @@ func (s *streams) boardColumn(c board.Column, cw, limit int) []cell {
 		t, w := fit(text, cw)
 		return cell{s.paint(style, t), w}
 	}
-	head := choose(cw, fmt.Sprintf("%s (%d)", c.Title, len(c.Cards)), fmt.Sprintf("%s (%d)", shortTitle(c), len(c.Cards)))
+	head := choose(cw, fmt.Sprintf("%s (%d)", c.Title, len(c.Cards)), fmt.Sprintf("%s (%d)", shortTitle(c), len(c.Cards)), fmt.Sprintf("%s (%d)", strings.Fields(shortTitle(c))[0], len(c.Cards)))
 	lines := []cell{plain(ansiBold+columnColor(c.Key), head), plain(ansiDim, strings.Repeat("─", cw))}
 	if len(c.Cards) == 0 {
 		return append(lines, plain(ansiDim, "none"))
@@ -228,6 +224,10 @@ func (s *streams) boardColumn(c board.Column, cw, limit int) []cell {
 		if k.Children > 0 {
 			lines = append(lines, plain("", choose(cw, fmt.Sprintf("children %d/%d closed", k.ChildrenClosed, k.Children),
 				fmt.Sprintf("children %d/%d", k.ChildrenClosed, k.Children), fmt.Sprintf("kids %d/%d", k.ChildrenClosed, k.Children))))
+			if k.ChildrenUnreadable > 0 {
+				lines = append(lines, plain("", choose(cw, fmt.Sprintf("%d unreadable (td doctor)", k.ChildrenUnreadable),
+					fmt.Sprintf("%d unreadable", k.ChildrenUnreadable), fmt.Sprintf("%d bad", k.ChildrenUnreadable))))
+			}
 		}
 		if k.Claim != "" {
 			for _, t := range wrap(safe(k.Claim), cw, 4) {
@@ -270,7 +270,14 @@ func shortTitle(c board.Column) string {
 	case domain.StatusInReview:
 		return "Review"
 	case domain.StatusClosed:
-		return "Closed"
+		// "Closed, last 7 days" in short: "Closed 7d".
+		var n int
+		if _, err := fmt.Sscanf(c.Title, "Closed, last %d days", &n); err == nil {
+			return fmt.Sprintf("Closed %dd", n)
+		}
+		if c.Title == board.ClosedTitle(1) {
+			return "Closed 1d"
+		}
 	}
 	return c.Title
 }

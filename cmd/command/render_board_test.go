@@ -28,7 +28,7 @@ func sampleBoard() *board.Board {
 			{ID: "td-m2n3o4", Title: "Audit log", Priority: "P3", Type: "task", Status: "in_review"},
 			{ID: "td-p5q6r7", Title: "Session expiry", Priority: "P3", Type: "task", Status: "in_review"},
 		}},
-		{Key: "closed", Title: "Closed recently", Cards: []board.Card{
+		{Key: "closed", Title: "Closed, last 7 days", Cards: []board.Card{
 			{ID: "td-s8t9u0", Title: "Sign out", Priority: "P4", Type: "chore", Status: "closed", Done: 2, Total: 2},
 		}},
 	}}
@@ -44,7 +44,7 @@ func TestBoardColumns(t *testing.T) {
 		want         string
 	}{
 		{"80 columns, two cards a column", 80, 2, false, `
-Open (2)        Started (1)     Blocked (0)     In review (3)   Closed (1)
+Open (2)        Started (1)     Blocked (0)     In review (3)   Closed 7d (1)
 ──────────────  ──────────────  ──────────────  ──────────────  ──────────────
 td-a0b1c2 P1    td-g6h7i8 P0    none            td-j9k0l1 P2    td-s8t9u0 P4
 Accounts        ログイン画面の                  Rate-limit the  Sign out
@@ -58,7 +58,7 @@ Bob Stone       in ../app-2
 2 open crit.    UTC
 `},
 		{"160 columns, two cards a column", 160, 2, false, `
-Open (2)                        In progress (1)                 Blocked (0)                     In review (3)                   Closed recently (1)
+Open (2)                        In progress (1)                 Blocked (0)                     In review (3)                   Closed, last 7 days (1)
 ──────────────────────────────  ──────────────────────────────  ──────────────────────────────  ──────────────────────────────  ──────────────────────────────
 td-a0b1c2 P1                    td-g6h7i8 P0                    none                            td-j9k0l1 P2                    td-s8t9u0 P4
 Accounts                        ログイン画面の文言を直す                                        Rate-limit the login endpoint   Sign out
@@ -87,7 +87,7 @@ Bob Stone     Ann in
                                           expiry
 `},
 		{"80 columns in colour: progress bars", 80, 0, true, `
-^[1mOpen (2)^[0m        ^[1m^[33mStarted (1)^[0m     ^[1m^[31mBlocked (0)^[0m     ^[1m^[36mIn review (3)^[0m   ^[1m^[32mClosed (1)^[0m
+^[1mOpen (2)^[0m        ^[1m^[33mStarted (1)^[0m     ^[1m^[31mBlocked (0)^[0m     ^[1m^[36mIn review (3)^[0m   ^[1m^[32mClosed 7d (1)^[0m
 ^[2m──────────────^[0m  ^[2m──────────────^[0m  ^[2m──────────────^[0m  ^[2m──────────────^[0m  ^[2m──────────────^[0m
 ^[1mtd-a0b1c2^[0m ^[33mP1^[0m    ^[1mtd-g6h7i8^[0m ^[31mP0^[0m    ^[2mnone^[0m            ^[1mtd-j9k0l1^[0m P2    ^[1mtd-s8t9u0^[0m P4
 Accounts        ログイン画面の                  Rate-limit the  Sign out
@@ -143,7 +143,7 @@ In review (3)
   td-m2n3o4  P3  task     Audit log
   1 more: td board --limit 0 shows all
 
-Closed in the last 7 days (1)
+Closed, last 7 days (1)
   td-s8t9u0  P4  chore    Sign out
       2/2 done
 `

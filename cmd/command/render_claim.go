@@ -6,6 +6,7 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/board"
 	"github.com/tdproject/td/repo/claims"
 )
 
@@ -132,4 +133,19 @@ func (ic *issueClaims) line(is *repo.Issue) string {
 		return ""
 	}
 	return claimLine(ic.set, c, c.Expired(ic.now))
+}
+
+// short is the claim of is in a few words, as the board's card says it
+// ("claimed by primary agent of Alice in ../wt until 20:17 UTC"), "" for
+// none: for a line of a list, where the session and the full path are
+// noise (td show names them).
+func (ic *issueClaims) short(is *repo.Issue) string {
+	c := ic.of(is)
+	if c == nil {
+		return ""
+	}
+	if c.Expired(ic.now) {
+		return board.ClaimText(ic.set, c, ic.now) + ", td reclaim " + c.Issue + " takes it"
+	}
+	return board.ClaimText(ic.set, c, ic.now)
 }

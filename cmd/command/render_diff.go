@@ -26,7 +26,7 @@ func plainWord(s string) string { return s }
 
 // diffText prints a diff grouped by issue: "td-xxxx Title", then one
 // indented line per change.
-func diffText(d *review.TodosDiff) string {
+func diffText(d *review.TodosDiff, name func(string) string) string {
 	var b strings.Builder
 	if len(d.Issues) == 0 && len(d.Security) == 0 {
 		fmt.Fprintf(&b, "No changes in .todos %s.\n", rangeWords(d.Range, plainWord))
@@ -39,27 +39,27 @@ func diffText(d *review.TodosDiff) string {
 			fmt.Fprintf(&b, "  %s\n", e)
 		}
 		for _, e := range is.Ledger {
-			fmt.Fprintf(&b, "  %s\n", ledgerSummary(e, plainWord, plainWord))
+			fmt.Fprintf(&b, "  %s\n", ledgerSummary(e, name, plainWord, plainWord))
 		}
 		for _, e := range is.Security {
-			fmt.Fprintf(&b, "  %s\n", securitySummary(e, plainWord, plainWord))
+			fmt.Fprintf(&b, "  %s\n", securitySummary(e, name, plainWord, plainWord))
 		}
 	}
 	if len(d.Security) > 0 {
 		b.WriteString("\nProject\n")
 		for _, e := range d.Security {
-			fmt.Fprintf(&b, "  %s\n", securitySummary(e, plainWord, plainWord))
+			fmt.Fprintf(&b, "  %s\n", securitySummary(e, name, plainWord, plainWord))
 		}
 	}
 	return b.String()
 }
 
 // ledgerSummary is one ledger entry as one line: `ledger: approved by
-// ses_x (reason: "…")`, with what the entry changed when it says
-// (a comment's text, the fields edited, a link). id formats session IDs,
-// text what people wrote.
-func ledgerSummary(e audit.Entry, id, text func(string) string) string {
-	s := "ledger: " + e.Action + " by " + id(orDash(e.Session))
+// Bob (ses_x) (reason: "…")`, with what the entry changed when it says
+// (a comment's text, the fields edited, a link). name gives a session's
+// name ("" when unknown), id formats session IDs, text what people wrote.
+func ledgerSummary(e audit.Entry, name, id, text func(string) string) string {
+	s := "ledger: " + e.Action + " by " + sessionWords(e.Session, name, id)
 	switch said, fields, link := e.Change(); {
 	case said != "":
 		s += ": " + text(fmt.Sprintf("%q", said))
@@ -74,9 +74,21 @@ func ledgerSummary(e audit.Entry, id, text func(string) string) string {
 	return s
 }
 
+// sessionWords names a session as people read it: "Bob (ses_x)", the ID
+// alone when the session has no name this branch knows.
+func sessionWords(session string, name, id func(string) string) string {
+	if session == "" {
+		return id("-")
+	}
+	if n := name(session); n != "" {
+		return n + " (" + id(session) + ")"
+	}
+	return id(session)
+}
+
 // securitySummary is one security event as one line.
-func securitySummary(e audit.SecurityEvent, id, text func(string) string) string {
-	s := "security: " + id(e.Kind) + " by " + id(orDash(e.SessionID))
+func securitySummary(e audit.SecurityEvent, name, id, text func(string) string) string {
+	s := "security: " + id(e.Kind) + " by " + sessionWords(e.SessionID, name, id)
 	if e.Reason != "" {
 		s += ": " + text(fmt.Sprintf("%q", e.Reason))
 	}
@@ -86,9 +98,11 @@ func securitySummary(e audit.SecurityEvent, id, text func(string) string) string
 // diffMarkdown prints a diff as a section of a pull request description: a
 // heading, one bullet per issue, a sub-bullet per change, checkboxes for
 // acceptance criteria.
-func diffMarkdown(d *review.TodosDiff) string {
+func diffMarkdown(d *review.TodosDiff, name func(string) string) string {
 	var b strings.Builder
 	code := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
+	plainName := name
+	name = func(id string) string { return mdEscape(plainName(id)) }
 	b.WriteString("### td: issues and todos\n\n")
 	if len(d.Issues) == 0 && len(d.Security) == 0 {
 		fmt.Fprintf(&b, "No changes in `.todos` %s.\n", rangeWords(d.Range, code))
@@ -101,16 +115,16 @@ func diffMarkdown(d *review.TodosDiff) string {
 			fmt.Fprintf(&b, "  - %s\n", eventMarkdown(e))
 		}
 		for _, e := range is.Ledger {
-			fmt.Fprintf(&b, "  - %s\n", ledgerSummary(e, code, mdEscape))
+			fmt.Fprintf(&b, "  - %s\n", ledgerSummary(e, name, code, mdEscape))
 		}
 		for _, e := range is.Security {
-			fmt.Fprintf(&b, "  - :warning: %s\n", securitySummary(e, code, mdEscape))
+			fmt.Fprintf(&b, "  - :warning: %s\n", securitySummary(e, name, code, mdEscape))
 		}
 	}
 	if len(d.Security) > 0 {
 		b.WriteString("- **Project**\n")
 		for _, e := range d.Security {
-			fmt.Fprintf(&b, "  - :warning: %s\n", securitySummary(e, code, mdEscape))
+			fmt.Fprintf(&b, "  - :warning: %s\n", securitySummary(e, name, code, mdEscape))
 		}
 	}
 	return b.String()

@@ -97,7 +97,7 @@ func (r *runner) printIssueTable(list []*repo.Issue, ic *issueClaims, kids map[s
 			b.WriteString("  ")
 			b.WriteString(r.st.paint(ansiBold, "(merge conflict: td resolve)"))
 		}
-		if line := ic.line(is); line != "" {
+		if line := ic.short(is); line != "" {
 			b.WriteString("  ")
 			b.WriteString(r.st.paint(ansiDim, "("+safe(line)+")"))
 		}

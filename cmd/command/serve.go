@@ -116,7 +116,7 @@ func (r *runner) runServe(o *ServeOptions) error {
 	if err != nil {
 		return repo.Errorf(repo.CodeRefused, "td serve cannot listen on %s: %v; choose another port with --addr 127.0.0.1:PORT", o.Addr, err)
 	}
-	url := "http://" + ln.Addr() + "/"
+	url := "http://" + ln.Addr().String() + "/"
 	sv := web.NewServer(open, Version, ranges, f)
 	r.st.export(func() any { return map[string]string{"url": url} }, func() error {
 		r.st.printf("Serving the board of %s at %s (read-only; Ctrl-C stops)\n", s.Root, url)

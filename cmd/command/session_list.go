@@ -1,6 +1,8 @@
 package command
 
 import (
+	"fmt"
+
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,7 +19,7 @@ func (r *runner) sessionListCommand(runF func(*SessionListOptions) error) *cli.C
 	return &cli.Command{
 		Name:  "list",
 		Usage: "list the sessions, oldest first",
-		Description: `One line a session: id, effective role, category, agent path, lifecycle
+		Description: `A header, then one line a session: id, effective role, category, agent path, lifecycle
 state, bound issue, last activity (its last td command, its stop or its
 start), name. The session td acts as here is marked with *. State, binding
 and activity are the clone's local state, shared by its work trees: td
@@ -83,6 +85,7 @@ func (r *runner) runSessionList(o *SessionListOptions) error {
 			r.st.printf("No sessions.\n")
 			return nil
 		}
+		r.st.printf("%s\n", r.st.paint(ansiDim, fmt.Sprintf("  %-12s  %-8s  %-7s  %-20s  %-12s  %-9s  %-20s  %s", "SESSION", "ROLE", "SCOPE", "AGENT", "STATE", "ISSUE", "LAST ACTIVE", "NAME")))
 		for _, se := range list {
 			mark := " "
 			if se.ID == curID {

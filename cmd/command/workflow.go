@@ -123,7 +123,7 @@ func (r *runner) runTransition(st workflowStep, o *TransitionOptions) error {
 		r.warnSecurity(res)
 		return err
 	}
-	return r.printTransition(st.name, st.done, res, nil)
+	return r.printTransition(st.name, st.done, res)
 }
 
 // warnSecurity names on stderr the security events a refused step
@@ -156,7 +156,6 @@ type transitionJSON struct {
 	Decision              *decisionJSON         `json:"decision,omitempty"`
 	ClosedAgainstCriteria bool                  `json:"closed_against_criteria"`
 	SecurityEvents        []audit.SecurityEvent `json:"security_events"`
-	OpenChildren          []childJSON           `json:"open_children,omitempty"`
 	// ReleasedClaim is the stray claim td unstart released on an issue
 	// that was not in progress; ReplacedClaim the stale claim td start
 	// replaced.
@@ -165,14 +164,12 @@ type transitionJSON struct {
 }
 
 // printTransition reports the workflow verb name, whose sentence starts
-// with done; children are the open children a close left open, for the
-// warning (or the JSON) that names them.
-func (r *runner) printTransition(name, done string, res *issues.TransitionResult, children []*repo.Issue) error {
+// with done.
+func (r *runner) printTransition(name, done string, res *issues.TransitionResult) error {
 	is := res.Issue
 	return r.st.export(func() any {
 		out := transitionJSON{Issue: toIssueJSON(is), Action: name, From: res.From, To: is.Status, Changed: !res.Unchanged, Reason: res.Reason,
-			OpenCriteria: res.OpenCriteria, ClosedAgainstCriteria: res.ClosedAgainstCriteria, SecurityEvents: []audit.SecurityEvent{},
-			OpenChildren: toChildrenJSON(children)}
+			OpenCriteria: res.OpenCriteria, ClosedAgainstCriteria: res.ClosedAgainstCriteria, SecurityEvents: []audit.SecurityEvent{}}
 		if d := res.Decision; d != nil {
 			out.Decision = &decisionJSON{Allowed: d.Allowed, CreatorException: d.CreatorException,
 				SelfCloseException: d.SelfCloseException, ReasonRequired: d.ReasonRequired, Refusal: d.Refusal}
@@ -238,7 +235,6 @@ func (r *runner) printTransition(name, done string, res *issues.TransitionResult
 		if res.ClosedAgainstCriteria {
 			r.st.printf("Closed against its acceptance criteria: every criterion is done.\n")
 		}
-		r.warnOpenChildren(is.ID, children)
 		return nil
 	})
 }

@@ -160,6 +160,9 @@ func run(argv []string, out io.Writer) error {
 		{"td board", 60 * time.Millisecond, fixed("board"), nil},
 		{"td board --json", 60 * time.Millisecond, fixed("board", "--json"), nil},
 		{"td search webhook retries", 150 * time.Millisecond, fixed("search", "webhook", "retries"), nil},
+		{"td __complete show td- (completing an issue ID)", 50 * time.Millisecond, fixed("__complete", "--", "show", "td-"), nil},
+		{"td __complete approve '' (issues in review)", 50 * time.Millisecond, fixed("__complete", "--", "approve", ""), nil},
+		{"td __complete list -l '' (labels in use)", 50 * time.Millisecond, fixed("__complete", "--", "list", "-l", ""), nil},
 		{"td check", 1500 * time.Millisecond, fixed("check"), nil},
 		// Every issue's page, the board and the changes since main: the
 		// site is written outside the repository, and replaced run by run.

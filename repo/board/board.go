@@ -8,8 +8,10 @@
 package board
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -89,6 +91,10 @@ type Card struct {
 	// ChildrenClosed and Children count the issues child_of this one.
 	ChildrenClosed int `json:"children_closed"`
 	Children       int `json:"children"`
+	// ChildrenUnreadable counts, among Children, the issue files td
+	// could not read whose text still names this issue as their parent:
+	// counted, so an epic's progress does not silently grow.
+	ChildrenUnreadable int `json:"children_unreadable,omitempty"`
 	// Claim is a claim that tells the reader something the issue file
 	// does not (held in another work tree, on another machine, or by
 	// another session), in a few words: "claimed by Bob in ../app-2 until
@@ -108,7 +114,7 @@ var columns = []struct {
 	{domain.StatusInProgress, "In progress"},
 	{domain.StatusBlocked, "Blocked"},
 	{domain.StatusInReview, "In review"},
-	{domain.StatusClosed, "Closed recently"},
+	{domain.StatusClosed, "Closed"}, // titled by ClosedTitle
 }
 
 // Build lays out the board of the store's issues that f selects. An
@@ -134,6 +140,7 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		return nil, err
 	}
 	b.Unreadable = perrs
+	lostKids := unreadableChildren(s, perrs)
 	if strings.TrimSpace(f.Epic) != "" {
 		epic, err := s.Issue(f.Epic)
 		if err != nil {
@@ -211,7 +218,11 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		}
 	}
 	for i, c := range columns {
-		b.Columns = append(b.Columns, Column{Key: string(c.status), Title: c.title, Cards: make([]Card, 0, counts[i])})
+		title := c.title
+		if c.status == domain.StatusClosed {
+			title = ClosedTitle(b.RecentDays)
+		}
+		b.Columns = append(b.Columns, Column{Key: string(c.status), Title: title, Cards: make([]Card, 0, counts[i])})
 	}
 	noLabels := []string{} // shown as [] rather than null
 	for i, is := range shown {
@@ -234,6 +245,10 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 		if k := kids[is.ID]; k.Total > 0 {
 			card.Children, card.ChildrenClosed = k.Total, k.Closed
 		}
+		if n := lostKids[is.ID]; n > 0 {
+			card.Children += n
+			card.ChildrenUnreadable = n
+		}
 		if is.Status == domain.StatusClosed {
 			card.Updated = is.UpdatedAt
 		}
@@ -247,13 +262,50 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 	return b, nil
 }
 
+// childOfLine finds a child_of link in an issue file's text, as td writes
+// it, without parsing the file.
+var childOfLine = regexp.MustCompile(`(?m)\{\s*kind:\s*child_of\s*,\s*to:\s*(td-[a-z0-9]+)\s*\}`)
+
+// unreadableChildren counts, per parent, the unreadable issue files whose
+// text links them child_of it: a broken file still counts in its epic.
+func unreadableChildren(s *repo.Store, perrs []error) map[string]int {
+	out := map[string]int{}
+	for _, e := range perrs {
+		var pe *repo.ParseError
+		if !errors.As(e, &pe) {
+			continue
+		}
+		rel, ok := strings.CutPrefix(pe.Path, repo.TodosDir+"/"+repo.IssuesDir+"/")
+		if !ok || strings.Contains(rel, "/") {
+			continue
+		}
+		data, err := s.ReadRaw(repo.IssuesDir, rel)
+		if err != nil {
+			continue
+		}
+		if m := childOfLine.FindSubmatch(data); m != nil {
+			out[string(m[1])]++
+		}
+	}
+	return out
+}
+
+// ClosedTitle is the closed column's title, the same on the terminal, in
+// --json and on the pages: "Closed, last 7 days", "Closed, last day".
+func ClosedTitle(days int) string {
+	if days == 1 {
+		return "Closed, last day"
+	}
+	return fmt.Sprintf("Closed, last %d days", days)
+}
+
 // ClaimText words a claim in a few words for a card, from the point of
 // view of the work tree reading it: "claimed by Bob in ../app-2 until
 // 14:05 UTC", "claimed by claude agent of Bob on laptop in /src/app
 // until 2026-11-28 09:00 UTC", "claimed by Bob in this work tree, lease
 // ended 14:05 UTC". The time has no date when it falls on now's day.
 func ClaimText(cs *claims.Set, c *domain.Claim, now time.Time) string {
-	who := holderName(c.Actor)
+	who := HolderName(c.Actor)
 	var where string
 	switch {
 	case c.Host != "" && c.Host != cs.HereHost:
@@ -277,10 +329,10 @@ func ClaimText(cs *claims.Set, c *domain.Claim, now time.Time) string {
 	return fmt.Sprintf("claimed by %s %s until %s", who, where, when)
 }
 
-// holderName is the claim holder as people read it: the person's name
+// HolderName is the claim holder as people read it: the person's name
 // (or email when the identity has no name), "AGENT agent of NAME" for an
 // agent.
-func holderName(a domain.Actor) string {
+func HolderName(a domain.Actor) string {
 	n, e := repo.SplitIdentity(a.Identity)
 	if n == "" {
 		n = e

@@ -514,6 +514,7 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 		}
 		if v == policy.ClaimRenew {
 			res.Renewed, c.Claimed, c.EndsSeen, c.Published = true, held.Claimed, held.EndsSeen, held.Published
+			revive(c, held, now)
 		} else if held != nil {
 			res.From = held.Session
 		}
@@ -695,6 +696,17 @@ func publishRelease(s *repo.Store, g *gitrepo.Repo, issue, old string, mayDelete
 	}
 }
 
+// revive makes a renewal of a claim whose lease had ended count from the
+// renewal: claimed now, and published when put publishes it. Work another
+// actor did while the lease was over was not barred then (ClaimBars), and
+// CI, which judges by the claim as it is, must not find it barred by a
+// lease renewed afterwards.
+func revive(c, held *domain.Claim, now time.Time) {
+	if held.Expired(now) {
+		c.Claimed, c.Published = now, time.Time{}
+	}
+}
+
 // CheckWork refuses work w on issue by session se (an operator's when
 // operator is true) that the issue's claim bars, as td check's claims
 // rule would refuse it in the pull request: one decision,
@@ -703,7 +715,8 @@ func publishRelease(s *repo.Store, g *gitrepo.Repo, issue, old string, mayDelete
 //
 // CI judges by the claims remote's claims, so where claims are published
 // CheckWork asks the remote too, unless the claim here is the actor's own
-// and published (the remote holds it), or the work is an operator's
+// and published with a live lease (the remote holds it; a lease that ended
+// may have been reclaimed there), or the work is an operator's
 // criterion, which no claim bars: work under a claim another clone
 // published is refused here as CI will refuse it, and that claim is kept
 // here, as td sync would take it. The actor's own claim, taken while the
@@ -721,7 +734,9 @@ func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, ope
 	now := s.Now()
 	switch {
 	case w == policy.WorkCriterion && operator:
-	case held != nil && held.Actor == se.Actor():
+	case held != nil && held.Actor == se.Actor() && (held.Published.IsZero() || !held.Expired(now)):
+		// A live claim of the actor's, published, is the remote's too: only
+		// a lease that ended can be reclaimed there, so that one is asked.
 		if held.Published.IsZero() {
 			held = publishHeld(s, g, issue, old, held)
 		}
@@ -918,6 +933,7 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 			}
 			now := s.Now()
 			c := *held
+			revive(&c, held, now)
 			c.Heartbeat, c.Expires = now, now.Add(s.Config.ClaimTTL())
 			_, err = put(s, g, pub, old, &c, func(theirs *domain.Claim, _ string) error {
 				switch _, stale := Ended(s, theirs); {

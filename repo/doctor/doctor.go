@@ -36,6 +36,7 @@ const (
 	CheckGitattributes = "gitattributes"
 	CheckHooks         = "hooks"
 	CheckCaches        = "caches"
+	CheckIssueFiles    = "issue_files"
 	CheckMerge         = "unfinished_merge"
 	CheckSessions      = "idle_sessions"
 	CheckStrayClaims   = "stray_claims"
@@ -165,6 +166,20 @@ func Run(s *repo.Store, o Options) (*Report, error) {
 	}
 	if c := search.CheckCache(s); c != nil {
 		rep.add(Problem{Check: CheckCaches, Path: c.Path, Message: c.Msg + "; the next td search rebuilds it, td doctor --fix removes it now", fix: func() error { return search.RemoveCache(s) }, repair: "remove the search cache"})
+	}
+	// An issue file td cannot read is what td check reports as invalid;
+	// every other command skips it with a warning, so a person could
+	// miss it for weeks. td never rewrites it: it is fixed by hand.
+	rep.Checks = append(rep.Checks, CheckIssueFiles)
+	// Each file is parsed on its own, past the index cache, which the
+	// caches check reports and only --fix rebuilds.
+	if ids, err := s.IssueIDs(); err == nil {
+		for _, id := range ids {
+			var pe *repo.ParseError
+			if _, err := s.ReadIssueFile(id); errors.As(err, &pe) && !pe.Conflict {
+				rep.add(Problem{Check: CheckIssueFiles, Message: err.Error() + "; td cannot read it and will not rewrite it: fix it by hand (td check names the same)"})
+			}
+		}
 	}
 	if g != nil {
 		rep.Checks = append(rep.Checks, CheckMerge)

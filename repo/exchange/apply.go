@@ -848,7 +848,12 @@ func cleanTitle(t string) (string, error) {
 	if t == "" {
 		return "", badf("the title is empty")
 	}
-	if err := policy.CheckText("title", t); err != nil {
+	// A title longer than td takes is cut, not refused: the source's
+	// description keeps what it said in full.
+	if r := []rune(t); len(r) > policy.MaxTitleRunes {
+		t = strings.TrimSpace(string(r[:policy.MaxTitleRunes-1])) + "…"
+	}
+	if err := policy.CheckTitle(t); err != nil {
 		return "", badf("%v", err)
 	}
 	return t, nil

@@ -34,5 +34,5 @@
 //
 // ExportEach (export.go) reads td's issues a batch at a time, every field
 // with its todos and ledger, for td export to write as JSONL or as the
-// JSON gh issue create takes (GitHubForm).
+// JSON GitHub's REST API takes to create and close issues (GitHubForm).
 package exchange

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy/domain"
@@ -58,17 +59,43 @@ var knownKeys = map[string]bool{
 	"links": true, "created_at": true, "updated_at": true,
 }
 
-// GitHubIssue is one issue as gh issue create takes it: gh issue create
-// --title T --body B --label L --assignee A, then gh issue close for a
-// closed one.
+// GitHubIssue is one issue for GitHub's REST API: Create is the body of
+// "Create an issue" (POST /repos/{owner}/{repo}/issues, operation
+// issues/create), holding only the keys that operation takes; Update,
+// for a closed issue, is the body of "Update an issue" (PATCH
+// /repos/{owner}/{repo}/issues/{issue_number}) that closes it once it
+// exists, since an issue is always created open. TD names the td issue it
+// came from, beside the two bodies and in neither.
 type GitHubIssue struct {
+	TD     string        `json:"td"`
+	Create GitHubCreate  `json:"create"`
+	Update *GitHubUpdate `json:"update,omitempty"`
+}
+
+// GitHubCreate is the body of issues/create.
+type GitHubCreate struct {
 	Title     string   `json:"title"`
 	Body      string   `json:"body"`
 	Labels    []string `json:"labels"`
 	Assignees []string `json:"assignees"`
-	State     string   `json:"state"`
-	// TD is the td issue it came from.
-	TD string `json:"td"`
+	// Type is the name of the issue type ("Bug", "Feature", "Task"): a
+	// repository whose organisation has no such type drops it.
+	Type string `json:"type,omitempty"`
+}
+
+// GitHubUpdate is the body of issues/update that gives a created issue
+// td's state.
+type GitHubUpdate struct {
+	State       string `json:"state"`
+	StateReason string `json:"state_reason,omitempty"`
+}
+
+// githubType is a td type as GitHub's issue types name it.
+func githubType(t domain.IssueType) string {
+	if t == "" {
+		return ""
+	}
+	return strings.ToUpper(string(t[:1])) + string(t[1:])
 }
 
 // exportBatch is how many issues ExportEach reads ahead of fn.
@@ -136,6 +163,9 @@ func exportIssue(s *repo.Store, id string) (*ExportedIssue, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, s.FileError(s.Path(repo.HistoryDir, id+".jsonl"), err)
 	}
+	// updated_at is the ledger's last entry when that is later than the
+	// file's time, as every view of td says it (Store.FillUpdated).
+	updated := is.UpdatedAt
 	seen := map[string]bool{}
 	for n, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -146,11 +176,18 @@ func exportIssue(s *repo.Store, id string) (*ExportedIssue, error) {
 			continue // the same entry arrived twice: it is exported once
 		}
 		seen[string(line)] = true
-		if _, err := decodeObject(line); err != nil {
+		obj, err := decodeObject(line)
+		if err != nil {
 			return nil, &repo.ParseError{Path: repo.TodosDir + "/" + repo.HistoryDir + "/" + id + ".jsonl", Line: n + 1, Msg: err.Error()}
+		}
+		if ts, ok := obj["ts"].(string); ok {
+			if t, err := time.Parse(time.RFC3339Nano, ts); err == nil && t.After(updated) {
+				updated = t
+			}
 		}
 		e.Ledger = append(e.Ledger, json.RawMessage(line))
 	}
+	e.UpdatedAt = timeText(updated)
 	return e, nil
 }
 
@@ -178,8 +215,8 @@ func jsonable(v any) any {
 	return v
 }
 
-// GitHubForm turns an exported issue into what gh issue create takes: its
-// body without td's checklist sections, then its criteria and todos as
+// GitHubForm turns an exported issue into what GitHub's REST API takes:
+// the create body, its body without td's checklist sections, then its criteria and todos as
 // task lists (GitHub knows only done and not done: a dropped todo is done
 // and struck through, a blocked one says so).
 func GitHubForm(e *ExportedIssue) GitHubIssue {
@@ -213,25 +250,28 @@ func GitHubForm(e *ExportedIssue) GitHubIssue {
 	}
 	write("Acceptance criteria", domain.KindCriterion)
 	write("Todos", domain.KindStep)
-	state := "open"
+	var update *GitHubUpdate
 	if e.Status == domain.StatusClosed {
-		state = "closed"
+		update = &GitHubUpdate{State: "closed", StateReason: "completed"}
+		switch e.Resolution {
+		case domain.ResolutionWontfix:
+			update.StateReason = "not_planned"
+		case domain.ResolutionDuplicate:
+			update.StateReason = "duplicate"
+		}
 	}
 	assignees := []string{}
 	if a := e.Assignee; a != "" && !strings.HasPrefix(a, domain.AssigneeSessionPrefix) {
 		assignees = append(assignees, a)
 	}
 	labels := append([]string{}, e.Labels...)
-	if e.Type != "" && e.Type != domain.DefaultType {
-		labels = append(labels, string(e.Type))
-	}
 	labels = append(labels, string(e.Priority))
 	text := strings.TrimRight(b.String(), "\n")
 	if text != "" {
 		text += "\n"
 	}
-	return GitHubIssue{Title: e.Title, Body: text, Labels: labels,
-		Assignees: assignees, State: state, TD: e.ID}
+	return GitHubIssue{TD: e.ID, Create: GitHubCreate{Title: e.Title, Body: text, Labels: labels,
+		Assignees: assignees, Type: githubType(e.Type)}, Update: update}
 }
 
 func taskLine(t ExportedTodo) string {

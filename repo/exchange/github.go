@@ -251,6 +251,15 @@ func githubComments(r *Record, v any) error {
 // td export --format github writes them.
 func splitTaskLists(body string) (desc string, criteria, steps []Item) {
 	var keep []string
+	// heads are the headings kept in the description, by their index in
+	// keep; a heading whose task list moved to the checklist and that is
+	// left with nothing under it goes too.
+	type head struct {
+		at, level int
+		lifted    bool
+		td        bool // td's own section: not kept, ends the one before
+	}
+	var heads []head
 	section, phase := "", ""
 	fence := ""
 	lines := strings.Split(normalizeEOL(body), "\n")
@@ -273,6 +282,7 @@ func splitTaskLists(body string) (desc string, criteria, steps []Item) {
 			switch {
 			case level <= 2 && (lower == "acceptance criteria" || lower == "todos"):
 				section, phase = lower, ""
+				heads = append(heads, head{at: len(keep), level: level, td: true})
 				continue
 			case level <= 2:
 				section, phase = "", text
@@ -282,6 +292,7 @@ func splitTaskLists(body string) (desc string, criteria, steps []Item) {
 			default:
 				phase = text
 			}
+			heads = append(heads, head{at: len(keep), level: level})
 			keep = append(keep, line)
 			continue
 		}
@@ -299,6 +310,9 @@ func splitTaskLists(body string) (desc string, criteria, steps []Item) {
 				if it.Text == "" {
 					continue
 				}
+				if n := len(heads); n > 0 {
+					heads[n-1].lifted = true
+				}
 				if section == "acceptance criteria" {
 					criteria = append(criteria, it)
 				} else {
@@ -312,6 +326,54 @@ func splitTaskLists(body string) (desc string, criteria, steps []Item) {
 			continue
 		}
 		keep = append(keep, line)
+	}
+	// From the last heading up: one that lost its task list, or whose
+	// subheadings all went for that, and holds nothing else goes.
+	const (
+		noneBelow = iota
+		allWent
+		someKept
+	)
+	drop := map[int]bool{}
+	end := len(keep)
+	below := [7]int{} // per level, what became of the headings under the one being read
+	for i := len(heads) - 1; i >= 0; i-- {
+		h := heads[i]
+		if h.td {
+			end, below = h.at, [7]int{}
+			continue
+		}
+		blank := true
+		for _, l := range keep[h.at+1 : end] {
+			if strings.TrimSpace(l) != "" {
+				blank = false
+				break
+			}
+		}
+		went, kept := false, false
+		for lv := h.level + 1; lv <= 6; lv++ {
+			went = went || below[lv] == allWent
+			kept = kept || below[lv] == someKept
+			below[lv] = noneBelow
+		}
+		if blank && !kept && (h.lifted || went) {
+			drop[h.at] = true
+			if below[h.level] != someKept {
+				below[h.level] = allWent
+			}
+		} else {
+			below[h.level] = someKept
+		}
+		end = h.at
+	}
+	if len(drop) > 0 {
+		out := keep[:0]
+		for i, l := range keep {
+			if !drop[i] {
+				out = append(out, l)
+			}
+		}
+		keep = out
 	}
 	return strings.TrimSpace(strings.Join(squeezeBlank(keep), "\n")), criteria, steps
 }

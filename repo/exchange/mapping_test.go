@@ -134,3 +134,22 @@ func TestSplitTaskLists(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitTaskListsDropsEmptiedHeadings: a heading whose task list moved
+// to the checklist, and that holds nothing else, leaves the description
+// with it; one that still holds text, or never held a task list, stays.
+func TestSplitTaskListsDropsEmptiedHeadings(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"a plan of tasks only", "Intro\n\n### Plan\n\n- [ ] one\n- [x] two\n", "Intro"},
+		{"a plan with text", "Intro\n\n### Plan\n\nFirst the API.\n\n- [ ] one\n", "Intro\n\n### Plan\n\nFirst the API."},
+		{"an empty heading of the author's", "Intro\n\n## Notes\n\n## Plan\n- [ ] one\n", "Intro\n\n## Notes"},
+		{"a section whose subsections all went", "Intro\n\n## Work\n\n### API\n- [ ] one\n### UI\n- [ ] two\n\n## Risks\n\nNone.\n", "Intro\n\n## Risks\n\nNone."},
+		{"one subsection kept", "## Work\n\n### API\n- [ ] one\n### UI\n\nSketch first.\n", "## Work\n\n### UI\n\nSketch first."},
+		{"before td's own sections", "Intro\n\n### Plan\n- [ ] one\n\n## Acceptance criteria\n- [ ] met\n", "Intro"},
+		{"a code block keeps its heading", "### Plan\n\n```\n- [ ] not a task\n```\n", "### Plan\n\n```\n- [ ] not a task\n```"},
+	} {
+		if got, _, _ := splitTaskLists(tc.body); got != tc.want {
+			t.Errorf("%s: description %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

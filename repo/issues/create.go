@@ -29,7 +29,7 @@ func Create(s *repo.Store, se *repo.Session, o CreateOptions) (*repo.Issue, erro
 	if err := policy.MayMutate(se.Agent); err != nil {
 		return nil, err
 	}
-	if err := policy.CheckText("title", o.Title); err != nil {
+	if err := policy.CheckTitle(strings.TrimSpace(o.Title)); err != nil {
 		return nil, err
 	}
 	if err := policy.CheckText("description", o.Description); err != nil {

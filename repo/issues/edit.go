@@ -98,6 +98,9 @@ func applyEdit(is *repo.Issue, o EditOptions) ([]Change, error) {
 		if t == "" || strings.ContainsAny(t, "\r\n") {
 			return nil, repo.Errorf(repo.CodeInvalid, "the title must be one non-empty line")
 		}
+		if err := policy.CheckTitle(t); err != nil {
+			return nil, err
+		}
 		if err := setString("title", &is.Title, t); err != nil {
 			return nil, err
 		}

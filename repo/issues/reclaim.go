@@ -82,7 +82,7 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string) (*ReclaimResul
 	err = s.UpdateRuntime(se.ID, func(rt *repo.Runtime) error {
 		switch rt.BoundIssue {
 		case "":
-			rt.BoundIssue, out.Bound = out.Issue.ID, true
+			rt.BoundIssue, rt.BoundBy, out.Bound = out.Issue.ID, repo.BoundByStart, true
 		case out.Issue.ID:
 		default:
 			out.BoundElsewhere = rt.BoundIssue

@@ -92,7 +92,7 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 	}
 	// td approve and td close ask the criteria gate first: a close as
 	// done over open criteria is that, whoever closed.
-	if c.checkOpenCriteria(p, is, e, entries, later, what) {
+	if c.checkOpenCriteria(p, is, e, entries, prior, later, what) {
 		return nil
 	}
 	if !d.Allowed {
@@ -173,9 +173,10 @@ func closesAsDone(e addedEntry) bool {
 // over acceptance criteria the committed file still has open, unless an
 // operator overrode it with an audited reason; it reports whether it
 // flagged such a close, which td close refuses before the review policy
-// is asked. A criterion added after the decision, or beside it on a branch
-// a merge brought in (later), was not there to be met.
-func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries, later []audit.Entry, what string) bool {
+// is asked. The criteria are judged as they were when the decision was
+// made (openCriteriaAt): prior is the ledger td had then, later what came
+// after it or beside it on a branch a merge brought in.
+func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entries, prior, later []audit.Entry, what string) bool {
 	if is.Status != domain.StatusClosed || is.Resolution != domain.ResolutionDone {
 		return false
 	}
@@ -189,13 +190,7 @@ func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entr
 			return false // a later decision is the one the file shows
 		}
 	}
-	addedLater := map[string]bool{}
-	for _, x := range later {
-		if t, _ := x.Details["text"].(string); x.Action == audit.ActionCriterionAdded {
-			addedLater[t] = true
-		}
-	}
-	open := slices.DeleteFunc(markdown.OpenCriteria(is.Todos()), func(t string) bool { return addedLater[t] })
+	open := openCriteriaAt(is, prior, later)
 	if len(open) == 0 {
 		return false
 	}
@@ -211,6 +206,65 @@ func (c *checker) checkOpenCriteria(p string, is *repo.Issue, e addedEntry, entr
 			what, repo.TodosDir, repo.SecurityEvents, audit.KindOpenCriteriaOverride, is.ID, e.Session)
 	}
 	return false
+}
+
+// openCriteriaAt lists the acceptance criteria of is that were open when
+// a decision was made, prior being the ledger before it and after what
+// came after it or beside it on a merged branch: the committed file's
+// open criteria, with what came after undone. A criterion added after the
+// decision was not there to be met; one reopened after it was met then;
+// one completed after it was open then. A criterion the decision left
+// alone keeps the file's state.
+func openCriteriaAt(is *repo.Issue, prior, after []audit.Entry) []string {
+	moved := map[string]string{} // the first action after the decision, by text
+	for _, x := range after {
+		t, _ := x.Details["text"].(string)
+		switch x.Action {
+		case audit.ActionCriterionAdded, audit.ActionCriterionCompleted, audit.ActionCriterionReopened, audit.ActionCriterionDropped:
+			if _, ok := moved[t]; !ok {
+				moved[t] = x.Action
+			}
+		}
+	}
+	lastBefore := func(text string) string {
+		for i := len(prior) - 1; i >= 0; i-- {
+			if t, _ := prior[i].Details["text"].(string); t == text {
+				switch prior[i].Action {
+				case audit.ActionCriterionAdded, audit.ActionCriterionCompleted, audit.ActionCriterionReopened, audit.ActionCriterionDropped:
+					return prior[i].Action
+				}
+			}
+		}
+		return ""
+	}
+	openNow := map[string]bool{}
+	for _, t := range markdown.OpenCriteria(is.Todos()) {
+		openNow[t] = true
+	}
+	var open []string
+	for _, it := range is.Todos() {
+		if it.Kind != domain.KindCriterion {
+			continue
+		}
+		first, changed := moved[it.Text]
+		if !changed {
+			if openNow[it.Text] {
+				open = append(open, it.Text)
+			}
+			continue
+		}
+		switch lastBefore(it.Text) {
+		case audit.ActionCriterionAdded, audit.ActionCriterionReopened:
+			open = append(open, it.Text)
+			continue
+		case audit.ActionCriterionCompleted, audit.ActionCriterionDropped:
+			continue
+		}
+		if first == audit.ActionCriterionCompleted {
+			open = append(open, it.Text) // completed after: open before
+		}
+	}
+	return open
 }
 
 // criteriaAt counts the acceptance criteria of is that were not dropped

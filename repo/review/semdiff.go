@@ -391,6 +391,10 @@ func ResolveDiffRange(s *repo.Store, base, head string) (*DiffRange, error) {
 	}
 	r := &DiffRange{BaseRev: base, HeadRev: head}
 	if r.Base, err = g.Resolve(base); err != nil {
+		if _, herr := g.Resolve("HEAD"); herr != nil {
+			return nil, &repo.Error{Code: repo.CodeNotFound, Err: err,
+				Msg: fmt.Sprintf("this repository has no commits yet, so there is no %s to compare with; commit first (git add .todos && git commit), then td diff %s", base, base)}
+		}
 		return nil, repo.RevisionError(base, err)
 	}
 	if head != "" {

@@ -28,7 +28,7 @@ import (
 const (
 	cacheFile    = "search.bin"
 	cacheMagic   = "TDSF"
-	cacheVersion = 1
+	cacheVersion = 2 // 2: texts folded with Fold, accents off
 )
 
 type cacheEntry struct {

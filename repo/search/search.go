@@ -88,7 +88,7 @@ type Result struct {
 func Words(query string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+	for _, w := range strings.FieldsFunc(Fold(query), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_./#", r)
 	}) {
 		w = strings.Trim(w, "-_./#")
@@ -199,7 +199,7 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string, build *cacheEntr
 		return nil, err
 	}
 	found := make([]bool, len(words))
-	title := strings.ToLower(is.Title)
+	title := Fold(is.Title)
 	for i, w := range words {
 		found[i] = strings.Contains(title, w) || containsFold(body, w)
 	}
@@ -214,9 +214,9 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string, build *cacheEntr
 				return nil, err
 			}
 		}
-		texts := []string{title, strings.ToLower(string(body))}
+		texts := []string{title, Fold(string(body))}
 		for _, c := range comments(ledger) {
-			texts = append(texts, strings.ToLower(c.text))
+			texts = append(texts, Fold(c.text))
 		}
 		build.filter = newFilter(texts...)
 	}
@@ -241,7 +241,7 @@ func searchIssue(s *repo.Store, is *repo.Issue, words []string, build *cacheEntr
 	scored := map[string][]bool{} // a word counts once per place
 	seen := make([]bool, len(words))
 	score := func(where, text string) bool {
-		t := strings.ToLower(text)
+		t := Fold(text)
 		hit := false
 		for i, w := range words {
 			if !strings.Contains(t, w) {

@@ -14,7 +14,8 @@ func TestWords(t *testing.T) {
 		{"the callback, the CALLBACK!", "the callback"},
 		{"/auth/github.", "auth/github"},
 		{"!!! ???", ""},
-		{"ünïcode Wörds", "ünïcode wörds"},
+		{"ünïcode Wörds", "unicode words"},
+		{"Café", "cafe"},
 	} {
 		if got := strings.Join(Words(tc.in), " "); got != tc.want {
 			t.Errorf("Words(%q) = %q, want %q", tc.in, got, tc.want)

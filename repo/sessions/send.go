@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/tdproject/td/policy"
@@ -49,6 +50,9 @@ func Send(s *repo.Store, from *repo.Session, ref string, o SendOptions) (*SendRe
 	if err := claims.Check(s, id, "send", hand); err != nil {
 		return nil, err
 	}
+	if o.Name == "" {
+		o.Name = sendName(s, o.Agent, id)
+	}
 	se, err := s.StartSession(repo.StartOptions{Name: o.Name, Agent: o.Agent, Category: o.Category, Previous: ""})
 	if err != nil {
 		return nil, err
@@ -61,6 +65,24 @@ func Send(s *repo.Store, from *repo.Session, ref string, o SendOptions) (*SendRe
 		return nil, err
 	}
 	return &SendResult{Session: se, Bind: b}, nil
+}
+
+// sendName is the name of a session td send starts without --name:
+// "primary for td-qkm5oz", then "primary for td-qkm5oz #2" and so on, so
+// that agents sent to different issues, or twice to one, read apart in td
+// session list.
+func sendName(s *repo.Store, agent domain.AgentPath, issue string) string {
+	base := string(agent) + " for " + issue
+	taken := map[string]bool{}
+	list, _ := s.Sessions()
+	for _, se := range list {
+		taken[se.Name] = true
+	}
+	name := base
+	for n := 2; taken[name]; n++ {
+		name = fmt.Sprintf("%s #%d", base, n)
+	}
+	return name
 }
 
 // Promote files an issue for the work the session is doing and binds the

@@ -63,6 +63,8 @@ func (src *Source) Load() ([]error, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Updated is the ledger's last entry, as td show and td list say.
+	s.FillUpdated(all)
 	src.byID = make(map[string]*repo.Issue, len(all))
 	for _, is := range all {
 		src.byID[is.ID] = is
@@ -103,6 +105,9 @@ func inverseRank(k domain.LinkKind) int {
 	}
 	return 4
 }
+
+// RepoName is the repository's name as the pages title it.
+func (src *Source) RepoName() string { return src.repoName }
 
 // IDs lists every readable issue's ID, sorted.
 func (src *Source) IDs() []string {
@@ -229,7 +234,9 @@ func (src *Source) page(is *repo.Issue) *Issue {
 	}
 	if src.claims != nil {
 		if c := src.claims.Shown(is.ID, is.Status); c != nil {
-			p.Claim = src.claims.Holder(c)
+			// In the board's words, with the time as the terminal gives
+			// it: "claimed by Bob in ../app-2 until 14:05 UTC".
+			p.Claim = board.ClaimText(src.claims, c, src.s.Now())
 		}
 	}
 	return p
@@ -357,11 +364,24 @@ func (src *Source) commitsByIssue() (map[string][]LogEntry, bool, error) {
 
 // Diff is the page of the range "BASE", "BASE..HEAD": td diff BASE [HEAD].
 func (src *Source) Diff(rng string) (*Diff, error) {
-	base, head := ParseRange(rng)
-	r, err := review.ResolveDiffRange(src.s, base, head)
+	r, err := ResolveRange(src.s, rng)
 	if err != nil {
 		return nil, err
 	}
+	return src.DiffOf(rng, r)
+}
+
+// ResolveRange resolves the range "BASE", "BASE..HEAD" to the commits it
+// compares, as td diff BASE [HEAD] does.
+func ResolveRange(s *repo.Store, rng string) (*review.DiffRange, error) {
+	base, head := ParseRange(rng)
+	return review.ResolveDiffRange(s, base, head)
+}
+
+// DiffOf is the page of r, resolved from the range rng (ResolveRange),
+// which names it.
+func (src *Source) DiffOf(rng string, r *review.DiffRange) (*Diff, error) {
+	base, head := ParseRange(rng)
 	d, err := review.Diff(src.s, r)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,8 @@ import (
 const (
 	// BoardPath is the board, the site's front page.
 	BoardPath = "index.html"
+	// StatsPath is the stats page: counts, flow per week, cycle time.
+	StatsPath = "stats.html"
 	// StylePath is the one style sheet every page links to.
 	StylePath = "style.css"
 	// IssuesDir holds one page per issue.

@@ -306,7 +306,10 @@ func applyTodo(cl *markdown.Checklist, req TodoRequest, target string, role doma
 	if strings.TrimSpace(target) == "" {
 		return -1, nil, repo.Errorf(repo.CodeInvalid, "name the todo by its text: td todo %s \"part of its text\"", req.Op)
 	}
-	i, err := cl.Find(target, markdown.Filter{Kind: req.Kind, Phase: req.Phase})
+	// Starting, completing, blocking or dropping acts on an open todo, so
+	// a text that also names a finished one means the open one.
+	open := req.Op == TodoStart || req.Op == TodoDone || req.Op == TodoDrop || req.Op == TodoBlock
+	i, err := cl.Find(target, markdown.Filter{Kind: req.Kind, Phase: req.Phase, Open: open})
 	if err != nil {
 		return -1, nil, todoError(err)
 	}

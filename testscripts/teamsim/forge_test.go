@@ -239,7 +239,7 @@ func (w *world) runCI(branch string) (rep checkReport, fresh map[string]bool, ra
 // (invariant 5).
 func (w *world) claimsNote(dir, head string) {
 	diff, err := w.gitQuiet(dir, "diff", "--unified=0", "origin/main..."+head, "--", ".todos/history")
-	if err != nil || !workEntryRE.MatchString(diff) {
+	if err != nil || !w.newWork(dir, diff) {
 		return
 	}
 	w.git(dir, w.alice, "checkout", "-q", "--detach", head)
@@ -249,7 +249,29 @@ func (w *world) claimsNote(dir, head string) {
 	}
 }
 
-var workEntryRE = regexp.MustCompile(`(?m)^\+.*"action":"(started|submitted|criterion_completed)"`)
+var workEntryRE = regexp.MustCompile(`^\+.*"action":"(started|submitted|criterion_completed)"`)
+
+// newWork reports whether diff, from the merge base to the head, adds a
+// work entry that main's ledger does not already hold: an entry a branch
+// brought back by merging main in, or one a squash landed, is not work
+// the claims rule judges, and td check rightly says nothing of it.
+func (w *world) newWork(dir, diff string) bool {
+	file, held := "", map[string]bool{}
+	for _, l := range strings.Split(diff, "\n") {
+		if f, ok := strings.CutPrefix(l, "+++ b/"); ok {
+			file, held = f, map[string]bool{}
+			text, _ := w.gitQuiet(dir, "show", "origin/main:"+f)
+			for _, m := range strings.Split(text, "\n") {
+				held[strings.TrimSpace(m)] = true
+			}
+			continue
+		}
+		if file != "" && workEntryRE.MatchString(l) && !held[strings.TrimSpace(l[1:])] {
+			return true
+		}
+	}
+	return false
+}
 
 // ciPerson is who CI runs as.
 func (w *world) ciPerson() *person {
@@ -373,7 +395,17 @@ func (w *world) tryLand(pr *pullRequest, kind string) bool {
 	case "rebase":
 		w.git(f, forge, "checkout", "-q", "-B", "land", "origin/"+br.name)
 		r = w.tryGit(f, forge, "", "rebase", "-q", "origin/main")
-		if r.ok() {
+		switch {
+		case r.ok() && !w.rebaseSafe(f, "origin/"+br.name):
+			// GitHub refuses a rebase whose tree differs from the merge's
+			// ("This branch cannot be rebased safely"): a branch that
+			// merged main back replays older values over newer ones. The
+			// button left lands it by merge commit.
+			w.note("pull request #%d cannot be rebased safely: the forge lands it by merge", pr.n)
+			w.git(f, forge, "checkout", "-q", "-f", "main")
+			kind = "merge"
+			r = w.tryGit(f, forge, "", "merge", "-q", "--no-ff", "-m", msg, "origin/"+br.name)
+		case r.ok():
 			w.git(f, forge, "checkout", "-q", "main")
 			w.git(f, forge, "merge", "-q", "--ff-only", "land")
 		}
@@ -410,6 +442,19 @@ func (w *world) tryLand(pr *pullRequest, kind string) bool {
 	w.recordMain()
 	w.afterLanding(br)
 	return true
+}
+
+// rebaseSafe reports whether the rebased branch, checked out as land in
+// the forge's clone, has the tree a merge of head into origin/main would
+// have: GitHub's test before it offers a rebase landing.
+func (w *world) rebaseSafe(f, head string) bool {
+	out, err := w.gitQuiet(f, "merge-tree", "--write-tree", "origin/main", head)
+	if err != nil {
+		return false // the merge conflicts: the rebase is not the merge
+	}
+	tree, _, _ := strings.Cut(out, "\n")
+	rebased, err := w.gitQuiet(f, "rev-parse", "land^{tree}")
+	return err == nil && strings.TrimSpace(rebased) == strings.TrimSpace(tree)
 }
 
 // rebaseConflict classifies the conflict of a rebase landing that

@@ -68,6 +68,7 @@ var (
 	flagSummary = flag.String("teamsim.summary", "", "long mode: also write the summary to this file")
 	flagJobs    = flag.Int("teamsim.j", 1, "long mode: seeds run at once")
 	flagKeep    = flag.Bool("teamsim.keep", false, "keep each seed's directories (their paths are logged)")
+	flagLogs    = flag.String("teamsim.logs", "", "long mode: write the step log of each seed with a violation to DIR/seed-N.log")
 	flagDir     = flag.String("teamsim.dir", "", "where seeds make their repositories (default: /dev/shm when writable, else the temporary directory)")
 )
 
@@ -83,21 +84,12 @@ func TestMain(m *testing.M) {
 // defaultSeeds are the seeds go test runs; -short runs the first.
 var defaultSeeds = []int64{1, 2, 3}
 
-// knownViolations are the invariants today's td is known to break, which
-// the default test reports with t.Log instead of failing on, so that the
-// package passes while the fixes land. Each fix that lands removes its
-// invariant here; the set must end empty. Long mode and the replay of a
-// seed always report everything.
-var knownViolations = map[string]string{
-	"1": "td check --base and the pre-commit hook: a link's \"to\" read as a status; doubled ledger lines; a close re-decided with later facts",
-	"2": "the lead's approval in an agent's worktree; td reviewable and td approve; the claims rule and unsynced claims",
-	"3": "ledger lines doubled by a squash and a merge back (td show, td log); rebase landings",
-	"4": "adjacent frontmatter lines; first criterion, first step and appended prose; driver markers; td resolve in a plain clone",
-	"5": "claims outlive their issues; CI jobs without refs/td/claims; td check silent without claims; td reclaim's reason",
-	"6": "sessions from td send are not visible in other worktrees",
-	"7": "two in-progress todos and link cycles merged into main; td resolve and the status",
-	"8": "a person's td start binds her session; td ready lists epics and claimed issues",
-}
+// knownViolations are the invariants td is known to break, which the
+// default test reports with t.Log instead of failing on, so that the
+// package passes while a fix lands (invariant number to what breaks it).
+// It is empty: every invariant fails the default test. Long mode and the
+// replay of a seed always report everything.
+var knownViolations = map[string]string{}
 
 // TestTeam runs the simulator: the fixed seeds, one seed to replay
 // (-teamsim.seed), or long mode (-teamsim.n).
@@ -216,7 +208,12 @@ func longMode(t *testing.T, bin string) {
 		close(seeds)
 	}()
 	for i := 0; i < *flagN; i++ {
-		s.add(<-done)
+		w := <-done
+		s.add(w)
+		if *flagLogs != "" && len(w.violations) > 0 {
+			_ = os.MkdirAll(*flagLogs, 0o755)
+			_ = os.WriteFile(filepath.Join(*flagLogs, fmt.Sprintf("seed-%d.log", w.seed)), []byte(strings.Join(w.log, "\n")+"\n"), 0o644)
+		}
 		if (i+1)%10 == 0 || i+1 == *flagN {
 			fmt.Fprintf(os.Stderr, "teamsim: %d/%d seeds, %d PRs landed, %d violations, %s\n", i+1, *flagN, s.stats.prsLanded, len(s.violations), time.Since(start).Round(time.Second))
 		}

@@ -287,16 +287,24 @@ func checkIssue(p, b, o, t, r string) []finding {
 		}
 	}
 	for _, k := range sortedKeys(keys) {
-		if k == "updated_at" {
-			continue
+		if k == "updated_at" || k == "resolution" {
+			continue // the resolution is judged with the status, as one
 		}
 		want, ok := three(db.fields[k], do.fields[k], dt.fields[k])
 		got := dr.fields[k]
-		if ok && got != want {
-			add("a field changed on one side lost its value", "%s is %q, the side that changed it set %q (base %q)", k, got, want, db.fields[k])
+		if k == "status" {
+			want, ok = three(pair(db), pair(do), pair(dt))
+			got = pair(dr)
 		}
-		if !ok && got != do.fields[k] && got != dt.fields[k] {
-			add("a merge invented a field value", "%s is %q, the sides had %q and %q", k, got, do.fields[k], dt.fields[k])
+		if ok && got != want {
+			add("a field changed on one side lost its value", "%s is %q, the side that changed it set %q", k, got, want)
+		}
+		vo, vt := do.fields[k], dt.fields[k]
+		if k == "status" {
+			vo, vt = pair(do), pair(dt)
+		}
+		if !ok && got != vo && got != vt {
+			add("a merge invented a field value", "%s is %q, the sides had %q and %q", k, got, vo, vt)
 		}
 	}
 	for k := range setKeys {
@@ -472,6 +480,14 @@ type change struct {
 func diffIssue(db, ds issueDoc) change {
 	c := change{units: map[string]string{}}
 	for k := range union(db.fields, ds.fields) {
+		if k == "status" || k == "resolution" {
+			// One unit, as td merges them: a close sets the resolution,
+			// a reopen clears it.
+			if pair(db) != pair(ds) {
+				c.units["field:status"] = pair(ds)
+			}
+			continue
+		}
 		if k != "updated_at" && db.fields[k] != ds.fields[k] {
 			c.units["field:"+k] = ds.fields[k]
 		}
@@ -504,8 +520,46 @@ func diffIssue(db, ds issueDoc) change {
 	if strings.Join(db.prose, "\n") != strings.Join(ds.prose, "\n") {
 		c.units["prose"] = strings.Join(ds.prose, "\n")
 	}
+	diffOrder(db, ds, &c)
 	return c
 }
+
+// diffOrder records a change of the order of the todos both db and ds
+// hold, per kind (td todo move, or the driver's order): the order as a
+// unit, and the base lines of the todos that moved as touched, since git
+// sees a move as lines deleted there and added elsewhere.
+func diffOrder(db, ds issueDoc, c *change) {
+	for _, kind := range []string{"criterion", "step"} {
+		in := func(d issueDoc, other issueDoc) []todoItem {
+			var out []todoItem
+			for _, it := range d.todos {
+				if _, n := other.todo(it.key()); it.kind == kind && n > 0 {
+					out = append(out, it)
+				}
+			}
+			return out
+		}
+		bo, so := in(db, ds), in(ds, db)
+		if len(bo) != len(so) {
+			continue // a text held twice: the model does not judge its order
+		}
+		var order []string
+		moved := false
+		for i := range bo {
+			order = append(order, so[i].key())
+			if bo[i].key() != so[i].key() {
+				moved = true
+				c.touched = append(c.touched, bo[i].line)
+			}
+		}
+		if moved {
+			c.units["order:"+kind] = strings.Join(order, "\n")
+		}
+	}
+}
+
+// pair is an issue's status with its resolution, which td merges as one.
+func pair(d issueDoc) string { return d.fields["status"] + " / " + d.fields["resolution"] }
 
 // insertionLine is where plain git inserts a new todo: after the last item
 // of its phase, or of its section, or at the end of the file.
@@ -615,7 +669,7 @@ func unitFamily(c change) string {
 		switch {
 		case strings.HasPrefix(u, "field:"):
 			fam["fields"] = true
-		case strings.HasPrefix(u, "todo:"):
+		case strings.HasPrefix(u, "todo:"), strings.HasPrefix(u, "order:"):
 			fam["todos"] = true
 		case strings.HasPrefix(u, "newsection:"):
 			fam["a new checklist section"] = true
@@ -643,7 +697,7 @@ func unitKinds(c change) string {
 		switch {
 		case strings.HasPrefix(u, "field:"):
 			kinds[u[len("field:"):]] = true
-		case strings.HasPrefix(u, "todo:"):
+		case strings.HasPrefix(u, "todo:"), strings.HasPrefix(u, "order:"):
 			if !kinds["first criterion"] && !kinds["first step"] {
 				kinds["todos"] = true
 			}

@@ -100,6 +100,10 @@ type stats struct {
 	// rebaseReplays are rebase landings that stopped replaying a commit
 	// a squash landing of the same branch had already brought to main.
 	rebaseReplays int
+	// agentApprovals are approvals by agents td accepted (refused): an
+	// agent reviewing another's work, a lead agent signing off an issue it
+	// created (td help policy).
+	agentApprovals, agentApprovalsRefused int
 	// clumsyResolutions are hand resolutions of a conflict that lost or
 	// moved a todo: the simulator's, not td's; CI failures that follow
 	// may be the simulator's doing.
@@ -128,6 +132,8 @@ func (s *stats) add(o *stats) {
 	s.forgeConflicts += o.forgeConflicts
 	s.forgeLegit += o.forgeLegit
 	s.rebaseReplays += o.rebaseReplays
+	s.agentApprovals += o.agentApprovals
+	s.agentApprovalsRefused += o.agentApprovalsRefused
 	s.ciRuns += o.ciRuns
 	s.ciFailed += o.ciFailed
 	s.cyclesCaught += o.cyclesCaught
@@ -231,6 +237,7 @@ func (s *summary) print(out io.Writer) {
 	violating := st.forgeConflicts - st.forgeLegit
 	fmt.Fprintf(out, "  forge landings             %d, conflicts %d (%s): legitimate %d, violations %d\n", st.forgeLandings, st.forgeConflicts, pct(st.forgeConflicts, st.forgeLandings), st.forgeLegit, violating)
 	fmt.Fprintf(out, "  raw doubled ledger lines   %d (lines a merge left twice; readers must count them once)\n", st.rawDoubled)
+	fmt.Fprintf(out, "  agent approvals            %d accepted, %d refused (each accepted one judged again by CI)\n", st.agentApprovals, st.agentApprovalsRefused)
 	if st.rebaseReplays > 0 {
 		fmt.Fprintf(out, "  rebases replaying a squash %d (a commit a squash landing already brought, replayed: legitimate per commit)\n", st.rebaseReplays)
 	}

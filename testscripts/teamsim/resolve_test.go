@@ -359,7 +359,14 @@ func markedBeyondConflict(s string, both map[string]bool) (bool, string) {
 				if k == "" || strings.Join(ours[k], "\n") == strings.Join(theirs[k], "\n") {
 					continue // blank, or the same on both sides: not what conflicts
 				}
-				if !both[k] {
+				switch {
+				case both[k]:
+				case k == "field:resolution" && both["field:status"]:
+					// The resolution is marked with its status.
+				case strings.HasPrefix(k, "todo:") && (both["order:criterion"] || both["order:step"]):
+					// Both sides ordered the checklist differently: its
+					// todos are marked where they moved.
+				default:
 					return true, k
 				}
 			}

@@ -425,6 +425,11 @@ func (w *world) afterCommand(p *place, verb string, args []string, r result, lis
 	switch verb {
 	case "approve":
 		id := args[1]
+		if p.agent && r.ok() {
+			w.stats.agentApprovals++
+		} else if p.agent {
+			w.stats.agentApprovalsRefused++
+		}
 		if listed[id] != r.ok() {
 			w.violate("2", fmt.Sprintf("td reviewable and td approve disagree (listed %v, approved %v)", listed[id], r.ok()),
 				fmt.Sprintf("%s at %s: %s", id, p.name, firstLines(r.text(), 2)))
@@ -623,7 +628,9 @@ func (w *world) readyCheck(p *place) {
 		if is.Type == "epic" {
 			w.violateOnce("ready-epic:"+is.ID, "8", "td ready lists an epic", is.ID)
 		}
-		if cl, ok := claims[is.ID]; ok && cl.expires.After(w.now) && (cl.actor != p.who.ident() || cl.agent != "") {
+		// A claim the work ended after (a close, an approval, a reopen, an
+		// unstart in this work tree's ledger) is stale: it holds nothing.
+		if cl, ok := claims[is.ID]; ok && cl.expires.After(w.now) && (cl.actor != p.who.ident() || cl.agent != "") && !w.lastTransition(p, is.ID).After(cl.claimed) {
 			w.violateOnce("ready-claim:"+is.ID+cl.session, "8", "td ready lists an issue another actor holds a claim on", fmt.Sprintf("%s claimed by %s (%s)", is.ID, cl.actor, cl.agent))
 		}
 	}
@@ -908,6 +915,14 @@ func (w *world) agentCommand(p *place, issues []issueInfo) []string {
 		{1, func() { w.createIssue(p); out = []string{} }},
 		{0.6, func() { out = []string{"edit", is.ID, "--append", w.newText("Paragraph")} }},
 		{1, func() { out = []string{"heartbeat"} }},
+		// An agent reviews another's work: a lead agent signs off what a
+		// worker did on an issue it filed (the creator exception), or an
+		// agent with no part in it approves by the table (td help policy).
+		{1.5, func() {
+			if other := w.pickIssue(issues, "in_review"); other != "" && other != is.ID {
+				out = []string{"approve", other}
+			}
+		}},
 		{0.5, func() {
 			if other := w.pickIssue(issues); other != "" && other != is.ID {
 				out = []string{"link", is.ID, "relates_to", other}

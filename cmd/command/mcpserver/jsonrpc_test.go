@@ -134,7 +134,9 @@ func TestServeLines(t *testing.T) {
 			want: `{"jsonrpc":"2.0","id":28,"result":{"content":[{"type":"text","text":"error: the todo tool needs \"action\"\n"}],"isError":true}}`},
 		// A fault in td is a failed call; the server goes on.
 		{in: `{"jsonrpc":"2.0","id":29,"method":"tools/call","params":{"name":"todo","arguments":{"action":"start","item":"panic"}}}`,
-			want: `{"jsonrpc":"2.0","id":29,"result":{"content":[{"type":"text","text":"error: td failed on this call (a fault); the server is still running, and td todo start -- panic on the command line shows the state\n"}],"isError":true}}`},
+			want: `{"jsonrpc":"2.0","id":29,"result":{"content":[{"type":"text","text":"error: td failed on this call (a fault); the server is still running, and td todo view on the command line shows the state\n"}],"isError":true}}`},
+		{in: `{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"issue","arguments":{"action":"comment","id":"qkm","text":"panic"}}}`,
+			want: `{"jsonrpc":"2.0","id":30,"result":{"content":[{"type":"text","text":"error: td failed on this call (a fault); the server is still running, and td show qkm on the command line shows the state\n"}],"isError":true}}`},
 	} {
 		got := serve(t, s, tc.in+"\n")
 		switch {

@@ -81,11 +81,13 @@ type Output struct {
 	Failed bool
 }
 
-// toolCall is a checked call: the td command line it stands for, which
-// names it when td fails on it, and how the Runner runs it.
+// toolCall is a checked call: how the Runner runs it, whether it asked
+// for JSON, and the td command that shows the state it acted on, named
+// when td fails on it.
 type toolCall struct {
-	line commandLine
-	run  func(Runner) Output
+	run    func(Runner) Output
+	asJSON bool
+	state  string
 }
 
 // withJSON is the command line's arguments, with --json before the "--"

@@ -77,8 +77,7 @@ func todoTool() (*tool, error) {
 	}
 	t := &tool{Name: "todo", Title: "Todos of the bound issue", Description: todoToolDescription, InputSchema: s}
 	t.call = callWith(t, func(in todoInput) (toolCall, error) {
-		cl, err := todoCommandLine(in)
-		return toolCall{line: cl, run: func(r Runner) Output { return r.Todo(TodoRequest(in)) }}, err
+		return toolCall{asJSON: in.JSON, state: "td todo view", run: func(r Runner) Output { return r.Todo(TodoRequest(in)) }}, checkTodo(in)
 	})
 	return t, nil
 }
@@ -91,8 +90,11 @@ func issueTool() (*tool, error) {
 	}
 	t := &tool{Name: "issue", Title: "Issues", Description: issueToolDescription, InputSchema: s}
 	t.call = callWith(t, func(in issueInput) (toolCall, error) {
-		cl, err := issueCommandLine(in)
-		return toolCall{line: cl, run: func(r Runner) Output { return r.Issue(IssueRequest(in)) }}, err
+		state := "td list"
+		if in.ID != "" {
+			state = "td show " + in.ID
+		}
+		return toolCall{asJSON: in.JSON, state: state, run: func(r Runner) Output { return r.Issue(IssueRequest(in)) }}, checkIssue(in)
 	})
 	return t, nil
 }
@@ -210,21 +212,48 @@ func line(cmd []string, flags [][]string, positional ...string) []string {
 	return out
 }
 
-// todoCommandLine is the td todo command a todo tool call runs.
-func todoCommandLine(in todoInput) (commandLine, error) {
-	cl := commandLine{asJSON: in.JSON}
+// checkTodo refuses a todo tool call whose action lacks a field it needs
+// or is given one it does not take.
+func checkTodo(in todoInput) error {
 	given := in.given()
-	scope := [][]string{flagValue("phase", in.Phase), flagValue("kind", in.Kind)}
-	cmd := []string{"todo", in.Action}
-	var err error
 	switch in.Action {
 	case "view":
-		err = checkFields("todo", in.Action, given, nil, nil)
+		return checkFields("todo", in.Action, given, nil, nil)
+	case "set":
+		return checkFields("todo", in.Action, given, []string{"items"}, []string{"phase"})
+	case "add", "propose":
+		return checkFields("todo", in.Action, given, []string{"items"}, []string{"phase", "kind"})
+	case "start":
+		return checkFields("todo", in.Action, given, []string{"item"}, []string{"phase", "kind"})
+	case "done", "drop", "block", "unblock":
+		takes := []string{"item", "items", "phase", "kind"}
+		if in.Action == "block" {
+			takes = append(takes, "reason")
+		}
+		if in.Item == "" && len(in.Items) == 0 {
+			return fmt.Errorf("todo %s needs \"item\" (the todo's text, or a unique part of it) or \"items\" for several", in.Action)
+		}
+		return checkFields("todo", in.Action, given, nil, takes)
+	case "note":
+		return checkFields("todo", in.Action, given, []string{"item", "note"}, []string{"phase", "kind"})
+	}
+	return fmt.Errorf("todo has no action %q; action is one of %s", in.Action, strings.Join(todoActions(), ", "))
+}
+
+// todoCommandLine is the td todo command line a todo tool call stands
+// for: what lineRunner runs, and what the tests compare with the CLI. td
+// mcp itself builds none: its Runner calls the commands' run functions.
+func todoCommandLine(in todoInput) (commandLine, error) {
+	cl := commandLine{asJSON: in.JSON}
+	if err := checkTodo(in); err != nil {
+		return cl, err
+	}
+	scope := [][]string{flagValue("phase", in.Phase), flagValue("kind", in.Kind)}
+	cmd := []string{"todo", in.Action}
+	switch in.Action {
+	case "view":
 		cl.args = cmd
 	case "set":
-		if err = checkFields("todo", in.Action, given, []string{"items"}, []string{"phase"}); err != nil {
-			break
-		}
 		if slices.ContainsFunc(in.Items, func(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "### ") }) {
 			// Phase headings make it a plan, read as td todo set --file reads one.
 			cl.args = line(cmd, [][]string{{"--file=-"}, flagValue("phase", in.Phase)})
@@ -233,54 +262,62 @@ func todoCommandLine(in todoInput) (commandLine, error) {
 		}
 		cl.args = line(cmd, [][]string{flagValue("phase", in.Phase)}, in.Items...)
 	case "add", "propose":
-		err = checkFields("todo", in.Action, given, []string{"items"}, []string{"phase", "kind"})
 		cl.args = line(cmd, scope, in.Items...)
 	case "start":
-		err = checkFields("todo", in.Action, given, []string{"item"}, []string{"phase", "kind"})
 		cl.args = line(cmd, scope, in.Item)
 	case "done", "drop", "block", "unblock":
-		takes := []string{"item", "items", "phase", "kind"}
 		if in.Action == "block" {
-			takes = append(takes, "reason")
 			scope = append(scope, flagValue("reason", in.Reason))
 		}
-		if in.Item == "" && len(in.Items) == 0 {
-			err = fmt.Errorf("todo %s needs \"item\" (the todo's text, or a unique part of it) or \"items\" for several", in.Action)
-			break
-		}
-		err = checkFields("todo", in.Action, given, nil, takes)
 		targets := in.Items
 		if in.Item != "" {
 			targets = append([]string{in.Item}, in.Items...)
 		}
 		cl.args = line(cmd, scope, targets...)
 	case "note":
-		err = checkFields("todo", in.Action, given, []string{"item", "note"}, []string{"phase", "kind"})
 		cl.args = line(cmd, append(scope, flagValue("text", in.Note)), in.Item)
-	default:
-		err = fmt.Errorf("todo has no action %q; action is one of %s", in.Action, strings.Join(todoActions(), ", "))
 	}
-	return cl, err
+	return cl, nil
 }
 
-// issueCommandLine is the td command an issue tool call runs.
-func issueCommandLine(in issueInput) (commandLine, error) {
-	cl := commandLine{asJSON: in.JSON}
+// checkIssue refuses an issue tool call whose action lacks a field it
+// needs or is given one it does not take.
+func checkIssue(in issueInput) error {
 	given := in.given()
-	var err error
 	switch in.Action {
 	case "create":
-		err = checkFields("issue", in.Action, given, []string{"title"}, []string{"type", "priority", "labels", "description"})
+		return checkFields("issue", in.Action, given, []string{"title"}, []string{"type", "priority", "labels", "description"})
+	case "show", "start":
+		return checkFields("issue", in.Action, given, []string{"id"}, nil)
+	case "list":
+		return checkFields("issue", in.Action, given, nil, []string{"status", "type", "priority", "labels", "all"})
+	case "comment":
+		return checkFields("issue", in.Action, given, []string{"id", "text"}, nil)
+	case "link":
+		return checkFields("issue", in.Action, given, []string{"id", "kind", "other"}, nil)
+	case "review":
+		return checkFields("issue", in.Action, given, []string{"id"}, []string{"reason", "force"})
+	}
+	return fmt.Errorf("issue has no action %q; action is one of %s", in.Action, strings.Join(issueActions(), ", "))
+}
+
+// issueCommandLine is the td command line an issue tool call stands for
+// (todoCommandLine says who uses it).
+func issueCommandLine(in issueInput) (commandLine, error) {
+	cl := commandLine{asJSON: in.JSON}
+	if err := checkIssue(in); err != nil {
+		return cl, err
+	}
+	switch in.Action {
+	case "create":
 		flags := [][]string{flagValue("type", in.Type), flagValue("priority", in.Priority), flagValue("description", in.Description)}
 		for _, l := range in.Labels {
 			flags = append(flags, flagValue("label", l))
 		}
 		cl.args = line([]string{"create"}, flags, in.Title)
 	case "show", "start":
-		err = checkFields("issue", in.Action, given, []string{"id"}, nil)
 		cl.args = line([]string{in.Action}, nil, in.ID)
 	case "list":
-		err = checkFields("issue", in.Action, given, nil, []string{"status", "type", "priority", "labels", "all"})
 		flags := [][]string{flagValue("type", in.Type), flagValue("priority", in.Priority)}
 		for _, s := range in.Status {
 			flags = append(flags, flagValue("status", s))
@@ -293,22 +330,17 @@ func issueCommandLine(in issueInput) (commandLine, error) {
 		}
 		cl.args = line([]string{"list"}, flags)
 	case "comment":
-		err = checkFields("issue", in.Action, given, []string{"id", "text"}, nil)
 		cl.args = line([]string{"comment"}, nil, in.ID, in.Text)
 	case "link":
-		err = checkFields("issue", in.Action, given, []string{"id", "kind", "other"}, nil)
 		cl.args = line([]string{"link"}, nil, in.ID, in.Kind, in.Other)
 	case "review":
-		err = checkFields("issue", in.Action, given, []string{"id"}, []string{"reason", "force"})
 		flags := [][]string{flagValue("reason", in.Reason)}
 		if in.Force {
 			flags = append(flags, []string{"--force"})
 		}
 		cl.args = line([]string{"review"}, flags, in.ID)
-	default:
-		err = fmt.Errorf("issue has no action %q; action is one of %s", in.Action, strings.Join(issueActions(), ", "))
 	}
-	return cl, err
+	return cl, nil
 }
 
 // decodeArguments reads a tool call's arguments into in, refusing what is

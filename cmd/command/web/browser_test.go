@@ -102,7 +102,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("td serve: %v", err)
 		}
 	}()
-	srvURL := "http://" + ln.Addr()
+	srvURL := "http://" + ln.Addr().String()
 
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
@@ -177,7 +177,7 @@ func TestBrowser(t *testing.T) {
 
 			do("open the board", chromedp.Navigate(c.board), chromedp.WaitVisible(chromedp.CSS(`.board`)))
 			if got, want := list(`[...document.querySelectorAll('.column h2 > span:first-child')].map(e => e.textContent)`),
-				[]string{"Open", "In progress", "Blocked", "In review", "Closed recently"}; !slices.Equal(got, want) {
+				[]string{"Open", "In progress", "Blocked", "In review", "Closed, last 7 days"}; !slices.Equal(got, want) {
 				t.Errorf("columns %q, want %q", got, want)
 			}
 			if got := text(`li.card:has(a[href$="` + f.auth + `.html"]) .progress`); got != "3/5 done" {
@@ -220,6 +220,27 @@ func TestBrowser(t *testing.T) {
 			do("epic -> board", chromedp.Click(chromedp.CSS(`header a.site`)), chromedp.WaitVisible(chromedp.CSS(`.board`)))
 			if got := location(); !strings.HasSuffix(got, "/index.html") {
 				t.Errorf("the site's name led to %s", got)
+			}
+
+			if c.name == "file" {
+				// The stats page: the chart is drawn (its bars have a size
+				// and the style sheet's fill), the table says the same.
+				do("board -> stats", chromedp.Click(chromedp.CSS(`nav a[href$="stats.html"]`)), chromedp.WaitVisible(chromedp.CSS(`svg.chart`)))
+				if got := list(`[...document.querySelectorAll('svg.chart rect')].map(r => r.getBBox().width > 0 && getComputedStyle(r).fill !== 'rgb(0, 0, 0)' ? 'drawn' : 'not drawn').filter((v, i, a) => a.indexOf(v) === i)`); !slices.Equal(got, []string{"drawn"}) {
+					t.Errorf("the chart's bars are %q, want all drawn in the style sheet's colours", got)
+				}
+				if got := list(`[...document.querySelectorAll('svg.chart rect')].length > 0 ? ['bars'] : []`); !slices.Equal(got, []string{"bars"}) {
+					t.Errorf("the chart has no bars")
+				}
+				if got := text(`#h-counts`); !strings.HasSuffix(got, "issues") {
+					t.Errorf("the stats page's count heading is %q", got)
+				}
+				shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatal(err)
+				}
+				artefact(t, "td-stats.png", shot)
+				do("stats -> board", chromedp.Click(chromedp.CSS(`header a.site`)), chromedp.WaitVisible(chromedp.CSS(`.board`)))
 			}
 
 			do("board -> diff", chromedp.Click(chromedp.CSS(`nav a[href$="diff/main..feature.html"]`)), chromedp.WaitVisible(chromedp.CSS(`.diff-issue`)))

@@ -24,7 +24,7 @@ func TestServe(t *testing.T) {
 	served := make(chan error, 1)
 	sv := web.NewServer(func() (*repo.Store, error) { return f.store(t), nil }, "test", nil, boardFilter())
 	go func() { served <- sv.Serve(ln, stop) }()
-	base := "http://" + ln.Addr()
+	base := "http://" + ln.Addr().String()
 
 	resp, err := http.Get(base + "/issues/" + f.auth + ".html?from=board")
 	if err != nil {
@@ -45,7 +45,7 @@ func TestServe(t *testing.T) {
 
 	raw := func(req string) string {
 		t.Helper()
-		c, err := net.Dial("tcp", ln.Addr())
+		c, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,13 +55,15 @@ func TestServe(t *testing.T) {
 		return strings.TrimSpace(status)
 	}
 	for req, want := range map[string]string{
-		"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":                       "HTTP/1.1 200 OK",
-		"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n": "HTTP/1.1 405 Method Not Allowed",
-		"GET / HTTP/1.1\r\nHost: td.evil.example\r\n\r\n":                 "HTTP/1.1 403 Forbidden",
-		"GET /%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":                    "HTTP/1.1 400 Bad Request",
-		"GET http://elsewhere/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":       "HTTP/1.1 400 Bad Request",
-		"HELLO\r\n\r\n": "HTTP/1.1 400 Bad Request",
-		"GET / HTTP/1.1\r\nX: " + strings.Repeat("a", 70<<10) + "\r\n\r\n": "HTTP/1.1 400 Bad Request",
+		"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":                        "HTTP/1.1 200 OK",
+		"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n":  "HTTP/1.1 405 Method Not Allowed",
+		"GET / HTTP/1.1\r\nHost: td.evil.example\r\n\r\n":                  "HTTP/1.1 403 Forbidden",
+		"GET /%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":                     "HTTP/1.1 400 Bad Request",
+		"GET http://elsewhere/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":        "HTTP/1.1 400 Bad Request",
+		"GET http://127.0.0.1/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":        "HTTP/1.1 400 Bad Request",
+		"GET / HTTP/1.1\r\n\r\n":                                           "HTTP/1.1 400 Bad Request: missing required Host header",
+		"HELLO\r\n\r\n":                                                    "HTTP/1.1 400 Bad Request",
+		"GET / HTTP/1.1\r\nX: " + strings.Repeat("a", 70<<10) + "\r\n\r\n": "HTTP/1.1 431 Request Header Fields Too Large",
 	} {
 		if got := raw(req); got != want {
 			t.Errorf("%.40q: %q, want %q", req, got, want)

@@ -2,42 +2,31 @@ package web
 
 import (
 	"errors"
-	"io"
+	"net"
 	"net/netip"
 	"strconv"
 	"strings"
-	"time"
 )
 
-// A Listener hands Serve the connections of browsers on this machine.
-//
-// td serve does not import package net: on Linux and the BSDs, linking
-// it makes the Go toolchain link the C library for name resolution
-// whenever a C compiler is present, and a dynamically linked td spent
-// about 1 ms more starting every command (a harness hook included) than
-// the static one. Listen speaks to the system's sockets directly there
-// (listen_unix.go); elsewhere it wraps package net (listen_other.go).
-type Listener interface {
-	// Accept waits for the next connection; after Close it returns
-	// ErrClosed.
-	Accept() (Conn, error)
-	// Close stops the listener: a waiting Accept returns ErrClosed.
-	Close() error
-	// Addr is the address listened on, host:port, with the port the
-	// system chose for port 0.
-	Addr() string
+// Listen listens on addr, a loopback address (Loopback) with a numeric
+// port: td serve resolves no name but localhost, which is 127.0.0.1.
+func Listen(addr string) (net.Listener, error) {
+	ap, err := loopbackAddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", ap.String())
+	if err != nil {
+		// "bind: address already in use", without the address the
+		// caller's message already names.
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Err != nil {
+			err = oe.Err
+		}
+		return nil, err
+	}
+	return ln, nil
 }
-
-// Conn is one browser connection.
-type Conn interface {
-	io.ReadWriteCloser
-	// SetDeadline bounds every later read and write: one past it fails
-	// with an error whose Timeout method reports true.
-	SetDeadline(t time.Time) error
-}
-
-// ErrClosed is what Accept returns once the listener is closed.
-var ErrClosed = errors.New("the listener is closed")
 
 // SplitHostPort splits host:port, or [host]:port for an IPv6 address.
 func SplitHostPort(addr string) (host, port string, err error) {

@@ -1,12 +1,9 @@
 package web_test
 
 import (
-	"errors"
-	"io"
 	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tdproject/td/cmd/command/web"
 )
@@ -34,8 +31,8 @@ func TestSplitHostPort(t *testing.T) {
 	}
 }
 
-// TestListen speaks to the listener td serve uses as a browser would, and
-// checks what it refuses, its deadline and its close.
+// TestListen checks what the listener td serve uses refuses, the port it
+// reports and a port in use.
 func TestListen(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:0", "example.com:80", "127.0.0.1:http", "127.0.0.1:70000", "127.0.0.1"} {
 		if ln, err := web.Listen(addr); err == nil {
@@ -47,96 +44,23 @@ func TestListen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(ln.Addr(), "127.0.0.1:") || strings.HasSuffix(ln.Addr(), ":0") {
-		t.Errorf("Addr() = %q, want 127.0.0.1 and the port the system chose", ln.Addr())
+	defer ln.Close()
+	addr := ln.Addr().String()
+	if !strings.HasPrefix(addr, "127.0.0.1:") || strings.HasSuffix(addr, ":0") {
+		t.Errorf("Addr() = %q, want 127.0.0.1 and the port the system chose", addr)
 	}
-	// Another listener on the same port is refused.
-	if other, err := web.Listen(ln.Addr()); err == nil {
+	// Another listener on the same port is refused, in words that do
+	// not repeat the address.
+	if other, err := web.Listen(addr); err == nil {
 		other.Close()
 		t.Error("a second listener took a port in use")
-	} else if !strings.Contains(err.Error(), "in use") {
+	} else if err.Error() != "bind: address already in use" {
 		t.Errorf("a port in use: %v", err)
 	}
-
-	accepted := make(chan web.Conn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			t.Error(err)
-			close(accepted)
-			return
+	if ln6, err := web.Listen("[::1]:0"); err == nil {
+		if !strings.HasPrefix(ln6.Addr().String(), "[::1]:") {
+			t.Errorf("[::1]:0 listened on %s", ln6.Addr())
 		}
-		accepted <- c
-	}()
-	client, err := net.Dial("tcp", ln.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	conn := <-accepted
-	if conn == nil {
-		t.FailNow()
-	}
-	io.WriteString(client, "ping")
-	buf := make([]byte, 4)
-	if _, err := io.ReadFull(conn, buf); err != nil || string(buf) != "ping" {
-		t.Fatalf("read %q, %v", buf, err)
-	}
-	if _, err := io.WriteString(conn, "pong"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadFull(client, buf); err != nil || string(buf) != "pong" {
-		t.Fatalf("the client read %q, %v", buf, err)
-	}
-	// A read past the deadline fails with a timeout.
-	conn.SetDeadline(time.Now().Add(50 * time.Millisecond))
-	start := time.Now()
-	_, err = conn.Read(buf)
-	var te interface{ Timeout() bool }
-	if !errors.As(err, &te) || !te.Timeout() {
-		t.Errorf("a read past the deadline: %v, want a timeout", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("the deadline held the read for %v", d)
-	}
-	// The client's close is the end of the stream.
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	client.Close()
-	if _, err := conn.Read(buf); err != io.EOF {
-		t.Errorf("read after the client closed: %v, want EOF", err)
-	}
-	// Writing to a browser that went away is an error, not a signal that
-	// ends td serve.
-	big := []byte(strings.Repeat("x", 1<<20))
-	var werr error
-	for i := 0; i < 8 && werr == nil; i++ {
-		_, werr = conn.Write(big)
-	}
-	if werr == nil {
-		t.Error("writes to a closed connection kept succeeding")
-	}
-	conn.Close()
-
-	// Close wakes a waiting Accept.
-	done := make(chan error, 1)
-	go func() {
-		_, err := ln.Accept()
-		done <- err
-	}()
-	time.Sleep(20 * time.Millisecond)
-	ln.Close()
-	select {
-	case err := <-done:
-		if !errors.Is(err, web.ErrClosed) {
-			t.Errorf("Accept after Close: %v, want ErrClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not wake Accept")
-	}
-	if _, err := ln.Accept(); !errors.Is(err, web.ErrClosed) {
-		t.Errorf("a later Accept: %v, want ErrClosed", err)
-	}
-	if _, err := net.Dial("tcp", ln.Addr()); err == nil {
-		t.Error("the closed listener still takes connections")
+		ln6.Close()
 	}
 }

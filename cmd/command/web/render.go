@@ -28,6 +28,7 @@ import (
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/review"
 	"github.com/tdproject/td/repo/site"
+	"github.com/tdproject/td/repo/stats"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -57,7 +58,10 @@ type page struct {
 	// Content-Security-Policy: 'self' over HTTP, file: for a site opened
 	// from disk ('self' matches no file there).
 	CSPSelf template.HTMLAttr
-	Data    any
+	// Stats is whether the site has a stats page to link to (a written
+	// site does).
+	Stats bool
+	Data  any
 }
 
 // Renderer renders pages. It is safe for concurrent use.
@@ -65,9 +69,12 @@ type Renderer struct {
 	// Version is td's version, in every page's footer.
 	Version string
 	// File says whether the pages are for a site opened from disk.
-	File                        bool
-	board, issue, diff, failure *template.Template
-	md                          goldmark.Markdown
+	File bool
+	// HasStats says whether the site has the stats page, which every
+	// page's navigation then links to.
+	HasStats                           bool
+	board, issue, diff, failure, stats *template.Template
+	md                                 goldmark.Markdown
 }
 
 // NewRenderer parses the templates.
@@ -77,25 +84,32 @@ func NewRenderer(version string, file bool) *Renderer {
 		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(localImages{}, 100))),
 	)
 	funcs := template.FuncMap{
-		"issuePath":   site.IssuePath,
-		"iso":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"when":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-		"plural":      plural,
-		"markdown":    r.markdown,
-		"marker":      markdown.Marker,
-		"todoWords":   domain.TodoStatus.Words,
-		"steps":       func(s domain.Summary) int { return s.Done + s.Open + s.Blocked },
+		"issuePath": site.IssuePath,
+		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"when":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"plural":    plural,
+		"markdown":  r.markdown,
+		"marker":    markdown.Marker,
+		"todoWords": domain.TodoStatus.Words,
+		"steps":     func(s domain.Summary) int { return s.Done + s.Open + s.Blocked },
+		// done and total count a checklist as the board's card and td
+		// board do: steps and criteria, dropped steps left out.
+		"done":        func(s domain.Summary) int { return s.Done + s.CriteriaDone },
+		"total":       func(s domain.Summary) int { return s.Done + s.Open + s.Blocked + s.CriteriaTotal },
 		"linkWords":   linkWords,
 		"ledgerWords": ledgerWords,
 		"short":       short,
+		"clip":        clip,
 		"rangeWords":  rangeWords,
 		"eventWords":  func(e review.IssueEvent) string { return e.String() },
 		"eventClass":  eventClass,
+		"span":        stats.Span,
+		"day":         func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 	}
 	parse := func(name string) *template.Template {
 		return template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html"))
 	}
-	r.board, r.issue, r.diff, r.failure = parse("board"), parse("issue"), parse("diff"), parse("error")
+	r.board, r.issue, r.diff, r.failure, r.stats = parse("board"), parse("issue"), parse("diff"), parse("error"), parse("stats")
 	return r
 }
 
@@ -104,7 +118,7 @@ func (r *Renderer) layout(kind, root, repo string, diffs []site.DiffLink, genera
 	if r.File {
 		self = "file:"
 	}
-	return page{Page: kind, Root: root, Repo: repo, Version: r.Version, Diffs: diffs, Generated: generated, CSPSelf: self, Data: data}
+	return page{Page: kind, Root: root, Repo: repo, Version: r.Version, Diffs: diffs, Generated: generated, CSPSelf: self, Stats: r.HasStats, Data: data}
 }
 
 // Board renders the board page, at the site's root.
@@ -197,6 +211,16 @@ func linkWords(k domain.LinkKind) string {
 		return "parent of"
 	}
 	return strings.ReplaceAll(string(k), "_", " ")
+}
+
+// clip cuts s to n characters, "…" last when it was longer: a page's
+// <title> names the issue in a tab's width, the page holds all of it.
+func clip(n int, s string) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
 func short(h string) string {

@@ -2,10 +2,12 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"net/netip"
 	"net/url"
 	"os"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/board"
+	"github.com/tdproject/td/repo/review"
 	"github.com/tdproject/td/repo/site"
 )
 
@@ -26,7 +29,11 @@ import (
 // anything under .todos (or git's HEAD, for the commits an issue page
 // lists) has changed since the last request: a stat of a few directories
 // decides (and of every file, once a second at most), and a page asked
-// for twice in between is served from memory.
+// for twice in between is served from memory, within Limits' bounds.
+//
+// One page is built at a time (a store is read by one goroutine): a page
+// already built is answered while another is being built, and a request
+// that waits longer than Limits.Request for its page is answered 503.
 type Server struct {
 	// Open opens the store afresh.
 	Open func() (*repo.Store, error)
@@ -34,23 +41,52 @@ type Server struct {
 	// is served when asked for by its path.
 	Ranges []string
 	Filter board.Filter
+	// Log, when not nil, is told what net/http notes: a failed accept
+	// retried, a client's broken request.
+	Log    io.Writer
 	render *Renderer
-	mu     sync.Mutex
+	limits Limits
+	// build is held by the one goroutine reading the store: it alone uses
+	// src, and replaces store.
+	build chan struct{}
+	src   *site.Source
+
+	mu sync.Mutex
 	// quick and stamp are the cheap and the full change stamps of the
 	// store last read; seenFull is the full stamp the last background
 	// check saw, checked when it started, checking whether one runs.
 	quick, stamp, seenFull string
 	checked                time.Time
 	checking               bool
-	src                    *site.Source
 	store                  *repo.Store
-	pages                  map[string][]byte
-	builtAt                int // how many times the store was read, for tests
+	// pages holds the pages built from the store last read, by path, a
+	// diff page by the commits it compares; ranges names, for the path of
+	// each diff page asked for, the key its page is kept under.
+	pages, ranges *pageCache
+	builtAt       int // how many times the store was read, for tests
 }
 
-// NewServer is a Server for the store open opens.
+// NewServer is a Server for the store open opens, within DefaultLimits.
 func NewServer(open func() (*repo.Store, error), version string, ranges []string, f board.Filter) *Server {
-	return &Server{Open: open, Ranges: ranges, Filter: f, render: NewRenderer(version, false)}
+	sv := &Server{Open: open, Ranges: ranges, Filter: f, render: NewRenderer(version, false), build: make(chan struct{}, 1)}
+	return sv.WithLimits(DefaultLimits)
+}
+
+// WithLimits sets the server's limits, before it serves, and returns it.
+func (sv *Server) WithLimits(l Limits) *Server {
+	sv.limits = l
+	sv.pages = newPageCache(l.MaxPages, l.MaxPageBytes)
+	// A name is a few dozen bytes: as many names as pages, four times
+	// over, keep every spelling a browser's history holds.
+	sv.ranges = newPageCache(4*l.MaxPages, l.MaxPageBytes/64+1)
+	return sv
+}
+
+// Cached reports how many pages, of how many bytes, the server holds.
+func (sv *Server) Cached() (pages int, bytes int64) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.pages.len(), sv.pages.size()
 }
 
 // Loopback reports whether addr (host:port) names this machine only: td
@@ -83,8 +119,19 @@ type Response struct {
 }
 
 // Respond answers one request: GET and HEAD of the site's paths, from a
-// client that addressed this machine by a loopback name.
+// client that addressed this machine by a loopback name. It waits for
+// its page at most Limits.Request.
 func (sv *Server) Respond(method, target, host string) Response {
+	ctx := context.Background()
+	if sv.limits.Request > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, sv.limits.Request)
+		defer cancel()
+	}
+	return sv.respond(ctx, method, target, host)
+}
+
+func (sv *Server) respond(ctx context.Context, method, target, host string) Response {
 	r := Response{Header: [][2]string{
 		{"X-Content-Type-Options", "nosniff"},
 		{"Referrer-Policy", "no-referrer"},
@@ -99,6 +146,11 @@ func (sv *Server) Respond(method, target, host string) Response {
 	if method != "GET" && method != "HEAD" {
 		r.Header = append(r.Header, [2]string{"Allow", "GET, HEAD"})
 		return text(StatusMethodNotAllowed, "td serve only reads")
+	}
+	// A request for a page of another host (a proxy's request) is not
+	// one for this server, whatever its Host says.
+	if !strings.HasPrefix(target, "/") {
+		return text(StatusBadRequest, "td serve cannot read this address")
 	}
 	// A page of this machine's issues answers only to this machine's
 	// names: another name in Host is a page of elsewhere rebinding one.
@@ -119,30 +171,101 @@ func (sv *Server) Respond(method, target, host string) Response {
 		r.Header = append(r.Header, [2]string{"Content-Type", "text/css; charset=utf-8"})
 		return r
 	}
-	r.Body, r.Status = sv.page(p)
+	r.Body, r.Status = sv.page(ctx, p)
+	if r.Status == StatusServiceUnavailable {
+		r.Header = append(r.Header, [2]string{"Retry-After", "5"})
+	}
 	r.Header = append(r.Header, [2]string{"Content-Type", "text/html; charset=utf-8"})
 	return r
 }
 
-// page builds (or finds in memory) the page at p, with its HTTP status.
-func (sv *Server) page(p string) ([]byte, int) {
+// page finds in memory, or builds, the page at p, with its HTTP status.
+// A page already built for the store as it is answers at once; else the
+// request waits, until ctx ends, for the one goroutine that builds.
+func (sv *Server) page(ctx context.Context, p string) ([]byte, int) {
 	sv.mu.Lock()
-	defer sv.mu.Unlock()
+	if _, fresh := sv.freshLocked(); fresh {
+		if b, ok := sv.lookupLocked(p); ok {
+			sv.mu.Unlock()
+			return b, StatusOK
+		}
+	}
+	sv.mu.Unlock()
+	busy := func() ([]byte, int) {
+		return sv.failure(strings.Repeat("../", strings.Count(p, "/")), "td serve is still building this page",
+			fmt.Sprintf("It has taken longer than %v; td serve goes on building it. Reload the page in a moment.", sv.limits.Request),
+			StatusServiceUnavailable)
+	}
+	select {
+	case sv.build <- struct{}{}:
+	case <-ctx.Done():
+		return busy()
+	}
+	type built struct {
+		body   []byte
+		status int
+	}
+	done := make(chan built, 1)
+	go func() {
+		defer func() { <-sv.build }()
+		b, status := sv.buildPage(p)
+		done <- built{b, status}
+	}()
+	select {
+	case b := <-done:
+		return b.body, b.status
+	case <-ctx.Done():
+		return busy()
+	}
+}
+
+// lookupLocked finds the page at p in memory: a diff page by the key its
+// path was last resolved to.
+func (sv *Server) lookupLocked(p string) ([]byte, bool) {
+	if b, ok := sv.pages.get(p); ok {
+		return b, true
+	}
+	if key, ok := sv.ranges.get(p); ok {
+		return sv.pages.get(string(key))
+	}
+	return nil, false
+}
+
+// buildHook, when not nil, is called before a page is built (tests).
+var buildHook func(p string)
+
+// diffKey is the key a diff page is kept under: the commits it compares,
+// whichever names, abbreviations or ".." or "..." spelled them ("" for
+// the work tree).
+func diffKey(r *review.DiffRange) string {
+	return site.DiffsDir + "/" + r.Base + ".." + r.Head
+}
+
+// buildPage builds the page at p; its caller holds sv.build.
+func (sv *Server) buildPage(p string) ([]byte, int) {
 	root := strings.Repeat("../", strings.Count(p, "/"))
 	if err := sv.refresh(); err != nil {
 		return sv.failure(root, "td cannot read this repository", err.Error(), StatusInternalServerError)
 	}
-	if b, ok := sv.pages[p]; ok {
+	sv.mu.Lock()
+	b, ok := sv.lookupLocked(p)
+	store := sv.store
+	sv.mu.Unlock()
+	if ok {
 		return b, StatusOK
 	}
-	var b bytes.Buffer
+	if buildHook != nil {
+		buildHook(p)
+	}
+	var buf bytes.Buffer
 	var err error
+	key := p
 	diffs := sv.diffLinks()
 	switch {
 	case p == site.BoardPath:
 		var bp *site.Board
 		if bp, err = sv.src.Board(sv.Filter, diffs); err == nil {
-			err = sv.render.Board(&b, bp)
+			err = sv.render.Board(&buf, bp)
 		}
 	case strings.HasPrefix(p, site.IssuesDir+"/") && strings.HasSuffix(p, ".html") && strings.Count(p, "/") == 1:
 		id := strings.TrimSuffix(strings.TrimPrefix(p, site.IssuesDir+"/"), ".html")
@@ -151,7 +274,7 @@ func (sv *Server) page(p string) ([]byte, int) {
 		}
 		var is *site.Issue
 		if is, err = sv.src.Issue(id); err == nil {
-			err = sv.render.Issue(&b, is, diffs)
+			err = sv.render.Issue(&buf, is, diffs)
 		}
 	case strings.HasPrefix(p, site.DiffsDir+"/") && strings.HasSuffix(p, ".html") && strings.Count(p, "/") == 1:
 		name := strings.TrimSuffix(strings.TrimPrefix(p, site.DiffsDir+"/"), ".html")
@@ -161,9 +284,29 @@ func (sv *Server) page(p string) ([]byte, int) {
 				rng = r
 			}
 		}
+		var r *review.DiffRange
+		if r, err = site.ResolveRange(store, rng); err != nil {
+			break
+		}
+		key = diffKey(r)
+		sv.mu.Lock()
+		sv.ranges.add(p, []byte(key))
+		b, ok := sv.pages.get(key)
+		sv.mu.Unlock()
+		if ok {
+			return b, StatusOK
+		}
+		// A navigation range comparing the same commits names the page,
+		// whichever spelling asked for it first.
+		for _, nav := range sv.Ranges {
+			if nr, err := site.ResolveRange(store, nav); err == nil && diffKey(nr) == key {
+				rng = nav
+				break
+			}
+		}
 		var d *site.Diff
-		if d, err = sv.src.Diff(rng); err == nil {
-			err = sv.render.Diff(&b, d, diffs)
+		if d, err = sv.src.DiffOf(rng, r); err == nil {
+			err = sv.render.Diff(&buf, d, diffs)
 		}
 	default:
 		return sv.failure(root, "No such page", "td serve has the board, a page per issue and a page per revision range.", StatusNotFound)
@@ -176,16 +319,20 @@ func (sv *Server) page(p string) ([]byte, int) {
 		}
 		return sv.failure(root, "td cannot show this page", err.Error(), status)
 	}
-	sv.pages[p] = b.Bytes()
-	return b.Bytes(), StatusOK
+	sv.mu.Lock()
+	sv.pages.add(key, buf.Bytes())
+	sv.mu.Unlock()
+	return buf.Bytes(), StatusOK
 }
 
 func (sv *Server) failure(root, title, msg string, status int) ([]byte, int) {
 	var b bytes.Buffer
 	repoName := ""
+	sv.mu.Lock()
 	if sv.store != nil {
 		repoName = filepath.Base(sv.store.Root)
 	}
+	sv.mu.Unlock()
 	_ = sv.render.Failure(&b, root, repoName, title, msg)
 	return b.Bytes(), status
 }
@@ -203,31 +350,44 @@ func (sv *Server) diffLinks() []site.DiffLink {
 // beside the directories every request stats.
 const fullCheckEvery = time.Second
 
-// refresh reads the store again when what the stamps cover has changed.
-// Every request compares the cheap stamp (the directories, config, git's
-// HEAD), which catches whatever td writes; the full one (every file), for
-// a file an editor wrote in place, is taken in the background at most once
-// a second, so no request waits for it: such an edit shows at the request
-// after the check that saw it.
+// freshLocked reports whether the pages in memory are of the store as it
+// is, and the cheap stamp it took to tell. Every request compares the
+// cheap stamp (the directories, config, git's HEAD), which catches
+// whatever td writes; the full one (every file), for a file an editor
+// wrote in place, is taken in the background at most once a second, so
+// no request waits for it: such an edit shows at the request after the
+// check that saw it.
+func (sv *Server) freshLocked() (quick string, fresh bool) {
+	if sv.store == nil {
+		return "", false
+	}
+	quick = sv.changeStamp(sv.store.Dir, sv.store.Root, false)
+	if quick != sv.quick || sv.seenFull != sv.stamp {
+		return quick, false
+	}
+	if !sv.checking && time.Since(sv.checked) >= fullCheckEvery {
+		sv.checking, sv.checked = true, time.Now()
+		dir, root := sv.store.Dir, sv.store.Root
+		go func() {
+			full := sv.changeStamp(dir, root, true)
+			sv.mu.Lock()
+			sv.seenFull, sv.checking = full, false
+			sv.mu.Unlock()
+		}()
+	}
+	return quick, true
+}
+
+// refresh reads the store again when what the stamps cover has changed;
+// its caller holds sv.build.
 func (sv *Server) refresh() error {
 	// The stamps are taken before reading, so a change made while the
 	// store is read shows at the next request.
-	var quick string
-	if sv.store != nil && sv.src != nil {
-		quick = sv.changeStamp(sv.store.Dir, sv.store.Root, false)
-		if quick == sv.quick && sv.seenFull == sv.stamp {
-			if !sv.checking && time.Since(sv.checked) >= fullCheckEvery {
-				sv.checking, sv.checked = true, time.Now()
-				dir, root := sv.store.Dir, sv.store.Root
-				go func() {
-					full := sv.changeStamp(dir, root, true)
-					sv.mu.Lock()
-					sv.seenFull, sv.checking = full, false
-					sv.mu.Unlock()
-				}()
-			}
-			return nil
-		}
+	sv.mu.Lock()
+	quick, fresh := sv.freshLocked()
+	sv.mu.Unlock()
+	if fresh && sv.src != nil {
+		return nil
 	}
 	s, err := sv.Open()
 	if err != nil {
@@ -241,7 +401,12 @@ func (sv *Server) refresh() error {
 	if err != nil {
 		return err
 	}
-	sv.store, sv.src, sv.pages = s, src, map[string][]byte{}
+	sv.src = src
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.store = s
+	sv.pages.clear()
+	sv.ranges.clear()
 	sv.quick, sv.stamp, sv.seenFull, sv.checked = quick, full, full, time.Now()
 	sv.builtAt++
 	return nil

@@ -28,8 +28,8 @@ func TestWriteSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Issues != 6 || len(res.Diffs) != 1 || res.Files != 9 {
-		t.Errorf("wrote %d issue pages, %d diffs, %d files; want 6, 1, 9", res.Issues, len(res.Diffs), res.Files)
+	if res.Issues != 6 || len(res.Diffs) != 1 || res.Files != 10 {
+		t.Errorf("wrote %d issue pages, %d diffs, %d files; want 6, 1, 10 (the board, the stats, the style sheet, the diff, the issues)", res.Issues, len(res.Diffs), res.Files)
 	}
 	board := read(t, filepath.Join(out, "index.html"))
 	for _, want := range []string{

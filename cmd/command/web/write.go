@@ -20,6 +20,7 @@ import (
 	"github.com/tdproject/td/repo"
 	"github.com/tdproject/td/repo/board"
 	"github.com/tdproject/td/repo/site"
+	"github.com/tdproject/td/repo/stats"
 )
 
 // ManifestFile lists, in a site's directory, the files td wrote there, one
@@ -170,6 +171,7 @@ func writeSite(s *repo.Store, dir, shown string, o SiteOptions) (*SiteResult, er
 	src := site.New(s)
 	res := &SiteResult{Dir: dir}
 	r := NewRenderer(o.Version, true)
+	r.HasStats = true
 	w := &siteWriter{dir: dir, shown: shown, old: old}
 	dirs := []string{site.IssuesDir}
 	if len(o.Ranges) > 0 {
@@ -207,6 +209,13 @@ func writeSite(s *repo.Store, dir, shown string, o SiteOptions) (*SiteResult, er
 		return nil, err
 	}
 	bp = nil
+	st, _, err := stats.Compute(s, stats.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if err := w.writeFrom(site.StatsPath, func(out io.Writer) error { return r.Stats(out, st, src.RepoName(), res.Diffs) }); err != nil {
+		return nil, err
+	}
 	problems, err := src.Load()
 	if err != nil {
 		return nil, err
@@ -231,7 +240,7 @@ func writeSite(s *repo.Store, dir, shown string, o SiteOptions) (*SiteResult, er
 	}
 	written, manifest := w.files()
 	res.Files, res.Unchanged = len(written), w.unchanged
-	res.Issues = len(written) - len(res.Diffs) - 2
+	res.Issues = len(written) - len(res.Diffs) - 3 // the board, the stats and the style sheet
 	if err := writeAtomic(filepath.Join(dir, ManifestFile), filepath.Join(shown, ManifestFile), manifest); err != nil {
 		return nil, err
 	}
@@ -299,7 +308,7 @@ func generatedPath(p string) bool {
 		return false
 	}
 	switch {
-	case p == site.BoardPath, p == site.StylePath:
+	case p == site.BoardPath, p == site.StylePath, p == site.StatsPath:
 		return true
 	case strings.HasPrefix(p, site.IssuesDir+"/"), strings.HasPrefix(p, site.DiffsDir+"/"):
 		rest := p[strings.IndexByte(p, '/')+1:]
