@@ -303,6 +303,10 @@ func ReadLedgerLines(data []byte) []LedgerLine {
 	var buf [8][]byte
 	seen := newLineSet(len(lines), buf[:])
 	for _, l := range lines {
+		if len(l.raw) > MaxLineSize {
+			out = append(out, LedgerLine{N: l.n, Text: string(l.raw[:200]) + "…", Err: tooLong(l)})
+			continue
+		}
 		ll := LedgerLine{N: l.n, Text: string(l.raw)}
 		if seen.add(l.raw) {
 			ll.Repeat = true
@@ -314,6 +318,17 @@ func ReadLedgerLines(data []byte) []LedgerLine {
 	return out
 }
 
+// MaxLineSize bounds one line of a ledger: an entry holds a comment or a
+// reason at most, far below it. A longer line is reported as bad and never
+// decoded, so that a ledger of one line under the file's size cap (64 MiB)
+// does not cost several times its size in memory to read.
+const MaxLineSize = 1 << 20
+
+// tooLong is the error of a line over MaxLineSize.
+func tooLong(l rawLine) *LineError {
+	return &LineError{Line: l.n, Msg: fmt.Sprintf("the line is %d bytes, over the %d a ledger entry may take", len(l.raw), MaxLineSize)}
+}
+
 // ParseLedger decodes a ledger file: its entries, each once. Blank lines
 // and repeats (ReadLedgerLines) are skipped; a bad line is reported with
 // its number and the rest are still returned.
@@ -323,6 +338,10 @@ func ParseLedger(data []byte) ([]Entry, []*LineError) {
 	var buf [8][]byte
 	seen := newLineSet(0, buf[:])
 	for _, l := range splitLines(data) {
+		if len(l.raw) > MaxLineSize {
+			errs = append(errs, tooLong(l))
+			continue
+		}
 		if seen.add(l.raw) {
 			continue
 		}

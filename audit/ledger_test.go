@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -267,5 +268,27 @@ func BenchmarkParseLedger(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ParseLedger(data)
+	}
+}
+
+// TestLedgerLineOverTheLimit: a ledger of one line just under the file's
+// cap (63 MiB) is one bad line, read without decoding it: the readers
+// allocate little beyond the file itself.
+func TestLedgerLineOverTheLimit(t *testing.T) {
+	data := []byte(`{"ts":"2026-11-21T10:00:00Z","session":"ses_a","action":"commented","text":"` + strings.Repeat("a", 63<<20) + "\"}\n" +
+		`{"ts":"2026-11-21T10:01:00Z","session":"ses_a","action":"commented","text":"short"}` + "\n")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	entries, errs := ParseLedger(data)
+	lines := ReadLedgerLines(data)
+	runtime.ReadMemStats(&after)
+	if len(entries) != 1 || entries[0].Details["text"] != "short" || len(errs) != 1 || !strings.Contains(errs[0].Error(), "line 1: the line is 66060366 bytes, over the 1048576 a ledger entry may take") {
+		t.Errorf("ParseLedger: %d entries, errors %v", len(entries), errs)
+	}
+	if len(lines) != 2 || lines[0].Err == nil || lines[1].Err != nil {
+		t.Errorf("ReadLedgerLines: %+v", lines)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+		t.Errorf("reading a 63 MiB line allocated %d bytes", alloc)
 	}
 }

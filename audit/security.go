@@ -30,6 +30,10 @@ const (
 	// KindClaimReclaimed is td reclaim taking over an issue's claim whose
 	// lease had ended, from the session that held it.
 	KindClaimReclaimed = "claim_reclaimed"
+	// KindAgentClose is an agent closing an issue as done with td close:
+	// a sign-off without td review's request and an approval, so every
+	// one is on the record.
+	KindAgentClose = "agent_closed_as_done"
 )
 
 // SecurityEvent is one line of security_events.jsonl: a policy exception or

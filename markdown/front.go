@@ -335,6 +335,9 @@ func parseFront(raw []byte, eol string, firstLine int) (*Frontmatter, error) {
 	if off := firstNonYAMLChar(raw); off >= 0 {
 		return nil, &Error{Line: firstLine + bytes.Count(raw[:off], []byte("\n")), Msg: "control characters are not allowed in the frontmatter"}
 	}
+	if n := keyLines(raw); n > MaxFrontmatterKeys {
+		return nil, &Error{Line: firstLine, Msg: fmt.Sprintf("the frontmatter has %d keys, over the limit of %d; an issue file holds td's fields and a few of your own", n, MaxFrontmatterKeys)}
+	}
 	doc, ok := parseFast(raw)
 	if !ok || noFast {
 		// yaml.v3 is the authority: it reads everything the fast path
@@ -358,6 +361,9 @@ func parseFront(raw []byte, eol string, firstLine int) (*Frontmatter, error) {
 		return fm, nil
 	}
 	root := doc.Content[0]
+	if n := len(root.Content) / 2; root.Kind == yaml.MappingNode && n > MaxFrontmatterKeys {
+		return nil, &Error{Line: firstLine, Msg: fmt.Sprintf("the frontmatter has %d keys, over the limit of %d; an issue file holds td's fields and a few of your own", n, MaxFrontmatterKeys)}
+	}
 	if err := fm.checkNode(root); err != nil {
 		return nil, err
 	}
@@ -375,6 +381,33 @@ func parseFront(raw []byte, eol string, firstLine int) (*Frontmatter, error) {
 	}
 	fm.computeSpans()
 	return fm, nil
+}
+
+// MaxFrontmatterKeys bounds the top-level keys of a frontmatter. td's
+// fields are some twenty; the bound keeps every step that compares keys
+// (the YAML library's duplicate check among them, quadratic) to a few
+// milliseconds however the file was made: 96,000 keys fit in the 1 MiB an
+// issue file may hold, and took half a minute.
+const MaxFrontmatterKeys = 1000
+
+// keyLines counts the lines of raw that begin a top-level key: a line
+// starting in the first column with something other than a space, a tab,
+// '-', '#' or a line break, and holding ':'. It reads each byte once, so
+// that a frontmatter of too many keys is refused before any parse.
+func keyLines(raw []byte) int {
+	n := 0
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) > 0 && strings.IndexByte(" \t-#\r", line[0]) < 0 && bytes.IndexByte(line, ':') >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // safeDecode runs dec.Decode and turns a panic inside the YAML library into

@@ -65,8 +65,8 @@ func parseFast(raw []byte) (*yaml.Node, bool) {
 			continue
 		}
 		key, ok := p.key()
-		if !ok || hasKey(root, key) {
-			return nil, false
+		if !ok || len(root.Content) >= 2*MaxFrontmatterKeys || hasKey(root, key) {
+			return nil, false // yaml.v3 reads it, and parseFront refuses it
 		}
 		value, ok := p.entryValue()
 		if !ok {

@@ -2,8 +2,10 @@ package markdown
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -263,5 +265,35 @@ func TestBuildFrontmatterMatchesSet(t *testing.T) {
 	}
 	if _, err := BuildFrontmatter([]KeyValue{{"a", Str("x")}, {"a", Str("y")}}); err == nil {
 		t.Fatal("a key given twice was accepted")
+	}
+}
+
+// TestFrontmatterKeyLimit: a frontmatter of more keys than an issue
+// needs, at the size an issue file may have (96,000 keys in some 740 KB),
+// is refused at once, without the quadratic steps that compare keys; one
+// at the limit parses.
+func TestFrontmatterKeyLimit(t *testing.T) {
+	build := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString("---\ntitle: Big\n")
+		for i := 1; i < n; i++ {
+			fmt.Fprintf(&b, "k%d: v\n", i)
+		}
+		b.WriteString("---\n\nbody\n")
+		return []byte(b.String())
+	}
+	if _, err := Parse(build(MaxFrontmatterKeys)); err != nil {
+		t.Fatalf("%d keys: %v", MaxFrontmatterKeys, err)
+	}
+	for _, n := range []int{MaxFrontmatterKeys + 1, 96000} {
+		data := build(n)
+		start := time.Now()
+		_, err := Parse(data)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("the frontmatter has %d keys, over the limit of %d", n, MaxFrontmatterKeys)) {
+			t.Errorf("%d keys: %v", n, err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%d keys (%d bytes) took %v to refuse", n, len(data), d)
+		}
 	}
 }

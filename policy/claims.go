@@ -210,7 +210,7 @@ const (
 // published (taken by a td that did not publish) is seen from the second
 // it was taken.
 func ClaimBars(held *domain.Claim, ends []WorkEnd, w Work, actor domain.Actor, operator bool, at time.Time) bool {
-	if held == nil || held.Actor == actor {
+	if held == nil || held.Actor.Same(actor) {
 		return false
 	}
 	if !visibleAt(held, at) || !at.Before(held.Expires) {
@@ -269,5 +269,25 @@ func JudgeClaimedWork(held *domain.Claim, ends []WorkEnd, w Work, actor domain.A
 // MayReleaseStray decides td unstart on an issue that is not in progress
 // but still has a claim: the holder's actor, or an operator, releases it.
 func MayReleaseStray(held *domain.Claim, actor domain.Actor, operator bool) bool {
-	return held != nil && (held.Actor == actor || operator)
+	return held != nil && (held.Actor.Same(actor) || operator)
+}
+
+// LeaseSkew is how far a claim's times may run ahead of this machine's
+// clock and still be a lease td gave: another clone's clock may be ahead.
+const LeaseSkew = 10 * time.Minute
+
+// LeaseBeyond reports whether claim c holds a lease no td could have
+// given at now with the lease ttl: it ends after now + ttl (beyond the
+// configured maximum, clock skew aside), or it was taken or renewed in
+// the future. Such a record was written by hand (a forged reference with
+// a lease to 9999 would bar the issue for good); td refuses it as
+// nobody's claim, td sync does not spread it, and td doctor --fix
+// releases it. A lease given under a longer claims.ttl than the config
+// now sets counts too: the maximum is the config's.
+func LeaseBeyond(c *domain.Claim, ttl time.Duration, now time.Time) bool {
+	if c == nil {
+		return false
+	}
+	limit := now.Add(ttl + LeaseSkew)
+	return c.Expires.After(limit) || c.Heartbeat.After(now.Add(LeaseSkew)) || c.Claimed.After(now.Add(LeaseSkew))
 }

@@ -251,3 +251,34 @@ func TestClosedBy(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaseBeyond: a lease no td could have given now is refused; one
+// within the ttl, clock skew allowed, stands.
+func TestLeaseBeyond(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	ttl := 2 * time.Hour
+	for _, c := range []struct {
+		name                        string
+		claimed, heartbeat, expires time.Time
+		beyond                      bool
+	}{
+		{"taken now", now, now, now.Add(ttl), false},
+		{"renewed an hour ago", now.Add(-3 * time.Hour), now.Add(-time.Hour), now.Add(time.Hour), false},
+		{"expired", now.Add(-5 * time.Hour), now.Add(-4 * time.Hour), now.Add(-2 * time.Hour), false},
+		{"a clock five minutes ahead", now.Add(5 * time.Minute), now.Add(5 * time.Minute), now.Add(ttl + 5*time.Minute), false},
+		{"at the skew's edge", now, now, now.Add(ttl + LeaseSkew), false},
+		{"a second past it", now, now, now.Add(ttl + LeaseSkew + time.Second), true},
+		{"until 9999", now, now, time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), true},
+		{"a day's lease", now, now, now.Add(24 * time.Hour), true},
+		{"renewed tomorrow", now, now.Add(24 * time.Hour), now.Add(time.Hour), true},
+		{"taken next year", now.AddDate(1, 0, 0), now, now.Add(time.Hour), true},
+	} {
+		cl := &domain.Claim{Claimed: c.claimed, Heartbeat: c.heartbeat, Expires: c.expires}
+		if got := LeaseBeyond(cl, ttl, now); got != c.beyond {
+			t.Errorf("%s: LeaseBeyond = %v, want %v", c.name, got, c.beyond)
+		}
+	}
+	if LeaseBeyond(nil, ttl, now) {
+		t.Error("no claim runs beyond anything")
+	}
+}

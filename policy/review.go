@@ -129,6 +129,10 @@ func actorOrSame(actor string) string {
 	return actor
 }
 
+// implemented reports whether anyone started the issue, as the
+// frontmatter or the history tell.
+func (f Facts) implemented() bool { return f.Implementer != "" || len(f.ImplementationHistory) > 0 }
+
 // names reports whether the claim names any creator at all.
 func (c Claim) names() bool { return c.Session != "" || c.Author != "" }
 
@@ -154,6 +158,12 @@ type Facts struct {
 	// ImplementationHistory lists the sessions with started or unstarted in the
 	// ledger or in a commit trailer (Td-Action: started|unstarted).
 	ImplementationHistory []string
+	// Workers lists the sessions that did the work without starting it:
+	// bound to the issue (the ledger, a commit's trailer, or this clone's
+	// record of the session), or holding its claim. Like an implementer,
+	// none of them signs the work off: not by approving it, not by
+	// closing it as done, started or not.
+	Workers []string
 	// Involved lists every session with any ledger entry or commit trailer on
 	// the issue.
 	Involved []string
@@ -199,6 +209,11 @@ type Facts struct {
 	// LateEarlier names a session of the reviewer's person that predates
 	// the work, for the refusal LateAfter causes to offer; "" when none.
 	LateEarlier string
+	// CommitAs is the git identity the sign-off will be committed under
+	// (td's commit in git mode auto, the person's after td stages it);
+	// "" when unknown. A sign-off committed under another person's name
+	// than the reviewer's is refused: CI flags it.
+	CommitAs string
 
 	// noWayRound is set while deciding when a rule no exception passes
 	// refuses the reviewer: its refusals offer no self-close exception.
@@ -236,18 +251,24 @@ func Approval(rules Rules, f Facts, reason string) Decision {
 
 // Close decides an admin close (td close) by f.Reviewer, as done when
 // asDone (resolution done) and otherwise as wontfix or a duplicate. An
-// issue nobody has implemented has nothing to review and may be closed by
-// anyone; otherwise the approval rules apply with reason as the close
+// issue nobody has started, and (for a close as done) nobody has worked
+// on (Workers), has nothing to review and may be closed by anyone;
+// otherwise the approval rules apply with reason as the close
 // reason, and a non-empty selfCloseReason turns a refusal of the table
 // into an audited self-close exception. Who may sign off at all (no
 // subagent, an operator for acceptance criteria, a person when
 // agent_approval is off) no exception changes.
 func Close(rules Rules, f Facts, asDone bool, reason, selfCloseReason string) Decision {
-	if f.Reviewer != "" && f.Implementer == "" && len(f.ImplementationHistory) == 0 {
+	// A close as done is a sign-off like an approval: whoever did the
+	// work goes through the table, started or not.
+	if f.Reviewer != "" && !f.implemented() && (!asDone || len(f.Workers) == 0) {
 		_, conflict := Creator(f.CreatorClaims)
 		msg := f.subagentRefusal(verbClose)
 		if msg == "" {
 			msg = f.signOffRefusal(rules, verbClose, asDone, false)
+		}
+		if msg == "" {
+			msg = f.committerRefusal(verbClose, asDone)
 		}
 		if msg != "" {
 			return Decision{Refusal: msg, Conflict: conflict}
@@ -290,7 +311,7 @@ func Creator(claims []Claim) (session string, conflict string) {
 	if c := disagreement(bySession, func(c Claim) string { return c.Session }); c != "" {
 		conflicts = append(conflicts, c)
 	}
-	if c := disagreement(byAuthor, func(c Claim) string { return c.Author }); c != "" {
+	if c := disagreement(byAuthor, func(c Claim) string { return domain.IdentityKey(c.Author) }); c != "" {
 		conflicts = append(conflicts, c)
 	}
 	if len(conflicts) > 0 {
@@ -417,7 +438,7 @@ func viewCreator(f Facts) creatorView {
 	r, ra := f.Reviewer, f.ReviewerAuthor
 	bySession, byAuthor := splitClaims(f.CreatorClaims)
 	_, conflict := Creator(f.CreatorClaims)
-	authorMatches := func(c Claim) bool { return ra != "" && c.Author == ra }
+	authorMatches := func(c Claim) bool { return domain.SameIdentity(c.Author, ra) }
 	if conflict != "" {
 		named := slices.ContainsFunc(bySession, func(c Claim) bool { return f.self(c.Session) }) ||
 			slices.ContainsFunc(byAuthor, authorMatches)
@@ -513,6 +534,9 @@ func decideRules(rules Rules, f Facts, cv creatorView, reason string, v verb, as
 	if signOff != "" {
 		return refused(signOff), signOff
 	}
+	if msg := f.committerRefusal(v, asDone); msg != "" {
+		return refused(msg), msg
+	}
 	return d, ""
 }
 
@@ -557,6 +581,17 @@ func (f Facts) signOffRefusal(rules Rules, v verb, asDone, implemented bool) str
 	return fmt.Sprintf("%s has acceptance criteria, the operator's definition of done, and only an operator signs them off; %s is %s, so an operator %ss it (td review %s asks for the sign-off)", issue, r, what, v, id)
 }
 
+// committerRefusal refuses a sign-off (an approval, a close as done) that
+// git would commit under another person's identity than the reviewer's:
+// td check --base flags a sign-off whose commit's author is not its
+// session's person. "" when git's identity is unknown or the same.
+func (f Facts) committerRefusal(v verb, asDone bool) string {
+	if v != verbApprove && !asDone || f.CommitAs == "" || f.ReviewerAuthor == "" || domain.SameIdentity(f.CommitAs, f.ReviewerAuthor) {
+		return ""
+	}
+	return fmt.Sprintf("git commits here as %s, and %s acts for %s: a sign-off is committed by whoever made it, and td check --base flags one under another name; %s it as %s (their own clone, or git config user.email), or from a session of your own", f.CommitAs, f.who(f.Reviewer), f.ReviewerAuthor, v, f.ReviewerAuthor)
+}
+
 // lateRefusal says why a late operator session may not approve, and who
 // may: a session of the person's from before the work, or another
 // operator.
@@ -592,6 +627,9 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 	if i := slices.IndexFunc(f.ImplementationHistory, f.self); i >= 0 {
 		return refused(f.heldTo(f.ImplementationHistory[i], "implemented "+issue+" (it started the work)", v))
 	}
+	if i := slices.IndexFunc(f.Workers, f.self); i >= 0 {
+		return refused(f.heldTo(f.Workers[i], "worked on "+issue+" (it was bound to it or held its claim)", v))
+	}
 
 	creator := f.who(f.creatorSession())
 	if mode != Balanced {
@@ -606,7 +644,7 @@ func decideInvolvement(mode Mode, f Facts, cv creatorView, reason string, v verb
 		return Decision{Allowed: true}
 	}
 
-	implemented := f.Implementer != "" || len(f.ImplementationHistory) > 0
+	implemented := f.implemented() || len(f.Workers) > 0
 	switch {
 	case cv.isCreator && implemented:
 		if strings.TrimSpace(reason) != "" {
@@ -664,7 +702,7 @@ func historyNamesOnly(f Facts) bool {
 			}
 			history = true
 		default:
-			if f.ReviewerAuthor == "" || c.Author != f.ReviewerAuthor {
+			if !domain.SameIdentity(c.Author, f.ReviewerAuthor) {
 				return false
 			}
 		}

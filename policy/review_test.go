@@ -547,13 +547,46 @@ func TestClose(t *testing.T) {
 			want:  Decision{Allowed: true, SelfCloseException: true, Conflict: "frontmatter says created_by ses_outs0001 but the ledger says ses_lead0001"},
 		},
 		{name: "no session asking", mode: Balanced, facts: issueFacts("", nobodyImplemented), self: self, want: refusedSomehow},
+		// A close as done is a sign-off: whoever did the work, started or
+		// not, goes through the table.
+		{
+			name:  "nobody started, the session bound to it closes as done",
+			mode:  Balanced,
+			facts: issueFacts(worker, nobodyImplemented, boundWorker),
+			want:  Decision{Refusal: `ses_work0001 worked on td-abc123 (it was bound to it or held its claim); a different person or agent must close it, or pass --self-close-exception "why" to close it anyway (audited)`},
+		},
+		{
+			name:  "nobody started, the agent bound to it closes as done, no way round",
+			mode:  Balanced,
+			facts: issueFacts(worker, nobodyImplemented, boundWorker, func(f *Facts) { f.ReviewerRole = domain.RoleAgent; f.ReviewerAgent = "primary" }),
+			want:  Decision{Refusal: `ses_work0001 worked on td-abc123 (it was bound to it or held its claim); a different person or agent must close it`},
+		},
+		{name: "nobody started, the bound session's self-close exception", mode: Balanced, facts: issueFacts(worker, nobodyImplemented, boundWorker), self: self, want: selfCloseResult},
+		{name: "nobody started, someone else was bound: an uninvolved session closes as done", mode: Balanced, facts: issueFacts(outsider, nobodyImplemented, boundWorker), want: allowed},
+		{name: "nobody started, someone else was bound: the creator closes with a reason", mode: Balanced, facts: issueFacts(lead, nobodyImplemented, boundWorker), reason: why, want: creatorAllowed},
+		{
+			name:  "another session of the bound actor closes as done",
+			mode:  Balanced,
+			facts: issueFacts(outsider, nobodyImplemented, boundWorker, func(f *Facts) { f.ReviewerSessions = []string{worker} }),
+			want:  Decision{Refusal: `ses_work0001 worked on td-abc123 (it was bound to it or held its claim), and you act for the same actor too; a different person or agent must close it, or pass --self-close-exception "why" to close it anyway (audited)`},
+		},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			checkDecision(t, Close(rulesOf(row.mode), row.facts, true, row.reason, row.self), row.want)
 		})
 	}
+	// Closing as wontfix or a duplicate signs nothing off: an issue nobody
+	// started may be closed so by anyone, the session bound to it too.
+	checkDecision(t, Close(rulesOf(Balanced), issueFacts(worker, nobodyImplemented, boundWorker), false, "", ""), allowed)
+	// Approving is signing off too: the bound session may not.
+	checkDecision(t, Approval(rulesOf(Balanced), issueFacts(worker, nobodyImplemented, boundWorker), ""),
+		Decision{Refusal: `ses_work0001 worked on td-abc123 (it was bound to it or held its claim); a different person or agent must approve it`})
 }
+
+// boundWorker makes the worker a session bound to the issue that never
+// started it.
+func boundWorker(f *Facts) { f.Workers = []string{worker} }
 
 func TestReviewable(t *testing.T) {
 	rows := []struct {

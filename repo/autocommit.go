@@ -255,7 +255,7 @@ func (tx *Tx) beginGit() error {
 	if errors.Is(err, gitrepo.ErrUnsupportedFormat) {
 		return &Error{Code: CodeRefused, Msg: err.Error(), Err: err}
 	}
-	if err != nil || g == nil || s.Config.Git.Mode != GitModeAuto {
+	if err != nil || g == nil {
 		return nil
 	}
 	if h, err := g.Head(); err == nil {
@@ -267,7 +267,7 @@ func (tx *Tx) beginGit() error {
 // remember keeps what the transaction wrote to path, for its commit; nil
 // (an append) means the content is read from disk when committing.
 func (tx *Tx) remember(path string, data []byte) {
-	if tx.git.head == nil {
+	if tx.git.head == nil || tx.s.Config.Git.Mode != GitModeAuto {
 		return
 	}
 	if data == nil {

@@ -23,6 +23,7 @@ type BranchView struct {
 	prefix string // .todos in the repository, slash-separated
 	head   string // HEAD's commit
 	base   string // the merge base; "" when there is none
+	tip    string // the default branch's commit; "" when there is none
 
 	mu         sync.Mutex
 	baseAnc    map[string]bool // the base's commits, the base included; nil until needed
@@ -71,6 +72,7 @@ func (s *Store) loadBranchView() (*BranchView, error) {
 	if err != nil {
 		return nil, err
 	}
+	v.tip = tip
 	if tip == head {
 		v.base = head
 		return v, nil
@@ -241,15 +243,28 @@ func (v *BranchView) Before(a, b string) (bool, error) {
 // next is judged with what the work tree says.
 func (v *BranchView) OnBranch() bool { return v != nil && v.base != "" && v.base != v.head }
 
-// BaseConfig returns the config the merge base has, which td check --base
-// judges operators and flags by; nil when it has none td can read.
+// Commit reads the commit hash names.
+func (v *BranchView) Commit(hash string) (*gitrepo.Commit, error) { return v.g.CommitAt(hash) }
+
+// BaseConfig returns the config td check --base judges operators and
+// flags by: the default branch's as it is now (its tip), the target's
+// rules, not the ones it had where the branch left it; the merge base's
+// when the tip has none td can read; nil when neither has one.
 func (v *BranchView) BaseConfig() *Config {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.configRead {
 		v.configRead = true
-		if data, err := v.g.FileAt(v.base, v.Path(ConfigFile)); err == nil {
-			v.config, _ = ParseConfig(TodosDir+"/"+ConfigFile, data)
+		for _, rev := range []string{v.tip, v.base} {
+			if rev == "" {
+				continue
+			}
+			if data, err := v.g.FileAt(rev, v.Path(ConfigFile)); err == nil {
+				if cfg, err := ParseConfig(TodosDir+"/"+ConfigFile, data); err == nil {
+					v.config = cfg
+					break
+				}
+			}
 		}
 	}
 	return v.config

@@ -164,17 +164,28 @@ func (c *Config) TodoReview(path domain.AgentPath) string {
 }
 
 // IsOperator reports whether the git identity "Name <email>" (or a bare
-// email or name) is listed in operators. Emails compare case-insensitively;
-// an entry without an email matches by name.
+// email or name) is listed in operators, by the one canonical form td
+// compares identities in (domain.IdentityKey): an entry with an email
+// matches that email whatever its case and whatever the name beside it;
+// an entry without one matches the name, case ignored.
 func (c *Config) IsOperator(name, email string) bool {
 	for _, op := range c.Operators {
-		n, e := SplitIdentity(op)
-		if e != "" && email != "" && strings.EqualFold(e, email) {
+		if OperatorMatches(op, name, email) {
 			return true
 		}
-		if e == "" && n != "" && n == name {
-			return true
-		}
+	}
+	return false
+}
+
+// OperatorMatches reports whether the operators: entry op names the git
+// identity with this name and email (IsOperator's comparison).
+func OperatorMatches(op, name, email string) bool {
+	n, e := SplitIdentity(op)
+	switch {
+	case e != "":
+		return email != "" && domain.IdentityKey("<"+e+">") == domain.IdentityKey("<"+email+">")
+	case n != "":
+		return domain.IdentityKey(n) == domain.IdentityKey(name)
 	}
 	return false
 }

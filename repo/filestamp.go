@@ -101,9 +101,25 @@ func statIn(dir string, names []string, each func(i int, size, mtime int64, err 
 	}
 	defer f.Close()
 	fd := int(f.Fd())
+	cutoff := racyCutoff()
 	ForEach(len(names), IOWorkers(), 256, func(i int) {
-		size, mtime, err := statAt(fd, root, names[i])
-		each(i, size, mtime, err)
+		size, mtime, ctime, err := statAt(fd, root, names[i])
+		each(i, size, stampTime(mtime, ctime, cutoff), err)
 	})
 	return nil
+}
+
+// stampTime is the time a file's stamp records: its modification time,
+// or its status change time when that is later and out of the racy
+// window (cutoff, RacyCutoff). An edit that puts the size and mtime back
+// (cp -p, rsync -t, touch -r) still moves the ctime, which nothing sets
+// by hand, as git's trustctime reads it: once the window passes the stamp
+// differs from the one a cache recorded, and the file is read again. A
+// fresh ctime is left out so that a file changed just now keeps one stamp
+// while the window runs, as the racy rule expects.
+func stampTime(mtime, ctime, cutoff int64) int64 {
+	if ctime > mtime && ctime < cutoff {
+		return ctime
+	}
+	return mtime
 }

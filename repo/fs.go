@@ -514,3 +514,7 @@ func (s *Store) ReadRaw(elem ...string) ([]byte, error) {
 	}
 	return data, err
 }
+
+// ProcessAlive reports whether a process with this ID exists (one owned
+// by another user counts): whether what a process left is still in use.
+func ProcessAlive(pid int) bool { return processAlive(pid) }

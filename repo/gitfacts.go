@@ -7,11 +7,15 @@ import (
 	"time"
 
 	"github.com/tdproject/td/audit"
+	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo/gitrepo"
 )
 
 // gitFactsVersion changes whenever the cache's meaning changes: 3 leaves
-// out of Sessions the commits that only wrote criteria (CommitInvolves).
-const gitFactsVersion = 3
+// out of Sessions the commits that only wrote criteria (CommitInvolves);
+// 4 reads every trailer block of a message (a squash's too) and adds
+// Workers.
+const gitFactsVersion = 4
 
 // gitFacts is what the committed history says about each issue: who added
 // its file and which sessions' commits (by their Td-Session and Td-Action
@@ -74,9 +78,131 @@ type IssueGit struct {
 	AddedAt      time.Time
 	// Sessions named by Td-Session in commits that touched the issue's
 	// files, but for commits that only wrote criteria (CommitInvolves);
-	// Implementers those whose Td-Action was started or unstarted.
+	// Implementers those whose Td-Action was started or unstarted;
+	// Workers those whose Td-Action bound them to it (DoesWork).
 	Sessions     []string
 	Implementers []string
+	Workers      []string
+}
+
+// CommitRecord is what one trailer block of a commit says td did: who
+// (Td-Session), what (Td-Action) and to which issues (Td-Issue).
+type CommitRecord struct {
+	Sessions, Actions, Issues []string
+	// Last is true for the message's last block, the one git reads as
+	// its trailers: it speaks for every issue file the commit touched
+	// when it names no issue. An earlier block (a squash keeps one per
+	// commit it squashed) speaks only for the issues it names.
+	Last bool
+}
+
+// sessionIdentity is the git identity session id's identity file names,
+// false when td cannot read one.
+func (s *Store) sessionIdentity(id string) (string, bool) {
+	if !ValidSessionID(id) {
+		return "", false
+	}
+	se, err := s.Session(id)
+	if err != nil {
+		return "", false
+	}
+	return se.Author, true
+}
+
+// CommitRecords reads what every trailer block of c says td did: those a
+// squash kept in its body, then the trailers git reads (Last).
+func CommitRecords(c *gitrepo.Commit) []CommitRecord {
+	var out []CommitRecord
+	for _, b := range c.BodyTrailerBlocks() {
+		if r := recordOf(b); len(r.Sessions) > 0 {
+			out = append(out, r)
+		}
+	}
+	last := recordOf(c.Trailers)
+	last.Last = true
+	return append(out, last)
+}
+
+func recordOf(block []gitrepo.Trailer) CommitRecord {
+	var r CommitRecord
+	for _, t := range block {
+		switch {
+		case strings.EqualFold(t.Key, TrailerSession):
+			r.Sessions = append(r.Sessions, t.Value)
+		case strings.EqualFold(t.Key, TrailerAction):
+			r.Actions = append(r.Actions, t.Value)
+		case strings.EqualFold(t.Key, TrailerIssue):
+			r.Issues = append(r.Issues, strings.Fields(t.Value)...)
+		}
+	}
+	return r
+}
+
+// ByAuthor keeps of r the sessions a commit by author may speak for: a
+// trailer names a session, and anyone can type one, so a session whose
+// identity (identity, false when unknown) is another person's than the
+// commit's author is dropped. A forged Td-Session trailer then makes
+// nobody an implementer of an issue they never touched, and never blocks
+// the real reviewer. Sessions whose identity is unknown are kept.
+func (r CommitRecord) ByAuthor(author string, identity func(session string) (string, bool)) CommitRecord {
+	kept := r
+	kept.Sessions = nil
+	for _, se := range r.Sessions {
+		if id, ok := identity(se); ok && !domain.SameIdentity(id, author) {
+			continue
+		}
+		kept.Sessions = append(kept.Sessions, se)
+	}
+	return kept
+}
+
+// StartedBefore reports whether the trailer blocks of one commit (a squash
+// keeps a block per commit it squashed, in order) say that agent started
+// issue before any block names the session person: the order two commits
+// would have told, had the squash not made them one. false when no block
+// says agent started it.
+func StartedBefore(c *gitrepo.Commit, issue, agent, person string) bool {
+	for _, r := range CommitRecords(c) {
+		if slices.Contains(r.Sessions, person) {
+			return false
+		}
+		if slices.Contains(r.Sessions, agent) && slices.Contains(r.Actions, audit.ActionStarted) && r.Concerns(issue) {
+			return true
+		}
+	}
+	return false
+}
+
+// Concerns reports whether the record speaks for issue id, whose file the
+// commit touched: the last block speaks for every such issue, an earlier
+// one for those it names.
+func (r CommitRecord) Concerns(id string) bool { return r.Last || slices.Contains(r.Issues, id) }
+
+// Note adds what record r says of the issue to ig: its sessions as
+// involved, implementers and workers by its actions.
+func (ig *IssueGit) Note(r CommitRecord) {
+	if CommitInvolves(r.Actions) {
+		ig.Sessions = AppendNew(ig.Sessions, r.Sessions...)
+	}
+	ig.NoteWork(r)
+}
+
+// NoteWork adds to ig the implementers and workers record r names, and
+// no involvement.
+func (ig *IssueGit) NoteWork(r CommitRecord) {
+	for _, a := range r.Actions {
+		switch {
+		case implements(a):
+			ig.Implementers = AppendNew(ig.Implementers, r.Sessions...)
+		case DoesWork(a):
+			ig.Workers = AppendNew(ig.Workers, r.Sessions...)
+		}
+	}
+}
+
+// implements reports whether an action makes its session an implementer.
+func implements(a string) bool {
+	return a == audit.ActionStarted || a == audit.ActionUnstarted || a == audit.ActionReclaimed
 }
 
 const (
@@ -156,19 +282,25 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 	if f.Issues == nil {
 		f.Issues = map[string]*IssueGit{}
 	}
+	type identityOf struct {
+		id string
+		ok bool
+	}
+	identities := map[string]identityOf{}
+	identity := func(se string) (string, bool) {
+		k, hit := identities[se]
+		if !hit {
+			k.id, k.ok = s.sessionIdentity(se)
+			identities[se] = k
+		}
+		return k.id, k.ok
+	}
 	// Oldest first, so "the commit that added the file" is the first add.
 	for i := len(changes) - 1; i >= 0; i-- {
 		ch := changes[i]
 		c := ch.Commit
 		sessions := c.Trailer("Td-Session")
-		impl := false
-		actions := c.Trailer("Td-Action")
-		for _, a := range actions {
-			if a == audit.ActionStarted || a == audit.ActionUnstarted {
-				impl = true
-			}
-		}
-		involves := CommitInvolves(actions)
+		records := CommitRecords(c)
 		for _, fc := range ch.Files {
 			id, ok := strings.CutSuffix(fc.Name, ".md")
 			if fc.Dir == historyDir {
@@ -190,11 +322,10 @@ func (s *Store) scanGitFacts(cached *gitFacts) (*gitFacts, error) {
 					ig.AddedSession = sessions[0]
 				}
 			}
-			if involves {
-				ig.Sessions = AppendNew(ig.Sessions, sessions...)
-			}
-			if impl {
-				ig.Implementers = AppendNew(ig.Implementers, sessions...)
+			for _, r := range records {
+				if r.Concerns(id) {
+					ig.Note(r.ByAuthor(c.Author.String(), identity))
+				}
 			}
 		}
 	}
@@ -237,6 +368,7 @@ func encodeGitFacts(f *gitFacts) []byte {
 		w.time(ig.AddedAt)
 		w.strs(ig.Sessions)
 		w.strs(ig.Implementers)
+		w.strs(ig.Workers)
 	}
 	return w.seal()
 }
@@ -275,10 +407,11 @@ func skipIssueGit(r *indexReader) {
 	r.int()
 	r.skipStrs()
 	r.skipStrs()
+	r.skipStrs()
 }
 
 // readIssueGit reads one entry's fields, after its ID.
 func readIssueGit(r *indexReader) *IssueGit {
 	return &IssueGit{AddedBy: r.str(), AddedSession: r.str(), AddedAt: r.time(),
-		Sessions: nilIfEmpty(r.strs()), Implementers: nilIfEmpty(r.strs())}
+		Sessions: nilIfEmpty(r.strs()), Implementers: nilIfEmpty(r.strs()), Workers: nilIfEmpty(r.strs())}
 }

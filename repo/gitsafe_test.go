@@ -162,3 +162,52 @@ func TestAutoCommitPutsBackTheCheckedOutFileWhenHeadMoved(t *testing.T) {
 		t.Errorf("git status %q", st)
 	}
 }
+
+// Git mode stage, as auto: a checkout during a transaction means what td
+// read may be the other branch's, so nothing is staged, the work tree
+// has the checked-out version of each file td wrote again (td's write is
+// saved under .todos/local/unsaved), and the error says so.
+func TestStageRefusesWhenHeadMovedDuringTheTransaction(t *testing.T) {
+	t.Parallel()
+	for _, back := range []bool{false, true} {
+		t.Run(map[bool]string{false: "to another branch", true: "away and back"}[back], func(t *testing.T) {
+			t.Parallel()
+			g := repotest.NewGitStore(t)
+			g.Write(".todos/notes.md", "main's\n")
+			g.Commit("notes on main")
+			g.Git("checkout", "-q", "-b", "other")
+			g.Write(".todos/notes.md", "other's\n")
+			g.Commit("notes on other")
+			g.Git("checkout", "-q", "main")
+			mainTip, otherTip := g.Git("rev-parse", "main"), g.Git("rev-parse", "other")
+			err := g.S.Update(func(tx *repo.Tx) error {
+				g.Git("checkout", "-q", "other")
+				if back {
+					g.Git("checkout", "-q", "main")
+				}
+				return tx.WriteFile([]byte("main's, and td's\n"), "notes.md")
+			})
+			want := "not staged: HEAD moved from main to other while td was writing; td's change to .todos/notes.md is saved under .todos/local/unsaved, and the work tree has the checked-out version again; nothing was staged"
+			now := "other's\n"
+			if back {
+				want = "not staged: HEAD was checked out away from main and back while td was writing; td's change to .todos/notes.md is saved under .todos/local/unsaved, and the work tree has the checked-out version again; nothing was staged"
+				now = "main's\n"
+			}
+			if !errors.Is(err, gitrepo.ErrHeadMoved) || err.Error() != want {
+				t.Fatalf("Update: %v\nwant: %s", err, want)
+			}
+			if b, _ := os.ReadFile(filepath.Join(g.Dir, ".todos", "notes.md")); string(b) != now {
+				t.Errorf("work tree file %q, want %q", b, now)
+			}
+			if b, _ := os.ReadFile(filepath.Join(g.Dir, ".todos", "local", "unsaved", ".todos", "notes.md")); string(b) != "main's, and td's\n" {
+				t.Errorf("saved %q, want td's write", b)
+			}
+			if st := g.Git("status", "--porcelain", "--untracked-files=all"); st != "" {
+				t.Errorf("git status %q: nothing may be staged", st)
+			}
+			if g.Git("rev-parse", "main") != mainTip || g.Git("rev-parse", "other") != otherTip {
+				t.Error("a branch moved")
+			}
+		})
+	}
+}

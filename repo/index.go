@@ -27,10 +27,12 @@ const (
 	IndexFile    = "index.bin"
 	indexMagic   = "TDIX"
 	indexVersion = 4
-	// racyWindow: a file modified this close to the cache write could change
-	// again within the same mtime tick, so its entry is not trusted later.
-	racyWindow = 2 * time.Second
 )
+
+// racyWindow: a file modified this close to the cache write could change
+// again within the same mtime tick, so its entry is not trusted later.
+// (A variable for the test of a change that keeps size and mtime.)
+var racyWindow = 2 * time.Second
 
 // racyCutoff is the mtime (ns) from which a file is too fresh for a cache
 // to trust: it could change again within the same mtime tick.

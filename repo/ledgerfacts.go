@@ -31,10 +31,10 @@ type LedgerFacts struct {
 	// CurrentImplementer is the session of the last "started" entry not
 	// followed by "unstarted": who the ledger says works on the issue.
 	CurrentImplementer string
-	// Implementers started or unstarted the issue; Involved have any entry
-	// but their own review decisions and security records; MinorMarkedBy
-	// turned the issue minor.
-	Implementers, Involved, MinorMarkedBy []string
+	// Implementers started or unstarted the issue; Workers were bound to
+	// it (DoesWork); Involved have any entry but their own review
+	// decisions and security records; MinorMarkedBy turned the issue minor.
+	Implementers, Workers, Involved, MinorMarkedBy []string
 	// Commented is true when some entry is a comment: td search reads
 	// the ledgers of only those issues for the words their files lack.
 	Commented bool
@@ -71,6 +71,12 @@ func DefinesDone(action string) bool {
 	return false
 }
 
+// DoesWork reports whether a ledger action (or a commit's Td-Action)
+// besides starting, unstarting and reclaiming is the work itself: being
+// bound to the issue (td send, td session bind). Whoever did the work
+// may not sign it off (approve it, or close it as done), started or not.
+func DoesWork(action string) bool { return action == audit.ActionBound }
+
 // CommitInvolves reports whether a commit with the Td-Action trailers
 // actions involves its Td-Session in the issues it touched: every commit
 // does but one whose actions all define done. A commit with no Td-Action
@@ -105,6 +111,8 @@ func DeriveLedgerFacts(entries []audit.Entry) LedgerFacts {
 			if e.Action != audit.ActionUnstarted {
 				f.CurrentImplementer = e.Session
 			}
+		case audit.ActionBound:
+			f.Workers = AppendNew(f.Workers, e.Session)
 		case audit.ActionEdited:
 			if m, ok := e.Details["minor"].(map[string]any); ok {
 				f.Minor = m["to"] == true

@@ -363,13 +363,14 @@ func (s *Store) Sessions() ([]*Session, []error) {
 // session started later in the same process is not in the list.
 func (s *Store) SessionsOf(a domain.Actor) []string {
 	s.actorsOnce.Do(func() {
-		s.actors = map[domain.Actor][]string{}
+		s.actors = map[domain.ActorKey][]string{}
 		all, _ := s.Sessions() // unreadable identity files are reported where they are read
 		for _, se := range all {
-			s.actors[se.Actor()] = append(s.actors[se.Actor()], se.ID)
+			k := se.Actor().Key()
+			s.actors[k] = append(s.actors[k], se.ID)
 		}
 	})
-	return s.actors[a]
+	return s.actors[a.Key()]
 }
 
 // UseSession makes id this checkout's current session.

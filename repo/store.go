@@ -163,7 +163,7 @@ type Store struct {
 	branchErr  error
 
 	actorsOnce sync.Once
-	actors     map[domain.Actor][]string // session IDs by actor (SessionsOf)
+	actors     map[domain.ActorKey][]string // session IDs by actor (SessionsOf)
 
 	// faults, in tests only, fails or stops a transaction at a step
 	// (stepUndo, stepWrite, ...) by returning an error or panicking.
@@ -420,7 +420,11 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 			ferr = cerr
 		}
 	} else if len(tx.written) > 0 {
-		s.journal(tx, s.stage(tx.written))
+		blobs, serr := s.stageSince(tx.git.head, tx.written)
+		s.journal(tx, blobs)
+		if ferr == nil {
+			ferr = serr
+		}
 	}
 	return ferr
 }
@@ -524,6 +528,38 @@ func (s *Store) stage(paths []string) []gitrepo.StagedBlob {
 		return nil
 	}
 	return blobs
+}
+
+// stageSince stages what a transaction wrote, as stage does, unless a
+// checkout moved HEAD since the transaction began (head): then what td
+// wrote may hold the other branch's content, so nothing is staged, each
+// file gets the checked-out version back (td's is saved under
+// .todos/local/unsaved, as in git mode auto) and the error says so.
+func (s *Store) stageSince(head *gitrepo.HeadState, paths []string) ([]gitrepo.StagedBlob, error) {
+	if s.Config.Git.Mode == GitModeOff {
+		return nil, nil
+	}
+	g, err := s.GitRepo()
+	if err != nil {
+		s.warnf("not staged: %v", err)
+		return nil, nil
+	}
+	if g == nil {
+		return nil, nil
+	}
+	defer s.takeGitWarnings(g)
+	blobs, err := g.StageBlobsSince(head, gitPaths(g, paths)...)
+	switch {
+	case errors.Is(err, gitrepo.ErrHeadMoved):
+		if saved := s.undoWrites(g, paths); len(saved) > 0 {
+			return nil, &Error{Code: CodeConflict, Msg: fmt.Sprintf("not staged: %v; td's change to %s is saved under %s/%s/%s, and the work tree has the checked-out version again; nothing was staged", err, strings.Join(saved, " "), TodosDir, LocalDir, unsavedDir), Err: err}
+		}
+		return nil, &Error{Code: CodeConflict, Msg: fmt.Sprintf("not staged: %v; td's change is in the work tree, not staged", err), Err: err}
+	case err != nil:
+		s.warnf("written but not staged: %v", err)
+		return nil, nil
+	}
+	return blobs, nil
 }
 
 // readLocal reads a small file under .todos/local, "" when absent.

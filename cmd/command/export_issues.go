@@ -138,7 +138,7 @@ func (r *runner) runExport(o *ExportOptions) error {
 		return err
 	}
 	out := &exportedStream{format: o.Format, s: s}
-	err = r.st.export(func() any { return out }, func() error { return out.WriteJSON(r.st.out) })
+	err = r.st.export(func() any { return out }, func() error { return out.WriteJSON(r.st.jsonOut()) })
 	for _, e := range out.problems {
 		r.st.warnf("%v (not exported)", e)
 	}

@@ -216,7 +216,7 @@ func (r *runner) runHookClaude(o *HookClaudeOptions) error {
 		if err != nil {
 			return err
 		}
-		_, err = r.st.out.Write(b)
+		_, err = r.st.jsonOut().Write(b)
 		return err
 	})
 }

@@ -122,6 +122,6 @@ func (r *runner) runHookHarness(a hookAdapter, o *HookHarnessOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = r.st.out.Write(b)
+	_, err = r.st.jsonOut().Write(b)
 	return err
 }

@@ -85,7 +85,7 @@ func (r *runner) runReady(o *ReadyOptions) error {
 				*me = se.Actor()
 			}
 		}
-		return c.Actor == *me
+		return c.Actor.Same(*me)
 	}
 	var claimedBy []string
 	nEpics, nClaimed := 0, 0

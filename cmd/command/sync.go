@@ -6,6 +6,7 @@ import (
 
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo/claims"
+	"github.com/tdproject/td/repo/doctor"
 	"github.com/urfave/cli/v2"
 )
 
@@ -94,8 +95,12 @@ func (r *runner) runSync(o *SyncOptions) error {
 			}
 			stale = append(stale, m)
 		}
+		refused := []map[string]any{}
+		for _, rc := range res.Refused {
+			refused = append(refused, map[string]any{"claim": toClaimJSON(rc.Claim, rc.Claim.Expired(now)), "here": rc.Here, "remote": rc.Remote})
+		}
 		return map[string]any{"remote": res.Remote, "branch": res.Branch, "pushed": list(res.Pushed), "released": nonNil(res.Released), "taken": list(res.Adopted),
-			"dropped": nonNil(res.Dropped), "lost": lost, "stale": stale, "claims": res.Claims}
+			"dropped": nonNil(res.Dropped), "lost": lost, "stale": stale, "refused": refused, "claims": res.Claims}
 	}, func() error {
 		for _, c := range res.Pushed {
 			r.st.printf("Pushed the claim on %s to %s.\n", c.Issue, res.Remote)
@@ -124,6 +129,17 @@ func (r *runner) runSync(o *SyncOptions) error {
 			r.st.printf("Released the claim on %s %s: %s, after %s (session %s) took it.\n",
 				st.Claim.Issue, where, end, st.Claim.Actor.Name(), st.Claim.Session)
 		}
+		for _, rc := range res.Refused {
+			where := "here"
+			switch {
+			case rc.Here && rc.Remote:
+				where = "here and on " + res.Remote
+			case rc.Remote:
+				where = "on " + res.Remote
+			}
+			r.st.printf("Released the claim on %s %s: %s (session %s) holds it until %s, beyond the %s lease claims.ttl gives, so it is nobody's.\n",
+				rc.Claim.Issue, where, rc.Claim.Actor.Name(), rc.Claim.Session, rc.Claim.Expires.UTC().Format(time.RFC3339), doctor.TTLWords(s.Config.ClaimTTL()))
+		}
 		for _, c := range res.Adopted {
 			r.st.printf("Took %s's claim on %s: %s.\n", res.Remote, c.Issue, claimLine(cs, c, c.Expired(now)))
 		}
@@ -143,7 +159,7 @@ func (r *runner) runSync(o *SyncOptions) error {
 			return nil
 		}
 		r.st.printf("Synced claims with %s: %d pushed, %d released, %d taken, %d dropped, %d lost; %d %s here.\n", res.Remote,
-			len(res.Pushed), len(res.Released)+len(res.Stale), len(res.Adopted), len(res.Dropped), len(res.Lost), res.Claims, domain.Plural(res.Claims, "claim", "claims"))
+			len(res.Pushed), len(res.Released)+len(res.Stale)+len(res.Refused), len(res.Adopted), len(res.Dropped), len(res.Lost), res.Claims, domain.Plural(res.Claims, "claim", "claims"))
 		return nil
 	})
 }

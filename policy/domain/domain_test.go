@@ -132,3 +132,57 @@ func TestPluralAndQuoteList(t *testing.T) {
 		}
 	}
 }
+
+func TestIdentityKey(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{"Op One <op@example.com>", "Op One <op@example.com>", true},
+		{"Op One <op@example.com>", "Op One <OP@Example.com>", true},
+		{"Op One <op@example.com>", "Someone Else <op@example.com>", true},
+		{"Op One <op@example.com>", " Op One  < op@example.com > ", true},
+		{"Op One <op@example.com>", "op@example.com", true},
+		{"Op One <op@example.com>", "Op One <op2@example.com>", false},
+		{"Op One <op@example.com>", "Op One", false},
+		{"Op One", "op  one", true},
+		{"Op One", "Op Two", false},
+		{"", "", false},
+		{"<>", "", false},
+	} {
+		if got := SameIdentity(tt.a, tt.b); got != tt.same {
+			t.Errorf("SameIdentity(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.same)
+		}
+		if got := SameIdentity(tt.b, tt.a); got != tt.same {
+			t.Errorf("SameIdentity(%q, %q) = %v, want %v", tt.b, tt.a, got, tt.same)
+		}
+	}
+}
+
+func TestActorSame(t *testing.T) {
+	person := Session{Author: "Op One <op@example.com>", Role: RoleOperator}
+	again := Session{Author: "Op One <OP@Example.com>", Role: RoleMember}
+	other := Session{Author: "Someone Else <op@example.com>", Role: RoleOperator}
+	agent := Session{Author: "Op One <op@example.com>", Role: RoleAgent, Agent: "primary"}
+	bare := Session{Author: "Op One <op@example.com>", Role: RoleAgent} // an agent's file with no path
+	worker := Session{Author: "Op One <op@example.com>", Role: RoleAgent, Agent: "worker"}
+	for _, tt := range []struct {
+		name string
+		a, b Session
+		same bool
+	}{
+		{"the same person, the email's case differs", person, again, true},
+		{"the same email, another name", person, other, true},
+		{"the person and their agent", person, agent, false},
+		{"an agent's file with no path is the root agent", bare, agent, true},
+		{"an agent's file with no path is not the person", bare, person, false},
+		{"two agent paths", agent, worker, false},
+	} {
+		if got := tt.a.Actor().Same(tt.b.Actor()); got != tt.same {
+			t.Errorf("%s: Same = %v, want %v", tt.name, got, tt.same)
+		}
+	}
+	if bare.Actor().Human() {
+		t.Error("a session recorded as an agent's acts as a person")
+	}
+}

@@ -109,8 +109,63 @@ type Actor struct {
 	Agent    AgentPath `json:"agent,omitempty"`
 }
 
-// Actor returns the actor the session acts for.
-func (se *Session) Actor() Actor { return Actor{Identity: se.Author, Agent: se.Agent} }
+// Actor returns the actor the session acts for. A session recorded as an
+// agent's without an agent path acts as its person's root agent,
+// "primary": td calls it an agent, so the review policy never takes it
+// for the person.
+func (se *Session) Actor() Actor {
+	a := Actor{Identity: se.Author, Agent: se.Agent}
+	if a.Agent == "" && se.IsAgent() {
+		a.Agent = DefaultAgentPath
+	}
+	return a
+}
+
+// DefaultAgentPath is the path of a root agent that names none.
+const DefaultAgentPath AgentPath = "primary"
+
+// ActorKey is an actor in its canonical form: two actors are one party to
+// the review policy, the claims and the operator list exactly when their
+// keys are equal.
+type ActorKey struct {
+	Identity string    // IdentityKey of the git identity
+	Agent    AgentPath // the agent path, "" for the person
+}
+
+// Key returns the actor's canonical form (IdentityKey of its identity).
+func (a Actor) Key() ActorKey { return ActorKey{Identity: IdentityKey(a.Identity), Agent: a.Agent} }
+
+// Same reports whether a and b are one actor: the same person by
+// IdentityKey, and the same agent path.
+func (a Actor) Same(b Actor) bool { return a.Key() == b.Key() }
+
+// IdentityKey is the one canonical form of a git identity, "Name
+// <email>", that td compares operators, actors and commit identities by.
+// A person is their email: with an email, the name does not count, and
+// the email compares without regard to case (git's mailmap matches
+// emails so, and a hosting service maps OP@Example.com and op@example.com
+// to one account), so "Op One <OP@Example.com>" and "Someone Else
+// <op@example.com>" are one identity. Without an email, the name counts,
+// trimmed, its runs of spaces made one, case ignored. The key of an
+// empty identity is "".
+func IdentityKey(s string) string {
+	name, email := SplitIdentity(s)
+	if email != "" {
+		return "<" + strings.ToLower(email) + ">"
+	}
+	name = strings.Join(strings.Fields(name), " ")
+	if name == "" {
+		return ""
+	}
+	return strings.ToLower(name)
+}
+
+// SameIdentity reports whether two git identities are one by IdentityKey;
+// two empty identities are not.
+func SameIdentity(a, b string) bool {
+	k := IdentityKey(a)
+	return k != "" && k == IdentityKey(b)
+}
 
 // Human reports whether the actor is a person rather than an agent.
 func (a Actor) Human() bool { return a.Agent == "" }

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tdproject/td/audit"
@@ -85,6 +86,10 @@ type Set struct {
 	// Get only reads it, so that Get stays safe from many goroutines once
 	// the claims are prefetched.
 	ended map[string]bool
+	// refused holds the records read whose lease runs beyond the
+	// maximum, by issue (Refused).
+	refused map[string]*domain.Claim
+	mu      sync.Mutex
 }
 
 // Load lists the claims of the store's repository; a store outside git
@@ -326,7 +331,7 @@ func (cs *Set) read(hashes []string) []*domain.Claim {
 	for i, h := range hashes {
 		if m, ok := messages[h]; ok {
 			if cl, err := parseRecord(m); err == nil {
-				out[i] = cl
+				out[i] = cs.bounded(cl)
 				continue
 			}
 		}
@@ -346,13 +351,36 @@ func (cs *Set) read(hashes []string) []*domain.Claim {
 			messages[c.Hash], added = c.Message, true
 		}
 		if cl, err := parseRecord(c.Message); err == nil {
-			out[at[j]] = cl
+			out[at[j]] = cs.bounded(cl)
 		}
 	}
 	if cached && (added || cs.stale(messages)) {
 		cs.saveCache(messages)
 	}
 	return out
+}
+
+// bounded is cl, or nil when its lease runs beyond the maximum (Beyond),
+// kept as Refused says.
+func (cs *Set) bounded(cl *domain.Claim) *domain.Claim {
+	if !Beyond(cs.store, cl) {
+		return cl
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.refused == nil {
+		cs.refused = map[string]*domain.Claim{}
+	}
+	cs.refused[cl.Issue] = cl
+	return nil
+}
+
+// Refused returns the claim on issue td read and refused because its
+// lease runs beyond the maximum (Beyond), nil when none was.
+func (cs *Set) Refused(issue string) *domain.Claim {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.refused[issue]
 }
 
 // Informs reports whether a claim tells a reader of this work tree
@@ -396,8 +424,9 @@ func (cs *Set) Holder(c *domain.Claim) string {
 }
 
 // current reads the claim reference of issue: its commit ("" for none)
-// and the claim (nil for none or unreadable).
-func current(g *gitrepo.Repo, issue string) (string, *domain.Claim, error) {
+// and the claim (nil for none, unreadable, or a lease beyond the
+// maximum: Beyond).
+func current(s *repo.Store, g *gitrepo.Repo, issue string) (string, *domain.Claim, error) {
 	h, err := g.ReadRef(RefName(issue))
 	if err != nil || h == "" {
 		return "", nil, err
@@ -407,10 +436,17 @@ func current(g *gitrepo.Repo, issue string) (string, *domain.Claim, error) {
 		return h, nil, nil
 	}
 	cl, err := parseRecord(c.Message)
-	if err != nil || cl.Issue != issue {
+	if err != nil || cl.Issue != issue || Beyond(s, cl) {
 		return h, nil, nil
 	}
 	return h, cl, nil
+}
+
+// Beyond reports whether claim c's lease runs beyond the maximum the
+// store's config gives (policy.LeaseBeyond): such a record is nobody's
+// claim wherever td reads it.
+func Beyond(s *repo.Store, c *domain.Claim) bool {
+	return s != nil && policy.LeaseBeyond(c, s.Config.ClaimTTL(), s.Now())
 }
 
 // write records c and returns the commit naming it.
@@ -459,7 +495,7 @@ func Take(s *repo.Store, se *repo.Session, issue, verb string, from HandOver) (*
 	pub, off := publisherFor(s, g)
 	defer pub.done()
 	for range casTries {
-		old, held, err := current(g, issue)
+		old, held, err := current(s, g, issue)
 		if err != nil {
 			return nil, err
 		}
@@ -549,7 +585,7 @@ func Check(s *repo.Store, issue, verb string, from HandOver) error {
 	if err != nil || g == nil {
 		return err
 	}
-	old, held, err := current(g, issue)
+	old, held, err := current(s, g, issue)
 	if err != nil {
 		return err
 	}
@@ -617,7 +653,7 @@ func Release(s *repo.Store, issue, session, implementer string) (*domain.Claim, 
 		return nil, err
 	}
 	for range casTries {
-		old, held, err := current(g, issue)
+		old, held, err := current(s, g, issue)
 		if err != nil {
 			return nil, err
 		}
@@ -690,7 +726,7 @@ func CheckWork(s *repo.Store, se *repo.Session, issue string, w policy.Work, ope
 	if err != nil || g == nil {
 		return err
 	}
-	old, held, err := current(g, issue)
+	old, held, err := current(s, g, issue)
 	if err != nil {
 		return err
 	}
@@ -770,7 +806,7 @@ func publishHeld(s *repo.Store, g *gitrepo.Repo, issue, old string, held *domain
 	if err == nil && pr.unpublished != nil {
 		warnUnpublished(s, issue, pr.unpublished)
 	}
-	if _, cur, err := current(g, issue); err == nil && cur != nil {
+	if _, cur, err := current(s, g, issue); err == nil && cur != nil {
 		return cur
 	}
 	return held
@@ -787,7 +823,7 @@ func ReleaseStray(s *repo.Store, se *repo.Session, issue string, operator bool, 
 	}
 	cs := Here(s)
 	for range casTries {
-		old, held, err := current(g, issue)
+		old, held, err := current(s, g, issue)
 		if err != nil || old == "" {
 			return nil, err
 		}
@@ -824,7 +860,7 @@ func Drop(s *repo.Store, issue string, c *domain.Claim) (bool, error) {
 	if err != nil || g == nil {
 		return false, err
 	}
-	old, held, err := current(g, issue)
+	old, held, err := current(s, g, issue)
 	if err != nil || old == "" {
 		return false, err
 	}
@@ -879,7 +915,7 @@ func Heartbeat(s *repo.Store, se *repo.Session, issues []string) ([]*domain.Clai
 		}
 		var renewed *domain.Claim
 		for range casTries {
-			old, held, err := current(g, issue)
+			old, held, err := current(s, g, issue)
 			if err != nil {
 				return out, err
 			}
@@ -968,7 +1004,7 @@ func RenewBound(s *repo.Store, se *repo.Session) (*domain.Claim, error) {
 			s.Warnf("could not note the claim's lease: %v", err)
 		}
 	}()
-	_, held, err := current(g, issue)
+	_, held, err := current(s, g, issue)
 	if err != nil || held == nil || held.Session != se.ID {
 		return nil, err
 	}
@@ -1006,7 +1042,7 @@ func EndLease(s *repo.Store, se *repo.Session, until time.Time) (*domain.Claim, 
 		return nil, err
 	}
 	for range casTries {
-		old, held, err := current(g, issue)
+		old, held, err := current(s, g, issue)
 		if err != nil || held == nil || held.Session != se.ID {
 			return nil, err
 		}
@@ -1076,7 +1112,7 @@ func Reclaim(s *repo.Store, se *repo.Session, ref, reason string, within func(tx
 	}
 	cs := Here(s)
 	for range casTries {
-		old, held, err := current(g, issue)
+		old, held, err := current(s, g, issue)
 		if err != nil {
 			return nil, err
 		}

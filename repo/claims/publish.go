@@ -135,12 +135,12 @@ func (p *publisher) look(issue string) (string, *domain.Claim, error) {
 		}
 	}
 	p.track(issue, h)
-	return h, readClaim(p.g, issue, h), nil
+	return h, readClaim(p.s, p.g, issue, h), nil
 }
 
 // readClaim is the claim on issue recorded in commit h; nil for none, or
 // a record td cannot read, which is nobody's claim.
-func readClaim(g *gitrepo.Repo, issue, h string) *domain.Claim {
+func readClaim(s *repo.Store, g *gitrepo.Repo, issue, h string) *domain.Claim {
 	if h == "" {
 		return nil
 	}
@@ -149,7 +149,7 @@ func readClaim(g *gitrepo.Repo, issue, h string) *domain.Claim {
 		return nil
 	}
 	cl, err := parseRecord(c.Message)
-	if err != nil || cl.Issue != issue {
+	if err != nil || cl.Issue != issue || Beyond(s, cl) {
 		return nil
 	}
 	return cl
@@ -194,7 +194,7 @@ func (p *publisher) publish(issue, local, made string, judge func(theirs *domain
 	covered := expect == local
 	for range casTries {
 		if !covered {
-			if err := judge(readClaim(p.g, issue, expect), expect); err != nil {
+			if err := judge(readClaim(p.s, p.g, issue, expect), expect); err != nil {
 				if errors.Is(err, errLeave) {
 					return "", err
 				}
@@ -236,7 +236,7 @@ func (p *publisher) publish(issue, local, made string, judge func(theirs *domain
 // remote could not be reached.
 func (p *publisher) release(issue, old string, mayDelete func(theirs *domain.Claim) bool) error {
 	expect := old
-	if mine := readClaim(p.g, issue, old); mine == nil || mine.Published.IsZero() {
+	if mine := readClaim(p.s, p.g, issue, old); mine == nil || mine.Published.IsZero() {
 		// Nothing published from here: the remote's claim, as td last
 		// saw it, if it is this release's to end; when td saw none, the
 		// remote is asked (a claim taken in another clone, which the
@@ -253,7 +253,7 @@ func (p *publisher) release(issue, old string, mayDelete func(theirs *domain.Cla
 				return nil
 			}
 			expect = h
-		} else if expect != old && !mayDelete(readClaim(p.g, issue, expect)) {
+		} else if expect != old && !mayDelete(readClaim(p.s, p.g, issue, expect)) {
 			return nil
 		}
 	}

@@ -99,7 +99,7 @@ func TestTakePublishRace(t *testing.T) {
 		there := remoteRef(t, bare, issue)
 		for i, s := range stores {
 			g, _ := s.GitRepo()
-			h, c, err := current(g, issue)
+			h, c, err := current(s, g, issue)
 			if err != nil || h != there || c == nil || c.Session != sessions[winner].ID {
 				t.Fatalf("round %d: clone %d holds %s (%+v), the remote %s", round, i, h, c, there)
 			}
@@ -126,7 +126,7 @@ func TestPublishOffline(t *testing.T) {
 		t.Fatalf("offline take: %+v, warnings %q", res, s.Warnings())
 	}
 	g, _ := s.GitRepo()
-	if _, c, _ := current(g, "td-offlin"); c == nil || !c.Published.IsZero() {
+	if _, c, _ := current(s, g, "td-offlin"); c == nil || !c.Published.IsZero() {
 		t.Fatalf("the record here says it was published: %+v", c)
 	}
 	if err := os.Rename(away, bare); err != nil {
@@ -137,7 +137,7 @@ func TestPublishOffline(t *testing.T) {
 	if err := CheckWork(s, se, "td-offlin", policy.WorkSubmit, false, "submit td-offlin"); err != nil {
 		t.Fatal(err)
 	}
-	_, c, _ := current(g, "td-offlin")
+	_, c, _ := current(s, g, "td-offlin")
 	if c == nil || !c.Published.Equal(now) || remoteRef(t, bare, "td-offlin") == "" {
 		t.Fatalf("after work: %+v, remote %q", c, remoteRef(t, bare, "td-offlin"))
 	}
@@ -174,7 +174,7 @@ func TestCheckWorkAsksTheRemote(t *testing.T) {
 		t.Fatalf("an operator's criterion: %v", err)
 	}
 	g, _ := stores[1].GitRepo()
-	if h, _, _ := current(g, "td-remote"); h != "" {
+	if h, _, _ := current(stores[1], g, "td-remote"); h != "" {
 		t.Fatal("an operator's criterion asked the remote")
 	}
 	err = CheckWork(stores[1], agent, "td-remote", policy.WorkSubmit, false, "submit td-remote")
@@ -182,7 +182,7 @@ func TestCheckWorkAsksTheRemote(t *testing.T) {
 	if !errors.As(err, &re) || re.Code != repo.CodeRefused || !strings.Contains(err.Error(), "cannot submit td-remote: td-remote is claimed by") {
 		t.Fatalf("submit under another clone's claim: %v", err)
 	}
-	if h, _, _ := current(g, "td-remote"); h == "" || h != remoteRef(t, bare, "td-remote") {
+	if h, _, _ := current(stores[1], g, "td-remote"); h == "" || h != remoteRef(t, bare, "td-remote") {
 		t.Fatalf("the remote's claim is not kept here: %q", h)
 	}
 }

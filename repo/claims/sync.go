@@ -46,6 +46,10 @@ type SyncResult struct {
 	// the work after they were taken (Ended): here, on the remote, or both.
 	// A stale claim is never pushed.
 	Stale []StaleClaim
+	// Refused are the claims whose lease runs beyond the maximum the
+	// config gives (Beyond): nobody's claim, removed here and released on
+	// the remote, never adopted nor pushed.
+	Refused []RefusedClaim
 	// Claims is how many claims this clone holds after the sync.
 	Claims int
 	// Branch is the remote's default branch whose ledgers judged the
@@ -72,6 +76,13 @@ type StaleClaim struct {
 	OnBranch bool
 }
 
+// RefusedClaim is a claim td sync refused for its lease (Beyond); Here
+// and Remote say where it was, and is no more.
+type RefusedClaim struct {
+	Claim        *domain.Claim
+	Here, Remote bool
+}
+
 // addStale records a stale claim released; the same session's claim,
 // renewed here and stale on both sides, is one claim released in both.
 func (r *SyncResult) addStale(st StaleClaim) {
@@ -87,7 +98,7 @@ func (r *SyncResult) addStale(st StaleClaim) {
 
 // Changed reports whether the sync changed anything here or there.
 func (r *SyncResult) Changed() bool {
-	return len(r.Pushed)+len(r.Released)+len(r.Adopted)+len(r.Dropped)+len(r.Lost)+len(r.Stale) > 0
+	return len(r.Pushed)+len(r.Released)+len(r.Adopted)+len(r.Dropped)+len(r.Lost)+len(r.Stale)+len(r.Refused) > 0
 }
 
 // DefaultRemote is the remote td sync uses when none is named: the
@@ -314,7 +325,8 @@ type pending struct {
 	issue    string
 	claim    *domain.Claim // pushed; nil for a release
 	released bool
-	stale    *StaleClaim // a stale claim released there
+	stale    *StaleClaim   // a stale claim released there
+	refused  *RefusedClaim // a claim beyond the maximum lease released there
 }
 
 // reconcile compares every issue's claim here (local), there (the
@@ -343,8 +355,22 @@ func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]str
 		if c == nil {
 			return nil
 		}
-		cl, _ := parseRecord(c.Message)
+		cl, err := parseRecord(c.Message)
+		if err != nil || Beyond(s, cl) {
+			return nil // nobody's claim: never adopted, never pushed
+		}
 		return cl
+	}
+	raw := func(h string) *domain.Claim {
+		if h == "" {
+			return nil
+		}
+		if c := g.Commits([]string{h})[0]; c != nil {
+			if cl, err := parseRecord(c.Message); err == nil {
+				return cl
+			}
+		}
+		return nil
 	}
 	now := s.Now()
 	var pushes []pending
@@ -363,6 +389,34 @@ func reconcile(s *repo.Store, g *gitrepo.Repo, local, there, base map[string]str
 	for _, issue := range sorted {
 		l, r, b := local[issue], there[issue], base[issue]
 		ref := RefName(issue)
+		// A lease beyond the maximum is nobody's claim (Beyond): removed
+		// here, released there, never adopted nor pushed.
+		if rawL, rawR := raw(l), raw(r); Beyond(s, rawL) || Beyond(s, rawR) {
+			rc := RefusedClaim{Claim: rawR, Here: Beyond(s, rawL), Remote: Beyond(s, rawR)}
+			if rc.Here {
+				rc.Claim = rawL
+				if err := setLocal(issue, l, ""); err != nil {
+					return nil, nil, err
+				}
+				l = ""
+			}
+			switch {
+			case rc.Remote && l != "":
+				pushes = append(pushes, pending{update: gitrepo.PushUpdate{Ref: ref, New: l, Expect: r}, issue: issue, claim: read(l), refused: &rc})
+			case rc.Remote:
+				pushes = append(pushes, pending{update: gitrepo.PushUpdate{Ref: ref, Expect: r}, issue: issue, released: true, refused: &rc})
+			case read(r) != nil:
+				// The remote's claim stands: take it.
+				if err := setLocal(issue, "", r); err != nil {
+					return nil, nil, err
+				}
+				res.Refused = append(res.Refused, rc)
+				res.Adopted = append(res.Adopted, read(r))
+			default:
+				res.Refused = append(res.Refused, rc)
+			}
+			continue
+		}
 		released := l == "" // released here before this sync
 		// A claim the issue's ledger here ended is released wherever it
 		// is, and never pushed: a close or approval anywhere ends the
@@ -501,8 +555,11 @@ func push(ctx context.Context, g *gitrepo.Repo, remote, tracking string, pushes 
 		if p.stale != nil {
 			res.addStale(*p.stale)
 		}
+		if p.refused != nil {
+			res.Refused = append(res.Refused, *p.refused)
+		}
 		switch {
-		case p.released && p.stale == nil:
+		case p.released && p.stale == nil && p.refused == nil:
 			res.Released = append(res.Released, p.issue)
 		case p.claim != nil:
 			res.Pushed = append(res.Pushed, p.claim)

@@ -101,7 +101,7 @@ func TestSyncConcurrentClones(t *testing.T) {
 			if h != remote {
 				t.Fatalf("round %d: clone %d holds %s, the remote %s", round, i, h, remote)
 			}
-			_, c, _ := current(g, issue)
+			_, c, _ := current(s, g, issue)
 			holders[c.Session] = true
 		}
 		lost := len(results[0].Lost) + len(results[1].Lost)

@@ -268,6 +268,14 @@ func checkClaims(s *repo.Store, g *gitrepo.Repo, rep *Report) error {
 	now := s.Now()
 	for _, issue := range set.Issues() {
 		c := set.Raw(issue)
+		if f := set.Refused(issue); c == nil && f != nil {
+			until := f.Expires.UTC().Format(time.RFC3339)
+			rep.add(Problem{Check: CheckStrayClaims, Path: claims.RefName(issue),
+				Message: fmt.Sprintf("the claim of %s (session %s) on %s holds its lease until %s, beyond the %s claims.ttl gives: no td gives such a lease, so td reads it as nobody's; td doctor --fix releases it", f.Actor.Name(), f.Session, issue, until, TTLWords(s.Config.ClaimTTL())),
+				fixed:   fmt.Sprintf("released the claim of %s on %s, whose lease ran until %s", f.Actor.Name(), issue, until),
+				fix:     drop(s, issue, nil), repair: "release " + issue})
+			continue
+		}
 		if c == nil {
 			rep.add(Problem{Check: CheckStrayClaims, Path: claims.RefName(issue),
 				Message: fmt.Sprintf("the claim on %s names a record td cannot read, so it is nobody's; td doctor --fix releases it", issue),
@@ -290,6 +298,18 @@ func checkClaims(s *repo.Store, g *gitrepo.Repo, rep *Report) error {
 		}
 	}
 	return nil
+}
+
+// TTLWords is a lease as the config spells one: 2h, 45m, 1h30m.
+func TTLWords(d time.Duration) string {
+	w := d.String()
+	if strings.HasSuffix(w, "m0s") {
+		w = strings.TrimSuffix(w, "0s")
+	}
+	if strings.HasSuffix(w, "h0m") {
+		w = strings.TrimSuffix(w, "0m")
+	}
+	return w
 }
 
 // strayWhy says why claim c covers no work, "" when it may: the issue's

@@ -863,6 +863,7 @@ func cleanTitle(t string) (string, error) {
 // braces, commas or #, each once.
 func cleanLabels(in []string) []string {
 	out := []string{}
+	seen := make(map[string]bool, len(in))
 	for _, l := range in {
 		l = strings.Map(func(c rune) rune {
 			if strings.ContainsRune("[]{},#", c) {
@@ -870,7 +871,8 @@ func cleanLabels(in []string) []string {
 			}
 			return c
 		}, oneLine(l))
-		if l != "" && !slices.Contains(out, l) {
+		if l != "" && !seen[l] {
+			seen[l] = true
 			out = append(out, l)
 		}
 	}

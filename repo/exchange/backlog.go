@@ -3,6 +3,7 @@ package exchange
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -78,13 +79,13 @@ func ParseBacklog(dir, shown string) (*Parsed, error) {
 				continue
 			}
 			name := path.Join(shown, f.dir, e.Name())
-			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.dir), e.Name()))
-			if err != nil {
-				p.bad(Position{Path: name}, "%v", unwrapPath(err))
+			data, err := readTaskFile(filepath.Join(dir, filepath.FromSlash(f.dir), e.Name()))
+			if errors.Is(err, errTooLarge) {
+				p.bad(Position{Path: name}, "the file is over %d bytes", maxTaskFile)
 				continue
 			}
-			if len(data) > maxTaskFile {
-				p.bad(Position{Path: name}, "the file is over %d bytes", maxTaskFile)
+			if err != nil {
+				p.bad(Position{Path: name}, "%v", unwrapPath(err))
 				continue
 			}
 			rec, bad := ParseBacklogTask(name, f.kind, data)
@@ -96,6 +97,33 @@ func ParseBacklog(dir, shown string) (*Parsed, error) {
 		}
 	}
 	return p, nil
+}
+
+// errTooLarge is readTaskFile's error for a file over maxTaskFile.
+var errTooLarge = errors.New("too large")
+
+// readTaskFile reads a task file of at most maxTaskFile bytes: its size
+// is checked before anything is read (a sparse file of gigabytes costs
+// nothing to make), and the read stops past the limit should it grow.
+func readTaskFile(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if fi.Size() > maxTaskFile {
+		return nil, errTooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxTaskFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxTaskFile {
+		return nil, errTooLarge
+	}
+	return data, nil
 }
 
 func isBacklog(dir string) bool {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tdproject/td/policy/domain"
+	"github.com/tdproject/td/repo"
 )
 
 // GitHub's issues come as the JSON list gh issue list --json
@@ -81,6 +82,11 @@ func githubRecord(at Position, m map[string]any) (*Record, error) {
 	}
 	if r.Title = oneLine(s["title"]); r.Title == "" {
 		return nil, fmt.Errorf("issue %d has no title", num)
+	}
+	if n := len(s["body"]); n > repo.MaxIssueFileSize {
+		// It could not become an issue file, and splitting it would
+		// hold it several times over.
+		return nil, fmt.Errorf("issue %d's body is %d bytes, over the %d an issue file may hold", num, n, repo.MaxIssueFileSize)
 	}
 	r.Description, r.Criteria, r.Todos = splitTaskLists(s["body"])
 	switch strings.ToUpper(s["state"]) {

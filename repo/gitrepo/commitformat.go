@@ -263,3 +263,56 @@ func formatSignature(s Signature) string {
 	}
 	return fmt.Sprintf("%s <%s> %d %c%02d%02d", clean(s.Name), clean(s.Email), s.When.Unix(), sign, off/3600, off%3600/60)
 }
+
+// BodyTrailerBlocks returns the trailers of every paragraph of the
+// message between its title and its last paragraph (whose trailers are
+// Trailers) that is made of trailer lines only, in order. A squash merge
+// writes the messages of the commits it squashed into its body one after
+// another, each with its trailer block, so the blocks before the last
+// still say who did what; git reads only the last one as trailers.
+func (c *Commit) BodyTrailerBlocks() [][]Trailer {
+	var paras [][]string
+	var cur []string
+	for _, l := range strings.Split(strings.ReplaceAll(c.Message, "\r\n", "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "#"):
+		case strings.TrimSpace(l) == "":
+			if len(cur) > 0 {
+				paras, cur = append(paras, cur), nil
+			}
+		default:
+			cur = append(cur, l)
+		}
+	}
+	if len(cur) > 0 {
+		paras = append(paras, cur)
+	}
+	var blocks [][]Trailer
+	for i, para := range paras {
+		if i == 0 || i == len(paras)-1 {
+			continue // the title, and the trailers git reads
+		}
+		var block []Trailer
+		for _, l := range para {
+			if l[0] == ' ' || l[0] == '\t' {
+				if len(block) == 0 {
+					block = nil
+					break
+				}
+				t := &block[len(block)-1]
+				t.Value = strings.TrimSpace(t.Value + " " + strings.TrimSpace(l))
+				continue
+			}
+			key, value, ok := splitTrailer(l)
+			if !ok {
+				block = nil
+				break
+			}
+			block = append(block, Trailer{Key: key, Value: value})
+		}
+		if len(block) > 0 {
+			blocks = append(blocks, block)
+		}
+	}
+	return blocks
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -46,6 +47,25 @@ func shortRef(ref string) string {
 type HeadState struct {
 	Ref     string // refs/heads/<branch>, or HEAD when detached
 	logSize int64  // size of logs/HEAD; -1 when there is none
+	// index is the index file as it was (size and modification time),
+	// zero when there was none: git checkout writes the index before
+	// HEAD, so a changed index is a checkout that may not have moved
+	// HEAD yet.
+	index indexStamp
+}
+
+// indexStamp identifies one version of the index file.
+type indexStamp struct {
+	size  int64
+	mtime int64
+}
+
+func (r *Repo) indexStamp() indexStamp {
+	fi, err := os.Stat(filepath.Join(r.gitDir, "index"))
+	if err != nil {
+		return indexStamp{}
+	}
+	return indexStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 }
 
 // Head reads HEAD's state, for CommitRequest.Since.
@@ -54,7 +74,7 @@ func (r *Repo) Head() (HeadState, error) {
 	if err != nil {
 		return HeadState{}, err
 	}
-	st := HeadState{Ref: ref, logSize: -1}
+	st := HeadState{Ref: ref, logSize: -1, index: r.indexStamp()}
 	if fi, err := os.Stat(r.headLog()); err == nil {
 		st.logSize = fi.Size()
 	}
@@ -95,6 +115,25 @@ func (r *Repo) checkHead(since HeadState) error {
 		return &headMovedError{from: since.Ref, to: ref}
 	}
 	return nil
+}
+
+// checkoutSettle is how long CheckHead waits, when the index changed
+// under a caller, for a checkout that wrote it to move HEAD too: git
+// checkout writes the index, then HEAD, one step after the other.
+var checkoutSettle = 50 * time.Millisecond
+
+// CheckHead fails with an error wrapping ErrHeadMoved when HEAD left
+// since's branch, or was checked out away and back, after since was read:
+// what the caller read may be another branch's, and nothing it wrote may
+// be staged. When the index changed meanwhile (a checkout writes it just
+// before HEAD, or the user staged something) it looks again once a
+// checkout would have moved HEAD.
+func (r *Repo) CheckHead(since HeadState) error {
+	if err := r.checkHead(since); err != nil || r.indexStamp() == since.index {
+		return err
+	}
+	time.Sleep(checkoutSettle)
+	return r.checkHead(since)
 }
 
 // useWrittenContent makes each change whose path the caller wrote record

@@ -358,18 +358,49 @@ type StagedBlob struct {
 // caller that remembers what it wrote, so that it can later tell its own
 // staged content from someone else's.
 func (r *Repo) StageBlobs(paths ...string) ([]StagedBlob, error) {
+	return r.StageBlobsSince(nil, paths...)
+}
+
+// StageBlobsSince is StageBlobs for a caller that read what it wrote with
+// HEAD as since: when a checkout moved HEAD meanwhile (CheckHead), before
+// or while td holds the index lock, nothing is staged and the error wraps
+// ErrHeadMoved. since nil stages whatever HEAD says.
+func (r *Repo) StageBlobsSince(since *HeadState, paths ...string) ([]StagedBlob, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
 	r.stageMu.Lock()
 	defer r.stageMu.Unlock()
 	defer r.locks.beginWrite()()
+	if since != nil {
+		if err := r.checkHead(*since); err != nil {
+			return nil, err
+		}
+	}
 	changes, err := r.prepareChanges(paths)
 	if err != nil {
 		return nil, fmt.Errorf("stage %s: %w", describePaths(paths), err)
 	}
-	if err := r.updateIndex(changes, patchIndex); err != nil {
+	lock, out, err := r.patchedIndex(changes, patchIndex)
+	if err != nil {
 		return nil, fmt.Errorf("stage %s: %w", describePaths(paths), err)
+	}
+	defer lock.release()
+	defer out.done()
+	if since != nil {
+		// Under the index lock no checkout can begin, and one that wrote
+		// the index since since was read moves HEAD next (CheckHead).
+		if err := r.CheckHead(*since); err != nil {
+			return nil, err
+		}
+	}
+	if out != nil {
+		if err := lock.writeParts(out.parts); err != nil {
+			return nil, fmt.Errorf("stage %s: %w", describePaths(paths), err)
+		}
+		if err := lock.rename(); err != nil {
+			return nil, fmt.Errorf("stage %s: %w", describePaths(paths), err)
+		}
 	}
 	return r.stagedBlobs(changes), nil
 }

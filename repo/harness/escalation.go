@@ -1,7 +1,11 @@
 package harness
 
 import (
-	"path"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/tdproject/td/policy/shellcmd"
 	"strings"
 )
 
@@ -12,18 +16,28 @@ import (
 // --override-open-criteria or --self-close-exception, td session start
 // without --agent, td session use, td feature set and unset, td operator
 // add and rm). td approve itself is not one: the review policy judges it
-// (Approvals, ApprovalDenial). It reads the command as words between
-// shell separators, skipping leading VAR=value assignments and env; a
-// command that builds its words at run time (eval, a variable holding td)
-// is not seen, and td check --base in CI judges what slips through.
-func Escalation(command string) string {
-	for _, words := range simpleCommands(command) {
-		if why := escalation(tdArgs(words)); why != "" {
+// (Approvals, ApprovalDenial). It judges the td a shell would run
+// (shellcmd.Read: through env, nice, command, exec, sudo, xargs, bash -c,
+// eval, an absolute path or a link to td); a command that builds its
+// words at run time (a variable holding td, a script file) is not seen,
+// and td check --base in CI judges what slips through.
+func Escalation(command string) string { return escalationIn(command, "") }
+
+func escalationIn(command, dir string) string {
+	if shellcmd.Read(command).Unread {
+		return Unreadable
+	}
+	for _, c := range tdCommands(command, dir) {
+		if why := escalation(c.Args[1:]); why != "" {
 			return why
 		}
 	}
 	return ""
 }
+
+// Unreadable is the denial of a shell command the guard cannot read whole
+// (shellcmd.Script.Unread): judging part of it would let the rest through.
+const Unreadable = "td's guard cannot read this shell command whole (over 1 MiB, nested over 24 substitutions or shells deep, or over 10,000 commands): split it into simpler commands."
 
 // escalation judges the arguments of one td command (nil: not td).
 func escalation(args []string) string {
@@ -66,9 +80,13 @@ func escalation(args []string) string {
 }
 
 // Guarded reports whether the pre-tool guard has anything to judge in a
-// shell command: a command that escalates, or a td approve the review
-// policy decides.
+// shell command: a command that escalates, a td approve the review
+// policy decides, or a file it writes (a governance file is the guard's
+// to refuse).
 func Guarded(command string) bool {
+	if sc := shellcmd.Read(command); len(sc.Writes) > 0 || sc.Unread {
+		return true
+	}
 	return Escalation(command) != "" || len(Approvals(command)) > 0
 }
 
@@ -89,20 +107,21 @@ type Approval struct {
 }
 
 // Approvals lists the td approve commands a shell command runs.
-func Approvals(command string) []Approval {
+func Approvals(command string) []Approval { return approvalsIn(command, "") }
+
+func approvalsIn(command, dir string) []Approval {
 	var out []Approval
-	for _, words := range simpleCommands(command) {
-		args, env, unset := tdCall(words)
-		a, ok := approval(args)
+	for _, c := range tdCommands(command, dir) {
+		a, ok := approval(c.Args[1:])
 		if !ok {
 			continue
 		}
 		if a.Session == "" {
-			v, set := env["TD_SESSION"]
+			v, set := c.Env["TD_SESSION"]
 			switch {
 			case set && v != "":
 				a.Session = v
-			case set || unset:
+			case set || c.Removes("TD_SESSION"):
 				a.Unsets = true
 			}
 		}
@@ -145,40 +164,6 @@ func approval(args []string) (a Approval, ok bool) {
 	return a, len(verbs) == 1 && verbs[0] == "approve"
 }
 
-// tdCall is tdArgs with the environment the command gives td: its
-// VAR=value assignments (and env's), and whether env -u unsets
-// TD_SESSION.
-func tdCall(words []string) (args []string, env map[string]string, unsetSession bool) {
-	env = map[string]string{}
-	i := 0
-	for i < len(words) {
-		w := words[i]
-		switch {
-		case isAssignment(w):
-			k, v, _ := strings.Cut(w, "=")
-			env[k] = v
-			i++
-		case w == "env" || w == "command" || w == "exec" || w == "sudo":
-			i++
-			for i < len(words) && strings.HasPrefix(words[i], "-") {
-				if words[i] == "-u" && i+1 < len(words) {
-					i++
-					if words[i] == "TD_SESSION" {
-						unsetSession = true
-					}
-				}
-				i++
-			}
-		default:
-			if path.Base(w) == "td" {
-				return append([]string{}, words[i+1:]...), env, unsetSession
-			}
-			return nil, nil, false
-		}
-	}
-	return nil, nil, false
-}
-
 // overrideFlag names the td close flag a word gives, when it is one of the
 // overrides only an operator may pass; "" otherwise.
 func overrideFlag(a string) string {
@@ -190,108 +175,132 @@ func overrideFlag(a string) string {
 	return ""
 }
 
-// tdArgs returns the arguments of a simple command that runs td, after
-// VAR=value assignments and env with its options; nil when it is not td.
-func tdArgs(words []string) []string {
-	i := 0
-	for i < len(words) {
-		w := words[i]
-		switch {
-		case isAssignment(w):
-			i++
-		case w == "env" || w == "command" || w == "exec" || w == "sudo":
-			i++
-			for i < len(words) && strings.HasPrefix(words[i], "-") {
-				if words[i] == "-u" && i+1 < len(words) {
-					i++
-				}
-				i++
-			}
-		default:
-			if path.Base(w) == "td" {
-				return append([]string{}, words[i+1:]...)
-			}
-			return nil
+// tdCommands lists the td commands a shell command runs, dir the
+// directory it runs in ("" for this process's).
+func tdCommands(command, dir string) []shellcmd.Command {
+	var out []shellcmd.Command
+	for _, c := range shellcmd.Read(command).Commands {
+		if isTD(c, dir) {
+			out = append(out, c)
 		}
 	}
-	return nil
+	return out
 }
 
-func isAssignment(w string) bool {
-	name, _, ok := strings.Cut(w, "=")
-	if !ok || name == "" {
+// isTD reports whether the program c runs is td: a word named td (any
+// path, td.exe), or one that leads through symbolic links to a file
+// named td or to this very executable (a link in PATH, ./bin/x -> td). A
+// program named by a variable is not seen.
+func isTD(c shellcmd.Command, dir string) bool {
+	w := c.Args[0]
+	if shellcmd.Program(w) == "td" {
+		return true
+	}
+	if w == "" || strings.ContainsAny(w, "$`*?[") {
 		return false
 	}
-	for i, r := range name {
-		if r != '_' && (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') && (i == 0 || r < '0' || r > '9') {
+	p := w
+	switch {
+	case strings.HasPrefix(p, "~/"):
+		home, err := os.UserHomeDir()
+		if err != nil {
 			return false
 		}
+		p = filepath.Join(home, p[2:])
+	case strings.Contains(p, "/"):
+		if !filepath.IsAbs(p) {
+			base := dir
+			if c.Dir != "" {
+				base = filepath.Join(dir, filepath.FromSlash(c.Dir))
+				if filepath.IsAbs(c.Dir) {
+					base = c.Dir
+				}
+			}
+			p = filepath.Join(base, p)
+		}
+	default:
+		found, err := exec.LookPath(p)
+		if err != nil {
+			return false
+		}
+		p = found
 	}
-	return true
+	return leadsToTD(p)
 }
 
-// simpleCommands splits a shell command line into simple commands (at ;
-// & | newlines, parentheses and backquotes, and $( ), each a list of
-// words with quotes removed. It is a reader for a guard, not a shell:
-// expansions stay as written.
-func simpleCommands(s string) [][]string {
-	var out [][]string
-	var words []string
-	var w strings.Builder
-	inWord := false
-	flushWord := func() {
-		if inWord {
-			words = append(words, w.String())
-			w.Reset()
-			inWord = false
+// leadsToTD reports whether the file p resolves to is named td or is this
+// executable.
+func leadsToTD(p string) bool {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	if shellcmd.Program(real) == "td" {
+		return true
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	a, err1 := os.Stat(real)
+	b, err2 := os.Stat(self)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// ShellWrites lists the files a shell command visibly writes, as paths
+// the guard judges (absolute, or relative to dir): a redirection, tee,
+// sed -i, cp, mv, rm, dd, an interpreter's open for writing
+// (shellcmd.Read). A glob is expanded against the files that exist; a
+// path through a symbolic link is judged where it leads too.
+func ShellWrites(command, dir string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
 		}
 	}
-	flushCmd := func() {
-		flushWord()
-		if len(words) > 0 {
-			out = append(out, words)
-			words = nil
-		}
+	base := dir
+	if base == "" {
+		base, _ = os.Getwd()
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'':
-			inWord = true
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				w.WriteString(s[i+1:])
-				i = len(s)
-				continue
+	for _, w := range shellcmd.Read(command).Writes {
+		p := w.Path
+		if strings.HasPrefix(p, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, p[2:])
 			}
-			w.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-		case c == '"':
-			inWord = true
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) {
-					i++
+		}
+		if !filepath.IsAbs(p) && w.Dir != "" {
+			p = filepath.Join(filepath.FromSlash(w.Dir), p)
+		}
+		add(p)
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(base, abs)
+		}
+		matches := []string{abs}
+		if strings.ContainsAny(p, "*?[") {
+			if m, err := filepath.Glob(abs); err == nil {
+				for _, f := range m {
+					add(f)
 				}
-				w.WriteByte(s[i])
+				matches = m
 			}
-		case c == '\\' && i+1 < len(s):
-			inWord = true
-			i++
-			if s[i] != '\n' {
-				w.WriteByte(s[i])
+		}
+		for _, f := range matches {
+			real, err := filepath.EvalSymlinks(f)
+			switch {
+			case err == nil && real != f:
+				add(real)
+			case err != nil:
+				// A file not there yet: where its directory leads.
+				if d, err := filepath.EvalSymlinks(filepath.Dir(f)); err == nil && d != filepath.Dir(f) {
+					add(filepath.Join(d, filepath.Base(f)))
+				}
 			}
-		case c == '$' && i+1 < len(s) && s[i+1] == '(':
-			flushCmd()
-			i++
-		case c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')' || c == '`' || c == '{' || c == '}':
-			flushCmd()
-		case c == ' ' || c == '\t' || c == '\r':
-			flushWord()
-		default:
-			inWord = true
-			w.WriteByte(c)
 		}
 	}
-	flushCmd()
 	return out
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -542,15 +543,22 @@ func preTool(s *repo.Store, ev Event, out *Outcome) error {
 	conv := ev.Conversation
 	deny := ""
 	var asks []Approval
-	if ev.Tool.Command != "" {
-		if deny = Escalation(ev.Tool.Command); deny == "" {
-			asks = Approvals(ev.Tool.Command)
+	paths := ev.Tool.Paths
+	if cmd := ev.Tool.Command; cmd != "" {
+		dir := ev.Dir
+		if dir == "" {
+			dir = s.Root
 		}
+		if deny = escalationIn(cmd, dir); deny == "" {
+			asks = approvalsIn(cmd, dir)
+		}
+		// A shell command's writes are judged as a file tool's.
+		paths = append(slices.Clone(paths), ShellWrites(cmd, dir)...)
 	}
-	if deny == "" && len(asks) == 0 && len(ev.Tool.Paths) == 0 {
+	if deny == "" && len(asks) == 0 && len(paths) == 0 {
 		return nil
 	}
-	conv.Create = len(ev.Tool.Paths) > 0
+	conv.Create = len(paths) > 0
 	res, err := actor(s, conv, ev.Subagent)
 	if err != nil {
 		return err
@@ -572,7 +580,7 @@ func preTool(s *repo.Store, ev Event, out *Outcome) error {
 		}
 	}
 	if deny == "" {
-		if deny, err = EditDenial(s, res.Session, ev.Dir, ev.Tool.Paths); err != nil {
+		if deny, err = EditDenial(s, res.Session, ev.Dir, paths); err != nil {
 			return err
 		}
 	}

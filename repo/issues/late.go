@@ -37,7 +37,7 @@ func lateOperator(s *repo.Store, role domain.Role, is *repo.Issue, se *repo.Sess
 			return false
 		}
 		other, err := s.Session(e.Session)
-		return err == nil && other.IsAgent() && other.Author == se.Author
+		return err == nil && other.IsAgent() && domain.SameIdentity(other.Author, se.Author)
 	}
 	// A line that repeats an earlier one is the same entry arriving again
 	// (a union merge after a squash): one entry, as td check reads it.
@@ -80,7 +80,13 @@ func lateOperator(s *repo.Store, role domain.Role, is *repo.Issue, se *repo.Sess
 			}
 		}
 		if appeared == started {
-			return nil
+			// One commit brought both: only its trailer blocks, a
+			// squash's, can tell their order.
+			c, err := v.Commit(started)
+			if err != nil || !repo.StartedBefore(c, is.ID, l.Entry.Session, se.ID) {
+				return err
+			}
+			appeared = ""
 		}
 		if appeared != "" {
 			if before, err := v.Before(started, appeared); err != nil || !before {

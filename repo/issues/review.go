@@ -3,22 +3,34 @@ package issues
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/tdproject/td/audit"
 	"github.com/tdproject/td/markdown"
 	"github.com/tdproject/td/policy"
 	"github.com/tdproject/td/policy/domain"
 	"github.com/tdproject/td/repo"
+	"github.com/tdproject/td/repo/claims"
 )
 
 // Verdicts is what every review decision of one command shares: the
 // review policy in force and the config whose operators count, both as
 // td check --base will read them. On a branch of its own, CI judges with
-// the config where the branch left the default branch, so an operator
-// added (or a flag changed) on the branch counts once it lands; on the
-// default branch, or with none, with this work tree's.
+// the target's rules, the default branch's config as it is now: an
+// operator added (or a flag changed) on the branch counts once it lands,
+// and one removed (or a policy made stricter) on the default branch
+// counts at once; on the default branch, or with none, with this work
+// tree's.
 type Verdicts struct {
 	s *repo.Store
+	// bound holds, per session of a reviewer's actor, the issues its
+	// record says it was bound to; claims the claims, read once.
+	bound  map[string]map[string]bool
+	claims *claims.Set
+	// author is the git identity commits are made under here, once read.
+	author     string
+	authorRead bool
+	mu         sync.Mutex
 	// Rules are the review policy's flags as CI reads them, the
 	// environment making them only stricter.
 	Rules policy.Rules
@@ -47,8 +59,8 @@ func NewVerdicts(s *repo.Store) (*Verdicts, error) {
 }
 
 // warnChanged says when this branch lists other operators, or sets the
-// review policy otherwise, than where it started: its decisions are
-// judged by the base's until the change lands.
+// review policy otherwise, than the default branch: its decisions are
+// judged by the default branch's until the change lands.
 func (r *Verdicts) warnChanged() {
 	s := r.s
 	var changed []string
@@ -59,14 +71,14 @@ func (r *Verdicts) warnChanged() {
 		}
 	}
 	if len(changed) > 0 {
-		s.Warnf("%s %s on this branch only: td judges reviews as CI will, by the operators listed where the branch left the default branch, until the change lands there", domain.QuoteList(changed), domain.Plural(len(changed), "is an operator", "are operators"))
+		s.Warnf("%s %s on this branch only: td judges reviews as CI will, by the operators the default branch lists, until the change lands there", domain.QuoteList(changed), domain.Plural(len(changed), "is an operator", "are operators"))
 	}
 	if v, _, err := policy.Resolve(policy.BalancedReviewPolicy, s.Env, s.Config.Features); err == nil && policy.ModeFor(v) != r.Rules.Mode {
 		m := policy.ModeFor(v)
-		s.Warnf("this branch sets the %s review policy: td judges reviews as CI will, by the %s policy where the branch left the default branch, until the change lands there", m, r.Rules.Mode)
+		s.Warnf("this branch sets the %s review policy: td judges reviews as CI will, by the %s policy the default branch sets, until the change lands there", m, r.Rules.Mode)
 	}
 	if v, _, err := policy.Resolve(policy.AgentApproval, s.Env, s.Config.Features); err == nil && v != r.Rules.AgentApproval {
-		s.Warnf("this branch sets %s to %t: td judges reviews as CI will, by %t where the branch left the default branch, until the change lands there", policy.AgentApproval, v, r.Rules.AgentApproval)
+		s.Warnf("this branch sets %s to %t: td judges reviews as CI will, with %t as the default branch sets it, until the change lands there", policy.AgentApproval, v, r.Rules.AgentApproval)
 	}
 }
 
@@ -132,6 +144,14 @@ type ReviewInput struct {
 	// LateAfter and LateEarlier are what the late-operator rule found, for
 	// an approval by a person (policy.Facts says what they mean).
 	LateAfter, LateEarlier string
+	// Workers are sessions of the reviewer's actor that this clone knows
+	// did the work, beside what the ledger and commits say: bound to the
+	// issue by the session's record (which the harness hooks keep), or
+	// holding its claim. A ledger line deleted by hand erases none of it.
+	Workers []string
+	// CommitAs is the git identity the decision will be committed under
+	// here, "" when unknown (td check judges the commit's author itself).
+	CommitAs string
 }
 
 // Facts assembles the policy's facts from the input.
@@ -143,6 +163,8 @@ func (in ReviewInput) Facts() policy.Facts {
 	f.Criteria = in.Criteria
 	WithActor(&f, in.Session, in.ActorSessions)
 	f.LateAfter, f.LateEarlier = in.LateAfter, in.LateEarlier
+	f.Workers = repo.AppendNew(f.Workers, in.Workers...)
+	f.CommitAs = in.CommitAs
 	if f.Reviewer == "" {
 		f.Reviewer = NewSessionName
 	}
@@ -212,6 +234,10 @@ func (r *Verdicts) Judge(is *repo.Issue, se *repo.Session, a Ask) (policy.Decisi
 		return policy.Decision{}, err
 	}
 	in.Role = r.Role(se)
+	if in.Workers, err = r.localWorkers(is.ID, se, in.ActorSessions); err != nil {
+		return policy.Decision{}, err
+	}
+	in.CommitAs = r.commitAs()
 	if a.Close {
 		in.Resolution = a.Resolution
 		return DecideReview(r.Rules, audit.ActionClosed, in, a.Reason, a.SelfClose), nil
@@ -220,6 +246,60 @@ func (r *Verdicts) Judge(is *repo.Issue, se *repo.Session, a Ask) (policy.Decisi
 		return policy.Decision{}, err
 	}
 	return DecideReview(r.Rules, audit.ActionApproved, in, a.Reason, ""), nil
+}
+
+// commitAs is the git identity this clone commits under, "" outside git
+// or without one.
+func (r *Verdicts) commitAs() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.authorRead {
+		r.authorRead = true
+		if g, err := r.s.GitRepo(); err == nil && g != nil {
+			r.author, _ = r.s.Author()
+		}
+	}
+	return r.author
+}
+
+// localWorkers lists the sessions of se's actor (se and sessions) that
+// this clone's records say worked on issue id: bound to it now or when it
+// last acted (its runtime, which td and the harness hooks keep outside the
+// work tree), or holding its claim.
+func (r *Verdicts) localWorkers(id string, se *repo.Session, sessions []string) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bound == nil {
+		r.bound = map[string]map[string]bool{}
+	}
+	var out []string
+	for _, sid := range repo.AppendNew([]string{se.ID}, sessions...) {
+		issues, ok := r.bound[sid]
+		if !ok {
+			issues = map[string]bool{}
+			if rt, err := r.s.Runtime(sid); err == nil {
+				issues[rt.BoundIssue] = true
+				for _, a := range rt.Actions {
+					issues[a.Issue] = true
+				}
+			}
+			r.bound[sid] = issues
+		}
+		if issues[id] {
+			out = append(out, sid)
+		}
+	}
+	if r.claims == nil {
+		cs, err := claims.Load(r.s)
+		if err != nil {
+			return nil, err
+		}
+		r.claims = cs
+	}
+	if c := r.claims.Raw(id); c != nil && c.Actor.Same(se.Actor()) {
+		out = repo.AppendNew(out, c.Session)
+	}
+	return out, nil
 }
 
 // NewSessionName names, in refusals, the session td starts for a person
@@ -257,6 +337,7 @@ func ReviewFactsFrom(is *repo.Issue, se *repo.Session, lf repo.LedgerFacts, ig *
 	}
 	// Fresh slices: lf's are shared with the cache and other goroutines.
 	f.ImplementationHistory = repo.AppendNew(nil, lf.Implementers...)
+	f.Workers = repo.AppendNew(nil, lf.Workers...)
 	f.Involved = repo.AppendNew(nil, lf.Involved...)
 	f.MinorMarkedBy = lf.MinorMarkedBy
 	f.LedgerImplementer = lf.CurrentImplementer
@@ -266,6 +347,7 @@ func ReviewFactsFrom(is *repo.Issue, se *repo.Session, lf repo.LedgerFacts, ig *
 	if ig != nil {
 		f.Involved = repo.AppendNew(f.Involved, ig.Sessions...)
 		f.ImplementationHistory = repo.AppendNew(f.ImplementationHistory, ig.Implementers...)
+		f.Workers = repo.AppendNew(f.Workers, ig.Workers...)
 		if ig.AddedBy != "" {
 			f.CreatorClaims = append(f.CreatorClaims, policy.Claim{Source: policy.SourceCommit, Session: ig.AddedSession, Author: ig.AddedBy})
 		}
@@ -434,6 +516,10 @@ func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOp
 			kind, why = audit.KindSelfClose, selfClose
 		case d.CreatorException:
 			kind, why = audit.KindCreatorApproval, reason
+		case resolution == domain.ResolutionDone && se.IsAgent():
+			// An agent's close as done is a sign-off nobody asked
+			// for: always on the record.
+			kind, why = audit.KindAgentClose, AgentCloseReason(reason)
 		}
 		if kind != "" {
 			if err := auditException(s, tx, se, is, res, mode, kind, why); err != nil {
@@ -446,6 +532,15 @@ func closeUnreleased(s *repo.Store, se *repo.Session, ref string, o TransitionOp
 		}
 		return details, reason, nil
 	})
+}
+
+// AgentCloseReason is the reason an agent's close as done is audited
+// with: its --reason, else a sentence saying it gave none.
+func AgentCloseReason(reason string) string {
+	if r := strings.TrimSpace(reason); r != "" {
+		return r
+	}
+	return "closed as done by an agent, no reason given"
 }
 
 // closeUnderPolicy applies the policy's decision to an approval or a

@@ -74,20 +74,17 @@ func ParseIdentity(s string) (string, error) {
 }
 
 // Matches reports whether the operators: entry op names the git identity
-// who, as td's operator check compares them: emails case-insensitively,
-// an entry without an email by its name. who may also be a bare email or
+// who, as td's operator check compares them (domain.IdentityKey): by
+// email whatever its case, an entry without an email by its name. who may also be a bare email or
 // a bare name, as td operator rm takes it.
 func Matches(op, who string) bool {
-	on, oe := repo.SplitIdentity(op)
 	wn, we := repo.SplitIdentity(who)
-	switch {
-	case oe != "" && we != "":
-		return strings.EqualFold(oe, we)
-	case oe == "" && on != "" && wn != "":
-		return on == wn
-	case we == "" && wn != "":
+	if repo.OperatorMatches(op, wn, we) {
+		return true
+	}
+	if on, _ := repo.SplitIdentity(op); we == "" && wn != "" {
 		// td operator rm "Bob": an entry with that name.
-		return strings.EqualFold(on, wn)
+		return domain.IdentityKey(on) == domain.IdentityKey(wn)
 	}
 	return false
 }

@@ -42,7 +42,7 @@ func TestMatches(t *testing.T) {
 		{"Bob <bob@example.com>", "Bob <bob@other.org>", false},
 		{"Bob <bob@example.com>", "Alice", false},
 		{"Bob", "Bob <bob@example.com>", true},
-		{"Bob", "bob <bob@example.com>", false},
+		{"Bob", "bob <bob@example.com>", true}, // names compare without case, as git's mailmap
 		{"Bob", "bob@example.com", false},
 		{"bob@example.com", "Bob <bob@example.com>", true},
 	} {

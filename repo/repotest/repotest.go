@@ -141,6 +141,16 @@ func (g *GitStore) Commit(msg string) string {
 	return g.Git("rev-parse", "HEAD")
 }
 
+// CommitAs commits everything as Commit does, under the git identity
+// author ("Name <email>"): a sign-off is committed by whoever made it.
+func (g *GitStore) CommitAs(author, msg string) string {
+	g.T.Helper()
+	g.Git("add", "-A")
+	g.Git("-c", "user.name="+strings.TrimSpace(author[:strings.LastIndex(author, "<")]), "-c", "user.email="+strings.TrimSuffix(author[strings.LastIndex(author, "<")+1:], ">"),
+		"commit", "-q", "--allow-empty", "--author", author, "-m", msg)
+	return g.Git("rev-parse", "HEAD")
+}
+
 // Write writes a file of the work tree, relative to its root, making its
 // directories.
 func (g *GitStore) Write(rel, content string) {

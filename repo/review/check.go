@@ -145,6 +145,10 @@ type checker struct {
 	merging bool
 	// rg reads the commits of the range, for the rules that judge them.
 	rg *reviewGit
+	// target is the revision whose config judges (operators, flags): the
+	// base as it is now, the target's rules, not the merge base's; ""
+	// for the base snapshot's.
+	target string
 }
 
 // warn records a warning: reported, never failing the check.
@@ -422,9 +426,11 @@ func (c *checker) mergeBase(base string) (*gitrepo.Repo, string, error) {
 	if g == nil {
 		return nil, "", repo.Errorf(repo.CodeRefused, "--base compares with git history, and %s is not in a git repository; run td check without --base", c.s.Root)
 	}
-	if _, err := g.Resolve(base); err != nil {
+	tip, err := g.Resolve(base)
+	if err != nil {
 		return nil, "", repo.RevisionError(base, err)
 	}
+	c.target = tip
 	if _, err := g.Resolve("HEAD"); err != nil {
 		return nil, "", &repo.Error{Code: repo.CodeNotFound, Err: err, Msg: "HEAD has no commits yet, so there is no history to check against " + base + "; run td check without --base"}
 	}
@@ -508,9 +514,14 @@ func (c *checker) parseAll() {
 		}
 	}
 	if c.base != nil {
-		// Operators as the base lists them: a branch cannot make itself
-		// an operator and drop criteria in one go.
-		if data, err := c.base.Read(repo.TodosDir + "/" + repo.ConfigFile); err == nil {
+		// Operators and flags as the target lists them now (or, without
+		// one, the base): a branch cannot make itself an operator and
+		// drop criteria in one go, and a branch that forked before the
+		// target went strict, or removed an operator, is judged by what
+		// the target says today.
+		if cfg := c.targetConfig(); cfg != nil {
+			c.config = cfg
+		} else if data, err := c.base.Read(repo.TodosDir + "/" + repo.ConfigFile); err == nil {
 			if cfg, err := repo.ParseConfig(repo.TodosDir+"/"+repo.ConfigFile, data); err == nil {
 				c.config = cfg
 			}
@@ -519,6 +530,31 @@ func (c *checker) parseAll() {
 	if c.config == nil {
 		c.config = c.s.Config
 	}
+}
+
+// targetConfig reads the config at c.target, nil when there is no target
+// or it has no config td can read.
+func (c *checker) targetConfig() *repo.Config {
+	if c.target == "" {
+		return nil
+	}
+	g, err := c.s.GitRepo()
+	if err != nil || g == nil {
+		return nil
+	}
+	prefix, err := c.s.TodosInRepo(g)
+	if err != nil {
+		return nil
+	}
+	data, err := g.FileAt(c.target, prefix+"/"+repo.ConfigFile)
+	if err != nil {
+		return nil
+	}
+	cfg, err := repo.ParseConfig(repo.TodosDir+"/"+repo.ConfigFile, data)
+	if err != nil {
+		return nil
+	}
+	return cfg
 }
 
 // parseFile checks one file on its own and returns what it parsed to.

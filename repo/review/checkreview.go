@@ -99,23 +99,74 @@ func (c *checker) checkReview(rg *reviewGit, is *repo.Issue, e addedEntry, rules
 		c.add(p, e.line, RuleReviewPolicy, "%s, which the %s review policy refuses: %s", what, rules.Mode, d.Refusal)
 		return nil
 	}
+	if err := c.checkSignOffAuthor(rg, p, is, e, se, what); err != nil {
+		return err
+	}
 	kind := ""
 	switch {
 	case d.CreatorException:
 		kind = audit.KindCreatorApproval
 	case d.SelfCloseException:
 		kind = audit.KindSelfClose
+	case e.Action == audit.ActionClosed && closesAsDone(e) && se.IsAgent():
+		// td close audits every close as done by an agent.
+		kind = audit.KindAgentClose
+		audited = securityEntryReason(entries[e.index+1:], e.Session, kind)
 	}
 	if kind == "" {
 		return nil
 	}
+	allowedAs := "is allowed only as a " + kind
+	if kind == audit.KindAgentClose {
+		allowedAs = "is an agent's close as done, which is always audited"
+	}
 	switch {
 	case audited == "":
-		c.add(p, e.line, RuleReviewPolicy, "%s is allowed only as a %s, and the ledger has no %s security entry by %s after it; td approve and td close record one, so redo it with td", what, kind, kind, e.Session)
+		c.add(p, e.line, RuleReviewPolicy, "%s %s, and the ledger has no %s security entry by %s after it; td approve and td close record one, so redo it with td", what, allowedAs, kind, e.Session)
 	case !c.securityEventOf(is.ID, e.Session, kind):
-		c.add(p, e.line, RuleReviewPolicy, "%s is allowed only as a %s, and %s/%s has no %s event for %s by %s; td approve and td close record one, so redo it with td", what, kind, repo.TodosDir, repo.SecurityEvents, kind, is.ID, e.Session)
+		c.add(p, e.line, RuleReviewPolicy, "%s %s, and %s/%s has no %s event for %s by %s; td approve and td close record one, so redo it with td", what, allowedAs, repo.TodosDir, repo.SecurityEvents, kind, is.ID, e.Session)
 	}
 	return nil
+}
+
+// checkSignOffAuthor flags a sign-off (an approval, a close as done)
+// brought by a commit whose author is not the signing session's person:
+// td stages or commits a decision as whoever made it, and a rebase or
+// cherry-pick keeps the author, so an approval that arrives under someone
+// else's name was typed in for them. (Who can set their git identity to
+// the session's can pass this; a signed sign-off is what they cannot
+// make, td help signing.) A decision not committed yet is not judged.
+func (c *checker) checkSignOffAuthor(rg *reviewGit, p string, is *repo.Issue, e addedEntry, se *repo.Session, what string) error {
+	if e.Action == audit.ActionClosed && !closesAsDone(e) {
+		return nil
+	}
+	if err := rg.open(); err != nil || rg.g == nil {
+		return err
+	}
+	ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + is.ID + ".jsonl"
+	lh, err := rg.history(ledgerPath)
+	if err != nil {
+		return fmt.Errorf("read the history of %s: %w", ledgerPath, err)
+	}
+	arrived, err := rg.arrival(ledgerPath, lh, e)
+	if err != nil || arrived == "" {
+		return err
+	}
+	cm, err := rg.g.CommitAt(arrived)
+	if err != nil {
+		return err
+	}
+	if author := cm.Author.String(); !domain.SameIdentity(author, se.Author) {
+		c.add(p, e.line, RuleReviewPolicy, "%s arrived in commit %s by %s, but %s is %s's session; a sign-off is committed by whoever made it, so redo it with td as that person", what, arrived[:min(7, len(arrived))], author, e.Session, se.Author)
+	}
+	return nil
+}
+
+// closesAsDone reports whether the close entry e closed as done: its
+// resolution detail says done, or nothing.
+func closesAsDone(e addedEntry) bool {
+	r, _ := e.Details["resolution"].(string)
+	return r == "" || r == string(domain.ResolutionDone)
 }
 
 // checkOpenCriteria flags a close as done, the last one in the ledger,
@@ -265,11 +316,21 @@ func criteriaAt(is *repo.Issue, prior, later []audit.Entry) int {
 	return n
 }
 
+// sessionIdentity is the git identity of a committed session, false for a
+// session with no identity file.
+func (c *checker) sessionIdentity(id string) (string, bool) {
+	se := c.sessions[id]
+	if se == nil {
+		return "", false
+	}
+	return se.Author, true
+}
+
 // sessionsOf lists the committed sessions that act for actor.
 func (c *checker) sessionsOf(a domain.Actor) []string {
 	var ids []string
 	for id, se := range c.sessions {
-		if se.Actor() == a {
+		if se.Actor().Same(a) {
 			ids = append(ids, id)
 		}
 	}
@@ -381,7 +442,8 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 		return nil, fmt.Errorf("read the history of %s: %w", issuePath, err)
 	}
 	before := rg.headAnc
-	if c, err := rg.arrival(ledgerPath, lh, e); err != nil {
+	arrived, err := rg.arrival(ledgerPath, lh, e)
+	if c := arrived; err != nil {
 		return nil, err
 	} else if c != "" {
 		if before = rg.anc[c]; before == nil {
@@ -395,6 +457,22 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 	var ig *repo.IssueGit
 	add := func(ch gitrepo.PathChange, issueFile bool) {
 		c := ch.Commit
+		if c.Hash == arrived && arrived != "" {
+			// The commit that brought the decision is no fact of it, but
+			// the commits squashed into it are: a block of its body that
+			// names the issue says who started it or was bound to it
+			// before. (Who else was involved is left to the commits
+			// that stayed commits.)
+			for _, r := range repo.CommitRecords(c) {
+				if !r.Last && r.Concerns(id) {
+					if ig == nil {
+						ig = &repo.IssueGit{}
+					}
+					ig.NoteWork(r.ByAuthor(c.Author.String(), rg.c.sessionIdentity))
+				}
+			}
+			return
+		}
 		if !before[c.Hash] {
 			return
 		}
@@ -408,12 +486,11 @@ func (rg *reviewGit) factsBefore(id string, e addedEntry) (*repo.IssueGit, error
 				ig.AddedSession = sessions[0]
 			}
 		}
-		if repo.CommitInvolves(c.Trailer("Td-Action")) {
-			ig.Sessions = repo.AppendNew(ig.Sessions, sessions...)
-		}
-		for _, a := range c.Trailer("Td-Action") {
-			if a == audit.ActionStarted || a == audit.ActionUnstarted {
-				ig.Implementers = repo.AppendNew(ig.Implementers, sessions...)
+		// Every trailer block counts, a squash's too: squashing the
+		// branch does not make a started issue unstarted.
+		for _, r := range repo.CommitRecords(c) {
+			if r.Concerns(id) {
+				ig.Note(r.ByAuthor(c.Author.String(), rg.c.sessionIdentity))
 			}
 		}
 	}
@@ -573,7 +650,7 @@ func (c *checker) lateOperator(rg *reviewGit, is *repo.Issue, e addedEntry, se *
 			continue
 		}
 		agent := c.sessions[x.Session]
-		if agent == nil || !agent.IsAgent() || agent.Author != se.Author {
+		if agent == nil || !agent.IsAgent() || !domain.SameIdentity(agent.Author, se.Author) {
 			continue
 		}
 		if err := rg.open(); err != nil || rg.g == nil {
@@ -593,7 +670,13 @@ func (c *checker) lateOperator(rg *reviewGit, is *repo.Issue, e addedEntry, se *
 			return err
 		}
 		if appeared == started {
-			return nil // one commit brought both: nothing tells their order
+			// One commit brought both: only its trailer blocks, a
+			// squash's, can tell their order.
+			c, err := rg.g.CommitAt(started)
+			if err != nil || !repo.StartedBefore(c, is.ID, x.Session, se.ID) {
+				return err
+			}
+			appeared = ""
 		}
 		if appeared != "" {
 			anc, err := rg.ancestorsOf(appeared)

@@ -107,6 +107,14 @@ func CheckStaged(s *repo.Store, indexFile string) (*CheckReport, error) {
 		c.base.Rev = "the merge base"
 	}
 	rep.Base, rep.BaseCommit = c.base.Rev, c.base.Commit
+	// CI will judge with the target's rules: the default branch's config
+	// as it is now.
+	c.target = baseRev
+	if name, err := g.DefaultBranch(); err == nil {
+		if tip, err := g.Resolve(name); err == nil {
+			c.target = tip
+		}
+	}
 	return c.run(false)
 }
 

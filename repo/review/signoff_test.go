@@ -147,7 +147,7 @@ func TestOneVerdictSignOff(t *testing.T) {
 						data = []byte(strings.Replace(strings.Replace(string(data), "status: in_review", "status: closed", 1), `resolution: ""`, "resolution: done", 1))
 						os.WriteFile(ip, data, 0o644)
 					}
-					g.Commit("approve")
+					g.CommitAs(reviewer.Author, "approve")
 					g.Reopen()
 					rep, err := Check(g.S, CheckOptions{Base: "main"})
 					if err != nil {

@@ -12,9 +12,11 @@ import (
 )
 
 // TestKillBoardHTML kills td board --html with SIGKILL at random points of
-// a first run into a new directory and of runs over a site already there,
-// and after each kill runs it again to the end: that run must take the
-// directory up, leave no temporary file behind, and write every page.
+// a first run into a new directory and of runs over a site already there.
+// A killed first run leaves no site or a whole one, never a board linking
+// to pages not written. After each kill td runs again to the end: that
+// run must take the directory up, leave no temporary file behind, and
+// write every page.
 // TD_KILLS sets the number of kills (default 12).
 func TestKillBoardHTML(t *testing.T) {
 	if os.Getenv("TD_KILLS") == "" && testing.Short() {
@@ -47,6 +49,14 @@ func TestKillBoardHTML(t *testing.T) {
 		if err := c.Wait(); err != nil {
 			killed++
 		}
+		if k%2 == 0 {
+			// A first run, killed: its site is whole or absent.
+			if _, err := os.Stat(site); err == nil {
+				if n := countPages(site); n != issues {
+					t.Errorf("kill %d: a killed first run left a site of %d issue pages (want none or %d)", k, n, issues)
+				}
+			}
+		}
 
 		w.mustTD("board", "--html", site)
 		var temps []string
@@ -72,4 +82,16 @@ func TestKillBoardHTML(t *testing.T) {
 	if killed == 0 {
 		t.Error("no run was killed: the window is too short to say anything")
 	}
+}
+
+// countPages counts the issue pages of the site in dir.
+func countPages(dir string) int {
+	entries, _ := os.ReadDir(filepath.Join(dir, "issues"))
+	n := 0
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".html") {
+			n++
+		}
+	}
+	return n
 }

@@ -120,5 +120,26 @@ func marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return escapeC1(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+}
+
+// escapeC1 writes the C1 control characters (U+0080 to U+009F) of JSON
+// as \u0080 to \u009f: encoding/json escapes only the C0 ones, and a
+// terminal that shows the JSON (a client's log) takes U+009B as the start
+// of an escape sequence. In JSON they stand only inside strings, where
+// the escape means the same.
+func escapeC1(b []byte) []byte {
+	if bytes.IndexByte(b, 0xc2) < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); i++ {
+		if b[i] == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f {
+			out = append(out, fmt.Sprintf(`\u%04x`, b[i+1])...)
+			i++
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
 }

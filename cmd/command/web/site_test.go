@@ -213,3 +213,46 @@ func TestPaths(t *testing.T) {
 		}
 	}
 }
+
+// A first site is built beside its directory and renamed into place
+// whole: nothing is left beside it, and the staging directory a killed
+// first run left (its process gone) is removed by the next.
+func TestWriteSiteFirstRunIsWholeOrAbsent(t *testing.T) {
+	f := newFixture(t)
+	parent := t.TempDir()
+	out := filepath.Join(parent, "site")
+	stale := filepath.Join(parent, ".site.td-new-2147483646-123")
+	if err := os.MkdirAll(filepath.Join(stale, "issues"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{web.ManifestFile, "index.html"} {
+		if err := os.WriteFile(filepath.Join(stale, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mine := filepath.Join(parent, ".other.td-new-2147483646-1") // another site's: left
+	if err := os.Mkdir(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := web.WriteSite(f.store(t), out, web.SiteOptions{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dir != out || res.Issues != 6 {
+		t.Errorf("wrote %d issue pages into %s", res.Issues, res.Dir)
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != ".other.td-new-2147483646-1 site" {
+		t.Errorf("beside the site: %v", names)
+	}
+	if _, err := os.Stat(filepath.Join(out, "issues", f.auth+".html")); err != nil {
+		t.Error(err)
+	}
+}

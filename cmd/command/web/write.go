@@ -78,6 +78,90 @@ func WriteSite(s *repo.Store, dir string, o SiteOptions) (*SiteResult, error) {
 	if shown == "" {
 		shown = dir
 	}
+	// A first site is built beside its directory and renamed into place
+	// whole: a run killed half-way leaves no directory whose board links
+	// to pages never written.
+	final, stage, err := stageFirst(dir, shown)
+	if err != nil {
+		return nil, err
+	}
+	if stage != "" {
+		dir = stage
+		defer os.RemoveAll(stage) // gone once renamed; what a failure left
+	}
+	res, err := writeSite(s, dir, shown, o)
+	if err != nil || stage == "" {
+		return res, err
+	}
+	if err := os.Rename(stage, final); err != nil {
+		return nil, fmt.Errorf("put the site in place at %s: %w", shown, err)
+	}
+	res.Dir = final
+	return res, nil
+}
+
+// stagePrefix begins the name of the directory a first site is built in,
+// beside its own: ".NAME.td-new-PID-".
+func stagePrefix(final string) string { return "." + filepath.Base(final) + ".td-new-" }
+
+// stageFirst decides where the site for dir is built: in dir itself when
+// it holds a site td wrote (stage ""), else, when dir is missing or an
+// empty directory, in a new directory beside it that WriteSite renames to
+// dir at the end. It removes the staging directories of killed runs.
+func stageFirst(dir, shown string) (final, stage string, err error) {
+	final = filepath.Clean(dir)
+	fi, err := os.Lstat(final)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", "", err
+	case fi.IsDir():
+		entries, err := os.ReadDir(final)
+		if err != nil || len(entries) > 0 {
+			return final, "", err // td's site, or refused by prepareDir
+		}
+	default:
+		return final, "", nil // prepareDir says what is wrong
+	}
+	parent := filepath.Dir(final)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", "", err
+	}
+	removeStaleStages(parent, stagePrefix(final))
+	stage, err = os.MkdirTemp(parent, stagePrefix(final)+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return "", "", fmt.Errorf("create a directory beside %s to build the site in: %w", shown, err)
+	}
+	return final, stage, nil
+}
+
+// removeStaleStages removes the staging directories in parent, named with
+// prefix, that a run killed before its rename left: those whose process
+// is gone and that hold td's manifest.
+func removeStaleStages(parent, prefix string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || repo.ProcessAlive(pid) {
+			continue
+		}
+		p := filepath.Join(parent, e.Name())
+		if _, err := os.Lstat(filepath.Join(p, ManifestFile)); err == nil {
+			os.RemoveAll(p)
+		}
+	}
+}
+
+// writeSite is WriteSite into dir, where the pages go now.
+func writeSite(s *repo.Store, dir, shown string, o SiteOptions) (*SiteResult, error) {
 	old, err := prepareDir(dir, shown)
 	if err != nil {
 		return nil, err
