@@ -661,7 +661,13 @@ func (w *world) recordMain() {
 	issues := w.listIssues(mc)
 	for _, is := range issues {
 		if is.Status == "closed" && w.closedAt[is.ID].IsZero() {
+			// When the close was made, by its ledger entry: a claim taken
+			// after it (a reopen and a start on a branch not landed yet)
+			// is not one the close ended.
 			w.closedAt[is.ID] = w.now
+			if t := w.lastTransition(mc, is.ID); !t.IsZero() {
+				w.closedAt[is.ID] = t
+			}
 		}
 		if is.Status != "closed" {
 			delete(w.closedAt, is.ID)

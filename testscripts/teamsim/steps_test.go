@@ -599,7 +599,7 @@ func (w *world) doctorCheck(p *place) {
 	claims := claimsAt(p.clone.dir, w.env(w.alice, "", ""))
 	var bad []string
 	for id, cl := range claims {
-		if cl.expires.Before(w.now) || !w.closedAt[id].IsZero() {
+		if closed := w.closedAt[id]; cl.expires.Before(w.now) || !closed.IsZero() && cl.claimed.Before(closed) {
 			bad = append(bad, id)
 		}
 	}
