@@ -524,11 +524,8 @@ func (sc *Script) find(c *simple, args []string, st *state, depth int) {
 
 // findRoot is the first path find searches.
 func findRoot(args []string) string {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") && a != "!" && a != "(" {
-			return a
-		}
-		break
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "!" && args[0] != "(" {
+		return args[0]
 	}
 	return "."
 }

@@ -209,7 +209,7 @@ func operands(args []string) []string {
 // arguments (python -c, perl -e, ruby -e, node -e, php -r) or from a here
 // document on its standard input; ok is false for any other program.
 func interpreterCode(prog string, words []string, c *simple) (string, bool) {
-	flags := []string{}
+	var flags []string
 	switch {
 	case prog == "python" || strings.HasPrefix(prog, "python2") || strings.HasPrefix(prog, "python3") || prog == "pypy" || prog == "pypy3":
 		flags = []string{"-c"}
