@@ -992,9 +992,38 @@ func missingLines(before, after []byte) []missingLine {
 				m.moved = cur[k].n
 			}
 		}
+		if m.moved > 0 && orderFree(b.text) {
+			continue // there, and where it stands decides nothing
+		}
 		out = append(out, m)
 	}
 	return out
+}
+
+// orderFree reports whether a ledger line records an event no reader
+// orders against others: a binding, a link, an edit of fields other than
+// minor. Two histories that each merged the other (a branch that merged
+// main back, landed, and merged main again) can leave such lines in
+// another order than the base's, and git's union merge keeps that order;
+// the line is still there, so append-only holds. Decisions, starts,
+// criteria, comments, a minor flag and security entries are ordered by
+// the readers that judge them (the decision after another, the security
+// entry after a decision), so a move of one of those is still a
+// violation.
+func orderFree(line string) bool {
+	entries, _ := audit.ParseLedger([]byte(line))
+	if len(entries) != 1 || entries[0].Type == audit.TypeSecurity {
+		return false
+	}
+	e := entries[0]
+	switch e.Action {
+	case audit.ActionBound, audit.ActionUnbound, audit.ActionLinked, audit.ActionUnlinked:
+		return true
+	case audit.ActionEdited:
+		_, minor := e.Details["minor"]
+		return !minor
+	}
+	return false
 }
 
 // maxMatchCells bounds the table matchInOrder builds to report the fewest

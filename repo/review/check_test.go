@@ -58,6 +58,38 @@ func TestMissingLines(t *testing.T) {
 	}
 }
 
+// TestMissingLinesOrderFree pins which moves append-only forgives: a
+// binding, a link or an edit that two histories merged in different
+// orders is still there; a decision, a start, a minor flag or a comment
+// moved is still reported.
+func TestMissingLinesOrderFree(t *testing.T) {
+	line := func(action, extra string) string {
+		return `{"ts":"2026-11-21T10:00:00Z","session":"ses_aaaaaaaa","action":"` + action + `"` + extra + "}\n"
+	}
+	created := line("created", `,"title":"T"`)
+	comment := line("commented", `,"text":"c"`) + line("commented", `,"text":"d"`)
+	for _, tc := range []struct {
+		name  string
+		moved string
+		want  bool // reported
+	}{
+		{"bound", line("bound", ""), false},
+		{"unbound", line("unbound", ""), false},
+		{"linked", line("linked", `,"kind":"blocked_by","to":"td-aaaaaa"`), false},
+		{"edited priority", line("edited", `,"fields":["priority"],"priority":{"from":"P2","to":"P1"}`), false},
+		{"edited minor", line("edited", `,"fields":["minor"],"minor":{"from":false,"to":true}`), true},
+		{"approved", line("approved", `,"from":"in_review","to":"closed"`), true},
+		{"started", line("started", `,"from":"open","to":"in_progress"`), true},
+		{"security", `{"ts":"2026-11-21T10:00:00Z","session":"ses_aaaaaaaa","type":"security","action":"creator_approval","reason":"r"}` + "\n", true},
+	} {
+		base := created + tc.moved + comment
+		cur := created + comment + tc.moved
+		if got := len(missingLines([]byte(base), []byte(cur))) > 0; got != tc.want {
+			t.Errorf("%s moved: reported %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestMissingLinesChanged(t *testing.T) {
 	base := ledgerOf("A B C")
 	cur := []byte(strings.Replace(string(ledgerOf("A B C D")), `"text":"B"`, `"text":"b, reworded"`, 1))
