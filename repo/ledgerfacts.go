@@ -213,12 +213,15 @@ func (c *ledgerCache) load(s *Store) {
 // The cache's version changes whenever the facts derived from a ledger
 // do: 6 reads a line that repeats an earlier one as the same entry and
 // records when the work on an issue ended (WorkEnds); 7 leaves the
-// sessions that only wrote criteria out of Involved. A cache of an
-// earlier version is rebuilt.
+// sessions that only wrote criteria out of Involved; 8 keeps Workers (the
+// sessions bound to the issue), which 7 dropped, so that a cached read
+// let a session that worked on an issue approve it where td check, which
+// reads the ledger itself, refused. A cache of an earlier version is
+// rebuilt.
 const (
 	ledgerCacheFile    = "ledgers.bin"
 	ledgerCacheMagic   = "TDLF"
-	ledgerCacheVersion = 7
+	ledgerCacheVersion = 8
 )
 
 // PreloadLedgerFacts reads the ledger facts cache now, so that the
@@ -329,6 +332,7 @@ func encodeLedgerCache(m map[string]LedgerFacts, racyBefore int64) []byte {
 		w.strs(f.Implementers)
 		w.strs(f.Involved)
 		w.strs(f.MinorMarkedBy)
+		w.strs(f.Workers)
 		w.time(f.LastEvent)
 		w.uint(uint64(len(f.WorkEnds)))
 		for _, e := range f.WorkEnds {
@@ -374,6 +378,7 @@ func readLedgerFields(r *indexReader) LedgerFacts {
 	flags := r.byte()
 	f.HasCreator, f.Minor, f.Commented = flags&1 != 0, flags&2 != 0, flags&4 != 0
 	f.Implementers, f.Involved, f.MinorMarkedBy = nilIfEmpty(r.strs()), nilIfEmpty(r.strs()), nilIfEmpty(r.strs())
+	f.Workers = nilIfEmpty(r.strs())
 	f.LastEvent = r.time()
 	n := r.uint()
 	if r.err != nil || n > 1<<16 {
@@ -394,7 +399,7 @@ func skipLedgerFields(r *indexReader) {
 	r.str()
 	r.str()
 	r.byte()
-	for range 3 {
+	for range 4 {
 		r.skipStrs()
 	}
 	r.int()

@@ -102,9 +102,18 @@ func TestDeriveLedgerFacts(t *testing.T) {
 func TestLedgerCacheRoundTripAndCorruption(t *testing.T) {
 	m := map[string]LedgerFacts{
 		"td-aaaaaa": {size: 120, mtime: 1000, Creator: "ses_a", HasCreator: true, Minor: true, Commented: true, CurrentImplementer: "ses_w",
-			Implementers: []string{"ses_w"}, Involved: []string{"ses_a", "ses_w"}, MinorMarkedBy: []string{"ses_a"}, LastEvent: time.Unix(1_800_000_000, 0).UTC(),
+			Implementers: []string{"ses_w"}, Workers: []string{"ses_b"}, Involved: []string{"ses_a", "ses_w"}, MinorMarkedBy: []string{"ses_a"}, LastEvent: time.Unix(1_800_000_000, 0).UTC(),
 			WorkEnds: []policy.WorkEnd{{TS: time.Unix(1_700_000_000, 0).UTC(), Action: audit.ActionClosed, Session: "ses_r"}, {TS: time.Unix(1_750_000_000, 0).UTC(), Action: audit.ActionReopened, Session: "ses_a"}}},
 		"td-bbbbbb": {size: 7, mtime: 5000},
+	}
+	// Every field is set in the first entry, so that a field the codec
+	// leaves out fails the round trip (Workers once did: a cached read
+	// then let a session bound to an issue approve it).
+	full := reflect.ValueOf(m["td-aaaaaa"])
+	for i := range full.NumField() {
+		if full.Type().Field(i).IsExported() && full.Field(i).IsZero() {
+			t.Fatalf("the fixture leaves LedgerFacts.%s unset: set it, and make the cache keep it", full.Type().Field(i).Name)
+		}
 	}
 	data := encodeLedgerCache(m, 2000)
 	got, err := decodeLedgerCache(data)
