@@ -38,6 +38,7 @@
 //	go test ./testscripts/teamsim                          # the fixed seeds
 //	go test ./testscripts/teamsim -run TestTeam -teamsim.seed=7 -v    # replay seed 7, with its step log
 //	go test ./testscripts/teamsim -run TestTeam -teamsim.n=500 -teamsim.prs=20 -timeout 0
+//	    -teamsim.j=2 -teamsim.logs=/tmp/logs   # two seeds at once; keep each violating seed's step log
 //
 // A seed replays exactly: time is TD_NOW and git's dates from the
 // simulation's clock, IDs come from TD_RAND_SEED drawn from the seed.
