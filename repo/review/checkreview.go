@@ -140,15 +140,7 @@ func (c *checker) checkSignOffAuthor(rg *reviewGit, p string, is *repo.Issue, e 
 	if e.Action == audit.ActionClosed && !closesAsDone(e) {
 		return nil
 	}
-	if err := rg.open(); err != nil || rg.g == nil {
-		return err
-	}
-	ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + is.ID + ".jsonl"
-	lh, err := rg.history(ledgerPath)
-	if err != nil {
-		return fmt.Errorf("read the history of %s: %w", ledgerPath, err)
-	}
-	arrived, err := rg.arrival(ledgerPath, lh, e)
+	arrived, err := rg.entryArrival(is.ID, e)
 	if err != nil || arrived == "" {
 		return err
 	}
@@ -226,17 +218,6 @@ func openCriteriaAt(is *repo.Issue, prior, after []audit.Entry) []string {
 			}
 		}
 	}
-	lastBefore := func(text string) string {
-		for i := len(prior) - 1; i >= 0; i-- {
-			if t, _ := prior[i].Details["text"].(string); t == text {
-				switch prior[i].Action {
-				case audit.ActionCriterionAdded, audit.ActionCriterionCompleted, audit.ActionCriterionReopened, audit.ActionCriterionDropped:
-					return prior[i].Action
-				}
-			}
-		}
-		return ""
-	}
 	openNow := map[string]bool{}
 	for _, t := range markdown.OpenCriteria(is.Todos()) {
 		openNow[t] = true
@@ -253,7 +234,7 @@ func openCriteriaAt(is *repo.Issue, prior, after []audit.Entry) []string {
 			}
 			continue
 		}
-		switch lastBefore(it.Text) {
+		switch lastCriterionAction(prior, it.Text) {
 		case audit.ActionCriterionAdded, audit.ActionCriterionReopened:
 			open = append(open, it.Text)
 			continue
@@ -265,6 +246,20 @@ func openCriteriaAt(is *repo.Issue, prior, after []audit.Entry) []string {
 		}
 	}
 	return open
+}
+
+// lastCriterionAction is the action of the last entry among entries that
+// added, completed, reopened or dropped the criterion text; "" for none.
+func lastCriterionAction(entries []audit.Entry, text string) string {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if t, _ := entries[i].Details["text"].(string); t == text {
+			switch entries[i].Action {
+			case audit.ActionCriterionAdded, audit.ActionCriterionCompleted, audit.ActionCriterionReopened, audit.ActionCriterionDropped:
+				return entries[i].Action
+			}
+		}
+	}
+	return ""
 }
 
 // criteriaAt counts the acceptance criteria of is that were not dropped
@@ -281,19 +276,7 @@ func criteriaAt(is *repo.Issue, prior, later []audit.Entry) int {
 		}
 	}
 	droppedBefore := func(text string) bool {
-		for i := len(prior) - 1; i >= 0; i-- {
-			e := prior[i]
-			if t, _ := e.Details["text"].(string); t != text {
-				continue
-			}
-			switch e.Action {
-			case audit.ActionCriterionDropped:
-				return true
-			case audit.ActionCriterionAdded, audit.ActionCriterionReopened, audit.ActionCriterionCompleted:
-				return false
-			}
-		}
-		return false
+		return lastCriterionAction(prior, text) == audit.ActionCriterionDropped
 	}
 	for i := len(later) - 1; i >= 0; i-- {
 		e := later[i]
@@ -523,15 +506,8 @@ func (rg *reviewGit) priorEntries(entries []audit.Entry, e addedEntry, added []a
 			below = append(below, x.Entry)
 		}
 	}
-	if err := rg.open(); err != nil || rg.g == nil {
-		return prior, below, err
-	}
 	ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + e.issue + ".jsonl"
-	lh, err := rg.history(ledgerPath)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read the history of %s: %w", ledgerPath, err)
-	}
-	ce, err := rg.arrival(ledgerPath, lh, e)
+	ce, err := rg.entryArrival(e.issue, e)
 	if err != nil || ce == "" {
 		return prior, below, err // uncommitted, e is the newest there is
 	}
@@ -600,6 +576,21 @@ func issueBefore(is *repo.Issue, later []audit.Entry) *repo.Issue {
 	return &at
 }
 
+// entryArrival is arrival for an entry of issue id's ledger: the commit
+// since the base that brought it, "" outside git or when it is not
+// committed yet.
+func (rg *reviewGit) entryArrival(id string, e addedEntry) (string, error) {
+	if err := rg.open(); err != nil || rg.g == nil {
+		return "", err
+	}
+	ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + id + ".jsonl"
+	lh, err := rg.history(ledgerPath)
+	if err != nil {
+		return "", fmt.Errorf("read the history of %s: %w", ledgerPath, err)
+	}
+	return rg.arrival(ledgerPath, lh, e)
+}
+
 // arrival finds the oldest commit since the base whose ledger holds the
 // line e; "" when none does, as for a line not committed yet. A line that
 // arrives twice is one entry (addedEntries gives its first copy), so the
@@ -653,15 +644,7 @@ func (c *checker) lateOperator(rg *reviewGit, is *repo.Issue, e addedEntry, se *
 		if agent == nil || !agent.IsAgent() || !domain.SameIdentity(agent.Author, se.Author) {
 			continue
 		}
-		if err := rg.open(); err != nil || rg.g == nil {
-			return err
-		}
-		ledgerPath := rg.prefix + "/" + repo.HistoryDir + "/" + is.ID + ".jsonl"
-		lh, err := rg.history(ledgerPath)
-		if err != nil {
-			return fmt.Errorf("read the history of %s: %w", ledgerPath, err)
-		}
-		started, err := rg.arrival(ledgerPath, lh, x)
+		started, err := rg.entryArrival(is.ID, x)
 		if err != nil || started == "" {
 			return err
 		}
