@@ -176,14 +176,7 @@ func (l *lexer) wordFrom(start int, prefix string) *token {
 			quoted = true
 			l.i += 2
 			b.WriteString(l.ansiC())
-		case c == '$' && l.i+1 < len(l.s) && l.s[l.i+1] == '(':
-			l.i += 2
-			b.WriteString("$(" + l.substitution() + ")")
-		case c == '$' && l.i+1 < len(l.s) && l.s[l.i+1] == '{':
-			b.WriteString(l.braced())
-		case c == '`':
-			l.i++
-			b.WriteString("$(" + l.backquoted() + ")")
+		case l.expansion(&b):
 		default:
 			b.WriteByte(c)
 			l.i++
@@ -211,19 +204,31 @@ func (l *lexer) doubleQuoted(b *strings.Builder) {
 				b.WriteByte(n)
 			}
 			l.i += 2
-		case c == '$' && l.i+1 < len(l.s) && l.s[l.i+1] == '(':
-			l.i += 2
-			b.WriteString("$(" + l.substitution() + ")")
-		case c == '$' && l.i+1 < len(l.s) && l.s[l.i+1] == '{':
-			b.WriteString(l.braced())
-		case c == '`':
-			l.i++
-			b.WriteString("$(" + l.backquoted() + ")")
+		case l.expansion(b):
 		default:
 			b.WriteByte(c)
 			l.i++
 		}
 	}
+}
+
+// expansion writes a command substitution ($(...) or `...`) or a ${...}
+// parameter expansion that starts at l.i, as written, and reports whether
+// there was one; l.i is then past it.
+func (l *lexer) expansion(b *strings.Builder) bool {
+	switch {
+	case l.s[l.i] == '$' && l.i+1 < len(l.s) && l.s[l.i+1] == '(':
+		l.i += 2
+		b.WriteString("$(" + l.substitution() + ")")
+	case l.s[l.i] == '$' && l.i+1 < len(l.s) && l.s[l.i+1] == '{':
+		b.WriteString(l.braced())
+	case l.s[l.i] == '`':
+		l.i++
+		b.WriteString("$(" + l.backquoted() + ")")
+	default:
+		return false
+	}
+	return true
 }
 
 // braced reads a ${...} parameter expansion as written, l.i at its $.
