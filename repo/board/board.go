@@ -185,23 +185,7 @@ func Build(s *repo.Store, f Filter) (*Board, error) {
 	}
 	// Sessions without a file here (another clone's, never committed)
 	// are named by their ID without trying to read each.
-	known := s.SessionIDs()
-	names := map[string]string{}
-	nameOf := func(assignee string) string {
-		se := strings.TrimPrefix(assignee, "session:")
-		if !known[se] {
-			return se
-		}
-		if n, ok := names[se]; ok {
-			return n
-		}
-		n := people.NameOf(s, se)
-		if n == "" {
-			n = se
-		}
-		names[se] = n
-		return n
-	}
+	nameOf := people.AssigneeNamer(s)
 
 	// The column of each shown issue, -1 for a status td does not know
 	// (td check reports it).

@@ -236,6 +236,30 @@ func match(ops []string, who string) (int, error) {
 // ("Bob", else the email), or "primary agent of Bob" for an agent.
 func Name(se *repo.Session) string { return se.Actor().ShortName() }
 
+// AssigneeNamer returns a function that names an assignee
+// ("session:ses_x" or a person) as the board does: a session whose
+// identity file is here by its actor ("primary agent of Alice"), any
+// other by what it says. It reads each session once.
+func AssigneeNamer(s *repo.Store) func(assignee string) string {
+	known := s.SessionIDs()
+	names := map[string]string{}
+	return func(assignee string) string {
+		se := strings.TrimPrefix(assignee, "session:")
+		if !known[se] {
+			return se
+		}
+		if n, ok := names[se]; ok {
+			return n
+		}
+		n := NameOf(s, se)
+		if n == "" {
+			n = se
+		}
+		names[se] = n
+		return n
+	}
+}
+
 // NameOf names the session id for people to read (see Name), or returns
 // "" when id is not a session whose identity file td can read.
 func NameOf(s *repo.Store, id string) string {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/tdproject/td/audit"
@@ -102,23 +101,7 @@ func Compute(s *repo.Store, o Options) (*Stats, []error, error) {
 	agents := map[[2]string][]time.Duration{}
 	// An assignee is named as the board names it: a person, or an agent
 	// session as "primary agent of Alice".
-	known := s.SessionIDs()
-	names := map[string]string{}
-	nameOf := func(assignee string) string {
-		se := strings.TrimPrefix(assignee, "session:")
-		if !known[se] {
-			return se
-		}
-		if n, ok := names[se]; ok {
-			return n
-		}
-		n := people.NameOf(s, se)
-		if n == "" {
-			n = se
-		}
-		names[se] = n
-		return n
-	}
+	nameOf := people.AssigneeNamer(s)
 	for _, is := range all {
 		status[string(is.Status)]++
 		typ[string(is.Type)]++
